@@ -1,0 +1,98 @@
+# Quita's developer and CI entry points. `make` alone lists them.
+#
+# Tools (wire, moq, staticcheck) are pinned in go.mod with `go get -tool` and
+# run with `go tool`, so nothing needs installing beyond Go itself.
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+# -race needs cgo.
+export CGO_ENABLED := 1
+
+GO ?= go
+FUZZTIME ?= 20s
+ARTIFACTS := artifacts
+
+.PHONY: help services run build test bench fuzz generate lint check
+
+help: ## List the targets
+	@echo 'Quita make targets:'
+	@awk -F ':.*## ' '/^[a-z][a-z-]*:.*## / { printf "  %-9s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
+	@echo 'Variables: FUZZTIME (default $(FUZZTIME)).'
+
+services: ## Start PostgreSQL and Redis on localhost if they are not up
+	@bash scripts/services.sh
+
+run: ## Serve with the embedded defaults (SQLite, in-process Redis stand-in)
+	$(GO) run ./cmd/quitad
+
+build: ## Build bin/quitad
+	$(GO) build -o bin/quitad ./cmd/quitad
+
+# -v is only for counting: the console hides the RUN/PASS chatter, the full
+# log stays in $(ARTIFACTS)/test.log, and the last line is the plain
+# "N passed, N failed, N skipped" tally.
+test: services ## Run every test with -race against the local services
+	@mkdir -p $(ARTIFACTS)
+	@set +e; \
+	$(GO) test -race -count=1 -timeout 25m -v ./... 2>&1 \
+		| tee $(ARTIFACTS)/test.log \
+		| grep --line-buffered -vE '^ *(=== (RUN|PAUSE|CONT|NAME)|--- PASS: )'; \
+	status=$${PIPESTATUS[0]}; \
+	set -e; \
+	awk ' \
+		/^ *--- PASS: / { pass++ } \
+		/^ *--- FAIL: / { fail++ } \
+		/^ *--- SKIP: / { skip++ } \
+		/^ok  \t/ { okp++ } \
+		/^FAIL\t/ { split($$0, f, /[ \t]/); badp = badp " " f[2]; nbad++ } \
+		/\[no test files\]$$/ { nop++ } \
+		END { \
+			printf "\n== packages: %d ok, %d failed, %d without tests\n", okp, nbad, nop; \
+			if (nbad) printf "== failed packages:%s\n", badp; \
+			printf "== full log: $(ARTIFACTS)/test.log\n"; \
+			printf "test: %d passed, %d failed, %d skipped\n", pass, fail, skip; \
+		}' $(ARTIFACTS)/test.log; \
+	exit $$status
+
+bench: services ## Run the benchmarks (and cmd/quitabench when it exists)
+	$(GO) test -run='^$$' -bench=. -benchmem -count=1 ./...
+	@if [[ -d cmd/quitabench ]]; then $(GO) run ./cmd/quitabench; \
+	else echo 'bench: no cmd/quitabench yet, skipped'; fi
+
+# go test -fuzz takes one package and one target at a time, hence the loop.
+fuzz: ## Run each Fuzz* test for FUZZTIME
+	@found=0; \
+	while IFS= read -r file; do \
+		dir=$$(dirname "$$file"); \
+		for name in $$(sed -nE 's/^func (Fuzz[A-Za-z0-9_]*)\(.*/\1/p' "$$file"); do \
+			found=$$((found + 1)); \
+			echo "== fuzz $$dir $$name for $(FUZZTIME)"; \
+			$(GO) test -run='^$$' -fuzz="^$$name$$" -fuzztime=$(FUZZTIME) "./$$dir"; \
+		done; \
+	done < <(git ls-files --cached --others --exclude-standard -- '*_test.go' \
+		| grep -v '/testdata/' | xargs -r grep -lE '^func Fuzz[A-Za-z0-9_]*\(' | sort); \
+	echo "fuzz: $$found target(s) fuzzed for $(FUZZTIME) each"
+
+generate: ## Regenerate wire_gen.go and mocks (go generate)
+	$(GO) generate ./...
+
+lint: ## gofmt, go vet, layer check, staticcheck
+	@unformatted=$$(gofmt -l .); \
+	if [[ -n $$unformatted ]]; then echo "gofmt: needs formatting:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	bash scripts/layercheck.sh
+	$(GO) tool staticcheck ./...
+
+# The "dirty tree" gate: generated code and go.mod/go.sum must be committed
+# exactly as the tools produce them.
+check: generate ## Fail if generate + go mod tidy change the tree
+	$(GO) mod tidy
+	@dirty=$$(git status --porcelain --untracked-files=all); \
+	if [[ -n $$dirty ]]; then \
+		echo 'check: generate + go mod tidy left the tree dirty:'; echo "$$dirty"; \
+		git --no-pager diff; \
+		exit 1; \
+	fi; \
+	echo 'check: tree clean'

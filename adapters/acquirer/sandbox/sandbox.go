@@ -1,0 +1,157 @@
+// Package sandbox is Quita's in-process acquirer. It behaves like a PSP
+// bank that always answers: it issues dynamic BR Codes whose location URL
+// points at the configured checkout host, accepts cancellations and Pix
+// returns, and plays the payer's bank for the test helpers. It keeps no
+// state that a second quitad process would need, so test mode works the
+// same behind a load balancer.
+package sandbox
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+// Name is the provider name kept on sandbox charges.
+const Name = "sandbox"
+
+// ISPB is the participant code the sandbox bank signs end-to-end ids with.
+// 99999999 is not assigned to any real participant.
+const ISPB = "99999999"
+
+// Config configures the sandbox.
+type Config struct {
+	// LocationHost is host[:port][/path] of the payload locations, without
+	// scheme (the BR Code carries the location without one).
+	LocationHost string
+}
+
+// Acquirer is the sandbox acquirer.
+type Acquirer struct {
+	cfg  Config
+	rnd  io.Reader
+	now  func() time.Time
+	down atomic.Bool
+
+	mu      sync.Mutex
+	returns map[string]ports.ReturnPixRequest
+}
+
+var (
+	_ ports.Acquirer         = (*Acquirer)(nil)
+	_ ports.PaymentSimulator = (*Acquirer)(nil)
+)
+
+// New returns a sandbox acquirer.
+func New(cfg Config, clock ports.Clock) *Acquirer {
+	return &Acquirer{
+		cfg:     cfg,
+		rnd:     rand.Reader,
+		now:     clock.Now,
+		returns: make(map[string]ports.ReturnPixRequest),
+	}
+}
+
+// LocationHostFromURL turns a checkout base URL into the location host of
+// sandbox BR Codes ("https://pay.example.com/c" → "pay.example.com/c/pix").
+func LocationHostFromURL(checkoutBase string) string {
+	h := checkoutBase
+	if i := strings.Index(h, "://"); i >= 0 {
+		h = h[i+3:]
+	}
+	return strings.TrimRight(h, "/") + "/pix"
+}
+
+// SetDown makes every call fail with ports.ErrAcquirerUnavailable, as a PSP
+// outage would; tests use it.
+func (a *Acquirer) SetDown(down bool) { a.down.Store(down) }
+
+// Name implements ports.Acquirer.
+func (a *Acquirer) Name() string { return Name }
+
+// CreatePixCharge implements ports.Acquirer. The answer depends only on the
+// request, so a retry with the same txid gets the same cob.
+func (a *Acquirer) CreatePixCharge(_ context.Context, req ports.CreatePixChargeRequest) (*ports.CreatePixChargeResponse, error) {
+	if a.down.Load() {
+		return nil, ports.ErrAcquirerUnavailable
+	}
+	if !domain.ValidTxID(req.TxID) {
+		return nil, fmt.Errorf("%w: txid %q", ports.ErrAcquirerRejected, req.TxID)
+	}
+	location := a.cfg.LocationHost + "/" + req.TxID
+	code, err := domain.NewDynamicBRCode(location, req.MerchantName, req.MerchantCity)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ports.ErrAcquirerRejected, err)
+	}
+	return &ports.CreatePixChargeResponse{
+		BRCode:      code,
+		TxID:        req.TxID,
+		Location:    location,
+		ExpiresAt:   req.ExpiresAt,
+		ProviderRef: req.TxID,
+	}, nil
+}
+
+// CancelPixCharge implements ports.Acquirer.
+func (a *Acquirer) CancelPixCharge(context.Context, ports.CancelPixChargeRequest) error {
+	if a.down.Load() {
+		return ports.ErrAcquirerUnavailable
+	}
+	return nil
+}
+
+// ReturnPix implements ports.Acquirer. A return id seen before answers
+// as before.
+func (a *Acquirer) ReturnPix(_ context.Context, req ports.ReturnPixRequest) (*ports.ReturnPixResponse, error) {
+	if a.down.Load() {
+		return nil, ports.ErrAcquirerUnavailable
+	}
+	if req.EndToEndID == "" || req.Amount <= 0 || req.ReturnID == "" {
+		return nil, fmt.Errorf("%w: a return needs an end-to-end id, an amount and an id", ports.ErrAcquirerRejected)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := a.returns[req.ReturnID]; !ok {
+		a.returns[req.ReturnID] = req
+	}
+	return &ports.ReturnPixResponse{ProviderRef: req.ReturnID, Status: "DEVOLVIDO"}, nil
+}
+
+// Returns lists the returns the sandbox has accepted, for tests.
+func (a *Acquirer) Returns() []ports.ReturnPixRequest {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]ports.ReturnPixRequest, 0, len(a.returns))
+	for _, r := range a.returns {
+		out = append(out, r)
+	}
+	return out
+}
+
+// SimulatePixPayment implements ports.PaymentSimulator: the payer's bank
+// sends a Pix for the cob and the sandbox reports it as a PSP would.
+func (a *Acquirer) SimulatePixPayment(_ context.Context, req ports.SimulatePaymentRequest) (domain.PixPayment, error) {
+	if a.down.Load() {
+		return domain.PixPayment{}, ports.ErrAcquirerUnavailable
+	}
+	now := a.now().UTC()
+	e2e, err := domain.NewEndToEndID(ISPB, now, a.rnd)
+	if err != nil {
+		return domain.PixPayment{}, err
+	}
+	return domain.PixPayment{
+		EndToEndID: e2e,
+		Amount:     req.Amount,
+		PayerTaxID: req.PayerTaxID,
+		PayerName:  req.PayerName,
+		PaidAt:     now,
+	}, nil
+}

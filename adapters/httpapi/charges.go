@@ -1,0 +1,234 @@
+package httpapi
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+// ChargesController serves /v1/charges and /v1/pix/charges.
+type ChargesController struct {
+	charges *app.ChargeService
+	links   domain.Links
+	qr      QRRenderer
+}
+
+// Routes registers the charge routes.
+func (c *ChargesController) Routes(r *mux.Router) {
+	r.HandleFunc("/charges", c.create(false)).Methods(http.MethodPost).Name("charges.create")
+	r.HandleFunc("/pix/charges", c.create(true)).Methods(http.MethodPost).Name("pix_charges.create")
+	r.HandleFunc("/charges", c.list).Methods(http.MethodGet).Name("charges.list")
+	r.HandleFunc("/charges/{id}", c.get).Methods(http.MethodGet).Name("charges.get")
+}
+
+type customerJSON struct {
+	Name     string `json:"name"`
+	Document string `json:"document"`
+	Email    string `json:"email"`
+	Phone    string `json:"phone"`
+}
+
+type createChargeRequest struct {
+	Amount             *int64                     `json:"amount"`
+	Currency           string                     `json:"currency"`
+	PaymentMethod      *string                    `json:"payment_method"`
+	Description        string                     `json:"description"`
+	ExpiresIn          *int64                     `json:"expires_in"`
+	Customer           *customerJSON              `json:"customer"`
+	ExpectedPayerTaxID string                     `json:"expected_payer_tax_id"`
+	Metadata           map[string]json.RawMessage `json:"metadata"`
+}
+
+// idempotencyKey reads and checks the Idempotency-Key header (8–128).
+func idempotencyKey(r *http.Request) (string, error) {
+	key := r.Header.Get("Idempotency-Key")
+	if key == "" {
+		return "", badRequest("Idempotency-Key", "idempotency_key_missing",
+			"financial writes need an Idempotency-Key header (8 to 128 characters)")
+	}
+	if len(key) < 8 || len(key) > 128 {
+		return "", badRequest("Idempotency-Key", "idempotency_key_invalid",
+			"the Idempotency-Key header must be 8 to 128 characters")
+	}
+	return key, nil
+}
+
+// metadataValues keeps metadata values as the exact JSON the merchant sent
+// (numbers included), so they are returned as sent.
+func metadataValues(m map[string]json.RawMessage) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func (c *ChargesController) create(pixShortcut bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		key, err := idempotencyKey(r)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		body, err := readBody(w, r, true)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		var req createChargeRequest
+		if err := decodeStrict(body, &req); err != nil {
+			writeError(w, r, err)
+			return
+		}
+		if req.Amount == nil {
+			writeError(w, r, badRequest("amount", "parameter_missing", "amount is required"))
+			return
+		}
+		switch {
+		case req.PaymentMethod == nil && !pixShortcut:
+			writeError(w, r, badRequest("payment_method", "parameter_missing", "payment_method is required; the only accepted value is pix"))
+			return
+		case req.PaymentMethod != nil && *req.PaymentMethod != "pix":
+			writeError(w, r, badRequest("payment_method", "parameter_invalid", "payment_method must be pix"))
+			return
+		}
+		var cust domain.Customer
+		if req.Customer != nil {
+			cust = domain.Customer{Name: req.Customer.Name, Document: req.Customer.Document, Email: req.Customer.Email, Phone: req.Customer.Phone}
+		}
+		in := app.CreateChargeInput{
+			Amount: *req.Amount, Currency: req.Currency, Methods: []domain.Method{domain.MethodPix},
+			Description: req.Description, ExpiresIn: req.ExpiresIn, Customer: cust, StrictDocument: true,
+			ExpectedPayer: req.ExpectedPayerTaxID, Metadata: metadataValues(req.Metadata),
+		}
+		idem := app.Idempotency{Key: key, Fingerprint: fingerprint(r.Method, r.URL.Path, body)}
+		resp, err := c.charges.Create(r.Context(), callerFrom(r.Context()), in, idem, func(ch *domain.Charge) ([]byte, error) {
+			return json.Marshal(ch.Public(c.links))
+		})
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		if resp.Replayed {
+			w.Header().Set("Idempotent-Replayed", "true")
+		}
+		writeRaw(w, resp.StatusCode, resp.Body)
+	}
+}
+
+func (c *ChargesController) get(w http.ResponseWriter, r *http.Request) {
+	raw, ok := domain.ParseChargeID(mux.Vars(r)["id"])
+	if !ok {
+		writeError(w, r, ports.ErrNotFound)
+		return
+	}
+	ch, err := c.charges.Get(r.Context(), callerFrom(r.Context()), raw)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	pub := ch.Public(c.links)
+	if r.URL.Query().Get("include") == "qr_code_base64" && pub.Pix != nil {
+		png, err := c.qr.PNG(pub.Pix.BRCode)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		pub.Pix.QRCodeBase64 = base64.StdEncoding.EncodeToString(png)
+	}
+	writeJSON(w, http.StatusOK, pub)
+}
+
+type listResponse struct {
+	Object     string                `json:"object"`
+	Data       []domain.PublicCharge `json:"data"`
+	HasMore    bool                  `json:"has_more"`
+	NextCursor *string               `json:"next_cursor"`
+}
+
+// list serves the charge list with a cursor (starting_after), never pages
+// or offsets.
+func (c *ChargesController) list(w http.ResponseWriter, r *http.Request) {
+	caller := callerFrom(r.Context())
+	q, err := parseChargeQuery(r, caller.Scope())
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	cs, more, err := c.charges.List(r.Context(), q)
+	if err != nil {
+		if q.StartingAfter != "" && isNotFound(err) {
+			err = badRequest("starting_after", "parameter_invalid", "starting_after is not a charge of this account")
+		}
+		writeError(w, r, err)
+		return
+	}
+	out := listResponse{Object: "list", Data: make([]domain.PublicCharge, 0, len(cs)), HasMore: more}
+	for _, ch := range cs {
+		out.Data = append(out.Data, ch.Public(c.links).Masked())
+	}
+	if more && len(cs) > 0 {
+		next := domain.PrefixCharge + cs[len(cs)-1].ID()
+		out.NextCursor = &next
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func parseChargeQuery(r *http.Request, scope ports.Scope) (ports.ChargeQuery, error) {
+	v := r.URL.Query()
+	q := ports.ChargeQuery{Scope: scope, Limit: 25}
+	for _, p := range []string{"page", "offset"} {
+		if v.Has(p) {
+			return q, badRequest(p, "parameter_unsupported", p+" is not supported: use limit and starting_after (a cursor)")
+		}
+	}
+	if s := v.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 100 {
+			return q, badRequest("limit", "parameter_invalid", "limit must be an integer from 1 to 100")
+		}
+		q.Limit = n
+	}
+	if s := v.Get("starting_after"); s != "" {
+		raw, ok := domain.ParseChargeID(s)
+		if !ok {
+			return q, badRequest("starting_after", "parameter_invalid", "starting_after must be a charge id (ch_...)")
+		}
+		q.StartingAfter = raw
+	}
+	if s := v.Get("status"); s != "" {
+		st := domain.Status(s)
+		if !st.Valid() {
+			return q, badRequest("status", "parameter_invalid", "status must be one of pending, processing, paid, failed, expired, cancelled, refunded, disputed")
+		}
+		q.Statuses = st.TxStatuses()
+	}
+	for _, b := range []struct {
+		param string
+		dst   **time.Time
+	}{{"created_after", &q.CreatedAfter}, {"created_before", &q.CreatedBefore}} {
+		if s := v.Get(b.param); s != "" {
+			t, err := time.Parse(time.RFC3339Nano, s)
+			if err != nil {
+				return q, badRequest(b.param, "parameter_invalid", b.param+" must be an ISO 8601 timestamp such as 2026-01-31T12:00:00Z")
+			}
+			t = t.UTC()
+			*b.dst = &t
+		}
+	}
+	if s := v.Get("customer_id"); s != "" {
+		q.CustomerDocument = domain.NormalizeTaxID(s)
+	}
+	return q, nil
+}

@@ -1,0 +1,108 @@
+package httpapi
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+)
+
+// maxBody bounds every request body.
+const maxBody = 1 << 20
+
+// readBody reads the whole body under the size limit. jsonOnly enforces
+// the spec's Content-Type: application/json on financial writes; other
+// routes take the body as JSON whatever the header says.
+func readBody(w http.ResponseWriter, r *http.Request, jsonOnly bool) ([]byte, error) {
+	if jsonOnly {
+		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if err != nil || mt != "application/json" {
+			return nil, badRequest("Content-Type", "content_type_invalid", "send the body with Content-Type: application/json")
+		}
+	}
+	return io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+}
+
+// decodeStrict decodes one JSON object into v, refusing unknown fields,
+// wrong types and trailing data, and names the offending param.
+func decodeStrict(body []byte, v any) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return badRequest("", "body_missing", "the request needs a JSON body")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if dec.More() {
+		return badRequest("", "body_invalid", "the body must hold exactly one JSON object")
+	}
+	return nil
+}
+
+func jsonError(err error) error {
+	var (
+		te *json.UnmarshalTypeError
+		se *json.SyntaxError
+	)
+	switch {
+	case errors.As(err, &te):
+		param := te.Field
+		return badRequest(param, "parameter_invalid", fmt.Sprintf("%s must be %s", paramOr(param, "the body"), jsonKind(te.Type.Kind().String())))
+	case errors.As(err, &se), errors.Is(err, io.ErrUnexpectedEOF):
+		return badRequest("", "body_invalid", "the body is not valid JSON")
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		param := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return badRequest(param, "parameter_unknown", fmt.Sprintf("unknown field %s", param))
+	}
+	return badRequest("", "body_invalid", "the body could not be decoded")
+}
+
+func paramOr(p, fallback string) string {
+	if p == "" {
+		return fallback
+	}
+	return p
+}
+
+func jsonKind(kind string) string {
+	switch kind {
+	case "int64", "int", "int32":
+		return "an integer"
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "map", "struct":
+		return "an object"
+	case "slice":
+		return "an array"
+	case "ptr":
+		return "of another type"
+	}
+	return "of another type"
+}
+
+// fingerprint identifies a request for idempotency: SHA-256 over method,
+// path and the body re-encoded canonically (object keys sorted, no
+// insignificant white space), so formatting changes are the same request.
+func fingerprint(method, path string, body []byte) string {
+	h := sha256.New()
+	h.Write([]byte(method + " " + path + "\n"))
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber() // numbers stay exact text: no float touches an amount
+	if dec.Decode(&v) == nil {
+		canon, _ := json.Marshal(v)
+		h.Write(canon)
+	} else {
+		h.Write(body)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

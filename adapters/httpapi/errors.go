@@ -1,0 +1,131 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+// Error types of the envelope.
+const (
+	typeInvalidRequest = "invalid_request_error"
+	typeAuthentication = "authentication_error"
+	typeIdempotency    = "idempotency_error"
+	typeProvider       = "provider_error"
+	typeAPI            = "api_error"
+)
+
+// apiError is an answer the handler chose; writeError renders it as is.
+type apiError struct {
+	Status  int
+	Type    string
+	Code    string
+	Message string
+	Param   string
+}
+
+func (e *apiError) Error() string { return e.Code + ": " + e.Message }
+
+func badRequest(param, code, msg string) *apiError {
+	return &apiError{Status: http.StatusBadRequest, Type: typeInvalidRequest, Code: code, Message: msg, Param: param}
+}
+
+type errorBody struct {
+	Error     errorDetail `json:"error"`
+	RequestID string      `json:"request_id"`
+}
+
+type errorDetail struct {
+	Type    string `json:"type"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Param   string `json:"param,omitempty"`
+}
+
+// classify maps every error the handlers may see to status, type and code.
+// It is the one place that knows the mapping; an error it does not know is
+// a logged 500 with a generic message.
+func classify(err error) *apiError {
+	var (
+		ae *apiError
+		ve *domain.ValidationError
+		mb *http.MaxBytesError
+	)
+	switch {
+	case errors.As(err, &ae):
+		return ae
+	case errors.As(err, &ve):
+		return badRequest(ve.Param, ve.Code, ve.Message)
+	case errors.As(err, &mb):
+		return &apiError{Status: http.StatusRequestEntityTooLarge, Type: typeInvalidRequest, Code: "request_too_large",
+			Message: "request body is larger than 1 MiB"}
+	case errors.Is(err, app.ErrUnauthenticated):
+		return &apiError{Status: http.StatusUnauthorized, Type: typeAuthentication, Code: "api_key_invalid",
+			Message: "the apikey header does not hold a valid API key"}
+	case errors.Is(err, ports.ErrNotFound), errors.Is(err, app.ErrTestModeOnly):
+		return &apiError{Status: http.StatusNotFound, Type: typeInvalidRequest, Code: "resource_not_found",
+			Message: "no such resource"}
+	case errors.Is(err, app.ErrIdempotencyKeyReused):
+		return &apiError{Status: http.StatusConflict, Type: typeIdempotency, Code: "idempotency_key_reused",
+			Message: "this Idempotency-Key was already used with a different request"}
+	case errors.Is(err, app.ErrIdempotencyKeyInUse):
+		return &apiError{Status: http.StatusConflict, Type: typeIdempotency, Code: "idempotency_key_in_use",
+			Message: "a request with this Idempotency-Key is still in progress; retry shortly"}
+	case errors.Is(err, domain.ErrChargeExpired):
+		return &apiError{Status: http.StatusConflict, Type: typeInvalidRequest, Code: "charge_expired",
+			Message: "the charge has expired; create a new charge"}
+	case errors.Is(err, domain.ErrChargeNotPayable), errors.Is(err, domain.ErrChargeNotExpirable):
+		return &apiError{Status: http.StatusConflict, Type: typeInvalidRequest, Code: "charge_not_pending",
+			Message: "the charge is not awaiting payment"}
+	case errors.Is(err, domain.ErrChargeNotCancellable):
+		return &apiError{Status: http.StatusConflict, Type: typeInvalidRequest, Code: "charge_not_cancellable",
+			Message: "only WAITING_PAYMENT, PENDING and PROCESSING charges can be cancelled"}
+	case errors.Is(err, ports.ErrAcquirerUnavailable):
+		return &apiError{Status: http.StatusServiceUnavailable, Type: typeProvider, Code: "acquirer_unavailable",
+			Message: "the acquirer is unavailable; retry with backoff using the same Idempotency-Key"}
+	case errors.Is(err, ports.ErrAcquirerRejected):
+		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeProvider, Code: "acquirer_rejected",
+			Message: "the acquirer rejected the request"}
+	case errors.Is(err, context.Canceled):
+		return &apiError{Status: 499, Type: typeAPI, Code: "request_cancelled", Message: "the request was cancelled"}
+	}
+	return nil
+}
+
+// writeError answers err in the error envelope.
+func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	ae := classify(err)
+	if ae == nil {
+		slog.ErrorContext(r.Context(), "unhandled error", "err", err, "path", r.URL.Path)
+		ae = &apiError{Status: http.StatusInternalServerError, Type: typeAPI, Code: "internal_error",
+			Message: "something went wrong on our side; it is safe to retry with the same Idempotency-Key"}
+	}
+	if ae.Code == "idempotency_key_in_use" {
+		w.Header().Set("Retry-After", "1")
+	}
+	writeJSON(w, ae.Status, errorBody{
+		Error:     errorDetail{Type: ae.Type, Code: ae.Code, Message: ae.Message, Param: ae.Param},
+		RequestID: requestID(r.Context()),
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		body = []byte(`{"error":{"type":"api_error","code":"internal_error","message":"response encoding failed"}}`)
+	}
+	writeRaw(w, status, body)
+}
+
+func writeRaw(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}

@@ -1,0 +1,86 @@
+package httpapi
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+func isNotFound(err error) bool { return errors.Is(err, ports.ErrNotFound) }
+
+// TestHelpersController serves /v1/test_helpers: test mode only; a live key
+// gets 404 as if the routes did not exist.
+type TestHelpersController struct {
+	charges *app.ChargeService
+	sim     ports.PaymentSimulator
+	links   domain.Links
+}
+
+// Routes registers the test helper routes.
+func (c *TestHelpersController) Routes(r *mux.Router) {
+	r.HandleFunc("/test_helpers/charges/{id}/pay", c.pay).Methods(http.MethodPost).Name("test_helpers.charges.pay")
+	r.HandleFunc("/test_helpers/charges/{id}/expire", c.expire).Methods(http.MethodPost).Name("test_helpers.charges.expire")
+}
+
+type payRequest struct {
+	Amount        *int64 `json:"amount"`
+	PayerDocument string `json:"payer_document"`
+	PayerName     string `json:"payer_name"`
+}
+
+// testCharge resolves the path id for a test helper, refusing live keys.
+func testCharge(r *http.Request) (app.Caller, string, error) {
+	caller := callerFrom(r.Context())
+	raw, ok := domain.ParseChargeID(mux.Vars(r)["id"])
+	if caller.Mode != domain.ModeTest || !ok {
+		return caller, "", ports.ErrNotFound
+	}
+	return caller, raw, nil
+}
+
+func (c *TestHelpersController) pay(w http.ResponseWriter, r *http.Request) {
+	caller, raw, err := testCharge(r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	body, err := readBody(w, r, false)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	var req payRequest
+	if len(body) > 0 {
+		if err := decodeStrict(body, &req); err != nil {
+			writeError(w, r, err)
+			return
+		}
+	}
+	res, err := c.charges.SimulatePayment(r.Context(), c.sim, caller, raw, app.PayInput{
+		Amount: req.Amount, PayerDocument: req.PayerDocument, PayerName: req.PayerName,
+	})
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, res.Charge.Public(c.links))
+}
+
+func (c *TestHelpersController) expire(w http.ResponseWriter, r *http.Request) {
+	caller, raw, err := testCharge(r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	ch, err := c.charges.ExpireTestCharge(r.Context(), caller, raw)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, ch.Public(c.links))
+}

@@ -1,0 +1,136 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+type ctxKey int
+
+const (
+	ctxRequestID ctxKey = iota
+	ctxCaller
+	ctxKeyRecord
+)
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(ctxRequestID).(string)
+	return id
+}
+
+func callerFrom(ctx context.Context) app.Caller {
+	c, _ := ctx.Value(ctxCaller).(app.Caller)
+	return c
+}
+
+// statusRecorder remembers the status a handler wrote, for the access log.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// requestLog gives each request an id (X-Request-Id), recovers panics into
+// a 500 envelope and writes one access-log line. The line carries the
+// route template, never query strings, bodies or headers, so no key or
+// document reaches the log.
+func requestLog(log *slog.Logger) mux.MiddlewareFunc {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			start := time.Now()
+			raw, err := domain.NewRawID(rand.Reader)
+			if err != nil {
+				raw = "unavailable"
+			}
+			id := domain.PrefixRequest + raw
+			w.Header().Set("X-Request-Id", id)
+			holder := &keyHolder{}
+			ctx := context.WithValue(r.Context(), ctxRequestID, id)
+			ctx = context.WithValue(ctx, ctxKeyRecord, holder)
+			r = r.WithContext(ctx)
+			rec := &statusRecorder{ResponseWriter: w}
+			defer func() {
+				if p := recover(); p != nil {
+					log.ErrorContext(ctx, "panic", "request_id", id, "panic", p, "stack", string(debug.Stack()))
+					if rec.status == 0 {
+						writeError(rec, r, errPanic)
+					}
+				}
+				route := r.URL.Path
+				if cr := mux.CurrentRoute(r); cr != nil {
+					if tpl, err := cr.GetPathTemplate(); err == nil {
+						route = tpl
+					}
+				}
+				attrs := []any{"request_id", id, "method", r.Method, "route", route, "status", rec.status,
+					"duration_ms", float64(time.Since(start).Microseconds()) / 1000}
+				if k := holder.rec; k != nil {
+					attrs = append(attrs, "account", k.AccountID, "mode", string(k.Mode), "key_fingerprint", k.Fingerprint)
+				}
+				log.InfoContext(ctx, "request", attrs...)
+			}()
+			next.ServeHTTP(rec, r)
+		})
+	}
+}
+
+var errPanic = &apiError{Status: http.StatusInternalServerError, Type: typeAPI, Code: "internal_error",
+	Message: "something went wrong on our side; it is safe to retry with the same Idempotency-Key"}
+
+// keyHolder lets the auth middleware hand the key record back to the
+// access log, which wraps it.
+type keyHolder struct{ rec *ports.APIKeyRecord }
+
+// Authenticator resolves an API key to its caller.
+type Authenticator interface {
+	Authenticate(ctx context.Context, key string) (app.Caller, *ports.APIKeyRecord, error)
+}
+
+// requireAPIKey authenticates the apikey header. Missing or invalid → 401,
+// never 404, whatever the route.
+func requireAPIKey(auth Authenticator) mux.MiddlewareFunc {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			key := r.Header.Get("apikey")
+			if key == "" {
+				writeError(w, r, &apiError{Status: http.StatusUnauthorized, Type: typeAuthentication,
+					Code: "api_key_missing", Message: "send your API key in the apikey header"})
+				return
+			}
+			caller, rec, err := auth.Authenticate(r.Context(), key)
+			if err != nil {
+				writeError(w, r, err)
+				return
+			}
+			if h, ok := r.Context().Value(ctxKeyRecord).(*keyHolder); ok {
+				h.rec = rec
+			}
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxCaller, caller)))
+		})
+	}
+}

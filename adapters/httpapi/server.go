@@ -1,0 +1,115 @@
+// Package httpapi is Quita's HTTP interface (gorilla/mux): the merchant
+// API under /v1, the public QR images under the checkout base, and the
+// health endpoints. Controllers register named routes; one function maps
+// errors to the envelope.
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+// QRRenderer draws a BR Code as a PNG.
+type QRRenderer interface {
+	PNG(payload string) ([]byte, error)
+}
+
+// Pinger reports whether a dependency answers, for /readyz.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// Config is what the HTTP layer needs to know about its addresses.
+type Config struct {
+	Links domain.Links
+	// CheckoutPath is the path part of the checkout base ("/checkout"),
+	// under which quitad serves the public QR images.
+	CheckoutPath string
+}
+
+// Deps are the services the HTTP layer calls.
+type Deps struct {
+	Charges   *app.ChargeService
+	Accounts  *app.AccountService
+	Simulator ports.PaymentSimulator
+	QR        QRRenderer
+	Ready     map[string]Pinger
+	Log       *slog.Logger
+}
+
+// CheckoutPathFromURL returns the path part of a checkout base URL.
+func CheckoutPathFromURL(base string) string {
+	u, err := url.Parse(base)
+	if err != nil || u.Path == "" {
+		return "/checkout"
+	}
+	return strings.TrimRight(u.Path, "/")
+}
+
+// NewHandler builds the whole HTTP interface.
+func NewHandler(cfg Config, d Deps) http.Handler {
+	r := mux.NewRouter()
+	r.Use(requestLog(d.Log))
+	// mux runs middleware only on matched routes: wrap the fallbacks so they
+	// carry a request id too.
+	r.NotFoundHandler = requestLog(d.Log)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, &apiError{Status: http.StatusNotFound, Type: typeInvalidRequest, Code: "route_not_found",
+			Message: "no such route: " + r.Method + " " + r.URL.Path})
+	}))
+	r.MethodNotAllowedHandler = requestLog(d.Log)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, &apiError{Status: http.StatusMethodNotAllowed, Type: typeInvalidRequest, Code: "method_not_allowed",
+			Message: "method " + r.Method + " is not allowed on " + r.URL.Path})
+	}))
+
+	health := &HealthController{ready: d.Ready}
+	health.Routes(r)
+
+	public := &PublicController{charges: d.Charges, qr: d.QR}
+	public.Routes(r.PathPrefix(cfg.CheckoutPath).Subrouter())
+
+	v1 := r.PathPrefix("/v1").Subrouter()
+	v1.Use(requireAPIKey(d.Accounts))
+	charges := &ChargesController{charges: d.Charges, links: cfg.Links, qr: d.QR}
+	charges.Routes(v1)
+	helpers := &TestHelpersController{charges: d.Charges, sim: d.Simulator, links: cfg.Links}
+	helpers.Routes(v1)
+	return r
+}
+
+// HealthController answers liveness and readiness probes.
+type HealthController struct {
+	ready map[string]Pinger
+}
+
+// Routes registers /healthz and /readyz.
+func (c *HealthController) Routes(r *mux.Router) {
+	r.HandleFunc("/healthz", c.healthz).Methods(http.MethodGet).Name("healthz")
+	r.HandleFunc("/readyz", c.readyz).Methods(http.MethodGet).Name("readyz")
+}
+
+func (c *HealthController) healthz(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+func (c *HealthController) readyz(w http.ResponseWriter, r *http.Request) {
+	out := map[string]string{}
+	status := http.StatusOK
+	for name, p := range c.ready {
+		if err := p.Ping(r.Context()); err != nil {
+			out[name] = "unavailable"
+			status = http.StatusServiceUnavailable
+			continue
+		}
+		out[name] = "ok"
+	}
+	writeJSON(w, status, map[string]any{"status": map[bool]string{true: "ok", false: "unavailable"}[status == http.StatusOK], "checks": out})
+}

@@ -1,0 +1,108 @@
+package idempotency
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/quitapix/quita/ports"
+)
+
+var _ ports.IdempotencyCache = (*Redis)(nil)
+
+// beginAttempts bounds Begin's SET NX / GET loop. Another attempt is needed
+// only when the key expires or is released between the two commands, so a
+// third miss in a row means something else is wrong.
+const beginAttempts = 3
+
+// releaseScript deletes KEYS[1] only while it still holds ARGV[1], the exact
+// encoding of the caller's in-flight claim. Doing the compare and the delete
+// in one script keeps a Complete or a new claim that lands in between from
+// being deleted.
+var releaseScript = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("DEL", KEYS[1])
+end
+return 0
+`)
+
+// Redis is an IdempotencyCache in Redis, shared by every quitad process.
+// Each key is one string value (see encodeInFlight and encodeDone) with a
+// Redis expiry, so Redis Cluster and Sentinel clients work unchanged. It is
+// safe for concurrent use.
+type Redis struct {
+	client redis.UniversalClient
+	prefix string
+}
+
+// NewRedis returns a cache that stores key under prefix+key in client. The
+// caller owns client and closes it.
+func NewRedis(client redis.UniversalClient, prefix string) *Redis {
+	return &Redis{client: client, prefix: prefix}
+}
+
+// Begin claims key with SET NX PX lockTTL; when the key is taken it reads
+// and decodes it. Errors: ErrInvalidTTL when lockTTL < 1ms, Redis errors,
+// and a decode error for a value this package did not write.
+func (r *Redis) Begin(ctx context.Context, key, fingerprint string, lockTTL time.Duration) (ports.Claim, error) {
+	if err := checkTTL(lockTTL); err != nil {
+		return ports.Claim{}, err
+	}
+	k := r.prefix + key
+	claim := encodeInFlight(fingerprint)
+	for range beginAttempts {
+		ok, err := r.client.SetNX(ctx, k, claim, lockTTL).Result()
+		if err != nil {
+			return ports.Claim{}, fmt.Errorf("idempotency: claim %q: %w", k, err)
+		}
+		if ok {
+			return ports.Claim{State: ports.ClaimAcquired, Fingerprint: fingerprint}, nil
+		}
+		raw, err := r.client.Get(ctx, k).Bytes()
+		if errors.Is(err, redis.Nil) {
+			continue // expired or released since SET NX: try to claim again
+		}
+		if err != nil {
+			return ports.Claim{}, fmt.Errorf("idempotency: read %q: %w", k, err)
+		}
+		c, err := decode(raw)
+		if err != nil {
+			return ports.Claim{}, fmt.Errorf("idempotency: read %q: %w", k, err)
+		}
+		return c, nil
+	}
+	return ports.Claim{}, fmt.Errorf("idempotency: claim %q: key vanished %d times between SET NX and GET", k, beginAttempts)
+}
+
+// Complete stores the response for ttl with a plain SET, replacing the
+// claim. Errors: ErrInvalidTTL when ttl < 1ms, a status code outside
+// 0..65535, and Redis errors.
+func (r *Redis) Complete(ctx context.Context, key, fingerprint string, statusCode int, body []byte, ttl time.Duration) error {
+	if err := checkTTL(ttl); err != nil {
+		return err
+	}
+	v, err := encodeDone(fingerprint, statusCode, body)
+	if err != nil {
+		return err
+	}
+	k := r.prefix + key
+	if err := r.client.Set(ctx, k, v, ttl).Err(); err != nil {
+		return fmt.Errorf("idempotency: complete %q: %w", k, err)
+	}
+	return nil
+}
+
+// Release deletes key only while it still holds this fingerprint's
+// in-flight claim, atomically (a Lua script). A completed response, another
+// fingerprint's claim or a missing key is left as it is. Errors: Redis
+// errors.
+func (r *Redis) Release(ctx context.Context, key, fingerprint string) error {
+	k := r.prefix + key
+	if err := releaseScript.Run(ctx, r.client, []string{k}, encodeInFlight(fingerprint)).Err(); err != nil {
+		return fmt.Errorf("idempotency: release %q: %w", k, err)
+	}
+	return nil
+}

@@ -1,0 +1,282 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/schema"
+
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+// maxListLimit bounds a page of ListCharges, as ports.ChargeQuery says.
+const maxListLimit = 100
+
+// openStatusesSQL selects open charges. It repeats the predicate of the
+// partial index charges_open_expiry_idx word for word, which both planners
+// need to use that index.
+const openStatusesSQL = "c.status IN ('PENDING', 'WAITING_PAYMENT')"
+
+// CreateCharge writes the idempotency record (first, so that a concurrent
+// request with the same key waits on it and fails before doing more), the
+// charge and its events atomically, in one round trip on Postgres (see
+// insertCharge).
+func (db *DB) CreateCharge(ctx context.Context, c *domain.Charge, events []domain.Event, rec *ports.IdempotencyRecord) error {
+	row, err := chargeFromDomain(c.Snapshot())
+	if err != nil {
+		return err
+	}
+	var idem *idempotencyRow
+	if rec != nil {
+		idem = idempotencyFromPort(rec)
+	}
+	evs := eventsFromDomain(events)
+	if postgres(db.bun) {
+		return insertCharge(ctx, db.bun, row, evs, idem)
+	}
+	return mapError(db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		return insertCharge(ctx, tx, row, evs, idem)
+	}))
+}
+
+// insertCharge writes a new charge with its events and, when idem is not
+// nil, its idempotency record before anything else: at most three INSERTs
+// in one execBatch. On SQLite idb must be a transaction.
+func insertCharge(ctx context.Context, idb bun.IDB, row *chargeRow, evs []eventRow, idem *idempotencyRow) error {
+	var qs []schema.QueryAppender
+	if idem != nil {
+		qs = append(qs, idb.NewInsert().Model(idem))
+	}
+	qs = append(qs, idb.NewInsert().Model(row))
+	if len(evs) > 0 {
+		qs = append(qs, idb.NewInsert().Model(&evs))
+	}
+	return execBatch(ctx, idb, qs...)
+}
+
+// execBatch sends statements as one multi-statement query, in order. On
+// Postgres that is one round trip, and atomic even outside a transaction:
+// pgx sends a query without arguments by the simple query protocol, which
+// runs a multi-statement query as one implicit transaction (the first
+// failure rolls back all). Inside a transaction it simply joins it. On
+// SQLite, only a transaction makes the statements atomic.
+func execBatch(ctx context.Context, idb bun.IDB, qs ...schema.QueryAppender) error {
+	gen := schema.NewQueryGen(idb.Dialect())
+	var (
+		b   []byte
+		err error
+	)
+	for i, q := range qs {
+		if i > 0 {
+			b = append(b, ";\n"...)
+		}
+		if b, err = q.AppendQuery(gen, b); err != nil {
+			return err
+		}
+	}
+	// Without arguments bun passes the text through as it is.
+	_, err = idb.ExecContext(ctx, string(b))
+	return mapError(err)
+}
+
+// GetCharge loads a charge of the scope.
+func (db *DB) GetCharge(ctx context.Context, scope ports.Scope, id string) (*domain.Charge, error) {
+	row, err := selectCharge(ctx, db.bun, &scope, id, false)
+	if err != nil {
+		return nil, err
+	}
+	return row.toDomain()
+}
+
+// GetChargeByID loads a charge by raw id in any scope.
+func (db *DB) GetChargeByID(ctx context.Context, id string) (*domain.Charge, error) {
+	row, err := selectCharge(ctx, db.bun, nil, id, false)
+	if err != nil {
+		return nil, err
+	}
+	return row.toDomain()
+}
+
+// selectCharge reads one charge, in scope unless scope is nil. forUpdate
+// locks the row on Postgres; SQLite transactions already hold the database
+// write lock from their BEGIN (see sqliteConnector).
+func selectCharge(ctx context.Context, idb bun.IDB, scope *ports.Scope, id string, forUpdate bool) (*chargeRow, error) {
+	row := new(chargeRow)
+	q := idb.NewSelect().Model(row).Where("c.id = ?", id)
+	if scope != nil {
+		q = whereScope(q, *scope)
+	}
+	if forUpdate && postgres(idb) {
+		q = q.For("UPDATE")
+	}
+	if err := q.Scan(ctx); err != nil {
+		return nil, mapError(err)
+	}
+	return row, nil
+}
+
+func whereScope(q *bun.SelectQuery, s ports.Scope) *bun.SelectQuery {
+	return q.Where("?TableAlias.account_id = ?", s.AccountID).Where("?TableAlias.mode = ?", string(s.Mode))
+}
+
+// UpdateCharge runs fn on the locked charge and saves what it did. fn's
+// error is returned exactly as fn returned it.
+func (db *DB) UpdateCharge(ctx context.Context, scope ports.Scope, id string, fn func(*domain.Charge) ([]domain.Event, error)) error {
+	var fnErr error
+	err := db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var err error
+		fnErr, err = updateCharge(ctx, tx, scope, id, fn)
+		if fnErr != nil {
+			return fnErr
+		}
+		return err
+	})
+	if fnErr != nil {
+		return fnErr
+	}
+	return mapError(err)
+}
+
+// updateCharge is UpdateCharge inside the caller's transaction tx. It
+// reports fn's error apart from its own, so the caller can hand fn's back
+// untouched.
+func updateCharge(ctx context.Context, tx bun.IDB, scope ports.Scope, id string, fn func(*domain.Charge) ([]domain.Event, error)) (fnErr, err error) {
+	row, err := selectCharge(ctx, tx, &scope, id, true)
+	if err != nil {
+		return nil, err
+	}
+	c, err := row.toDomain()
+	if err != nil {
+		return nil, err
+	}
+	events, fnErr := fn(c)
+	if fnErr != nil {
+		return fnErr, nil
+	}
+	s := c.Snapshot()
+	if s.ID != row.ID || s.AccountID != row.AccountID || string(s.Mode) != row.Mode {
+		return nil, fmt.Errorf("store: update of charge %s changed its identity", id)
+	}
+	upd, err := chargeFromDomain(s)
+	if err != nil {
+		return nil, err
+	}
+	qs := []schema.QueryAppender{tx.NewUpdate().Model(upd).ExcludeColumn(chargeImmutableColumns...).WherePK()}
+	if evs := eventsFromDomain(events); len(evs) > 0 {
+		qs = append(qs, tx.NewInsert().Model(&evs))
+	}
+	return nil, execBatch(ctx, tx, qs...)
+}
+
+// ListCharges returns a page of the scope's charges, newest first.
+func (db *DB) ListCharges(ctx context.Context, q ports.ChargeQuery) ([]*domain.Charge, bool, error) {
+	return listCharges(ctx, db.bun, q)
+}
+
+func listCharges(ctx context.Context, idb bun.IDB, q ports.ChargeQuery) ([]*domain.Charge, bool, error) {
+	if q.Limit < 1 || q.Limit > maxListLimit {
+		return nil, false, fmt.Errorf("store: list limit %d is outside 1..%d", q.Limit, maxListLimit)
+	}
+	var rows []chargeRow
+	sel := whereScope(idb.NewSelect().Model(&rows), q.Scope)
+	if len(q.Statuses) > 0 {
+		sel = sel.Where("c.status IN (?)", bun.List(q.Statuses))
+	}
+	if q.CreatedAfter != nil {
+		sel = sel.Where("c.created_at >= ?", ceilDBTime(*q.CreatedAfter))
+	}
+	if q.CreatedBefore != nil {
+		sel = sel.Where("c.created_at <= ?", newDBTime(*q.CreatedBefore))
+	}
+	if q.CustomerDocument != "" {
+		// A document that normalises to nothing matches no charge, not
+		// the charges without a document.
+		sel = sel.Where("c.customer_document_norm = ?", domain.NormalizeTaxID(q.CustomerDocument)).
+			Where("c.customer_document_norm <> ''")
+	}
+	if q.StartingAfter != "" {
+		var cursor dbTime
+		err := whereScope(idb.NewSelect().Model((*chargeRow)(nil)), q.Scope).
+			Column("created_at").Where("c.id = ?", q.StartingAfter).Scan(ctx, &cursor)
+		if err != nil {
+			return nil, false, mapError(err)
+		}
+		sel = sel.Where("(c.created_at, c.id) < (?, ?)", cursor, q.StartingAfter)
+	}
+	err := sel.OrderExpr("c.created_at DESC, c.id DESC").Limit(int64(q.Limit) + 1).Scan(ctx)
+	if err != nil {
+		return nil, false, mapError(err)
+	}
+	hasMore := len(rows) > q.Limit
+	rows = rows[:min(len(rows), q.Limit)]
+	out := make([]*domain.Charge, len(rows))
+	for i := range rows {
+		if out[i], err = rows[i].toDomain(); err != nil {
+			return nil, false, err
+		}
+	}
+	return out, hasMore, nil
+}
+
+// ListOpenExpired returns open charges whose expiry is at or before now,
+// earliest expiry first.
+func (db *DB) ListOpenExpired(ctx context.Context, now time.Time, limit int) ([]ports.ChargeRef, error) {
+	return listChargeRefs(ctx, db.bun, limit, func(q *bun.SelectQuery) *bun.SelectQuery {
+		return q.Where(openStatusesSQL).Where("c.expires_at <= ?", newDBTime(now)).OrderExpr("c.expires_at, c.id")
+	})
+}
+
+// ListPendingReturns returns charges whose payer return was requested and
+// not yet confirmed, longest waiting first.
+func (db *DB) ListPendingReturns(ctx context.Context, limit int) ([]ports.ChargeRef, error) {
+	return listChargeRefs(ctx, db.bun, limit, func(q *bun.SelectQuery) *bun.SelectQuery {
+		return q.Where("c.return_state = ?", string(domain.ReturnRequested)).OrderExpr("c.updated_at, c.id")
+	})
+}
+
+func listChargeRefs(ctx context.Context, idb bun.IDB, limit int, filter func(*bun.SelectQuery) *bun.SelectQuery) ([]ports.ChargeRef, error) {
+	if limit < 1 {
+		return nil, errors.New("store: limit must be positive")
+	}
+	var rows []chargeRow
+	q := idb.NewSelect().Model(&rows).Column("id", "account_id", "mode").Limit(int64(limit))
+	if err := filter(q).Scan(ctx); err != nil {
+		return nil, mapError(err)
+	}
+	refs := make([]ports.ChargeRef, len(rows))
+	for i, r := range rows {
+		refs[i] = ports.ChargeRef{Scope: ports.Scope{AccountID: r.AccountID, Mode: domain.Mode(r.Mode)}, ID: r.ID}
+	}
+	return refs, nil
+}
+
+// ListChargeEvents returns a charge's outbox events in the order written.
+func (db *DB) ListChargeEvents(ctx context.Context, scope ports.Scope, chargeID string) ([]domain.Event, error) {
+	var rows []eventRow
+	err := whereScope(db.bun.NewSelect().Model(&rows), scope).
+		Where("e.charge_id = ?", chargeID).OrderExpr("e.seq").Scan(ctx)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	out := make([]domain.Event, len(rows))
+	for i := range rows {
+		out[i] = rows[i].toDomain()
+	}
+	return out, nil
+}
+
+// GetIdempotencyRecord returns the record of a used key.
+func (db *DB) GetIdempotencyRecord(ctx context.Context, key ports.IdempotencyKey) (*ports.IdempotencyRecord, error) {
+	row := new(idempotencyRow)
+	err := db.bun.NewSelect().Model(row).
+		Where("i.account_id = ?", key.AccountID).Where("i.mode = ?", string(key.Mode)).Where(`i."key" = ?`, key.Key).
+		Scan(ctx)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	return row.toPort(), nil
+}

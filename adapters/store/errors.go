@@ -1,0 +1,67 @@
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/quitapix/quita/ports"
+)
+
+// tableIdempotency is the one table whose unique key means "this request
+// was already made" rather than "this value is taken".
+const tableIdempotency = "idempotency_records"
+
+// mapError is the one place that turns driver errors into the ports'
+// sentinels. Every query's error passes through it. Any other error is
+// returned as it is, so mapping twice changes nothing.
+func mapError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return ports.ErrNotFound
+	}
+	if table, ok := uniqueViolation(err); ok {
+		if table == tableIdempotency {
+			return ports.ErrIdempotencyKeyExists
+		}
+		return fmt.Errorf("%w: %s", ports.ErrDuplicate, table)
+	}
+	return err
+}
+
+// SQLite extended result codes of a unique violation.
+const (
+	sqliteConstraintPrimaryKey = 1555
+	sqliteConstraintUnique     = 2067
+)
+
+// uniqueViolation reports whether err is a unique-key violation and on
+// which table.
+func uniqueViolation(err error) (table string, ok bool) {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.TableName, pgErr.Code == "23505"
+	}
+	// SQLite, either driver. modernc's error has Code(); mattn's has
+	// fields instead. Both say "UNIQUE constraint failed: table.column, ..."
+	// (also for primary keys), which is where the table name is.
+	var coded interface{ Code() int }
+	if errors.As(err, &coded) {
+		if c := coded.Code(); c != sqliteConstraintUnique && c != sqliteConstraintPrimaryKey {
+			return "", false
+		}
+	}
+	const marker = "UNIQUE constraint failed: "
+	msg := err.Error()
+	i := strings.Index(msg, marker)
+	if i < 0 {
+		return "", false
+	}
+	table, _, _ = strings.Cut(msg[i+len(marker):], ".")
+	return table, true
+}

@@ -1,0 +1,139 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+// ErrUnauthenticated: the API key is missing, malformed, unknown or revoked.
+var ErrUnauthenticated = errors.New("invalid api key")
+
+// AccountService creates merchant accounts and authenticates API keys.
+type AccountService struct {
+	accounts ports.AccountStore
+	keys     ports.KeyStore
+	hasher   ports.PasswordHasher
+	clock    ports.Clock
+	ids      ports.IDGenerator
+}
+
+// NewAccountService wires an account service.
+func NewAccountService(accounts ports.AccountStore, keys ports.KeyStore, hasher ports.PasswordHasher, clock ports.Clock, ids ports.IDGenerator) *AccountService {
+	return &AccountService{accounts: accounts, keys: keys, hasher: hasher, clock: clock, ids: ids}
+}
+
+// NewAccountInput describes a merchant and its first dashboard user.
+type NewAccountInput struct {
+	Name     string
+	Email    string
+	Password string
+	// City goes into BR Codes; defaults to SAO PAULO.
+	City string
+}
+
+// NewAccount is a created account with the cleartext of its first keys,
+// shown once.
+type NewAccount struct {
+	AccountID string `json:"accountId"`
+	UserID    string `json:"userId"`
+	LiveKey   string `json:"liveKey"`
+	TestKey   string `json:"testKey"`
+}
+
+// MinPasswordLen is the shortest dashboard password accepted.
+const MinPasswordLen = 10
+
+// CreateAccount creates an account, its dashboard user and one live and one
+// test key in one transaction.
+func (s *AccountService) CreateAccount(ctx context.Context, in NewAccountInput) (NewAccount, error) {
+	in.Name = strings.TrimSpace(in.Name)
+	switch {
+	case in.Name == "":
+		return NewAccount{}, &domain.ValidationError{Param: "name", Code: domain.CodeParameterMissing, Message: "name is required"}
+	case !domain.ValidEmail(in.Email):
+		return NewAccount{}, &domain.ValidationError{Param: "email", Code: domain.CodeParameterInvalid, Message: "email is not a valid address"}
+	case len(in.Password) < MinPasswordLen:
+		return NewAccount{}, &domain.ValidationError{Param: "password", Code: domain.CodeParameterInvalid, Message: "password must be at least 10 characters"}
+	}
+	if in.City == "" {
+		in.City = "SAO PAULO"
+	}
+	now := s.clock.Now()
+	acctRaw, err := s.ids.NewID()
+	if err != nil {
+		return NewAccount{}, err
+	}
+	userRaw, err := s.ids.NewID()
+	if err != nil {
+		return NewAccount{}, err
+	}
+	hash, err := s.hasher.Hash(in.Password)
+	if err != nil {
+		return NewAccount{}, err
+	}
+	acct := domain.Account{
+		ID: domain.PrefixAccount + acctRaw, Name: in.Name, MerchantName: in.Name, MerchantCity: in.City,
+		DefaultExpiry: domain.DefaultExpiresIn * time.Second, CreatedAt: now,
+	}
+	user := ports.User{ID: domain.PrefixUser + userRaw, AccountID: acct.ID, Email: strings.ToLower(in.Email), PasswordHash: hash, CreatedAt: now}
+	out := NewAccount{AccountID: acct.ID, UserID: user.ID}
+	var recs []ports.APIKeyRecord
+	for _, mode := range []domain.Mode{domain.ModeLive, domain.ModeTest} {
+		key, rec, err := s.newKey(acct.ID, mode, "default", now)
+		if err != nil {
+			return NewAccount{}, err
+		}
+		recs = append(recs, rec)
+		if mode == domain.ModeLive {
+			out.LiveKey = key
+		} else {
+			out.TestKey = key
+		}
+	}
+	if err := s.accounts.CreateAccount(ctx, acct, user, recs); err != nil {
+		return NewAccount{}, err
+	}
+	return out, nil
+}
+
+func (s *AccountService) newKey(accountID string, mode domain.Mode, label string, now time.Time) (string, ports.APIKeyRecord, error) {
+	key, err := domain.NewAPIKey(mode, rand.Reader)
+	if err != nil {
+		return "", ports.APIKeyRecord{}, err
+	}
+	raw, err := s.ids.NewID()
+	if err != nil {
+		return "", ports.APIKeyRecord{}, err
+	}
+	return key, ports.APIKeyRecord{
+		ID: domain.PrefixAPIKey + raw, AccountID: accountID, Mode: mode,
+		Fingerprint: domain.APIKeyFingerprint(key), Prefix: domain.APIKeyPrefix(key), Label: label, CreatedAt: now,
+	}, nil
+}
+
+// Authenticate resolves an API key to its caller. It reads the key store on
+// every call, so a revoked key fails on the next request everywhere.
+func (s *AccountService) Authenticate(ctx context.Context, key string) (Caller, *ports.APIKeyRecord, error) {
+	if _, err := domain.ParseAPIKey(key); err != nil {
+		return Caller{}, nil, ErrUnauthenticated
+	}
+	rec, acct, err := s.keys.LookupAPIKey(ctx, domain.APIKeyFingerprint(key))
+	if errors.Is(err, ports.ErrNotFound) {
+		return Caller{}, nil, ErrUnauthenticated
+	}
+	if err != nil {
+		return Caller{}, nil, err
+	}
+	return Caller{Account: *acct, Mode: rec.Mode}, rec, nil
+}
+
+// CountAccounts counts accounts (to decide whether to seed a demo one).
+func (s *AccountService) CountAccounts(ctx context.Context) (int, error) {
+	return s.accounts.CountAccounts(ctx)
+}

@@ -1,0 +1,301 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+// ChargesConfig tunes the charge service.
+type ChargesConfig struct {
+	Links domain.Links
+	// Fees per payment method; a method without an entry costs nothing.
+	Fees map[domain.Method]domain.FeeSchedule
+	// IdempotencyLockTTL bounds how long a crashed request can hold a key
+	// in the cache (default 30 s).
+	IdempotencyLockTTL time.Duration
+	// IdempotencyTTL is how long the cache keeps a response (default 24 h).
+	// The database keeps it for good.
+	IdempotencyTTL time.Duration
+}
+
+// Caller is an authenticated merchant request: the account and the mode of
+// the API key it used.
+type Caller struct {
+	Account domain.Account
+	Mode    domain.Mode
+}
+
+// Scope is the data the caller may touch.
+func (c Caller) Scope() ports.Scope {
+	return ports.Scope{AccountID: c.Account.ID, Mode: c.Mode}
+}
+
+// ChargeService creates, reads and settles charges.
+type ChargeService struct {
+	store    ports.ChargeStore
+	records  ports.IdempotencyRecords
+	cache    ports.IdempotencyCache
+	acquirer ports.Acquirer
+	clock    ports.Clock
+	ids      ports.IDGenerator
+	log      *slog.Logger
+	cfg      ChargesConfig
+}
+
+// NewChargeService wires a charge service.
+func NewChargeService(store ports.ChargeStore, records ports.IdempotencyRecords, cache ports.IdempotencyCache,
+	acquirer ports.Acquirer, clock ports.Clock, ids ports.IDGenerator, log *slog.Logger, cfg ChargesConfig,
+) *ChargeService {
+	if cfg.IdempotencyLockTTL <= 0 {
+		cfg.IdempotencyLockTTL = 30 * time.Second
+	}
+	if cfg.IdempotencyTTL <= 0 {
+		cfg.IdempotencyTTL = 24 * time.Hour
+	}
+	return &ChargeService{store: store, records: records, cache: cache, acquirer: acquirer,
+		clock: clock, ids: ids, log: log, cfg: cfg}
+}
+
+// CreateChargeInput is a create request after decoding.
+type CreateChargeInput struct {
+	Amount      int64
+	Currency    string
+	Methods     []domain.Method
+	Description string
+	ExpiresIn   *int64
+	Customer    domain.Customer
+	// StrictDocument validates customer.document as CPF/CNPJ.
+	StrictDocument bool
+	CustomerRef    string
+	ExpectedPayer  string
+	Metadata       map[string]any
+	WebhookURL     string
+}
+
+// Idempotency identifies a financial write: the merchant's key and the
+// fingerprint of the request (method, path and canonical body).
+type Idempotency struct {
+	Key         string
+	Fingerprint string
+}
+
+// Response is what a financial write answered, replayed verbatim on retry.
+type Response struct {
+	StatusCode int
+	Body       []byte
+	Replayed   bool
+}
+
+// Renderer turns a created charge into the response body of the surface
+// that created it (charges or payments wire format).
+type Renderer func(*domain.Charge) ([]byte, error)
+
+// Create opens a charge with the acquirer exactly once per idempotency key.
+//
+// The fast path claims the key in the cache; the guarantee is the database:
+// the idempotency record is inserted in the same transaction as the charge
+// under a unique key, and the txid sent to the acquirer is derived from the
+// key, so a retry after a crash, a cache flush or a lost claim asks for the
+// same cob and can never commit a second charge.
+func (s *ChargeService) Create(ctx context.Context, caller Caller, in CreateChargeInput, idem Idempotency, render Renderer) (Response, error) {
+	scope := caller.Scope()
+	dkey := ports.IdempotencyKey{Scope: scope, Key: idem.Key}
+	ckey := "idem:" + scope.AccountID + ":" + string(scope.Mode) + ":" + idem.Key
+
+	claim, err := s.cache.Begin(ctx, ckey, idem.Fingerprint, s.cfg.IdempotencyLockTTL)
+	if err != nil {
+		s.log.WarnContext(ctx, "idempotency cache unavailable, using the database alone", "err", err)
+		claim = ports.Claim{}
+	}
+	switch claim.State {
+	case ports.ClaimCompleted:
+		if claim.Fingerprint != idem.Fingerprint {
+			return Response{}, ErrIdempotencyKeyReused
+		}
+		return Response{StatusCode: claim.StatusCode, Body: claim.Body, Replayed: true}, nil
+	case ports.ClaimInFlight:
+		if claim.Fingerprint != idem.Fingerprint {
+			return Response{}, ErrIdempotencyKeyReused
+		}
+		return Response{}, ErrIdempotencyKeyInUse
+	}
+	owned := claim.State == ports.ClaimAcquired
+	completed := false
+	defer func() {
+		if owned && !completed {
+			// A detached context: a cancelled request must still free the key.
+			ctx := context.WithoutCancel(ctx)
+			if err := s.cache.Release(ctx, ckey, idem.Fingerprint); err != nil {
+				s.log.WarnContext(ctx, "release idempotency claim", "err", err)
+			}
+		}
+	}()
+
+	resp, err := s.replay(ctx, dkey, idem.Fingerprint)
+	if err == nil {
+		completed = s.complete(ctx, owned, ckey, idem.Fingerprint, resp)
+		return resp, nil
+	}
+	if !errors.Is(err, ports.ErrNotFound) {
+		return Response{}, err
+	}
+
+	resp, err = s.create(ctx, caller, in, dkey, idem, render)
+	if errors.Is(err, ports.ErrIdempotencyKeyExists) {
+		// Another process committed the same key first: answer as it did.
+		resp, err = s.replay(ctx, dkey, idem.Fingerprint)
+	}
+	if err != nil {
+		return Response{}, err
+	}
+	completed = s.complete(ctx, owned, ckey, idem.Fingerprint, resp)
+	return resp, nil
+}
+
+// replay answers from the durable record: the original response, or
+// ErrIdempotencyKeyReused for a different request.
+func (s *ChargeService) replay(ctx context.Context, key ports.IdempotencyKey, fingerprint string) (Response, error) {
+	rec, err := s.records.GetIdempotencyRecord(ctx, key)
+	if err != nil {
+		return Response{}, err
+	}
+	if rec.Fingerprint != fingerprint {
+		return Response{}, ErrIdempotencyKeyReused
+	}
+	return Response{StatusCode: rec.StatusCode, Body: rec.Body, Replayed: true}, nil
+}
+
+func (s *ChargeService) complete(ctx context.Context, owned bool, ckey, fingerprint string, resp Response) bool {
+	if !owned {
+		return false
+	}
+	err := s.cache.Complete(ctx, ckey, fingerprint, resp.StatusCode, resp.Body, s.cfg.IdempotencyTTL)
+	if err != nil {
+		s.log.WarnContext(ctx, "cache idempotent response", "err", err)
+		return false
+	}
+	return true
+}
+
+func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChargeInput, key ports.IdempotencyKey, idem Idempotency, render Renderer) (Response, error) {
+	id, err := s.ids.NewID()
+	if err != nil {
+		return Response{}, err
+	}
+	now := s.clock.Now()
+	c, err := domain.NewCharge(domain.NewChargeParams{
+		ID: id, AccountID: caller.Account.ID, Mode: caller.Mode,
+		Amount: in.Amount, Currency: in.Currency, Methods: in.Methods,
+		Description: in.Description, ExpiresIn: in.ExpiresIn, DefaultExpiry: caller.Account.DefaultExpiry,
+		Customer: in.Customer, StrictDocument: in.StrictDocument, CustomerRef: in.CustomerRef,
+		ExpectedPayer: in.ExpectedPayer, Metadata: in.Metadata, WebhookURL: in.WebhookURL, Now: now,
+	})
+	if err != nil {
+		return Response{}, err
+	}
+	txid := domain.DeriveTxID(key.AccountID, string(key.Mode), key.Key)
+	cob, err := s.acquirer.CreatePixCharge(ctx, ports.CreatePixChargeRequest{
+		Scope: key.Scope, ChargeID: id, TxID: txid, Amount: c.Amount(), ExpiresAt: c.ExpiresAt(),
+		Description: in.Description, PayerTaxID: c.ExpectedPayer(), PayerName: in.Customer.Name,
+		MerchantName: caller.Account.MerchantName, MerchantCity: caller.Account.MerchantCity,
+	})
+	if err != nil {
+		return Response{}, fmt.Errorf("create pix charge: %w", err)
+	}
+	pix := domain.PixDetails{BRCode: cob.BRCode, TxID: cob.TxID, Location: cob.Location, ExpiresAt: cob.ExpiresAt}
+	if err := c.AttachPix(pix, s.acquirer.Name(), cob.ProviderRef, now); err != nil {
+		return Response{}, err
+	}
+	events, err := domain.NewChargeEvents(c, "", domain.CreationEvents(), s.cfg.Links, s.ids.NewID, now)
+	if err != nil {
+		return Response{}, err
+	}
+	body, err := render(c)
+	if err != nil {
+		return Response{}, err
+	}
+	rec := &ports.IdempotencyRecord{
+		IdempotencyKey: key, Fingerprint: idem.Fingerprint, ResourceID: id,
+		StatusCode: 201, Body: body, CreatedAt: now,
+	}
+	if err := s.store.CreateCharge(ctx, c, events, rec); err != nil {
+		return Response{}, err
+	}
+	s.log.InfoContext(ctx, "charge created", "charge", domain.PrefixCharge+id, "amount", c.Amount(), "mode", string(caller.Mode))
+	return Response{StatusCode: rec.StatusCode, Body: body}, nil
+}
+
+// Get reads a charge of the caller. A charge past its expiry is expired
+// (and persisted so) before it is returned.
+func (s *ChargeService) Get(ctx context.Context, caller Caller, id string) (*domain.Charge, error) {
+	c, err := s.store.GetCharge(ctx, caller.Scope(), id)
+	if err != nil {
+		return nil, err
+	}
+	return s.expireIfDue(ctx, caller.Scope(), c)
+}
+
+// GetPublic reads a charge by raw id alone, for the hosted checkout.
+func (s *ChargeService) GetPublic(ctx context.Context, id string) (*domain.Charge, error) {
+	c, err := s.store.GetChargeByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return s.expireIfDue(ctx, ports.Scope{AccountID: c.AccountID(), Mode: c.Mode()}, c)
+}
+
+func (s *ChargeService) expireIfDue(ctx context.Context, scope ports.Scope, c *domain.Charge) (*domain.Charge, error) {
+	now := s.clock.Now()
+	if !c.ExpiredAt(now) {
+		return c, nil
+	}
+	updated, err := s.expire(ctx, scope, c.ID(), now)
+	if errors.Is(err, domain.ErrChargeNotExpirable) {
+		// Settled or closed by someone else meanwhile: read it again.
+		return s.store.GetCharge(ctx, scope, c.ID())
+	}
+	return updated, err
+}
+
+// ListCharges lists the caller's charges, newest first.
+func (s *ChargeService) List(ctx context.Context, q ports.ChargeQuery) ([]*domain.Charge, bool, error) {
+	cs, more, err := s.store.ListCharges(ctx, q)
+	if err != nil {
+		return nil, false, err
+	}
+	now := s.clock.Now()
+	for i, c := range cs {
+		if c.ExpiredAt(now) {
+			if cs[i], err = s.expireIfDue(ctx, q.Scope, c); err != nil {
+				return nil, false, err
+			}
+		}
+	}
+	return cs, more, nil
+}
+
+// expire closes a due charge and writes its events in one transaction.
+func (s *ChargeService) expire(ctx context.Context, scope ports.Scope, id string, now time.Time) (*domain.Charge, error) {
+	return s.update(ctx, scope, id, func(c *domain.Charge) error { return c.Expire(now) })
+}
+
+// update applies change under the row lock and writes the events of the
+// resulting transition with it.
+func (s *ChargeService) update(ctx context.Context, scope ports.Scope, id string, change func(*domain.Charge) error) (*domain.Charge, error) {
+	var out *domain.Charge
+	err := s.store.UpdateCharge(ctx, scope, id, func(c *domain.Charge) ([]domain.Event, error) {
+		prev := c.Status()
+		if err := change(c); err != nil {
+			return nil, err
+		}
+		out = c
+		return domain.NewChargeEvents(c, prev, domain.TransitionEvents(prev, c.Status()), s.cfg.Links, s.ids.NewID, s.clock.Now())
+	})
+	return out, err
+}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/quitapix/quita/domain"
+)
+
+// Config is every setting of quitad. Each has an environment variable and
+// a flag; flags win. Defaults derive from Addr, so `quitad` with nothing set
+// serves a working embedded setup on 127.0.0.1:8080.
+type Config struct {
+	Addr            string
+	DatabaseURL     string
+	RedisURL        string
+	BaseURL         string
+	CheckoutURLBase string
+	LogLevel        string
+	ShutdownTimeout time.Duration
+	PixFees         domain.FeeSchedule
+	SeedDemo        bool
+}
+
+type setting struct {
+	env, flag, def, help string
+	dst                  *string
+}
+
+// settings lists every string setting; parseConfig derives the rest.
+func (c *Config) settings() []setting {
+	return []setting{
+		{"QUITA_ADDR", "addr", "127.0.0.1:8080", "listen address", &c.Addr},
+		{"QUITA_DATABASE_URL", "database-url", "sqlite:quita.db", "postgres://... or sqlite:<path> or sqlite::memory:", &c.DatabaseURL},
+		{"QUITA_REDIS_URL", "redis-url", "", "redis://host:port/db; empty = in-process idempotency cache", &c.RedisURL},
+		{"QUITA_BASE_URL", "base-url", "", "public API base including /v1 (default http://<addr>/v1)", &c.BaseURL},
+		{"QUITA_CHECKOUT_URL_BASE", "checkout-url-base", "", "hosted checkout base (default http://<addr>/checkout)", &c.CheckoutURLBase},
+		{"QUITA_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", &c.LogLevel},
+	}
+}
+
+// parseConfig reads the environment, then args (flags override).
+func parseConfig(name string, args []string, getenv func(string) string) (Config, error) {
+	var c Config
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	for _, s := range c.settings() {
+		def := s.def
+		if v := getenv(s.env); v != "" {
+			def = v
+		}
+		fs.StringVar(s.dst, s.flag, def, fmt.Sprintf("%s (env %s)", s.help, s.env))
+	}
+	seed := getenv("QUITA_SEED_DEMO") != "false"
+	fs.BoolVar(&c.SeedDemo, "seed-demo", seed, "create a demo account when the database has none (env QUITA_SEED_DEMO)")
+	shutdown := 20 * time.Second
+	if v := getenv("QUITA_SHUTDOWN_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return c, fmt.Errorf("QUITA_SHUTDOWN_TIMEOUT: %w", err)
+		}
+		shutdown = d
+	}
+	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", shutdown, "grace period for in-flight work on SIGTERM (env QUITA_SHUTDOWN_TIMEOUT)")
+	pixProvider, err := feeFromEnv(getenv, "QUITA_FEE_PIX_PROVIDER", domain.Fee{BPS: 50})
+	if err != nil {
+		return c, err
+	}
+	pixPlatform, err := feeFromEnv(getenv, "QUITA_FEE_PIX_PLATFORM", domain.Fee{BPS: 49})
+	if err != nil {
+		return c, err
+	}
+	c.PixFees = domain.FeeSchedule{Provider: pixProvider, Platform: pixPlatform}
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	host, port, err := net.SplitHostPort(c.Addr)
+	if err != nil {
+		return c, fmt.Errorf("addr %q: %w", c.Addr, err)
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	origin := "http://" + net.JoinHostPort(host, port)
+	if c.BaseURL == "" {
+		c.BaseURL = origin + "/v1"
+	}
+	if c.CheckoutURLBase == "" {
+		c.CheckoutURLBase = origin + "/checkout"
+	}
+	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	c.CheckoutURLBase = strings.TrimRight(c.CheckoutURLBase, "/")
+	return c, nil
+}
+
+// feeFromEnv reads "bps+fixed" (e.g. "50+0") or "bps".
+func feeFromEnv(getenv func(string) string, env string, def domain.Fee) (domain.Fee, error) {
+	v := getenv(env)
+	if v == "" {
+		return def, nil
+	}
+	bps, fixed, _ := strings.Cut(v, "+")
+	b, err := strconv.ParseInt(bps, 10, 64)
+	if err != nil || b < 0 || b > 10_000 {
+		return def, fmt.Errorf("%s: want <bps>[+<fixed minor units>], got %q", env, v)
+	}
+	var f int64
+	if fixed != "" {
+		if f, err = strconv.ParseInt(fixed, 10, 64); err != nil || f < 0 {
+			return def, fmt.Errorf("%s: want <bps>[+<fixed minor units>], got %q", env, v)
+		}
+	}
+	return domain.Fee{BPS: b, Fixed: f}, nil
+}
+
+func usage() {
+	fmt.Fprint(os.Stderr, `quitad — Quita's payment-collection server
+
+Usage:
+  quitad [serve] [flags]          serve the API (default)
+  quitad migrate [flags]          apply database migrations and exit
+  quitad account create --name N --email E --password P [flags]
+                                  create an account and print its keys as JSON
+
+Run "quitad serve -h" for the flags and their environment variables.
+`)
+}

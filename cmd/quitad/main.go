@@ -1,0 +1,180 @@
+// Command quitad is Quita's server: the merchant API, the hosted checkout
+// assets and the background workers, plus admin subcommands.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/quitapix/quita/app"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "quitad:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cmd := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return serve(ctx, args, getenv, stdout, stderr)
+	case "migrate":
+		return migrate(ctx, args, getenv, stderr)
+	case "account":
+		if len(args) == 0 || args[0] != "create" {
+			usage()
+			return errors.New("usage: quitad account create --name N --email E --password P")
+		}
+		return createAccount(ctx, args[1:], getenv, stdout, stderr)
+	case "help", "-h", "--help":
+		usage()
+		return nil
+	}
+	usage()
+	return fmt.Errorf("unknown command %q", cmd)
+}
+
+func newLogger(w io.Writer, level string) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+}
+
+func migrate(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	cfg, err := parseConfig("quitad migrate", args, getenv)
+	if err != nil {
+		return err
+	}
+	db, cleanup, err := provideDB(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	newLogger(stderr, cfg.LogLevel).Info("migrations applied", "dialect", db.Dialect())
+	return nil
+}
+
+func createAccount(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("quitad account create", flag.ContinueOnError)
+	name := fs.String("name", "", "merchant name (shown in BR Codes)")
+	email := fs.String("email", "", "dashboard login e-mail")
+	pw := fs.String("password", "", "dashboard password (at least 10 characters)")
+	city := fs.String("city", "SAO PAULO", "merchant city (shown in BR Codes)")
+	dbURL := fs.String("database-url", "", "overrides QUITA_DATABASE_URL")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var cfgArgs []string
+	if *dbURL != "" {
+		cfgArgs = []string{"-database-url", *dbURL}
+	}
+	cfg, err := parseConfig("quitad", cfgArgs, getenv)
+	if err != nil {
+		return err
+	}
+	a, cleanup, err := initializeApp(ctx, cfg, newLogger(stderr, cfg.LogLevel))
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	out, err := a.Accounts.CreateAccount(ctx, app.NewAccountInput{Name: *name, Email: *email, Password: *pw, City: *city})
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := parseConfig("quitad serve", args, getenv)
+	if err != nil {
+		return err
+	}
+	log := newLogger(stderr, cfg.LogLevel)
+	slog.SetDefault(log)
+	a, cleanup, err := initializeApp(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	log.Warn("live mode uses the sandbox acquirer: no real money moves", "acquirer", "sandbox")
+	if cfg.SeedDemo {
+		if err := seedDemo(ctx, a, cfg, stdout); err != nil {
+			return err
+		}
+	}
+
+	workers, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	wg.Go(func() { a.Charges.RunEvery(workers, "expiry", time.Second, a.Charges.ExpireDue) })
+	wg.Go(func() { a.Charges.RunEvery(workers, "returns", 5*time.Second, a.Charges.RetryReturns) })
+
+	srv := &http.Server{
+		Handler:           a.Handler,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	log.Info("quitad listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "database", dialectOf(cfg.DatabaseURL),
+		"redis", cfg.RedisURL != "")
+
+	select {
+	case err := <-errc:
+		stopWorkers()
+		wg.Wait()
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: draining requests and workers", "timeout", cfg.ShutdownTimeout.String())
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
+	defer cancel()
+	err = srv.Shutdown(sctx)
+	stopWorkers()
+	wg.Wait()
+	if err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+func dialectOf(dsn string) string {
+	if strings.HasPrefix(dsn, "postgres") {
+		return "postgres"
+	}
+	return "sqlite"
+}

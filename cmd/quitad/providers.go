@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/google/wire"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/quitapix/quita/adapters/acquirer/sandbox"
+	"github.com/quitapix/quita/adapters/httpapi"
+	"github.com/quitapix/quita/adapters/idempotency"
+	"github.com/quitapix/quita/adapters/password"
+	"github.com/quitapix/quita/adapters/qr"
+	"github.com/quitapix/quita/adapters/store"
+	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+// App is a wired quitad: the HTTP handler and the services its workers run.
+type App struct {
+	Handler  http.Handler
+	Charges  *app.ChargeService
+	Accounts *app.AccountService
+	DB       *store.DB
+}
+
+// storeSet binds every store port to the one bun store.
+var storeSet = wire.NewSet(
+	provideDB,
+	wire.Bind(new(ports.ChargeStore), new(*store.DB)),
+	wire.Bind(new(ports.IdempotencyRecords), new(*store.DB)),
+	wire.Bind(new(ports.AccountStore), new(*store.DB)),
+	wire.Bind(new(ports.KeyStore), new(*store.DB)),
+	wire.Bind(new(ports.EventOutbox), new(*store.DB)),
+)
+
+// acquirerSet provides the sandbox as the acquirer and the test bank.
+var acquirerSet = wire.NewSet(
+	provideSandbox,
+	wire.Bind(new(ports.Acquirer), new(*sandbox.Acquirer)),
+	wire.Bind(new(ports.PaymentSimulator), new(*sandbox.Acquirer)),
+)
+
+// appSet is the application layer with its clock, ids and hasher.
+var appSet = wire.NewSet(
+	wire.Struct(new(app.SystemClock)),
+	wire.Bind(new(ports.Clock), new(app.SystemClock)),
+	wire.Struct(new(app.RandomIDs)),
+	wire.Bind(new(ports.IDGenerator), new(app.RandomIDs)),
+	wire.Value(password.DefaultParams),
+	password.New,
+	wire.Bind(new(ports.PasswordHasher), new(password.Argon2id)),
+	provideChargesConfig,
+	app.NewChargeService,
+	app.NewAccountService,
+)
+
+func provideDB(ctx context.Context, cfg Config) (*store.DB, func(), error) {
+	db, err := store.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open database: %w", err)
+	}
+	if err := db.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, nil, fmt.Errorf("migrate database: %w", err)
+	}
+	return db, func() { db.Close() }, nil
+}
+
+// provideRedis connects to Redis when configured; nil means the embedded
+// default without Redis.
+func provideRedis(ctx context.Context, cfg Config) (*redis.Client, func(), error) {
+	if cfg.RedisURL == "" {
+		return nil, func() {}, nil
+	}
+	opts, err := redis.ParseURL(cfg.RedisURL)
+	if err != nil {
+		return nil, nil, fmt.Errorf("QUITA_REDIS_URL: %w", err)
+	}
+	client := redis.NewClient(opts)
+	if err := client.Ping(ctx).Err(); err != nil {
+		// Redis is only a fast path: start anyway and let /readyz say so.
+		slog.WarnContext(ctx, "redis unreachable at start; idempotency falls back to the database", "err", err)
+	}
+	return client, func() { client.Close() }, nil
+}
+
+// provideCache picks Redis when configured and the in-process cache
+// otherwise.
+func provideCache(client *redis.Client, clock ports.Clock) ports.IdempotencyCache {
+	if client == nil {
+		return idempotency.NewMemory(clock.Now)
+	}
+	return idempotency.NewRedis(client, "quita:")
+}
+
+type redisPinger struct{ c *redis.Client }
+
+func (p redisPinger) Ping(ctx context.Context) error { return p.c.Ping(ctx).Err() }
+
+func provideSandbox(cfg Config, clock ports.Clock) *sandbox.Acquirer {
+	return sandbox.New(sandbox.Config{LocationHost: sandbox.LocationHostFromURL(cfg.CheckoutURLBase)}, clock)
+}
+
+func provideLinks(cfg Config) domain.Links {
+	return domain.Links{CheckoutBase: cfg.CheckoutURLBase}
+}
+
+func provideChargesConfig(cfg Config, links domain.Links) app.ChargesConfig {
+	return app.ChargesConfig{
+		Links: links,
+		Fees:  map[domain.Method]domain.FeeSchedule{domain.MethodPix: cfg.PixFees},
+	}
+}
+
+func provideQR() *qr.Renderer { return qr.NewRenderer(512, 4096) }
+
+func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *app.ChargeService, accounts *app.AccountService,
+	sim ports.PaymentSimulator, qrr *qr.Renderer, db *store.DB, rdb *redis.Client,
+) http.Handler {
+	ready := map[string]httpapi.Pinger{"database": db}
+	if rdb != nil {
+		ready["redis"] = redisPinger{rdb}
+	}
+	return httpapi.NewHandler(
+		httpapi.Config{Links: links, CheckoutPath: httpapi.CheckoutPathFromURL(cfg.CheckoutURLBase)},
+		httpapi.Deps{Charges: charges, Accounts: accounts, Simulator: sim, QR: qrr, Ready: ready, Log: log},
+	)
+}

@@ -1,0 +1,14 @@
+// Package domain is Quita's payment core: charges and their two status
+// vocabularies, the payer lock, Pix BR Codes, Brazilian tax ids, money and
+// fees, API-key format, event envelopes and webhook signatures.
+//
+// It imports only the standard library and never reads the clock or a random
+// source on its own: time and randomness come in as arguments, so another Go
+// service can embed the package and get the same answers in its own tests.
+//
+// The entities guard themselves. A Charge is built by NewCharge, which
+// validates every field, and changes state only through methods that check
+// the current state and return a named error (ErrChargeNotPayable,
+// ErrChargeNotCancellable, ...). UnmarshalChargeFromStorage is the one way to
+// skip validation and exists for storage adapters that load what was saved.
+package domain

@@ -1,0 +1,221 @@
+package domain
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// APIVersion is the date the canonical envelopes carry in api_version.
+const APIVersion = "2026-11-01"
+
+// EventType names an event a merchant may subscribe to.
+type EventType string
+
+// Canonical events.
+const (
+	EventChargeCreated  EventType = "charge.created"
+	EventChargePaid     EventType = "charge.paid"
+	EventChargeFailed   EventType = "charge.failed"
+	EventChargeExpired  EventType = "charge.expired"
+	EventChargeRefunded EventType = "charge.refunded"
+	EventChargeDisputed EventType = "charge.disputed"
+	EventPayoutCreated  EventType = "payout.created"
+	EventPayoutPaid     EventType = "payout.paid"
+	EventPayoutFailed   EventType = "payout.failed"
+)
+
+// Legacy events (payment.* and withdrawal.*).
+const (
+	EventPaymentCreated          EventType = "payment.created"
+	EventPaymentCompleted        EventType = "payment.completed"
+	EventPaymentFailed           EventType = "payment.failed"
+	EventPaymentExpired          EventType = "payment.expired"
+	EventPaymentRefunded         EventType = "payment.refunded"
+	EventPaymentStatusChanged    EventType = "payment.status_changed"
+	EventWithdrawalCreated       EventType = "withdrawal.created"
+	EventWithdrawalCompleted     EventType = "withdrawal.completed"
+	EventWithdrawalFailed        EventType = "withdrawal.failed"
+	EventWithdrawalStatusChanged EventType = "withdrawal.status_changed"
+)
+
+// Legacy reports whether the event belongs to the legacy family, delivered
+// in the legacy envelope and signed with the sha256= scheme.
+func (t EventType) Legacy() bool {
+	return strings.HasPrefix(string(t), "payment.") || strings.HasPrefix(string(t), "withdrawal.")
+}
+
+// EventDefinition is one entry of the event catalog.
+type EventDefinition struct {
+	Event       EventType `json:"event"`
+	Description string    `json:"description"`
+	Legacy      bool      `json:"legacy,omitempty"`
+}
+
+// EventCatalog lists every subscribable event.
+var EventCatalog = []EventDefinition{
+	{EventChargeCreated, "Charge created, awaiting payment.", false},
+	{EventChargePaid, "Charge paid and confirmed.", false},
+	{EventChargeFailed, "Charge failed or was cancelled.", false},
+	{EventChargeExpired, "Charge expired unpaid.", false},
+	{EventChargeRefunded, "Charge refunded in full, or the payment was returned to a payer the payer lock refused.", false},
+	{EventChargeDisputed, "Charge disputed or charged back by the card holder.", false},
+	{EventPayoutCreated, "Withdrawal requested.", false},
+	{EventPayoutPaid, "Withdrawal settled.", false},
+	{EventPayoutFailed, "Withdrawal failed or rejected.", false},
+	{EventPaymentCreated, "Transaction created (legacy name of charge.created).", true},
+	{EventPaymentCompleted, "Transaction PAID or APPROVED (legacy name of charge.paid).", true},
+	{EventPaymentFailed, "Transaction REFUSED, CANCELLED, EXPIRED, CHARGEBACK or DISPUTE.", true},
+	{EventPaymentExpired, "Transaction EXPIRED (legacy name of charge.expired).", true},
+	{EventPaymentRefunded, "Refund progress on a transaction.", true},
+	{EventPaymentStatusChanged, "Any transaction status change (alias).", true},
+	{EventWithdrawalCreated, "Withdrawal requested (legacy name of payout.created).", true},
+	{EventWithdrawalCompleted, "Withdrawal settled (legacy name of payout.paid).", true},
+	{EventWithdrawalFailed, "Withdrawal failed (legacy name of payout.failed).", true},
+	{EventWithdrawalStatusChanged, "Any withdrawal status change (alias).", true},
+}
+
+// KnownEvent reports whether t is in the catalog.
+func KnownEvent(t EventType) bool {
+	for _, d := range EventCatalog {
+		if d.Event == t {
+			return true
+		}
+	}
+	return false
+}
+
+// CreationEvents are emitted when a charge opens for payment.
+func CreationEvents() []EventType {
+	return []EventType{EventChargeCreated, EventPaymentCreated}
+}
+
+// TransitionEvents lists the events a status change emits, per the spec's
+// emission rules and the design's table. A change to the same status emits
+// nothing.
+func TransitionEvents(from, to TxStatus) []EventType {
+	if from == to {
+		return nil
+	}
+	var out []EventType
+	switch to {
+	case TxPaid, TxApproved:
+		if from != TxDispute {
+			out = append(out, EventChargePaid, EventPaymentCompleted)
+		}
+	case TxRefunded:
+		out = append(out, EventChargeRefunded, EventPaymentRefunded)
+	case TxExpired:
+		out = append(out, EventChargeExpired, EventPaymentExpired, EventPaymentFailed)
+	case TxCancelled, TxRefused:
+		out = append(out, EventChargeFailed, EventPaymentFailed)
+	case TxChargeback, TxDispute:
+		if from != TxDispute {
+			out = append(out, EventChargeDisputed)
+		}
+		out = append(out, EventPaymentFailed)
+	case TxPending, TxWaitingPayment, TxProcessing:
+	}
+	if from != TxPending || to != TxWaitingPayment {
+		out = append(out, EventPaymentStatusChanged)
+	}
+	return out
+}
+
+// Event is one business event, stored in the outbox in the same database
+// transaction as the change that caused it. Payload is the envelope exactly
+// as it will be delivered; ID is stable across delivery retries.
+type Event struct {
+	ID        string
+	Type      EventType
+	AccountID string
+	Mode      Mode
+	ChargeID  string
+	CreatedAt time.Time
+	Payload   []byte
+}
+
+// CanonicalEnvelope is the body of charge.* and payout.* deliveries.
+type CanonicalEnvelope struct {
+	ID         string    `json:"id"`
+	Object     string    `json:"object"`
+	APIVersion string    `json:"api_version"`
+	Type       EventType `json:"type"`
+	CreatedAt  Timestamp `json:"created_at"`
+	Data       struct {
+		Object any `json:"object"`
+	} `json:"data"`
+}
+
+// LegacyEnvelope is the body of payment.* and withdrawal.* deliveries.
+type LegacyEnvelope struct {
+	Event EventType  `json:"event"`
+	Data  LegacyData `json:"data"`
+}
+
+// LegacyData is the data of a legacy envelope.
+type LegacyData struct {
+	TransactionID  string    `json:"transactionId"`
+	CustomerID     string    `json:"customerId,omitempty"`
+	Amount         int64     `json:"amount"`
+	Status         TxStatus  `json:"status"`
+	PreviousStatus *TxStatus `json:"previousStatus"`
+	PaidWith       *Method   `json:"paidWith,omitempty"`
+	ProviderFee    *int64    `json:"providerFee,omitempty"`
+	PlatformFee    *int64    `json:"platformFee,omitempty"`
+	NetAmount      *int64    `json:"netAmount,omitempty"`
+	RefundID       string    `json:"refundId,omitempty"`
+	RefundStatus   string    `json:"refundStatus,omitempty"`
+	RefundAmount   *int64    `json:"refundAmount,omitempty"`
+	OccurredAt     Timestamp `json:"occurredAt"`
+}
+
+// NewChargeEvents builds the outbox events for a change of c from status
+// prev ("" for creation) to its current status. newID supplies raw ids.
+func NewChargeEvents(c *Charge, prev TxStatus, types []EventType, l Links, newID func() (string, error), now time.Time) ([]Event, error) {
+	out := make([]Event, 0, len(types))
+	for _, t := range types {
+		raw, err := newID()
+		if err != nil {
+			return nil, err
+		}
+		ev := Event{
+			ID: PrefixEvent + raw, Type: t, AccountID: c.s.AccountID, Mode: c.s.Mode,
+			ChargeID: c.s.ID, CreatedAt: now.UTC(),
+		}
+		var body any
+		if t.Legacy() {
+			body = c.legacyEnvelope(t, prev, now)
+		} else {
+			env := CanonicalEnvelope{ID: ev.ID, Object: "event", APIVersion: APIVersion, Type: t, CreatedAt: Timestamp(now)}
+			env.Data.Object = c.Public(l)
+			body = env
+		}
+		if ev.Payload, err = json.Marshal(body); err != nil {
+			return nil, fmt.Errorf("encode %s envelope: %w", t, err)
+		}
+		out = append(out, ev)
+	}
+	return out, nil
+}
+
+func (c *Charge) legacyEnvelope(t EventType, prev TxStatus, now time.Time) LegacyEnvelope {
+	d := LegacyData{
+		TransactionID: PrefixTransaction + c.s.ID,
+		CustomerID:    c.s.CustomerRef,
+		Amount:        c.s.Amount,
+		Status:        c.s.Status,
+		OccurredAt:    Timestamp(now),
+	}
+	if prev != "" {
+		p := prev
+		d.PreviousStatus = &p
+	}
+	if c.s.Status.Settled() && c.s.Settlement != nil {
+		m := c.s.Settlement.PaidWith
+		pf, plf, net := c.s.Fees.Provider, c.s.Fees.Platform, c.s.Fees.Net(c.s.Amount)
+		d.PaidWith, d.ProviderFee, d.PlatformFee, d.NetAmount = &m, &pf, &plf, &net
+	}
+	return LegacyEnvelope{Event: t, Data: d}
+}

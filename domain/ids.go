@@ -1,0 +1,85 @@
+package domain
+
+import (
+	"crypto/sha256"
+	"encoding/base32"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Object id prefixes. A raw id is the part after the prefix.
+const (
+	PrefixCharge      = "ch_"
+	PrefixTransaction = "tx_"
+	PrefixRefund      = "re_"
+	PrefixEndpoint    = "we_"
+	PrefixDelivery    = "wd_"
+	PrefixEvent       = "evt_"
+	PrefixAPIKey      = "key_"
+	PrefixAccount     = "acct_"
+	PrefixUser        = "usr_"
+	PrefixRequest     = "req_"
+)
+
+// RawIDLen is the length of every raw id: 16 random bytes (128 bits) in
+// lower-case base32 without padding.
+const RawIDLen = 26
+
+var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+
+// NewRawID reads 128 bits from rnd (crypto/rand.Reader in production) and
+// returns them as a fixed-length, URL-safe raw id.
+func NewRawID(rnd io.Reader) (string, error) {
+	var b [16]byte
+	if _, err := io.ReadFull(rnd, b[:]); err != nil {
+		return "", fmt.Errorf("read random id: %w", err)
+	}
+	return idEncoding.EncodeToString(b[:]), nil
+}
+
+// ValidRawID reports whether s has the shape of a raw id.
+func ValidRawID(s string) bool {
+	if len(s) != RawIDLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < 'a' || c > 'z') && (c < '2' || c > '7') {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseChargeID accepts the forms a merchant may hold — "ch_<raw>",
+// "tx_<raw>" or the bare raw id — and returns the raw id.
+func ParseChargeID(s string) (string, bool) {
+	raw := s
+	if r, ok := strings.CutPrefix(s, PrefixCharge); ok {
+		raw = r
+	} else if r, ok := strings.CutPrefix(s, PrefixTransaction); ok {
+		raw = r
+	}
+	return raw, ValidRawID(raw)
+}
+
+// DeriveTxID derives the Pix txid of a charge from its idempotency scope.
+// A retry of the same create therefore asks the acquirer for the same cob,
+// which the API Pix defines as idempotent (PUT /cob/{txid}); nothing can be
+// created twice at the PSP. The result is 32 characters of [a-z0-9], within
+// the txid alphabet [a-zA-Z0-9]{26,35}, and never equals a charge id.
+func DeriveTxID(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprintf(h, "%d:%s;", len(p), p)
+	}
+	const alphabet = "0123456789abcdefghijklmnopqrstuvwxyz"
+	sum := h.Sum(nil)
+	var b strings.Builder
+	b.Grow(32)
+	for i := 0; i < 32; i++ {
+		b.WriteByte(alphabet[int(sum[i])%len(alphabet)])
+	}
+	return b.String()
+}

@@ -1,0 +1,287 @@
+package ports
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/quitapix/quita/domain"
+)
+
+// Errors every adapter maps its own failures to, in one place per adapter.
+var (
+	// ErrNotFound: no such record in the caller's scope.
+	ErrNotFound = errors.New("not found")
+	// ErrIdempotencyKeyExists: a record with the same idempotency key was
+	// committed first; nothing of this call was written.
+	ErrIdempotencyKeyExists = errors.New("idempotency key already used")
+	// ErrDuplicate: a unique value (e-mail, fingerprint) already exists.
+	ErrDuplicate = errors.New("duplicate")
+	// ErrAcquirerUnavailable: the acquirer could not be reached or answered
+	// 5xx; the call may be retried.
+	ErrAcquirerUnavailable = errors.New("acquirer unavailable")
+	// ErrAcquirerRejected: the acquirer refused the request on business
+	// grounds; retrying the same request will not help.
+	ErrAcquirerRejected = errors.New("acquirer rejected the request")
+)
+
+// Scope is whose data a call may touch: one account in one mode. Live and
+// test data never mix.
+type Scope struct {
+	AccountID string
+	Mode      domain.Mode
+}
+
+// Clock tells the time. Production uses the wall clock; tests move it.
+type Clock interface {
+	Now() time.Time
+}
+
+// IDGenerator makes raw ids (domain.NewRawID over crypto/rand).
+type IDGenerator interface {
+	NewID() (string, error)
+}
+
+// IdempotencyKey is the durable scope of an idempotency key.
+type IdempotencyKey struct {
+	Scope
+	Key string
+}
+
+// IdempotencyRecord is what a financial write answered, kept so that a
+// retry with the same key gets the same answer.
+type IdempotencyRecord struct {
+	IdempotencyKey
+	// Fingerprint is the SHA-256 of method, path and canonical body.
+	Fingerprint string
+	ResourceID  string
+	StatusCode  int
+	Body        []byte
+	CreatedAt   time.Time
+}
+
+// ChargeRef names one charge in its scope.
+type ChargeRef struct {
+	Scope
+	ID string
+}
+
+// ChargeQuery filters a charge list. Results are newest first (created_at,
+// then id, descending).
+type ChargeQuery struct {
+	Scope
+	// Limit is 1..100.
+	Limit int
+	// StartingAfter is the raw id of the last charge of the previous page.
+	StartingAfter    string
+	Statuses         []domain.TxStatus
+	CreatedAfter     *time.Time
+	CreatedBefore    *time.Time
+	CustomerDocument string
+}
+
+// ChargeStore keeps charges with their outbox events.
+type ChargeStore interface {
+	// CreateCharge inserts c, its events and rec (when not nil) in one
+	// transaction. When rec's key already exists it returns
+	// ErrIdempotencyKeyExists and writes nothing.
+	CreateCharge(ctx context.Context, c *domain.Charge, events []domain.Event, rec *IdempotencyRecord) error
+	// GetCharge loads a charge of the scope. ErrNotFound when it does not
+	// exist or belongs to another account or mode.
+	GetCharge(ctx context.Context, scope Scope, id string) (*domain.Charge, error)
+	// GetChargeByID loads a charge by raw id alone, for the public checkout
+	// and acquirer notifications. ErrNotFound when it does not exist.
+	GetChargeByID(ctx context.Context, id string) (*domain.Charge, error)
+	// UpdateCharge locks the charge row (SELECT ... FOR UPDATE on Postgres,
+	// the database write lock on SQLite) until the end of the transaction,
+	// calls fn, and when fn returns nil saves the charge and the events fn
+	// returned in the same transaction. An error from fn rolls back and is
+	// returned as is. ErrNotFound when the charge is not in scope.
+	UpdateCharge(ctx context.Context, scope Scope, id string, fn func(*domain.Charge) ([]domain.Event, error)) error
+	// ListCharges returns up to q.Limit charges and whether more follow.
+	// ErrNotFound when q.StartingAfter is not a charge of the scope.
+	ListCharges(ctx context.Context, q ChargeQuery) ([]*domain.Charge, bool, error)
+	// ListOpenExpired returns up to limit open charges (PENDING or
+	// WAITING_PAYMENT) whose expiry is at or before now, in all scopes.
+	ListOpenExpired(ctx context.Context, now time.Time, limit int) ([]ChargeRef, error)
+	// ListPendingReturns returns up to limit charges whose automatic payer
+	// return was requested and not yet confirmed.
+	ListPendingReturns(ctx context.Context, limit int) ([]ChargeRef, error)
+}
+
+// IdempotencyRecords reads the durable idempotency records that
+// ChargeStore.CreateCharge writes.
+type IdempotencyRecords interface {
+	// GetIdempotencyRecord returns ErrNotFound when the key is unused.
+	GetIdempotencyRecord(ctx context.Context, key IdempotencyKey) (*IdempotencyRecord, error)
+}
+
+// ClaimState is the answer of IdempotencyCache.Begin.
+type ClaimState int
+
+// Claim states.
+const (
+	// ClaimAcquired: this request owns the key and must Complete or Release.
+	ClaimAcquired ClaimState = iota + 1
+	// ClaimInFlight: another request holds the key now.
+	ClaimInFlight
+	// ClaimCompleted: a response is cached; compare fingerprints.
+	ClaimCompleted
+)
+
+// Claim is the state of a key in the cache.
+type Claim struct {
+	State ClaimState
+	// Fingerprint of the request that holds or completed the key.
+	Fingerprint string
+	// StatusCode and Body of the completed response.
+	StatusCode int
+	Body       []byte
+}
+
+// IdempotencyCache is the fast path of idempotency (Redis, or in process).
+// It may lose everything at any time: the durable guarantee is the
+// database's unique key, so callers treat any error as a cache miss.
+type IdempotencyCache interface {
+	// Begin claims key for one request for at most lockTTL, or reports who
+	// holds it or what it answered.
+	Begin(ctx context.Context, key, fingerprint string, lockTTL time.Duration) (Claim, error)
+	// Complete caches the response for ttl, replacing the claim.
+	Complete(ctx context.Context, key, fingerprint string, statusCode int, body []byte, ttl time.Duration) error
+	// Release drops a claim this request holds without a response, so a
+	// retry may run. It never removes a completed response.
+	Release(ctx context.Context, key, fingerprint string) error
+}
+
+// CreatePixChargeRequest asks an acquirer for an immediate Pix charge (a
+// cob). TxID is derived from the idempotency scope, so a retry asks for
+// the same cob.
+type CreatePixChargeRequest struct {
+	Scope
+	ChargeID     string
+	TxID         string
+	Amount       int64
+	ExpiresAt    time.Time
+	Description  string
+	PayerTaxID   string
+	PayerName    string
+	MerchantName string
+	MerchantCity string
+}
+
+// CreatePixChargeResponse is the acquirer's cob.
+type CreatePixChargeResponse struct {
+	BRCode      string
+	TxID        string
+	Location    string
+	ExpiresAt   time.Time
+	ProviderRef string
+}
+
+// CancelPixChargeRequest removes an unpaid cob.
+type CancelPixChargeRequest struct {
+	Scope
+	ChargeID string
+	TxID     string
+}
+
+// ReturnPixRequest returns money to a payer (a devolução addressed by the
+// original end-to-end id). ReturnID is the idempotency key at the acquirer.
+type ReturnPixRequest struct {
+	Scope
+	ChargeID   string
+	EndToEndID string
+	ReturnID   string
+	Amount     int64
+	Reason     string
+}
+
+// ReturnPixResponse is the acquirer's answer to a return.
+type ReturnPixResponse struct {
+	ProviderRef string
+	Status      string
+}
+
+// Acquirer is a provider that collects Pix for Quita (the sandbox, or a
+// PSP bank through the Banco Central API Pix).
+type Acquirer interface {
+	// Name is the provider's stable name, kept with each charge.
+	Name() string
+	// CreatePixCharge creates (or, for a txid it has seen, returns) a cob.
+	// Errors: ErrAcquirerUnavailable, ErrAcquirerRejected.
+	CreatePixCharge(ctx context.Context, req CreatePixChargeRequest) (*CreatePixChargeResponse, error)
+	// CancelPixCharge removes a cob so it can no longer be paid.
+	CancelPixCharge(ctx context.Context, req CancelPixChargeRequest) error
+	// ReturnPix returns a received Pix to its payer. Idempotent by ReturnID.
+	ReturnPix(ctx context.Context, req ReturnPixRequest) (*ReturnPixResponse, error)
+}
+
+// SimulatePaymentRequest describes a payment the sandbox bank makes.
+type SimulatePaymentRequest struct {
+	ChargeID   string
+	TxID       string
+	Amount     int64
+	PayerTaxID string
+	PayerName  string
+}
+
+// PaymentSimulator is the sandbox's bank: it pays a cob as a payer's bank
+// would and reports the Pix the acquirer would notify. Test mode only.
+type PaymentSimulator interface {
+	SimulatePixPayment(ctx context.Context, req SimulatePaymentRequest) (domain.PixPayment, error)
+}
+
+// APIKeyRecord is a stored API key: never its cleartext.
+type APIKeyRecord struct {
+	ID          string
+	AccountID   string
+	Mode        domain.Mode
+	Fingerprint string
+	Prefix      string
+	Label       string
+	CreatedAt   time.Time
+	RevokedAt   *time.Time
+}
+
+// User is a dashboard login of an account.
+type User struct {
+	ID           string
+	AccountID    string
+	Email        string
+	PasswordHash string
+	CreatedAt    time.Time
+}
+
+// AccountStore keeps merchant accounts and their dashboard users.
+type AccountStore interface {
+	// CreateAccount writes the account, its first user and keys in one
+	// transaction. ErrDuplicate when the user's e-mail exists.
+	CreateAccount(ctx context.Context, a domain.Account, u User, keys []APIKeyRecord) error
+	// GetAccount returns ErrNotFound for an unknown id.
+	GetAccount(ctx context.Context, id string) (*domain.Account, error)
+	// CountAccounts counts every account (used to seed a demo account).
+	CountAccounts(ctx context.Context) (int, error)
+}
+
+// KeyStore authenticates API keys. Lookups always read the database: a
+// revoked key must fail on the very next request on every process.
+type KeyStore interface {
+	// LookupAPIKey finds an active key by fingerprint with its account.
+	// ErrNotFound for an unknown or revoked key.
+	LookupAPIKey(ctx context.Context, fingerprint string) (*APIKeyRecord, *domain.Account, error)
+}
+
+// EventOutbox reads the events written with charge changes.
+type EventOutbox interface {
+	// ListChargeEvents returns a charge's events in the order written.
+	ListChargeEvents(ctx context.Context, scope Scope, chargeID string) ([]domain.Event, error)
+}
+
+// PasswordHasher hashes dashboard passwords (argon2id in production).
+type PasswordHasher interface {
+	// Hash returns an encoded hash that embeds its parameters and salt.
+	Hash(password string) (string, error)
+	// Verify reports whether password matches encoded, in time that does
+	// not depend on where they differ.
+	Verify(encoded, password string) (bool, error)
+}
