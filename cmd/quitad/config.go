@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quitapix/quita/cmd/wiring"
 	"github.com/quitapix/quita/domain"
 )
 
@@ -16,14 +17,10 @@ import (
 // a flag; flags win. Defaults derive from Addr, so `quitad` with nothing set
 // serves a working embedded setup on 127.0.0.1:8080.
 type Config struct {
+	wiring.Config
 	Addr            string
-	DatabaseURL     string
-	RedisURL        string
-	BaseURL         string
-	CheckoutURLBase string
 	LogLevel        string
 	ShutdownTimeout time.Duration
-	PixFees         domain.FeeSchedule
 	SeedDemo        bool
 }
 

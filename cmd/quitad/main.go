@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/cmd/wiring"
 )
 
 func main() {
@@ -70,7 +71,7 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 	if err != nil {
 		return err
 	}
-	db, cleanup, err := provideDB(ctx, cfg)
+	db, cleanup, err := wiring.ProvideDB(ctx, cfg.Config)
 	if err != nil {
 		return err
 	}
@@ -97,7 +98,7 @@ func createAccount(ctx context.Context, args []string, getenv func(string) strin
 	if err != nil {
 		return err
 	}
-	a, cleanup, err := initializeApp(ctx, cfg, newLogger(stderr, cfg.LogLevel))
+	a, cleanup, err := wiring.InitializeApp(ctx, cfg.Config, newLogger(stderr, cfg.LogLevel))
 	if err != nil {
 		return err
 	}
@@ -118,7 +119,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	log := newLogger(stderr, cfg.LogLevel)
 	slog.SetDefault(log)
-	a, cleanup, err := initializeApp(ctx, cfg, log)
+	a, cleanup, err := wiring.InitializeApp(ctx, cfg.Config, log)
 	if err != nil {
 		return err
 	}

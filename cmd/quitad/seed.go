@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/cmd/wiring"
 )
 
 // demoFile keeps the demo account's keys beside an embedded database, so
@@ -27,7 +28,7 @@ func demoFile(dsn string) string {
 
 // seedDemo creates a demo account on an empty database and prints how to
 // make a first charge.
-func seedDemo(ctx context.Context, a *App, cfg Config, stdout io.Writer) error {
+func seedDemo(ctx context.Context, a *wiring.App, cfg Config, stdout io.Writer) error {
 	n, err := a.Accounts.CountAccounts(ctx)
 	if err != nil {
 		return err

@@ -1,4 +1,8 @@
-package main
+// Package wiring assembles Quita from its adapters with google/wire. The
+// injectors here serve quitad (InitializeApp) and tests and the merchant
+// test kit (InitializeWith, which takes the clock and the acquirer as
+// arguments so fakes can stand in).
+package wiring
 
 import (
 	"context"
@@ -28,9 +32,21 @@ type App struct {
 	DB       *store.DB
 }
 
+// Config is what wiring needs to know; quitad fills it from the
+// environment and flags.
+type Config struct {
+	DatabaseURL     string
+	RedisURL        string
+	BaseURL         string
+	CheckoutURLBase string
+	PixFees         domain.FeeSchedule
+	// RedisPrefix namespaces Redis keys (default "quita:").
+	RedisPrefix string
+}
+
 // storeSet binds every store port to the one bun store.
 var storeSet = wire.NewSet(
-	provideDB,
+	ProvideDB,
 	wire.Bind(new(ports.ChargeStore), new(*store.DB)),
 	wire.Bind(new(ports.IdempotencyRecords), new(*store.DB)),
 	wire.Bind(new(ports.AccountStore), new(*store.DB)),
@@ -45,10 +61,14 @@ var acquirerSet = wire.NewSet(
 	wire.Bind(new(ports.PaymentSimulator), new(*sandbox.Acquirer)),
 )
 
-// appSet is the application layer with its clock, ids and hasher.
-var appSet = wire.NewSet(
+// clockSet is the wall clock.
+var clockSet = wire.NewSet(
 	wire.Struct(new(app.SystemClock)),
 	wire.Bind(new(ports.Clock), new(app.SystemClock)),
+)
+
+// appSet is the application layer with its ids and hasher.
+var appSet = wire.NewSet(
 	wire.Struct(new(app.RandomIDs)),
 	wire.Bind(new(ports.IDGenerator), new(app.RandomIDs)),
 	wire.Value(password.DefaultParams),
@@ -59,7 +79,8 @@ var appSet = wire.NewSet(
 	app.NewAccountService,
 )
 
-func provideDB(ctx context.Context, cfg Config) (*store.DB, func(), error) {
+// ProvideDB opens the database and applies migrations.
+func ProvideDB(ctx context.Context, cfg Config) (*store.DB, func(), error) {
 	db, err := store.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open database: %w", err)
@@ -91,11 +112,15 @@ func provideRedis(ctx context.Context, cfg Config) (*redis.Client, func(), error
 
 // provideCache picks Redis when configured and the in-process cache
 // otherwise.
-func provideCache(client *redis.Client, clock ports.Clock) ports.IdempotencyCache {
+func provideCache(cfg Config, client *redis.Client, clock ports.Clock) ports.IdempotencyCache {
 	if client == nil {
 		return idempotency.NewMemory(clock.Now)
 	}
-	return idempotency.NewRedis(client, "quita:")
+	prefix := cfg.RedisPrefix
+	if prefix == "" {
+		prefix = "quita:"
+	}
+	return idempotency.NewRedis(client, prefix)
 }
 
 type redisPinger struct{ c *redis.Client }
