@@ -63,7 +63,7 @@ type Account = app.NewAccount
 func NewServer(t testing.TB, opts Options) *Server {
 	t.Helper()
 	if opts.DatabaseURL == "" {
-		opts.DatabaseURL = fmt.Sprintf("sqlite:file:quitatest%d?mode=memory&cache=shared", memSeq.Add(1))
+		opts.DatabaseURL = "sqlite::memory:"
 	}
 	if opts.Clock == nil {
 		opts.Clock = NewClock()
