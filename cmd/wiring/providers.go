@@ -4,6 +4,8 @@
 // arguments so fakes can stand in).
 package wiring
 
+//lint:file-ignore U1000 the provider sets are used by wire.go, built only under the wireinject tag
+
 import (
 	"context"
 	"fmt"
