@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server goroutine to write
+// while the test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func noEnv(string) string { return "" }
+
+func TestServeSeedsDemoServesAndShutsDownGracefully(t *testing.T) {
+	t.Parallel()
+	db := "sqlite:" + filepath.Join(t.TempDir(), "quita.db")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "-addr", "127.0.0.1:0", "-database-url", db}, noEnv, &stdout, &stderr)
+	}()
+
+	addrRe := regexp.MustCompile(`"msg":"quitad listening","addr":"([0-9.:]+)"`)
+	var addr string
+	for deadline := time.Now().Add(20 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m := addrRe.FindStringSubmatch(stderr.String()); m != nil {
+			addr = m[1]
+		}
+	}
+	if addr == "" {
+		t.Fatalf("server did not start; stderr:\n%s", stderr.String())
+	}
+	for _, path := range []string{"/healthz", "/readyz"} {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s = %d", path, resp.StatusCode)
+		}
+	}
+
+	// The demo account's test key is printed for the merchant, and works.
+	key := regexp.MustCompile(`Test API key: (qt_test_[A-Za-z0-9_-]{32})`).FindStringSubmatch(stdout.String())
+	if key == nil {
+		t.Fatalf("no test key in the start-up message:\n%s", stdout.String())
+	}
+	req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/v1/charges", nil)
+	req.Header.Set("apikey", key[1])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("demo key: GET /v1/charges = %d", resp.StatusCode)
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve returned %v after SIGTERM-equivalent cancel", err)
+		}
+	case <-time.After(25 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	if !strings.Contains(stderr.String(), `"msg":"stopped"`) {
+		t.Error("no graceful stop logged")
+	}
+	if strings.Contains(stderr.String(), key[1]) {
+		t.Error("the API key cleartext reached the log")
+	}
+}
+
+func TestAccountCreatePrintsKeysOnce(t *testing.T) {
+	t.Parallel()
+	db := "sqlite:" + filepath.Join(t.TempDir(), "quita.db")
+	if err := run(context.Background(), []string{"migrate", "-database-url", db}, noEnv, &bytes.Buffer{}, &bytes.Buffer{}); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	var out, errw bytes.Buffer
+	args := []string{"account", "create", "--name", "Loja", "--email", "dono@loja.com.br", "--password", "uma-senha-longa", "--database-url", db}
+	if err := run(context.Background(), args, noEnv, &out, &errw); err != nil {
+		t.Fatalf("account create: %v (%s)", err, errw.String())
+	}
+	var got map[string]string
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("output is not JSON: %q", out.String())
+	}
+	for k, prefix := range map[string]string{"accountId": "acct_", "userId": "usr_", "liveKey": "qt_live_", "testKey": "qt_test_"} {
+		if !strings.HasPrefix(got[k], prefix) {
+			t.Errorf("%s = %q, want prefix %s", k, got[k], prefix)
+		}
+	}
+	// The same e-mail again is refused.
+	if err := run(context.Background(), args, noEnv, &bytes.Buffer{}, &bytes.Buffer{}); err == nil {
+		t.Error("a second account with the same e-mail was created")
+	}
+}
+
+func TestConfigDefaultsAndOverrides(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"QUITA_ADDR": "0.0.0.0:9000", "QUITA_FEE_PIX_PROVIDER": "60+5"}
+	cfg, err := parseConfig("quitad", []string{"-database-url", "sqlite::memory:"}, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.BaseURL != "http://127.0.0.1:9000/v1" || cfg.CheckoutURLBase != "http://127.0.0.1:9000/checkout" {
+		t.Errorf("derived URLs %q %q", cfg.BaseURL, cfg.CheckoutURLBase)
+	}
+	if cfg.DatabaseURL != "sqlite::memory:" {
+		t.Errorf("flag did not override: %q", cfg.DatabaseURL)
+	}
+	if cfg.PixFees.Provider.BPS != 60 || cfg.PixFees.Provider.Fixed != 5 || cfg.PixFees.Platform.BPS != 49 {
+		t.Errorf("fees %+v", cfg.PixFees)
+	}
+	if _, err := parseConfig("quitad", nil, func(k string) string {
+		return map[string]string{"QUITA_FEE_PIX_PLATFORM": "1.5"}[k]
+	}); err == nil {
+		t.Error("a fractional bps fee was accepted")
+	}
+}
