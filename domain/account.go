@@ -11,5 +11,8 @@ type Account struct {
 	MerchantCity string
 	// DefaultExpiry applies to charges created without expires_in.
 	DefaultExpiry time.Duration
-	CreatedAt     time.Time
+	// TransactionWebhookSecret signs the legacy events sent to the
+	// per-transaction webhookUrl of the account's charges (64 hex).
+	TransactionWebhookSecret string
+	CreatedAt                time.Time
 }

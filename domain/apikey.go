@@ -66,7 +66,9 @@ func ParseAPIKey(key string) (Mode, error) {
 	if len(secret) != 32 {
 		return "", ErrAPIKeyMalformed
 	}
-	if _, err := base64.RawURLEncoding.DecodeString(secret); err != nil {
+	// The decoder skips '\r' and '\n', so 32 characters can decode to fewer
+	// than 24 bytes: only a full 24 proves the shape NewAPIKey issues.
+	if b, err := base64.RawURLEncoding.DecodeString(secret); err != nil || len(b) != 24 {
 		return "", ErrAPIKeyMalformed
 	}
 	return mode, nil

@@ -82,10 +82,15 @@ type ChargeSnapshot struct {
 	Settlement     *Settlement
 	Fees           Fees
 	RefundedAmount int64
-	ReturnState    ReturnState
-	ExpiresAt      time.Time
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	// RefundCompleted is the part of RefundedAmount the acquirer confirmed
+	// (RefundedAmount also counts refunds still in flight).
+	RefundCompleted int64
+	// Details is the acquirer's data for the non-Pix payment methods.
+	Details     MethodDetails
+	ReturnState ReturnState
+	ExpiresAt   time.Time
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 // Charge is a request for money from one payer. Its stored status is a
@@ -141,8 +146,8 @@ func NewCharge(p NewChargeParams) (*Charge, error) {
 			return nil, invalid("payment_method", "unknown payment method %q", string(m))
 		}
 	}
-	if slices.Contains(p.Methods, MethodPix) && cur != CurrencyBRL {
-		return nil, invalid("currency", "pix accepts only BRL")
+	if err := checkMethods(p.Methods, cur, p.Metadata); err != nil {
+		return nil, err
 	}
 	if utf8.RuneCountInString(p.Description) > MaxDescriptionLen {
 		return nil, invalid("description", "description must be at most %d characters", MaxDescriptionLen)
@@ -192,9 +197,11 @@ func NewCharge(p NewChargeParams) (*Charge, error) {
 
 func validateCustomer(c Customer, strictDocument bool) (Customer, error) {
 	c.Name = strings.TrimSpace(c.Name)
-	for param, v := range map[string]string{"customer.name": c.Name, "customer.phone": c.Phone, "customer.document": c.Document, "customer.email": c.Email} {
-		if utf8.RuneCountInString(v) > maxCustomerField {
-			return c, invalid(param, "%s must be at most %d characters", param, maxCustomerField)
+	for _, f := range []struct{ param, v string }{
+		{"customer.name", c.Name}, {"customer.document", c.Document}, {"customer.email", c.Email}, {"customer.phone", c.Phone},
+	} {
+		if utf8.RuneCountInString(f.v) > maxCustomerField {
+			return c, invalid(f.param, "%s must be at most %d characters", f.param, maxCustomerField)
 		}
 	}
 	if c.Email != "" && !ValidEmail(c.Email) {
@@ -476,10 +483,20 @@ func (c *Charge) Expire(now time.Time) error {
 
 // Cancel closes a charge that has not settled (WAITING_PAYMENT, PENDING or
 // PROCESSING). A settled charge must be refunded instead.
+//
+// A PROCESSING charge may hold a payer's money (a payment under a payer lock
+// whose payer the bank did not disclose): cancelling it owes that payer a
+// return, which is requested here and sent by the returns worker.
 func (c *Charge) Cancel(now time.Time) error {
 	switch c.s.Status {
 	case TxPending, TxWaitingPayment, TxProcessing:
-		return c.setStatus(TxCancelled, now)
+		if err := c.setStatus(TxCancelled, now); err != nil {
+			return err
+		}
+		if c.s.Settlement != nil && c.s.ReturnState == ReturnNone {
+			c.s.ReturnState = ReturnRequested
+		}
+		return nil
 	}
 	return ErrChargeNotCancellable
 }

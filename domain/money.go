@@ -38,12 +38,12 @@ const MaxAmount int64 = 10_000_000_000_000
 // FormatDecimal renders minor units with two decimals ("12345" → "123.45"),
 // the form the Pix APIs use. No float is involved.
 func FormatDecimal(minor int64) string {
-	sign := ""
+	sign, u := "", uint64(minor)
 	if minor < 0 {
-		sign = "-"
-		minor = -minor
+		// Negate as unsigned: -math.MinInt64 does not fit an int64.
+		sign, u = "-", -u
 	}
-	return fmt.Sprintf("%s%d.%02d", sign, minor/100, minor%100)
+	return fmt.Sprintf("%s%d.%02d", sign, u/100, u%100)
 }
 
 // ParseDecimal reads a decimal string with at most two fraction digits into

@@ -1,0 +1,434 @@
+package domain_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quitapix/quita/domain"
+)
+
+func eventSet(ts ...domain.EventType) []domain.EventType {
+	out := slices.Clone(ts)
+	slices.Sort(out)
+	return out
+}
+
+func TestCreationEvents(t *testing.T) {
+	t.Parallel()
+	got := eventSet(domain.CreationEvents()...)
+	want := eventSet(domain.EventChargeCreated, domain.EventPaymentCreated)
+	if !slices.Equal(got, want) {
+		t.Errorf("CreationEvents() = %v, want %v", got, want)
+	}
+}
+
+// The rows follow the spec's emission rules and DESIGN's "Charge life"
+// table; payment.status_changed fires on every transaction-status change
+// except opening a created charge (creation has its own events).
+func TestTransitionEvents(t *testing.T) {
+	t.Parallel()
+	const (
+		paid      = domain.EventChargePaid
+		failed    = domain.EventChargeFailed
+		expired   = domain.EventChargeExpired
+		refunded  = domain.EventChargeRefunded
+		disputed  = domain.EventChargeDisputed
+		completed = domain.EventPaymentCompleted
+		pFailed   = domain.EventPaymentFailed
+		pExpired  = domain.EventPaymentExpired
+		pRefunded = domain.EventPaymentRefunded
+		changed   = domain.EventPaymentStatusChanged
+	)
+	tests := []struct {
+		name     string
+		from, to domain.TxStatus
+		want     []domain.EventType
+	}{
+		{"pix paid, lock ok", domain.TxWaitingPayment, domain.TxPaid, []domain.EventType{paid, completed, changed}},
+		{"paid before the charge opened", domain.TxPending, domain.TxPaid, []domain.EventType{paid, completed, changed}},
+		{"card approved", domain.TxProcessing, domain.TxApproved, []domain.EventType{paid, completed, changed}},
+		{"held payment released", domain.TxProcessing, domain.TxPaid, []domain.EventType{paid, completed, changed}},
+		{"paid by another document", domain.TxWaitingPayment, domain.TxRefunded, []domain.EventType{refunded, pRefunded, changed}},
+		{"undisclosed payer held for review", domain.TxWaitingPayment, domain.TxProcessing, []domain.EventType{changed}},
+		{"expired", domain.TxWaitingPayment, domain.TxExpired, []domain.EventType{expired, pExpired, pFailed, changed}},
+		{"expired before opening", domain.TxPending, domain.TxExpired, []domain.EventType{expired, pExpired, pFailed, changed}},
+		{"cancelled", domain.TxWaitingPayment, domain.TxCancelled, []domain.EventType{failed, pFailed, changed}},
+		{"cancelled in review", domain.TxProcessing, domain.TxCancelled, []domain.EventType{failed, pFailed, changed}},
+		{"refused by the acquirer", domain.TxPending, domain.TxRefused, []domain.EventType{failed, pFailed, changed}},
+		{"card declined", domain.TxProcessing, domain.TxRefused, []domain.EventType{failed, pFailed, changed}},
+		{"refunded in full", domain.TxPaid, domain.TxRefunded, []domain.EventType{refunded, pRefunded, changed}},
+		{"card refunded in full", domain.TxApproved, domain.TxRefunded, []domain.EventType{refunded, pRefunded, changed}},
+		{"chargeback", domain.TxApproved, domain.TxChargeback, []domain.EventType{disputed, pFailed, changed}},
+		{"dispute opened", domain.TxApproved, domain.TxDispute, []domain.EventType{disputed, pFailed, changed}},
+		{"dispute on a boleto", domain.TxPaid, domain.TxDispute, []domain.EventType{disputed, pFailed, changed}},
+		// Already disputed: no second charge.disputed, but the legacy
+		// family still reports the failure (rule 2).
+		{"dispute lost", domain.TxDispute, domain.TxChargeback, []domain.EventType{pFailed, changed}},
+		// The charge was already paid (and fulfilled) before the dispute, so
+		// winning it does not announce a second payment.
+		{"dispute won", domain.TxDispute, domain.TxApproved, []domain.EventType{changed}},
+		{"opened after create", domain.TxPending, domain.TxWaitingPayment, nil},
+		{"no change", domain.TxPaid, domain.TxPaid, nil},
+		{"no change while open", domain.TxWaitingPayment, domain.TxWaitingPayment, nil},
+	}
+	for _, tt := range tests {
+		got := eventSet(domain.TransitionEvents(tt.from, tt.to)...)
+		if want := eventSet(tt.want...); !slices.Equal(got, want) {
+			t.Errorf("%s: TransitionEvents(%s, %s) = %v, want %v", tt.name, tt.from, tt.to, got, want)
+		}
+	}
+}
+
+// Every allowed transition obeys the spec's emission rules.
+func TestTransitionEventsRules(t *testing.T) {
+	t.Parallel()
+	failedFamily := []domain.TxStatus{domain.TxRefused, domain.TxCancelled, domain.TxExpired, domain.TxChargeback, domain.TxDispute}
+	for _, from := range domain.TxStatuses {
+		for _, to := range domain.TxStatuses {
+			if !domain.CanTransition(from, to) {
+				continue
+			}
+			got := domain.TransitionEvents(from, to)
+			name := fmt.Sprintf("%s→%s %v", from, to, got)
+			seen := map[domain.EventType]bool{}
+			for _, e := range got {
+				if seen[e] {
+					t.Errorf("%s: %s emitted twice", name, e)
+				}
+				seen[e] = true
+				if !domain.KnownEvent(e) {
+					t.Errorf("%s: %s is not in the event catalog", name, e)
+				}
+			}
+			if !(from == domain.TxPending && to == domain.TxWaitingPayment) && !seen[domain.EventPaymentStatusChanged] {
+				t.Errorf("%s: no payment.status_changed", name)
+			}
+			// Rule 1: payment.completed and charge.paid fire together, only
+			// for PAID/APPROVED.
+			if seen[domain.EventChargePaid] != seen[domain.EventPaymentCompleted] {
+				t.Errorf("%s: charge.paid and payment.completed disagree", name)
+			}
+			if seen[domain.EventChargePaid] && !to.Settled() {
+				t.Errorf("%s: charge.paid for a status that is not settled", name)
+			}
+			if to.Settled() && !from.Settled() && from != domain.TxDispute && !seen[domain.EventChargePaid] {
+				t.Errorf("%s: settling emits no charge.paid", name)
+			}
+			// Rule 2: payment.failed for the failure family, split by outcome
+			// among charge.failed / charge.expired / charge.disputed.
+			inFamily := slices.Contains(failedFamily, to)
+			if seen[domain.EventPaymentFailed] != inFamily {
+				t.Errorf("%s: payment.failed = %v, want %v", name, seen[domain.EventPaymentFailed], inFamily)
+			}
+			canonical := 0
+			for _, e := range []domain.EventType{domain.EventChargeFailed, domain.EventChargeExpired, domain.EventChargeDisputed} {
+				if seen[e] {
+					canonical++
+				}
+			}
+			if inFamily && from != domain.TxDispute && canonical != 1 {
+				t.Errorf("%s: %d canonical failure events, want exactly 1", name, canonical)
+			}
+			if !inFamily && canonical != 0 {
+				t.Errorf("%s: canonical failure event outside the failure family", name)
+			}
+			if seen[domain.EventChargeExpired] != (to == domain.TxExpired) {
+				t.Errorf("%s: charge.expired = %v", name, seen[domain.EventChargeExpired])
+			}
+			if seen[domain.EventPaymentRefunded] != (to == domain.TxRefunded) || seen[domain.EventChargeRefunded] != (to == domain.TxRefunded) {
+				t.Errorf("%s: refunded events do not match the REFUNDED target", name)
+			}
+		}
+	}
+}
+
+func TestEventTypeLegacyAndCatalog(t *testing.T) {
+	t.Parallel()
+	specCanonical := []domain.EventType{"charge.created", "charge.paid", "charge.failed", "charge.expired", "payout.created", "payout.paid", "payout.failed"}
+	specLegacy := []domain.EventType{"payment.created", "payment.completed", "payment.failed", "payment.expired", "payment.refunded", "withdrawal.completed", "payment.status_changed", "withdrawal.status_changed"}
+	for _, e := range specCanonical {
+		if !domain.KnownEvent(e) || e.Legacy() {
+			t.Errorf("%s: known %v legacy %v, want known canonical", e, domain.KnownEvent(e), e.Legacy())
+		}
+	}
+	for _, e := range specLegacy {
+		if !domain.KnownEvent(e) || !e.Legacy() {
+			t.Errorf("%s: known %v legacy %v, want known legacy", e, domain.KnownEvent(e), e.Legacy())
+		}
+	}
+	for _, d := range domain.EventCatalog {
+		if d.Legacy != d.Event.Legacy() {
+			t.Errorf("catalog entry %s flagged legacy=%v, but Legacy() = %v", d.Event, d.Legacy, d.Event.Legacy())
+		}
+	}
+	if domain.KnownEvent("charge.settled") || domain.KnownEvent("") {
+		t.Error("KnownEvent accepts a name outside the catalog")
+	}
+}
+
+// eventIDs returns a newID func that hands out distinct raw ids.
+func eventIDs() func() (string, error) {
+	n := 0
+	return func() (string, error) {
+		n++
+		return fmt.Sprintf("rawevent%018d", n), nil
+	}
+}
+
+func eventKeys(t *testing.T, raw json.RawMessage) []string {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("not a JSON object: %v: %s", err, raw)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func eventSorted(keys ...string) []string {
+	out := slices.Clone(keys)
+	slices.Sort(out)
+	return out
+}
+
+func TestNewChargeEventsCanonicalEnvelope(t *testing.T) {
+	t.Parallel()
+	c := chargeOpen(t, "")
+	if _, err := c.SettlePix(chargePayment(chargeCPF), chargePixFees); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 22, 9, 10, 11, 123_456_789, time.FixedZone("BRT", -3*60*60))
+	evs, err := domain.NewChargeEvents(c, domain.TxWaitingPayment, []domain.EventType{domain.EventChargePaid}, chargeLinks, eventIDs(), now)
+	if err != nil || len(evs) != 1 {
+		t.Fatalf("NewChargeEvents = %d events, %v", len(evs), err)
+	}
+	ev := evs[0]
+	if ev.ID != "evt_rawevent000000000000000001" || ev.Type != domain.EventChargePaid || ev.AccountID != "acct_1" ||
+		ev.Mode != domain.ModeTest || ev.ChargeID != chargeRawID {
+		t.Errorf("event = %+v", ev)
+	}
+	if !ev.CreatedAt.Equal(now) || ev.CreatedAt.Location() != time.UTC {
+		t.Errorf("CreatedAt = %v, want %v in UTC", ev.CreatedAt, now)
+	}
+
+	if got, want := eventKeys(t, ev.Payload), eventSorted("id", "object", "api_version", "type", "created_at", "data"); !slices.Equal(got, want) {
+		t.Errorf("envelope keys = %v, want %v", got, want)
+	}
+	var env struct {
+		ID         string          `json:"id"`
+		Object     string          `json:"object"`
+		APIVersion string          `json:"api_version"`
+		Type       string          `json:"type"`
+		CreatedAt  string          `json:"created_at"`
+		Data       json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(ev.Payload, &env); err != nil {
+		t.Fatal(err)
+	}
+	if env.ID != ev.ID || !strings.HasPrefix(env.ID, "evt_") {
+		t.Errorf("id = %q, want the event id %q", env.ID, ev.ID)
+	}
+	if env.Object != "event" || env.Type != "charge.paid" {
+		t.Errorf("object %q type %q", env.Object, env.Type)
+	}
+	if _, err := time.Parse(time.DateOnly, env.APIVersion); err != nil || !regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`).MatchString(env.APIVersion) {
+		t.Errorf("api_version = %q, want YYYY-MM-DD", env.APIVersion)
+	}
+	if env.CreatedAt != "2026-11-22T12:10:11.123Z" {
+		t.Errorf("created_at = %q, want 2026-11-22T12:10:11.123Z", env.CreatedAt)
+	}
+	if got := eventKeys(t, env.Data); !slices.Equal(got, []string{"object"}) {
+		t.Errorf("data keys = %v, want [object]", got)
+	}
+
+	// data.object is the same public charge the REST API returns.
+	var data struct {
+		Object map[string]any `json:"object"`
+	}
+	if err := json.Unmarshal(env.Data, &data); err != nil {
+		t.Fatal(err)
+	}
+	restJSON, err := json.Marshal(c.Public(chargeLinks))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rest map[string]any
+	if err := json.Unmarshal(restJSON, &rest); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(data.Object, rest) {
+		t.Errorf("data.object = %v\nREST charge = %v", data.Object, rest)
+	}
+	if data.Object["status"] != "paid" || data.Object["id"] != "ch_"+chargeRawID {
+		t.Errorf("data.object status %v id %v", data.Object["status"], data.Object["id"])
+	}
+}
+
+func TestNewChargeEventsLegacyEnvelope(t *testing.T) {
+	t.Parallel()
+	base := []string{"transactionId", "amount", "status", "previousStatus", "occurredAt"}
+	withFees := append(slices.Clone(base), "paidWith", "providerFee", "platformFee", "netAmount")
+	settle := func(lock, payer string) func(t *testing.T) *domain.Charge {
+		return func(t *testing.T) *domain.Charge {
+			c := chargeOpen(t, lock)
+			if _, err := c.SettlePix(chargePayment(payer), chargePixFees); err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}
+	}
+	tests := []struct {
+		name       string
+		charge     func(t *testing.T) *domain.Charge
+		prev       domain.TxStatus
+		event      domain.EventType
+		wantKeys   []string
+		wantStatus string
+		wantPrev   any
+		wantFees   map[string]any
+	}{
+		{"created", func(t *testing.T) *domain.Charge { return chargeOpen(t, "") }, "",
+			domain.EventPaymentCreated, base, "WAITING_PAYMENT", nil, nil},
+		{"completed", settle("", chargeCPF), domain.TxWaitingPayment,
+			domain.EventPaymentCompleted, withFees, "PAID", "WAITING_PAYMENT",
+			map[string]any{"paidWith": "PIX", "providerFee": 50.0, "platformFee": 49.0, "netAmount": 9901.0}},
+		{"status changed to PAID", settle(chargeCPF, chargeCPF), domain.TxWaitingPayment,
+			domain.EventPaymentStatusChanged, withFees, "PAID", "WAITING_PAYMENT",
+			map[string]any{"paidWith": "PIX", "providerFee": 50.0, "platformFee": 49.0, "netAmount": 9901.0}},
+		{"card approved", func(*testing.T) *domain.Charge {
+			s := chargeInStatus(domain.TxApproved).Snapshot()
+			s.Methods = []domain.Method{domain.MethodCreditCard}
+			s.Settlement = &domain.Settlement{Amount: chargeAmount, PaidAt: chargeT0, PaidWith: domain.MethodCreditCard}
+			s.Fees = domain.Fees{Provider: 388, Platform: 299}
+			return domain.UnmarshalChargeFromStorage(s)
+		}, domain.TxProcessing, domain.EventPaymentCompleted, withFees, "APPROVED", "PROCESSING",
+			map[string]any{"paidWith": "CREDIT_CARD", "providerFee": 388.0, "platformFee": 299.0, "netAmount": 9313.0}},
+		{"held for review", settle(chargeCPF, ""), domain.TxWaitingPayment,
+			domain.EventPaymentStatusChanged, base, "PROCESSING", "WAITING_PAYMENT", nil},
+		{"payer mismatch returned", settle(chargeCPF, chargeCPF2), domain.TxWaitingPayment,
+			domain.EventPaymentRefunded, base, "REFUNDED", "WAITING_PAYMENT", nil},
+		{"expired", func(t *testing.T) *domain.Charge {
+			c := chargeOpen(t, "")
+			if err := c.Expire(chargeT0.Add(time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}, domain.TxWaitingPayment, domain.EventPaymentFailed, base, "EXPIRED", "WAITING_PAYMENT", nil},
+		{"refunded after payment", func(*testing.T) *domain.Charge {
+			s := chargeInStatus(domain.TxRefunded).Snapshot()
+			s.Settlement = &domain.Settlement{EndToEndID: chargeE2E, Amount: chargeAmount, PaidAt: chargeT0, PaidWith: domain.MethodPix}
+			s.Fees = domain.Fees{Provider: 50, Platform: 49}
+			return domain.UnmarshalChargeFromStorage(s)
+		}, domain.TxPaid, domain.EventPaymentRefunded, base, "REFUNDED", "PAID", nil},
+		{"customerId echoed", func(t *testing.T) *domain.Charge {
+			c := chargeNew(t, func(p *domain.NewChargeParams) { p.CustomerRef = "user-7" })
+			if err := c.Cancel(chargeT0); err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}, domain.TxPending, domain.EventPaymentFailed, append(slices.Clone(base), "customerId"), "CANCELLED", "PENDING", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := tt.charge(t)
+			now := chargeT0.Add(30*time.Minute + 5*time.Millisecond)
+			evs, err := domain.NewChargeEvents(c, tt.prev, []domain.EventType{tt.event}, chargeLinks, eventIDs(), now)
+			if err != nil || len(evs) != 1 {
+				t.Fatalf("NewChargeEvents = %d events, %v", len(evs), err)
+			}
+			ev := evs[0]
+			if ev.Type != tt.event || !strings.HasPrefix(ev.ID, "evt_") {
+				t.Errorf("event type %s id %q", ev.Type, ev.ID)
+			}
+			if got := eventKeys(t, ev.Payload); !slices.Equal(got, []string{"data", "event"}) {
+				t.Errorf("envelope keys = %v, want [data event]", got)
+			}
+			var env struct {
+				Event string          `json:"event"`
+				Data  json.RawMessage `json:"data"`
+			}
+			if err := json.Unmarshal(ev.Payload, &env); err != nil {
+				t.Fatal(err)
+			}
+			if env.Event != string(tt.event) {
+				t.Errorf("event = %q, want %q", env.Event, tt.event)
+			}
+			if got, want := eventKeys(t, env.Data), eventSorted(tt.wantKeys...); !slices.Equal(got, want) {
+				t.Errorf("data keys = %v, want %v", got, want)
+			}
+			var data map[string]any
+			if err := json.Unmarshal(env.Data, &data); err != nil {
+				t.Fatal(err)
+			}
+			if data["transactionId"] != "tx_"+chargeRawID {
+				t.Errorf("transactionId = %v, want tx_%s", data["transactionId"], chargeRawID)
+			}
+			if data["amount"] != float64(chargeAmount) {
+				t.Errorf("amount = %v, want %d", data["amount"], chargeAmount)
+			}
+			if data["status"] != tt.wantStatus || data["previousStatus"] != tt.wantPrev {
+				t.Errorf("status %v previousStatus %v, want %v %v", data["status"], data["previousStatus"], tt.wantStatus, tt.wantPrev)
+			}
+			if data["occurredAt"] != "2026-11-22T12:30:00.005Z" {
+				t.Errorf("occurredAt = %v, want 2026-11-22T12:30:00.005Z", data["occurredAt"])
+			}
+			for k, want := range tt.wantFees {
+				if data[k] != want {
+					t.Errorf("%s = %v, want %v", k, data[k], want)
+				}
+			}
+			if tt.wantFees != nil {
+				net := data["amount"].(float64) - data["providerFee"].(float64) - data["platformFee"].(float64)
+				if data["netAmount"] != net {
+					t.Errorf("netAmount = %v, want amount − providerFee − platformFee = %v", data["netAmount"], net)
+				}
+			}
+		})
+	}
+}
+
+func TestNewChargeEventsOnePerTypeWithDistinctIDs(t *testing.T) {
+	t.Parallel()
+	c := chargeOpen(t, "")
+	types := []domain.EventType{domain.EventChargeCreated, domain.EventPaymentCreated}
+	evs, err := domain.NewChargeEvents(c, "", types, chargeLinks, eventIDs(), chargeT0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 2 || evs[0].Type != types[0] || evs[1].Type != types[1] {
+		t.Fatalf("events = %+v, want one per type in order", evs)
+	}
+	if evs[0].ID == evs[1].ID {
+		t.Errorf("both events have id %q", evs[0].ID)
+	}
+	if !strings.Contains(string(evs[0].Payload), `"id":"`+evs[0].ID+`"`) {
+		t.Errorf("canonical payload does not carry its event id %q: %s", evs[0].ID, evs[0].Payload)
+	}
+
+	none, err := domain.NewChargeEvents(c, domain.TxPending, nil, chargeLinks, eventIDs(), chargeT0)
+	if err != nil || len(none) != 0 {
+		t.Errorf("no types = %v, %v; want no events", none, err)
+	}
+}
+
+func TestNewChargeEventsIDError(t *testing.T) {
+	t.Parallel()
+	boom := errors.New("entropy exhausted")
+	c := chargeOpen(t, "")
+	evs, err := domain.NewChargeEvents(c, "", domain.CreationEvents(), chargeLinks, func() (string, error) { return "", boom }, chargeT0)
+	if !errors.Is(err, boom) || evs != nil {
+		t.Errorf("NewChargeEvents = %v, %v; want nil, %v", evs, err, boom)
+	}
+}

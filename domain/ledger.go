@@ -1,0 +1,224 @@
+package domain
+
+import (
+	"fmt"
+	"sort"
+	"time"
+)
+
+// LedgerAccount names one side of Quita's double-entry ledger. The two
+// merchant accounts are the wallet (available and pending, per merchant,
+// mode and currency); the others are Quita's own books.
+type LedgerAccount string
+
+// Ledger accounts.
+const (
+	LedgerAvailable      LedgerAccount = "merchant_available"
+	LedgerPending        LedgerAccount = "merchant_pending"
+	LedgerAcquirer       LedgerAccount = "acquirer_clearing"
+	LedgerProviderFees   LedgerAccount = "fees_provider"
+	LedgerPlatformFees   LedgerAccount = "fees_platform"
+	LedgerPixOutFees     LedgerAccount = "fees_pix_out"
+	LedgerRefundsPayable LedgerAccount = "refunds_payable"
+)
+
+// EntryKind says what movement a journal entry records.
+type EntryKind string
+
+// Entry kinds.
+const (
+	EntryPayment       EntryKind = "payment"
+	EntryRelease       EntryKind = "release"
+	EntryRefund        EntryKind = "refund"
+	EntryRefundSettled EntryKind = "refund_settled"
+	EntryRefundFailed  EntryKind = "refund_failed"
+)
+
+// Posting is one line of a journal entry. Amounts are signed: a positive
+// amount on a merchant account raises the balance. ReleaseAt is set on
+// credits to LedgerPending: when the hold becomes available.
+type Posting struct {
+	Account   LedgerAccount
+	Currency  Currency
+	Amount    int64
+	ReleaseAt time.Time
+}
+
+// JournalEntry is one money movement; its postings sum to zero per currency.
+type JournalEntry struct {
+	ID        string
+	AccountID string
+	Mode      Mode
+	ChargeID  string
+	RefundID  string
+	Kind      EntryKind
+	Postings  []Posting
+	CreatedAt time.Time
+}
+
+// Validate checks the double-entry rule: at least two non-zero postings,
+// summing to zero in every currency.
+func (e JournalEntry) Validate() error {
+	if len(e.Postings) < 2 {
+		return fmt.Errorf("ledger: entry %s has %d postings", e.ID, len(e.Postings))
+	}
+	sums := map[Currency]int64{}
+	for _, p := range e.Postings {
+		if p.Amount == 0 || p.Currency == "" || p.Account == "" {
+			return fmt.Errorf("ledger: entry %s has an empty posting", e.ID)
+		}
+		sums[p.Currency] += p.Amount
+	}
+	for cur, s := range sums {
+		if s != 0 {
+			return fmt.Errorf("ledger: entry %s does not balance in %s (%d)", e.ID, cur, s)
+		}
+	}
+	return nil
+}
+
+// HoldingPeriods is how long each method's money stays pending.
+type HoldingPeriods map[Method]time.Duration
+
+// DefaultHoldingPeriods: Pix and instant methods at once, boleto and
+// Multibanco one day, card 30 days.
+var DefaultHoldingPeriods = HoldingPeriods{
+	MethodPix: 0, MethodMBWay: 0, MethodCrypto: 0,
+	MethodBoleto: 24 * time.Hour, MethodMultibanco: 24 * time.Hour,
+	MethodCreditCard: 30 * 24 * time.Hour,
+}
+
+// nonZero drops zero postings, so an entry never carries one.
+func nonZero(ps ...Posting) []Posting {
+	out := ps[:0]
+	for _, p := range ps {
+		if p.Amount != 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// PaymentEntry credits a settled charge: the acquirer owes the amount; the
+// fees go to their accounts; the net goes to the merchant, pending until
+// the method's holding period ends (or available at once when it is zero).
+func PaymentEntry(id string, c *Charge, holding HoldingPeriods, now time.Time) (JournalEntry, error) {
+	st := c.s.Settlement
+	if st == nil || !c.Credited() {
+		return JournalEntry{}, fmt.Errorf("ledger: charge %s is not credited", c.s.ID)
+	}
+	cur, amt := c.s.Currency, c.s.Amount
+	net := c.s.Fees.Net(amt)
+	merchant := Posting{Account: LedgerAvailable, Currency: cur, Amount: net}
+	if h := holding[st.PaidWith]; h > 0 {
+		merchant.Account, merchant.ReleaseAt = LedgerPending, st.PaidAt.Add(h).UTC()
+	}
+	e := JournalEntry{ID: id, AccountID: c.s.AccountID, Mode: c.s.Mode, ChargeID: c.s.ID, Kind: EntryPayment,
+		CreatedAt: now.UTC(), Postings: nonZero(
+			Posting{Account: LedgerAcquirer, Currency: cur, Amount: -amt},
+			Posting{Account: LedgerProviderFees, Currency: cur, Amount: c.s.Fees.Provider},
+			Posting{Account: LedgerPlatformFees, Currency: cur, Amount: c.s.Fees.Platform},
+			merchant,
+		)}
+	return e, e.Validate()
+}
+
+// ReleaseEntry moves a due hold from pending to available.
+func ReleaseEntry(id, accountID string, mode Mode, chargeID string, cur Currency, amount int64, now time.Time) JournalEntry {
+	return JournalEntry{ID: id, AccountID: accountID, Mode: mode, ChargeID: chargeID, Kind: EntryRelease, CreatedAt: now.UTC(),
+		Postings: []Posting{
+			{Account: LedgerPending, Currency: cur, Amount: -amount},
+			{Account: LedgerAvailable, Currency: cur, Amount: amount},
+		}}
+}
+
+// Balance is a merchant wallet in one currency.
+type Balance struct {
+	Currency  Currency
+	Available int64
+	Pending   int64
+}
+
+// Total is available plus pending.
+func (b Balance) Total() int64 { return b.Available + b.Pending }
+
+// RefundEntry debits the merchant for a new refund — available first, then
+// pending — by the amount plus the Pix-out fee the merchant bears; the
+// amount becomes payable to the payer. ErrInsufficientBalance when the
+// wallet cannot cover it.
+func RefundEntry(id string, r Refund, bal Balance, now time.Time) (JournalEntry, error) {
+	debit := r.Amount + r.Fee
+	if debit > bal.Total() {
+		return JournalEntry{}, ErrInsufficientBalance
+	}
+	fromAvail := min(debit, max(bal.Available, 0))
+	fromPending := debit - fromAvail
+	e := JournalEntry{ID: id, AccountID: r.AccountID, Mode: r.Mode, ChargeID: r.ChargeID, RefundID: r.ID, Kind: EntryRefund,
+		CreatedAt: now.UTC(), Postings: nonZero(
+			Posting{Account: LedgerAvailable, Currency: r.Currency, Amount: -fromAvail},
+			Posting{Account: LedgerPending, Currency: r.Currency, Amount: -fromPending},
+			Posting{Account: LedgerRefundsPayable, Currency: r.Currency, Amount: r.Amount},
+			Posting{Account: LedgerPixOutFees, Currency: r.Currency, Amount: r.Fee},
+		)}
+	return e, e.Validate()
+}
+
+// RefundSettledEntry pays the payer through the acquirer.
+func RefundSettledEntry(id string, r Refund, now time.Time) JournalEntry {
+	return JournalEntry{ID: id, AccountID: r.AccountID, Mode: r.Mode, ChargeID: r.ChargeID, RefundID: r.ID,
+		Kind: EntryRefundSettled, CreatedAt: now.UTC(), Postings: []Posting{
+			{Account: LedgerRefundsPayable, Currency: r.Currency, Amount: -r.Amount},
+			{Account: LedgerAcquirer, Currency: r.Currency, Amount: r.Amount},
+		}}
+}
+
+// RefundFailedEntry gives a failed refund's debit (and fee) back to the
+// merchant's available balance.
+func RefundFailedEntry(id string, r Refund, now time.Time) JournalEntry {
+	return JournalEntry{ID: id, AccountID: r.AccountID, Mode: r.Mode, ChargeID: r.ChargeID, RefundID: r.ID,
+		Kind: EntryRefundFailed, CreatedAt: now.UTC(), Postings: nonZero(
+			Posting{Account: LedgerRefundsPayable, Currency: r.Currency, Amount: -r.Amount},
+			Posting{Account: LedgerPixOutFees, Currency: r.Currency, Amount: -r.Fee},
+			Posting{Account: LedgerAvailable, Currency: r.Currency, Amount: r.Amount + r.Fee},
+		)}
+}
+
+// WalletKey names one merchant wallet.
+type WalletKey struct {
+	AccountID string
+	Mode      Mode
+	Currency  Currency
+}
+
+// VerifyLedger compares the wallet balances recomputed from postings
+// (posted) with the stored balances and the open holds, and reports every
+// unbalanced entry, difference and negative balance, sorted.
+func VerifyLedger(unbalanced []string, posted, stored map[WalletKey]Balance, held map[WalletKey]int64) []string {
+	problems := append([]string(nil), unbalanced...)
+	keys := map[WalletKey]bool{}
+	for k := range posted {
+		keys[k] = true
+	}
+	for k := range stored {
+		keys[k] = true
+	}
+	for k := range held {
+		keys[k] = true
+	}
+	for k := range keys {
+		p, s := posted[k], stored[k]
+		name := k.AccountID + "/" + string(k.Mode) + "/" + string(k.Currency)
+		if s.Available != p.Available || s.Pending != p.Pending {
+			problems = append(problems, fmt.Sprintf("wallet %s: stored available %d pending %d, postings give available %d pending %d",
+				name, s.Available, s.Pending, p.Available, p.Pending))
+		}
+		if held[k] != p.Pending {
+			problems = append(problems, fmt.Sprintf("wallet %s: open holds sum to %d, postings give pending %d", name, held[k], p.Pending))
+		}
+		if p.Available < 0 || p.Pending < 0 {
+			problems = append(problems, fmt.Sprintf("wallet %s: negative balance (available %d, pending %d)", name, p.Available, p.Pending))
+		}
+	}
+	sort.Strings(problems)
+	return problems
+}
