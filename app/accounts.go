@@ -44,6 +44,9 @@ type NewAccount struct {
 	UserID    string `json:"userId"`
 	LiveKey   string `json:"liveKey"`
 	TestKey   string `json:"testKey"`
+	// TransactionWebhookSecret signs the legacy events sent to each
+	// charge's webhookUrl; rotate with POST /v1/webhooks/transaction-secret/rotate.
+	TransactionWebhookSecret string `json:"transactionWebhookSecret"`
 }
 
 // MinPasswordLen is the shortest dashboard password accepted.
@@ -77,12 +80,17 @@ func (s *AccountService) CreateAccount(ctx context.Context, in NewAccountInput) 
 	if err != nil {
 		return NewAccount{}, err
 	}
+	txSecret, err := domain.NewWebhookSecret(rand.Reader)
+	if err != nil {
+		return NewAccount{}, err
+	}
 	acct := domain.Account{
 		ID: domain.PrefixAccount + acctRaw, Name: in.Name, MerchantName: in.Name, MerchantCity: in.City,
 		DefaultExpiry: domain.DefaultExpiresIn * time.Second, CreatedAt: now,
+		TransactionWebhookSecret: txSecret,
 	}
 	user := ports.User{ID: domain.PrefixUser + userRaw, AccountID: acct.ID, Email: strings.ToLower(in.Email), PasswordHash: hash, CreatedAt: now}
-	out := NewAccount{AccountID: acct.ID, UserID: user.ID}
+	out := NewAccount{AccountID: acct.ID, UserID: user.ID, TransactionWebhookSecret: txSecret}
 	var recs []ports.APIKeyRecord
 	for _, mode := range []domain.Mode{domain.ModeLive, domain.ModeTest} {
 		key, rec, err := s.newKey(acct.ID, mode, "default", now)
@@ -130,7 +138,7 @@ func (s *AccountService) Authenticate(ctx context.Context, key string) (Caller, 
 	if err != nil {
 		return Caller{}, nil, err
 	}
-	return Caller{Account: *acct, Mode: rec.Mode}, rec, nil
+	return Caller{Account: *acct, Mode: rec.Mode, KeyFingerprint: rec.Fingerprint}, rec, nil
 }
 
 // CountAccounts counts accounts (to decide whether to seed a demo one).

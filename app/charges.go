@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/quitapix/quita/domain"
@@ -16,6 +17,9 @@ type ChargesConfig struct {
 	Links domain.Links
 	// Fees per payment method; a method without an entry costs nothing.
 	Fees map[domain.Method]domain.FeeSchedule
+	// Holding is how long each method's money stays pending (default
+	// domain.DefaultHoldingPeriods).
+	Holding domain.HoldingPeriods
 	// IdempotencyLockTTL bounds how long a crashed request can hold a key
 	// in the cache (default 30 s).
 	IdempotencyLockTTL time.Duration
@@ -29,6 +33,8 @@ type ChargesConfig struct {
 type Caller struct {
 	Account domain.Account
 	Mode    domain.Mode
+	// KeyFingerprint names the API key used, for audit entries.
+	KeyFingerprint string
 }
 
 // Scope is the data the caller may touch.
@@ -46,7 +52,12 @@ type ChargeService struct {
 	ids      ports.IDGenerator
 	log      *slog.Logger
 	cfg      ChargesConfig
+	guard    *FraudGuard
 }
+
+// SetFraudGuard makes Create refuse what g refuses, before any acquirer
+// call. Call it once while wiring.
+func (s *ChargeService) SetFraudGuard(g *FraudGuard) { s.guard = g }
 
 // NewChargeService wires a charge service.
 func NewChargeService(store ports.ChargeStore, records ports.IdempotencyRecords, cache ports.IdempotencyCache,
@@ -57,6 +68,9 @@ func NewChargeService(store ports.ChargeStore, records ports.IdempotencyRecords,
 	}
 	if cfg.IdempotencyTTL <= 0 {
 		cfg.IdempotencyTTL = 24 * time.Hour
+	}
+	if cfg.Holding == nil {
+		cfg.Holding = domain.DefaultHoldingPeriods
 	}
 	return &ChargeService{store: store, records: records, cache: cache, acquirer: acquirer,
 		clock: clock, ids: ids, log: log, cfg: cfg}
@@ -199,17 +213,25 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 	if err != nil {
 		return Response{}, err
 	}
-	txid := domain.DeriveTxID(key.AccountID, string(key.Mode), key.Key)
-	cob, err := s.acquirer.CreatePixCharge(ctx, ports.CreatePixChargeRequest{
-		Scope: key.Scope, ChargeID: id, TxID: txid, Amount: c.Amount(), ExpiresAt: c.ExpiresAt(),
-		Description: in.Description, PayerTaxID: c.ExpectedPayer(), PayerName: in.Customer.Name,
-		MerchantName: caller.Account.MerchantName, MerchantCity: caller.Account.MerchantCity,
-	})
-	if err != nil {
-		return Response{}, fmt.Errorf("create pix charge: %w", err)
+	if err := s.guard.Check(ctx, caller, ChargeAttempt{Amount: c.Amount(), PayerDocument: payerDocument(c)}); err != nil {
+		return Response{}, err
 	}
-	pix := domain.PixDetails{BRCode: cob.BRCode, TxID: cob.TxID, Location: cob.Location, ExpiresAt: cob.ExpiresAt}
-	if err := c.AttachPix(pix, s.acquirer.Name(), cob.ProviderRef, now); err != nil {
+	txid := domain.DeriveTxID(key.AccountID, string(key.Mode), key.Key)
+	if slices.Contains(c.Methods(), domain.MethodPix) {
+		cob, err := s.acquirer.CreatePixCharge(ctx, ports.CreatePixChargeRequest{
+			Scope: key.Scope, ChargeID: id, TxID: txid, Amount: c.Amount(), ExpiresAt: c.ExpiresAt(),
+			Description: in.Description, PayerTaxID: c.ExpectedPayer(), PayerName: in.Customer.Name,
+			MerchantName: caller.Account.MerchantName, MerchantCity: caller.Account.MerchantCity,
+		})
+		if err != nil {
+			return Response{}, fmt.Errorf("create pix charge: %w", err)
+		}
+		pix := domain.PixDetails{BRCode: cob.BRCode, TxID: cob.TxID, Location: cob.Location, ExpiresAt: cob.ExpiresAt}
+		if err := c.AttachPix(pix, s.acquirer.Name(), cob.ProviderRef, now); err != nil {
+			return Response{}, err
+		}
+	}
+	if err := s.attachMethods(ctx, key.Scope, c, txid, in, now); err != nil {
 		return Response{}, err
 	}
 	events, err := domain.NewChargeEvents(c, "", domain.CreationEvents(), s.cfg.Links, s.ids.NewID, now)
@@ -229,6 +251,15 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 	}
 	s.log.InfoContext(ctx, "charge created", "charge", domain.PrefixCharge+id, "amount", c.Amount(), "mode", string(caller.Mode))
 	return Response{StatusCode: rec.StatusCode, Body: body}, nil
+}
+
+// payerDocument is the document the fraud guard counts: the payer lock,
+// or else the customer's document.
+func payerDocument(c *domain.Charge) string {
+	if p := c.ExpectedPayer(); p != "" {
+		return p
+	}
+	return c.Snapshot().Customer.Document
 }
 
 // Get reads a charge of the caller. A charge past its expiry is expired
@@ -285,17 +316,68 @@ func (s *ChargeService) expire(ctx context.Context, scope ports.Scope, id string
 	return s.update(ctx, scope, id, func(c *domain.Charge) error { return c.Expire(now) })
 }
 
-// update applies change under the row lock and writes the events of the
-// resulting transition with it.
+// attachMethods asks the acquirer for the data of the methods other than
+// Pix (boleto, Multibanco, card redirect, crypto address) before the charge
+// is first written, as the Pix cob is: a retry derives the same request, so
+// a crash between the acquirer call and the insert creates nothing twice.
+func (s *ChargeService) attachMethods(ctx context.Context, scope ports.Scope, c *domain.Charge, ref string, in CreateChargeInput, now time.Time) error {
+	var others []domain.Method
+	for _, m := range c.Methods() {
+		if m != domain.MethodPix && m != domain.MethodMBWay {
+			others = append(others, m)
+		}
+	}
+	if len(others) == 0 {
+		if c.Status() == domain.TxPending {
+			return c.AttachMethods(domain.MethodDetails{}, s.acquirer.Name(), "", now)
+		}
+		return nil
+	}
+	ma, ok := s.acquirer.(ports.MethodAcquirer)
+	if !ok {
+		return fmt.Errorf("%w: the acquirer supports only pix", ports.ErrAcquirerRejected)
+	}
+	returnURL, _ := domain.MetadataString(in.Metadata["returnUrl"])
+	d, err := ma.CreatePaymentMethods(ctx, ports.CreateMethodsRequest{
+		Scope: scope, ChargeID: c.ID(), Methods: others, Amount: c.Amount(), Currency: c.Currency(),
+		ExpiresAt: c.ExpiresAt(), CustomerName: in.Customer.Name, ReturnURL: returnURL,
+	})
+	if err != nil {
+		return fmt.Errorf("create payment methods: %w", err)
+	}
+	return c.AttachMethods(d, s.acquirer.Name(), ref, now)
+}
+
+// update applies change under the row lock and writes, in the same
+// transaction, the events of the resulting transition and the ledger entry
+// that credits the merchant when the change settled the charge.
 func (s *ChargeService) update(ctx context.Context, scope ports.Scope, id string, change func(*domain.Charge) error) (*domain.Charge, error) {
 	var out *domain.Charge
-	err := s.store.UpdateCharge(ctx, scope, id, func(c *domain.Charge) ([]domain.Event, error) {
+	err := s.store.UpdateChargeTx(ctx, scope, id, func(_ context.Context, c *domain.Charge, _ ports.ChargeTx) (ports.ChargeChange, error) {
 		prev := c.Status()
+		wasCredited := c.Credited()
 		if err := change(c); err != nil {
-			return nil, err
+			return ports.ChargeChange{}, err
 		}
 		out = c
-		return domain.NewChargeEvents(c, prev, domain.TransitionEvents(prev, c.Status()), s.cfg.Links, s.ids.NewID, s.clock.Now())
+		now := s.clock.Now()
+		evs, err := domain.NewChargeEvents(c, prev, domain.TransitionEvents(prev, c.Status()), s.cfg.Links, s.ids.NewID, now)
+		if err != nil {
+			return ports.ChargeChange{}, err
+		}
+		ch := ports.ChargeChange{Events: evs}
+		if !wasCredited && c.Credited() {
+			eid, err := s.ids.NewID()
+			if err != nil {
+				return ports.ChargeChange{}, err
+			}
+			e, err := domain.PaymentEntry(eid, c, s.cfg.Holding, now)
+			if err != nil {
+				return ports.ChargeChange{}, err
+			}
+			ch.Entries = append(ch.Entries, e)
+		}
+		return ch, nil
 	})
 	return out, err
 }

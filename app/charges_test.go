@@ -76,6 +76,22 @@ func newHarness(t *testing.T) *harness {
 			h.events = append(h.events, evs...)
 			return nil
 		},
+		UpdateChargeTxFunc: func(ctx context.Context, s ports.Scope, id string, fn ports.ChargeChangeFunc) error {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			c, ok := h.charges[id]
+			if !ok || c.AccountID() != s.AccountID || c.Mode() != s.Mode {
+				return ports.ErrNotFound
+			}
+			work := domain.UnmarshalChargeFromStorage(c.Snapshot())
+			change, err := fn(ctx, work, nil)
+			if err != nil {
+				return err
+			}
+			h.charges[id] = work
+			h.events = append(h.events, change.Events...)
+			return nil
+		},
 	}
 	h.records = &mocks.IdempotencyRecordsMock{
 		GetIdempotencyRecordFunc: func(_ context.Context, k ports.IdempotencyKey) (*ports.IdempotencyRecord, error) {

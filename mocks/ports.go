@@ -160,6 +160,9 @@ var _ ports.ChargeStore = &ChargeStoreMock{}
 //			UpdateChargeFunc: func(ctx context.Context, scope ports.Scope, id string, fn func(*domain.Charge) ([]domain.Event, error)) error {
 //				panic("mock out the UpdateCharge method")
 //			},
+//			UpdateChargeTxFunc: func(ctx context.Context, scope ports.Scope, id string, fn ports.ChargeChangeFunc) error {
+//				panic("mock out the UpdateChargeTx method")
+//			},
 //		}
 //
 //		// use mockedChargeStore in code that requires ports.ChargeStore
@@ -187,6 +190,9 @@ type ChargeStoreMock struct {
 
 	// UpdateChargeFunc mocks the UpdateCharge method.
 	UpdateChargeFunc func(ctx context.Context, scope ports.Scope, id string, fn func(*domain.Charge) ([]domain.Event, error)) error
+
+	// UpdateChargeTxFunc mocks the UpdateChargeTx method.
+	UpdateChargeTxFunc func(ctx context.Context, scope ports.Scope, id string, fn ports.ChargeChangeFunc) error
 
 	// calls tracks calls to the methods.
 	calls struct {
@@ -251,6 +257,17 @@ type ChargeStoreMock struct {
 			// Fn is the fn argument value.
 			Fn func(*domain.Charge) ([]domain.Event, error)
 		}
+		// UpdateChargeTx holds details about calls to the UpdateChargeTx method.
+		UpdateChargeTx []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Scope is the scope argument value.
+			Scope ports.Scope
+			// ID is the id argument value.
+			ID string
+			// Fn is the fn argument value.
+			Fn ports.ChargeChangeFunc
+		}
 	}
 	lockCreateCharge       sync.RWMutex
 	lockGetCharge          sync.RWMutex
@@ -259,6 +276,7 @@ type ChargeStoreMock struct {
 	lockListOpenExpired    sync.RWMutex
 	lockListPendingReturns sync.RWMutex
 	lockUpdateCharge       sync.RWMutex
+	lockUpdateChargeTx     sync.RWMutex
 }
 
 // CreateCharge calls CreateChargeFunc.
@@ -534,6 +552,50 @@ func (mock *ChargeStoreMock) UpdateChargeCalls() []struct {
 	mock.lockUpdateCharge.RLock()
 	calls = mock.calls.UpdateCharge
 	mock.lockUpdateCharge.RUnlock()
+	return calls
+}
+
+// UpdateChargeTx calls UpdateChargeTxFunc.
+func (mock *ChargeStoreMock) UpdateChargeTx(ctx context.Context, scope ports.Scope, id string, fn ports.ChargeChangeFunc) error {
+	if mock.UpdateChargeTxFunc == nil {
+		panic("ChargeStoreMock.UpdateChargeTxFunc: method is nil but ChargeStore.UpdateChargeTx was just called")
+	}
+	callInfo := struct {
+		Ctx   context.Context
+		Scope ports.Scope
+		ID    string
+		Fn    ports.ChargeChangeFunc
+	}{
+		Ctx:   ctx,
+		Scope: scope,
+		ID:    id,
+		Fn:    fn,
+	}
+	mock.lockUpdateChargeTx.Lock()
+	mock.calls.UpdateChargeTx = append(mock.calls.UpdateChargeTx, callInfo)
+	mock.lockUpdateChargeTx.Unlock()
+	return mock.UpdateChargeTxFunc(ctx, scope, id, fn)
+}
+
+// UpdateChargeTxCalls gets all the calls that were made to UpdateChargeTx.
+// Check the length with:
+//
+//	len(mockedChargeStore.UpdateChargeTxCalls())
+func (mock *ChargeStoreMock) UpdateChargeTxCalls() []struct {
+	Ctx   context.Context
+	Scope ports.Scope
+	ID    string
+	Fn    ports.ChargeChangeFunc
+} {
+	var calls []struct {
+		Ctx   context.Context
+		Scope ports.Scope
+		ID    string
+		Fn    ports.ChargeChangeFunc
+	}
+	mock.lockUpdateChargeTx.RLock()
+	calls = mock.calls.UpdateChargeTx
+	mock.lockUpdateChargeTx.RUnlock()
 	return calls
 }
 

@@ -98,6 +98,10 @@ type ChargeStore interface {
 	// returned in the same transaction. An error from fn rolls back and is
 	// returned as is. ErrNotFound when the charge is not in scope.
 	UpdateCharge(ctx context.Context, scope Scope, id string, fn func(*domain.Charge) ([]domain.Event, error)) error
+	// UpdateChargeTx is UpdateCharge for changes that also write ledger
+	// entries, refunds or an idempotency record (see ChargeChange); fn may
+	// read balances and refunds through tx under the same lock.
+	UpdateChargeTx(ctx context.Context, scope Scope, id string, fn ChargeChangeFunc) error
 	// ListCharges returns up to q.Limit charges and whether more follow.
 	// ErrNotFound when q.StartingAfter is not a charge of the scope.
 	ListCharges(ctx context.Context, q ChargeQuery) ([]*domain.Charge, bool, error)

@@ -43,6 +43,19 @@ type Options struct {
 	Clock ports.Clock
 	// Log receives the server's JSON logs; nil discards them.
 	Log io.Writer
+	// JWTSecret signs dashboard tokens; servers that must accept each
+	// other's tokens share one. Empty = a random secret per server.
+	JWTSecret string
+	// DeliverWebhooks runs the webhook dispatcher and delivery workers in
+	// the background, so registered endpoints receive events. Tests that
+	// drive delivery themselves call App.Webhooks.DispatchOnce and
+	// DeliverOnce instead.
+	DeliverWebhooks bool
+	// Webhooks tunes delivery (e.g. a short RetrySchedule).
+	Webhooks app.WebhooksConfig
+	// StrictWebhookURLs applies the production SSRF rules to endpoint URLs;
+	// by default a test server lets them point at loopback (httptest).
+	StrictWebhookURLs bool
 }
 
 // Server is a running Quita.
@@ -76,9 +89,10 @@ func NewServer(t testing.TB, opts Options) *Server {
 	hs := httptest.NewUnstartedServer(nil)
 	origin := "http://" + hs.Listener.Addr().String()
 	cfg := wiring.Config{
-		DatabaseURL: opts.DatabaseURL, RedisURL: opts.RedisURL, RedisPrefix: opts.RedisPrefix,
+		DatabaseURL: opts.DatabaseURL, RedisURL: opts.RedisURL, RedisPrefix: opts.RedisPrefix, JWTSecret: opts.JWTSecret,
 		BaseURL: origin + "/v1", CheckoutURLBase: origin + "/checkout",
-		PixFees: domain.FeeSchedule{Provider: domain.Fee{BPS: 50}, Platform: domain.Fee{BPS: 49}},
+		PixFees:             domain.FeeSchedule{Provider: domain.Fee{BPS: 50}, Platform: domain.Fee{BPS: 49}},
+		WebhookAllowPrivate: !opts.StrictWebhookURLs, Webhooks: opts.Webhooks,
 	}
 	sb := sandbox.New(sandbox.Config{LocationHost: sandbox.LocationHostFromURL(cfg.CheckoutURLBase)}, opts.Clock)
 	a, cleanup, err := wiring.InitializeWith(context.Background(), cfg, log, opts.Clock, sb, sb)
@@ -88,7 +102,15 @@ func NewServer(t testing.TB, opts Options) *Server {
 	}
 	hs.Config.Handler = a.Handler
 	hs.Start()
+	stopWebhooks := func() {}
+	if opts.DeliverWebhooks {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); a.Webhooks.Run(ctx) }()
+		stopWebhooks = func() { cancel(); <-done }
+	}
 	t.Cleanup(func() {
+		stopWebhooks()
 		hs.Close()
 		cleanup()
 	})

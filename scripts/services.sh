@@ -127,6 +127,15 @@ ensure_redis() {
 	wait_for Redis redis_up
 }
 
+# Headless Chromium for the checkout page's browser tests (chromedp).
+# Installed only when missing; nothing is started.
+ensure_chromium() {
+	command -v chromium >/dev/null && return 0
+	log "chromium not installed; installing from apt"
+	apt_install chromium || return 1
+	command -v chromium >/dev/null
+}
+
 status=0
 
 if ensure_postgres; then
@@ -143,6 +152,13 @@ if ensure_redis; then
 	echo "redis:    up at $REDIS_HOST:$REDIS_PORT (server ${redis_ver:-?})"
 else
 	echo "redis:    DOWN at $REDIS_HOST:$REDIS_PORT"
+	status=1
+fi
+
+if ensure_chromium; then
+	echo "chromium: $(chromium --version 2>/dev/null || echo installed)"
+else
+	echo "chromium: MISSING (browser tests fail under CI=true)"
 	status=1
 fi
 

@@ -223,12 +223,22 @@ func parseChargeQuery(r *http.Request, scope ports.Scope) (ports.ChargeQuery, er
 			if err != nil {
 				return q, badRequest(b.param, "parameter_invalid", b.param+" must be an ISO 8601 timestamp such as 2026-01-31T12:00:00Z")
 			}
+			// created_at is shown to the millisecond: the bounds are
+			// inclusive of what the API shows, so created_before takes the
+			// whole millisecond it names and created_after starts at one.
+			if b.param == "created_before" {
+				t = t.Truncate(time.Millisecond).Add(time.Millisecond - time.Nanosecond)
+			} else if ms := t.Truncate(time.Millisecond); ms.Before(t) {
+				t = ms.Add(time.Millisecond)
+			}
 			t = t.UTC()
 			*b.dst = &t
 		}
 	}
 	if s := v.Get("customer_id"); s != "" {
-		q.CustomerDocument = domain.NormalizeTaxID(s)
+		// The store normalises it; one that normalises to nothing matches
+		// no charge (it must not drop the filter).
+		q.CustomerDocument = s
 	}
 	return q, nil
 }

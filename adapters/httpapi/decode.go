@@ -10,6 +10,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"reflect"
 	"strings"
 )
 
@@ -38,7 +39,7 @@ func decodeStrict(body []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return jsonError(err)
+		return jsonError(err, body, v)
 	}
 	if dec.More() {
 		return badRequest("", "body_invalid", "the body must hold exactly one JSON object")
@@ -46,7 +47,7 @@ func decodeStrict(body []byte, v any) error {
 	return nil
 }
 
-func jsonError(err error) error {
+func jsonError(err error, body []byte, v any) error {
 	var (
 		te *json.UnmarshalTypeError
 		se *json.SyntaxError
@@ -59,9 +60,63 @@ func jsonError(err error) error {
 		return badRequest("", "body_invalid", "the body is not valid JSON")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		param := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		// encoding/json names only the key; name where it sits ("customer.cpf").
+		if p := unknownFieldPath(body, reflect.TypeOf(v), param); p != "" {
+			param = p
+		}
 		return badRequest(param, "parameter_unknown", fmt.Sprintf("unknown field %s", param))
 	}
 	return badRequest("", "body_invalid", "the body could not be decoded")
+}
+
+// unknownFieldPath finds the dotted path of an object key named field that
+// type t does not declare, or "" when there is none.
+func unknownFieldPath(body []byte, t reflect.Type, field string) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var obj map[string]json.RawMessage
+	if t.Kind() != reflect.Struct || json.Unmarshal(body, &obj) != nil {
+		return ""
+	}
+	for key, val := range obj {
+		ft, known := structField(t, key)
+		if !known {
+			if key == field {
+				return key
+			}
+			continue
+		}
+		if p := unknownFieldPath(val, ft, field); p != "" {
+			return key + "." + p
+		}
+	}
+	return ""
+}
+
+// structField is the type of the field key decodes into (encoding/json
+// matches names case-insensitively).
+func structField(t reflect.Type, key string) (reflect.Type, bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			if ft, ok := structField(f.Type, key); ok { // promoted fields
+				return ft, true
+			}
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if name != "-" && strings.EqualFold(name, key) {
+			return f.Type, true
+		}
+	}
+	return nil, false
 }
 
 func paramOr(p, fallback string) string {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/domain"
@@ -19,6 +20,9 @@ const (
 	typeIdempotency    = "idempotency_error"
 	typeProvider       = "provider_error"
 	typeAPI            = "api_error"
+	typePermission     = "permission_error"
+	typeFraud          = "fraud_error"
+	typeRateLimit      = "rate_limit_error"
 )
 
 // apiError is an answer the handler chose; writeError renders it as is.
@@ -28,6 +32,8 @@ type apiError struct {
 	Code    string
 	Message string
 	Param   string
+	// retryAfter, in seconds, is sent as Retry-After when positive.
+	retryAfter int
 }
 
 func (e *apiError) Error() string { return e.Code + ": " + e.Message }
@@ -68,6 +74,9 @@ func classify(err error) *apiError {
 	case errors.Is(err, app.ErrUnauthenticated):
 		return &apiError{Status: http.StatusUnauthorized, Type: typeAuthentication, Code: "api_key_invalid",
 			Message: "the apikey header does not hold a valid API key"}
+	case errors.Is(err, ports.ErrURLForbidden):
+		return badRequest("url", "url_not_allowed",
+			"url must not point at a loopback, private, link-local or metadata address")
 	case errors.Is(err, ports.ErrNotFound), errors.Is(err, app.ErrTestModeOnly):
 		return &apiError{Status: http.StatusNotFound, Type: typeInvalidRequest, Code: "resource_not_found",
 			Message: "no such resource"}
@@ -92,10 +101,33 @@ func classify(err error) *apiError {
 	case errors.Is(err, ports.ErrAcquirerRejected):
 		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeProvider, Code: "acquirer_rejected",
 			Message: "the acquirer rejected the request"}
+	case errors.Is(err, domain.ErrRefundExceedsAmount):
+		return badRequest("amount", "refund_exceeds_amount", "amount exceeds what remains refundable on this transaction")
+	case errors.Is(err, domain.ErrChargeNotRefundable):
+		return &apiError{Status: http.StatusConflict, Type: typeInvalidRequest, Code: "charge_not_refundable",
+			Message: "only PAID or APPROVED transactions can be refunded"}
+	case errors.Is(err, domain.ErrRefundNotSupported):
+		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeProvider, Code: "REFUND_NOT_SUPPORTED",
+			Message: "the provider of this payment method cannot refund"}
+	case errors.Is(err, domain.ErrInsufficientBalance):
+		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeInvalidRequest, Code: "insufficient_balance",
+			Message: "the wallet balance cannot cover this refund"}
+	case errors.Is(err, domain.ErrRefundNotOpen):
+		return &apiError{Status: http.StatusConflict, Type: typeInvalidRequest, Code: "refund_not_open",
+			Message: "the refund is already REFUNDED or FAILED"}
+	case errors.Is(err, domain.ErrInvalidTransition):
+		return &apiError{Status: http.StatusConflict, Type: typeInvalidRequest, Code: "invalid_transition",
+			Message: "the state machine does not allow this status change"}
+	case errors.Is(err, app.ErrNoProviderReference):
+		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeProvider, Code: "TRANSACTION_HAS_NO_PROVIDER_REFERENCE",
+			Message: "the transaction never reached a provider"}
+	case errors.Is(err, app.ErrReceiptUnavailable):
+		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeProvider, Code: "receipt_unavailable",
+			Message: "a receipt exists only for settled transactions"}
 	case errors.Is(err, context.Canceled):
 		return &apiError{Status: 499, Type: typeAPI, Code: "request_cancelled", Message: "the request was cancelled"}
 	}
-	return nil
+	return classifyDashboard(err)
 }
 
 // writeError answers err in the error envelope.
@@ -108,6 +140,9 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	if ae.Code == "idempotency_key_in_use" {
 		w.Header().Set("Retry-After", "1")
+	}
+	if ae.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(ae.retryAfter))
 	}
 	writeJSON(w, ae.Status, errorBody{
 		Error:     errorDetail{Type: ae.Type, Code: ae.Code, Message: ae.Message, Param: ae.Param},

@@ -59,7 +59,7 @@ func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter 
 // a 500 envelope and writes one access-log line. The line carries the
 // route template, never query strings, bodies or headers, so no key or
 // document reaches the log.
-func requestLog(log *slog.Logger) mux.MiddlewareFunc {
+func requestLog(log *slog.Logger, sink RequestRecorder) mux.MiddlewareFunc {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
@@ -92,7 +92,15 @@ func requestLog(log *slog.Logger) mux.MiddlewareFunc {
 				if k := holder.rec; k != nil {
 					attrs = append(attrs, "account", k.AccountID, "mode", string(k.Mode), "key_fingerprint", k.Fingerprint)
 				}
+				if u := holder.user; u != nil {
+					attrs = append(attrs, "account", u.AccountID, "user", u.UserID)
+				}
 				log.InfoContext(ctx, "request", attrs...)
+				if k := holder.rec; k != nil && sink != nil {
+					sink.Record(ports.RequestLogEntry{RequestID: id, AccountID: k.AccountID, Mode: string(k.Mode),
+						KeyFingerprint: k.Fingerprint, Method: r.Method, Path: route, Status: rec.status,
+						Duration: time.Since(start), CreatedAt: start.UTC()})
+				}
 			}()
 			next.ServeHTTP(rec, r)
 		})
@@ -104,7 +112,16 @@ var errPanic = &apiError{Status: http.StatusInternalServerError, Type: typeAPI, 
 
 // keyHolder lets the auth middleware hand the key record back to the
 // access log, which wraps it.
-type keyHolder struct{ rec *ports.APIKeyRecord }
+type keyHolder struct {
+	rec  *ports.APIKeyRecord
+	user *app.DashboardUser
+}
+
+// RequestRecorder receives one entry per API-key request for the
+// dashboard's request logs. Record must not block.
+type RequestRecorder interface {
+	Record(e ports.RequestLogEntry)
+}
 
 // Authenticator resolves an API key to its caller.
 type Authenticator interface {

@@ -44,6 +44,19 @@ type Deps struct {
 	QR        QRRenderer
 	Ready     map[string]Pinger
 	Log       *slog.Logger
+	// Dashboard: sessions, key management, request logs, guards.
+	Sessions    *app.SessionService
+	Keys        *app.KeyService
+	RateLimits  RateLimitSource
+	Limiter     ports.RateLimiter
+	RequestLogs RequestRecorder
+	// Checkout is the hosted checkout page (adapters/checkout), mounted on
+	// the checkout path after the QR route; nil serves no page.
+	Checkout interface{ Routes(*mux.Router) }
+	// Webhooks serves /v1/webhooks; nil serves no webhook routes.
+	Webhooks *app.WebhookService
+	// Payments serves /v1/payments and /v1/wallets; nil serves neither.
+	Payments *app.PaymentService
 }
 
 // CheckoutPathFromURL returns the path part of a checkout base URL.
@@ -58,14 +71,15 @@ func CheckoutPathFromURL(base string) string {
 // NewHandler builds the whole HTTP interface.
 func NewHandler(cfg Config, d Deps) http.Handler {
 	r := mux.NewRouter()
-	r.Use(requestLog(d.Log))
+	rl := requestLog(d.Log, d.RequestLogs)
+	r.Use(rl)
 	// mux runs middleware only on matched routes: wrap the fallbacks so they
 	// carry a request id too.
-	r.NotFoundHandler = requestLog(d.Log)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	r.NotFoundHandler = rl(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, &apiError{Status: http.StatusNotFound, Type: typeInvalidRequest, Code: "route_not_found",
 			Message: "no such route: " + r.Method + " " + r.URL.Path})
 	}))
-	r.MethodNotAllowedHandler = requestLog(d.Log)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	r.MethodNotAllowedHandler = rl(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, &apiError{Status: http.StatusMethodNotAllowed, Type: typeInvalidRequest, Code: "method_not_allowed",
 			Message: "method " + r.Method + " is not allowed on " + r.URL.Path})
 	}))
@@ -74,14 +88,27 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 	health.Routes(r)
 
 	public := &PublicController{charges: d.Charges, qr: d.QR}
-	public.Routes(r.PathPrefix(cfg.CheckoutPath).Subrouter())
+	checkout := r.PathPrefix(cfg.CheckoutPath).Subrouter()
+	public.Routes(checkout)
+	if d.Checkout != nil {
+		d.Checkout.Routes(checkout)
+	}
 
+	dashboardRoutes(r, d)
+	webhooks := &WebhooksController{webhooks: d.Webhooks}
+	webhooks.CatalogRoutes(r) // public: before the apikey-protected /v1 router
 	v1 := r.PathPrefix("/v1").Subrouter()
-	v1.Use(requireAPIKey(d.Accounts))
+	v1.Use(APIKeyAuth(d))
 	charges := &ChargesController{charges: d.Charges, links: cfg.Links, qr: d.QR}
 	charges.Routes(v1)
 	helpers := &TestHelpersController{charges: d.Charges, sim: d.Simulator, links: cfg.Links}
 	helpers.Routes(v1)
+	if d.Payments != nil {
+		(&PaymentsController{payments: d.Payments, qr: d.QR}).Routes(v1)
+	}
+	if d.Webhooks != nil {
+		webhooks.Routes(v1)
+	}
 	return r
 }
 

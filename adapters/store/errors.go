@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/ports"
 )
 
@@ -24,6 +25,10 @@ func mapError(err error) error {
 	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return ports.ErrNotFound
+	}
+	if walletCheckViolation(err) {
+		// A wallet would go negative: the debit cannot be covered.
+		return domain.ErrInsufficientBalance
 	}
 	if table, ok := uniqueViolation(err); ok {
 		if table == tableIdempotency {
@@ -64,4 +69,15 @@ func uniqueViolation(err error) (table string, ok bool) {
 	}
 	table, _, _ = strings.Cut(msg[i+len(marker):], ".")
 	return table, true
+}
+
+// walletCheckViolation reports a CHECK violation on wallet_balances (the
+// non-negative available and pending).
+func walletCheckViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code == "23514" && pgErr.TableName == "wallet_balances"
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "CHECK constraint failed") && (strings.Contains(msg, "available") || strings.Contains(msg, "pending"))
 }

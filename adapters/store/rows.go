@@ -50,6 +50,19 @@ type chargeRow struct {
 	FeeProvider          int64   `bun:"fee_provider"`
 	FeePlatform          int64   `bun:"fee_platform"`
 	RefundedAmount       int64   `bun:"refunded_amount"`
+	RefundCompleted      int64   `bun:"refund_completed"`
+	CardRedirectURL      *string `bun:"card_redirect_url"`
+	MBEntity             *string `bun:"mb_entity"`
+	MBReference          *string `bun:"mb_reference"`
+	MBExpiresAt          dbTime  `bun:"mb_expires_at"`
+	BoletoBarcode        *string `bun:"boleto_barcode"`
+	BoletoLine           *string `bun:"boleto_line"`
+	BoletoPDFURL         *string `bun:"boleto_pdf_url"`
+	BoletoExpiresAt      dbTime  `bun:"boleto_expires_at"`
+	CryptoAddress        *string `bun:"crypto_address"`
+	CryptoNetwork        *string `bun:"crypto_network"`
+	CryptoCurrency       *string `bun:"crypto_currency"`
+	CryptoAmount         *string `bun:"crypto_amount"`
 	ReturnState          string  `bun:"return_state"`
 	ExpiresAt            dbTime  `bun:"expires_at"`
 	CreatedAt            dbTime  `bun:"created_at"`
@@ -91,6 +104,19 @@ func chargeFromDomain(s domain.ChargeSnapshot) (*chargeRow, error) {
 		FeeProvider:          s.Fees.Provider,
 		FeePlatform:          s.Fees.Platform,
 		RefundedAmount:       s.RefundedAmount,
+		RefundCompleted:      s.RefundCompleted,
+		CardRedirectURL:      optString(s.Details.CardRedirectURL),
+		MBEntity:             optString(s.Details.MBEntity),
+		MBReference:          optString(s.Details.MBReference),
+		MBExpiresAt:          newDBTime(s.Details.MBExpiresAt),
+		BoletoBarcode:        optString(s.Details.BoletoBarcode),
+		BoletoLine:           optString(s.Details.BoletoLine),
+		BoletoPDFURL:         optString(s.Details.BoletoPDFURL),
+		BoletoExpiresAt:      newDBTime(s.Details.BoletoExpiresAt),
+		CryptoAddress:        optString(s.Details.CryptoAddress),
+		CryptoNetwork:        optString(s.Details.CryptoNetwork),
+		CryptoCurrency:       optString(s.Details.CryptoCurrency),
+		CryptoAmount:         optString(s.Details.CryptoAmount),
 		ReturnState:          string(s.ReturnState),
 		ExpiresAt:            newDBTime(s.ExpiresAt),
 		CreatedAt:            newDBTime(s.CreatedAt),
@@ -124,17 +150,32 @@ func (r *chargeRow) toDomain() (*domain.Charge, error) {
 			Email:    r.CustomerEmail,
 			Phone:    r.CustomerPhone,
 		},
-		CustomerRef:    r.CustomerRef,
-		ExpectedPayer:  r.ExpectedPayer,
-		WebhookURL:     r.WebhookURL,
-		Provider:       r.Provider,
-		ProviderRef:    r.ProviderRef,
-		Fees:           domain.Fees{Provider: r.FeeProvider, Platform: r.FeePlatform},
-		RefundedAmount: r.RefundedAmount,
-		ReturnState:    domain.ReturnState(r.ReturnState),
-		ExpiresAt:      r.ExpiresAt.Time,
-		CreatedAt:      r.CreatedAt.Time,
-		UpdatedAt:      r.UpdatedAt.Time,
+		CustomerRef:     r.CustomerRef,
+		ExpectedPayer:   r.ExpectedPayer,
+		WebhookURL:      r.WebhookURL,
+		Provider:        r.Provider,
+		ProviderRef:     r.ProviderRef,
+		Fees:            domain.Fees{Provider: r.FeeProvider, Platform: r.FeePlatform},
+		RefundedAmount:  r.RefundedAmount,
+		RefundCompleted: r.RefundCompleted,
+		Details: domain.MethodDetails{
+			CardRedirectURL: deref(r.CardRedirectURL),
+			MBEntity:        deref(r.MBEntity),
+			MBReference:     deref(r.MBReference),
+			MBExpiresAt:     r.MBExpiresAt.Time,
+			BoletoBarcode:   deref(r.BoletoBarcode),
+			BoletoLine:      deref(r.BoletoLine),
+			BoletoPDFURL:    deref(r.BoletoPDFURL),
+			BoletoExpiresAt: r.BoletoExpiresAt.Time,
+			CryptoAddress:   deref(r.CryptoAddress),
+			CryptoNetwork:   deref(r.CryptoNetwork),
+			CryptoCurrency:  deref(r.CryptoCurrency),
+			CryptoAmount:    deref(r.CryptoAmount),
+		},
+		ReturnState: domain.ReturnState(r.ReturnState),
+		ExpiresAt:   r.ExpiresAt.Time,
+		CreatedAt:   r.CreatedAt.Time,
+		UpdatedAt:   r.UpdatedAt.Time,
 	}
 	if err := json.Unmarshal([]byte(r.Methods), &s.Methods); err != nil {
 		return nil, fmt.Errorf("store: decode methods of charge %s: %w", r.ID, err)
@@ -165,6 +206,14 @@ func (r *chargeRow) toDomain() (*domain.Charge, error) {
 		}
 	}
 	return domain.UnmarshalChargeFromStorage(s), nil
+}
+
+// optString stores "" as NULL: the method does not apply.
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 func deref[T any](p *T) T {
@@ -274,30 +323,34 @@ type accountRow struct {
 	MerchantName         string `bun:"merchant_name"`
 	MerchantCity         string `bun:"merchant_city"`
 	DefaultExpirySeconds int64  `bun:"default_expiry_seconds"`
-	CreatedAt            dbTime `bun:"created_at"`
+	// TransactionWebhookSecret: see migration 20260401000001_webhooks.
+	TransactionWebhookSecret string `bun:"transaction_webhook_secret"`
+	CreatedAt                dbTime `bun:"created_at"`
 }
 
 // accountFromDomain stores DefaultExpiry in whole seconds, the unit of
 // expires_in; a fraction of a second is dropped.
 func accountFromDomain(a domain.Account) *accountRow {
 	return &accountRow{
-		ID:                   a.ID,
-		Name:                 a.Name,
-		MerchantName:         a.MerchantName,
-		MerchantCity:         a.MerchantCity,
-		DefaultExpirySeconds: int64(a.DefaultExpiry / time.Second),
-		CreatedAt:            newDBTime(a.CreatedAt),
+		ID:                       a.ID,
+		Name:                     a.Name,
+		MerchantName:             a.MerchantName,
+		MerchantCity:             a.MerchantCity,
+		DefaultExpirySeconds:     int64(a.DefaultExpiry / time.Second),
+		TransactionWebhookSecret: a.TransactionWebhookSecret,
+		CreatedAt:                newDBTime(a.CreatedAt),
 	}
 }
 
 func (r *accountRow) toDomain() *domain.Account {
 	return &domain.Account{
-		ID:            r.ID,
-		Name:          r.Name,
-		MerchantName:  r.MerchantName,
-		MerchantCity:  r.MerchantCity,
-		DefaultExpiry: time.Duration(r.DefaultExpirySeconds) * time.Second,
-		CreatedAt:     r.CreatedAt.Time,
+		ID:                       r.ID,
+		Name:                     r.Name,
+		MerchantName:             r.MerchantName,
+		MerchantCity:             r.MerchantCity,
+		DefaultExpiry:            time.Duration(r.DefaultExpirySeconds) * time.Second,
+		TransactionWebhookSecret: r.TransactionWebhookSecret,
+		CreatedAt:                r.CreatedAt.Time,
 	}
 }
 

@@ -38,8 +38,13 @@ func (c *Config) settings() []setting {
 		{"QUITA_BASE_URL", "base-url", "", "public API base including /v1 (default http://<addr>/v1)", &c.BaseURL},
 		{"QUITA_CHECKOUT_URL_BASE", "checkout-url-base", "", "hosted checkout base (default http://<addr>/checkout)", &c.CheckoutURLBase},
 		{"QUITA_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", &c.LogLevel},
+		{"QUITA_JWT_SECRET", "jwt-secret", "", "HS256 secret of dashboard tokens (at least 32 bytes); empty = random per process", &c.JWTSecret},
 	}
 }
+
+// secretSettings are read from the environment after the flags, so their
+// values never show as flag defaults in --help.
+var secretSettings = map[string]bool{"QUITA_JWT_SECRET": true}
 
 // parseConfig reads the environment, then args (flags override).
 func parseConfig(name string, args []string, getenv func(string) string) (Config, error) {
@@ -47,13 +52,18 @@ func parseConfig(name string, args []string, getenv func(string) string) (Config
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	for _, s := range c.settings() {
 		def := s.def
-		if v := getenv(s.env); v != "" {
+		if v := getenv(s.env); v != "" && !secretSettings[s.env] {
 			def = v
 		}
 		fs.StringVar(s.dst, s.flag, def, fmt.Sprintf("%s (env %s)", s.help, s.env))
 	}
 	seed := getenv("QUITA_SEED_DEMO") != "false"
 	fs.BoolVar(&c.SeedDemo, "seed-demo", seed, "create a demo account when the database has none (env QUITA_SEED_DEMO)")
+	// Webhooks to private addresses: allowed by default only in the
+	// embedded (SQLite) setup, decided after the flags below.
+	allowPrivate := getenv("QUITA_WEBHOOK_ALLOW_PRIVATE")
+	fs.StringVar(&allowPrivate, "webhook-allow-private", allowPrivate,
+		"true lets webhook endpoints use http and loopback/private addresses in every mode; default true with SQLite, false with Postgres (env QUITA_WEBHOOK_ALLOW_PRIVATE)")
 	shutdown := 20 * time.Second
 	if v := getenv("QUITA_SHUTDOWN_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -72,8 +82,24 @@ func parseConfig(name string, args []string, getenv func(string) string) (Config
 		return c, err
 	}
 	c.PixFees = domain.FeeSchedule{Provider: pixProvider, Platform: pixPlatform}
+	if c.Fees, err = methodFeesFromEnv(getenv); err != nil {
+		return c, err
+	}
+	if c.PixOutFee, err = feeFromEnv(getenv, "QUITA_FEE_PIX_OUT", domain.Fee{Fixed: 50}); err != nil {
+		return c, err
+	}
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	for _, s := range c.settings() {
+		if secretSettings[s.env] && *s.dst == "" {
+			*s.dst = getenv(s.env)
+		}
+	}
+	if allowPrivate == "" {
+		c.WebhookAllowPrivate = strings.HasPrefix(c.DatabaseURL, "sqlite:")
+	} else if c.WebhookAllowPrivate, err = strconv.ParseBool(allowPrivate); err != nil {
+		return c, fmt.Errorf("QUITA_WEBHOOK_ALLOW_PRIVATE: want true or false, got %q", allowPrivate)
 	}
 	host, port, err := net.SplitHostPort(c.Addr)
 	if err != nil {
@@ -92,6 +118,24 @@ func parseConfig(name string, args []string, getenv func(string) string) (Config
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
 	c.CheckoutURLBase = strings.TrimRight(c.CheckoutURLBase, "/")
 	return c, nil
+}
+
+// methodFeesFromEnv reads QUITA_FEE_<METHOD>_PROVIDER and _PLATFORM for
+// the methods other than Pix, defaulting to wiring.DefaultMethodFees.
+func methodFeesFromEnv(getenv func(string) string) (map[domain.Method]domain.FeeSchedule, error) {
+	out := map[domain.Method]domain.FeeSchedule{}
+	for m, def := range wiring.DefaultMethodFees {
+		p, err := feeFromEnv(getenv, "QUITA_FEE_"+string(m)+"_PROVIDER", def.Provider)
+		if err != nil {
+			return nil, err
+		}
+		pl, err := feeFromEnv(getenv, "QUITA_FEE_"+string(m)+"_PLATFORM", def.Platform)
+		if err != nil {
+			return nil, err
+		}
+		out[m] = domain.FeeSchedule{Provider: p, Platform: pl}
+	}
+	return out, nil
 }
 
 // feeFromEnv reads "bps+fixed" (e.g. "50+0") or "bps".
@@ -122,7 +166,12 @@ Usage:
   quitad migrate [flags]          apply database migrations and exit
   quitad account create --name N --email E --password P [flags]
                                   create an account and print its keys as JSON
+  quitad ledger verify [flags]    recompute every wallet from the ledger postings;
+                                  exit status 1 on any drift
 
 Run "quitad serve -h" for the flags and their environment variables.
+Fees: QUITA_FEE_<METHOD>_PROVIDER and QUITA_FEE_<METHOD>_PLATFORM as
+<bps>[+<fixed>] (methods PIX, CREDIT_CARD, BOLETO, MULTIBANCO, MBWAY, CRYPTO);
+QUITA_FEE_PIX_OUT is the cashout refund fee passed to the merchant.
 `)
 }

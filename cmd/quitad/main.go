@@ -42,6 +42,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch cmd {
 	case "serve":
 		return serve(ctx, args, getenv, stdout, stderr)
+	case "ledger":
+		if len(args) == 0 || args[0] != "verify" {
+			usage()
+			return errors.New("usage: quitad ledger verify")
+		}
+		return ledgerVerify(ctx, args[1:], getenv, stdout, stderr)
 	case "migrate":
 		return migrate(ctx, args, getenv, stderr)
 	case "account":
@@ -140,6 +146,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	var wg sync.WaitGroup
 	wg.Go(func() { a.Charges.RunEvery(workers, "expiry", time.Second, a.Charges.ExpireDue) })
 	wg.Go(func() { a.Charges.RunEvery(workers, "returns", 5*time.Second, a.Charges.RetryReturns) })
+	wg.Go(func() { a.Charges.RunEvery(workers, "refunds", 300*time.Millisecond, a.Payments.AdvanceRefunds) })
+	wg.Go(func() { a.Charges.RunEvery(workers, "releases", 10*time.Second, a.Payments.ReleaseDue) })
+	wg.Go(func() { a.Webhooks.Run(workers) })
 
 	srv := &http.Server{
 		Handler:           a.Handler,

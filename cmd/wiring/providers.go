@@ -16,6 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/quitapix/quita/adapters/acquirer/sandbox"
+	"github.com/quitapix/quita/adapters/checkout"
 	"github.com/quitapix/quita/adapters/httpapi"
 	"github.com/quitapix/quita/adapters/idempotency"
 	"github.com/quitapix/quita/adapters/password"
@@ -32,6 +33,12 @@ type App struct {
 	Charges  *app.ChargeService
 	Accounts *app.AccountService
 	DB       *store.DB
+	// Dashboard holds sessions, key management, logs and guards.
+	Dashboard *Dashboard
+	// Webhooks manages endpoints and runs the delivery workers.
+	Webhooks *app.WebhookService
+	// Payments runs refunds, releases and the ledger.
+	Payments *app.PaymentService
 }
 
 // Config is what wiring needs to know; quitad fills it from the
@@ -42,8 +49,20 @@ type Config struct {
 	BaseURL         string
 	CheckoutURLBase string
 	PixFees         domain.FeeSchedule
+	// Fees of the other methods (PixFees wins for PIX); a method without
+	// an entry uses DefaultMethodFees.
+	Fees map[domain.Method]domain.FeeSchedule
+	// PixOutFee is charged on cashout refunds with passFeeToTenant.
+	PixOutFee domain.Fee
 	// RedisPrefix namespaces Redis keys (default "quita:").
 	RedisPrefix string
+	// JWTSecret signs dashboard tokens (HS256); empty = random per process.
+	JWTSecret string
+	// WebhookAllowPrivate lets webhook endpoints use http and loopback or
+	// private addresses in every mode (development only).
+	WebhookAllowPrivate bool
+	// Webhooks tunes delivery (zero value: production schedule).
+	Webhooks app.WebhooksConfig
 }
 
 // storeSet binds every store port to the one bun store.
@@ -54,6 +73,15 @@ var storeSet = wire.NewSet(
 	wire.Bind(new(ports.AccountStore), new(*store.DB)),
 	wire.Bind(new(ports.KeyStore), new(*store.DB)),
 	wire.Bind(new(ports.EventOutbox), new(*store.DB)),
+	wire.Bind(new(ports.PaymentStore), new(*store.DB)),
+	wire.Bind(new(ports.WebhookStore), new(*store.DB)),
+	wire.Bind(new(ports.WebhookOutbox), new(*store.DB)),
+	wire.Bind(new(ports.UserStore), new(*store.DB)),
+	wire.Bind(new(ports.KeyAdmin), new(*store.DB)),
+	wire.Bind(new(ports.AuditLog), new(*store.DB)),
+	wire.Bind(new(ports.RequestLogStore), new(*store.DB)),
+	wire.Bind(new(ports.TokenDenylist), new(*store.DB)),
+	wire.Bind(new(ports.GuardStore), new(*store.DB)),
 )
 
 // acquirerSet provides the sandbox as the acquirer and the test bank.
@@ -79,6 +107,8 @@ var appSet = wire.NewSet(
 	provideChargesConfig,
 	app.NewChargeService,
 	app.NewAccountService,
+	providePaymentsConfig,
+	app.NewPaymentService,
 )
 
 // ProvideDB opens the database and applies migrations.
@@ -140,14 +170,41 @@ func provideLinks(cfg Config) domain.Links {
 func provideChargesConfig(cfg Config, links domain.Links) app.ChargesConfig {
 	return app.ChargesConfig{
 		Links: links,
-		Fees:  map[domain.Method]domain.FeeSchedule{domain.MethodPix: cfg.PixFees},
+		Fees:  methodFees(cfg),
 	}
+}
+
+// DefaultMethodFees are the fees of the methods other than Pix when the
+// configuration names none (docs/payments-and-ledger.md).
+var DefaultMethodFees = map[domain.Method]domain.FeeSchedule{
+	domain.MethodCreditCard: {Provider: domain.Fee{BPS: 299}, Platform: domain.Fee{BPS: 349, Fixed: 39}},
+	domain.MethodBoleto:     {Provider: domain.Fee{Fixed: 199}, Platform: domain.Fee{BPS: 49}},
+	domain.MethodMultibanco: {Provider: domain.Fee{BPS: 150, Fixed: 25}, Platform: domain.Fee{BPS: 49}},
+	domain.MethodMBWay:      {Provider: domain.Fee{BPS: 100, Fixed: 10}, Platform: domain.Fee{BPS: 49}},
+	domain.MethodCrypto:     {Provider: domain.Fee{BPS: 100}, Platform: domain.Fee{BPS: 49}},
+}
+
+func methodFees(cfg Config) map[domain.Method]domain.FeeSchedule {
+	out := map[domain.Method]domain.FeeSchedule{}
+	for m, f := range DefaultMethodFees {
+		out[m] = f
+	}
+	for m, f := range cfg.Fees {
+		out[m] = f
+	}
+	out[domain.MethodPix] = cfg.PixFees
+	return out
+}
+
+func providePaymentsConfig(cfg Config, links domain.Links) app.PaymentsConfig {
+	return app.PaymentsConfig{Links: links, PixOutFee: cfg.PixOutFee}
 }
 
 func provideQR() *qr.Renderer { return qr.NewRenderer(512, 4096) }
 
 func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *app.ChargeService, accounts *app.AccountService,
-	sim ports.PaymentSimulator, qrr *qr.Renderer, db *store.DB, rdb *redis.Client,
+	sim ports.PaymentSimulator, qrr *qr.Renderer, db *store.DB, rdb *redis.Client, co *checkout.Controller,
+	dash *Dashboard, webhooks *app.WebhookService, payments *app.PaymentService,
 ) http.Handler {
 	ready := map[string]httpapi.Pinger{"database": db}
 	if rdb != nil {
@@ -155,6 +212,15 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 	}
 	return httpapi.NewHandler(
 		httpapi.Config{Links: links, CheckoutPath: httpapi.CheckoutPathFromURL(cfg.CheckoutURLBase)},
-		httpapi.Deps{Charges: charges, Accounts: accounts, Simulator: sim, QR: qrr, Ready: ready, Log: log},
+		httpapi.Deps{Charges: charges, Accounts: accounts, Simulator: sim, QR: qrr, Ready: ready, Log: log, Checkout: co,
+			Sessions: dash.Sessions, Keys: dash.Keys, RateLimits: dash.GuardSettings, Limiter: dash.Limiter, RequestLogs: dash.RequestLogs,
+			Webhooks: webhooks, Payments: payments},
 	)
+}
+
+// checkoutSet is the hosted checkout page and the service behind it.
+var checkoutSet = wire.NewSet(app.NewCheckoutService, provideCheckout)
+
+func provideCheckout(cs *app.CheckoutService, log *slog.Logger) *checkout.Controller {
+	return checkout.New(cs, log, checkout.Config{})
 }

@@ -9,6 +9,7 @@ package wiring
 import (
 	"context"
 	"github.com/quitapix/quita/adapters/password"
+	"github.com/quitapix/quita/adapters/webhook"
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/ports"
 	"log/slog"
@@ -38,21 +39,59 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	argon2id := password.New(params)
 	accountService := app.NewAccountService(db, db, argon2id, systemClock, randomIDs)
 	renderer := provideQR()
-	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, client)
+	checkoutService := app.NewCheckoutService(chargeService, db, systemClock, chargesConfig)
+	controller := provideCheckout(checkoutService, log)
+	sessionTokens, err := provideSessionTokens(cfg, log)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	loginAttempts := provideLoginAttempts(cfg, client, systemClock)
+	sessionConfig := _wireSessionConfigValue
+	sessionService, err := app.NewSessionService(db, argon2id, sessionTokens, db, loginAttempts, systemClock, randomIDs, log, sessionConfig)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	requestLogConfig := _wireRequestLogConfigValue
+	requestLogWriter, cleanup3 := provideRequestLogWriter(db, log, requestLogConfig)
+	keyService := app.NewKeyService(db, db, db, requestLogWriter, systemClock, randomIDs)
+	guardDefaults := _wireGuardDefaultsValue
+	guardSettings := app.NewGuardSettings(db, systemClock, guardDefaults)
+	fraudGuard := app.NewFraudGuard(guardSettings, db, db, systemClock, randomIDs)
+	rateLimiter := provideRateLimiter(cfg, client, systemClock, log)
+	dashboard := provideDashboard(sessionService, keyService, guardSettings, fraudGuard, requestLogWriter, rateLimiter, chargeService)
+	policy := provideWebhookPolicy(cfg)
+	sender := webhook.NewSender(policy)
+	guard := webhook.NewGuard(policy)
+	webhooksConfig := provideWebhooksConfig(cfg)
+	webhookService := app.NewWebhookService(db, db, sender, guard, db, systemClock, randomIDs, links, log, webhooksConfig)
+	paymentsConfig := providePaymentsConfig(cfg, links)
+	paymentService := app.NewPaymentService(chargeService, db, db, acquirer, systemClock, randomIDs, log, paymentsConfig)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, client, controller, dashboard, webhookService, paymentService)
 	wiringApp := &App{
-		Handler:  handler,
-		Charges:  chargeService,
-		Accounts: accountService,
-		DB:       db,
+		Handler:   handler,
+		Charges:   chargeService,
+		Accounts:  accountService,
+		DB:        db,
+		Dashboard: dashboard,
+		Webhooks:  webhookService,
+		Payments:  paymentService,
 	}
 	return wiringApp, func() {
+		cleanup3()
 		cleanup2()
 		cleanup()
 	}, nil
 }
 
 var (
-	_wireParamsValue = password.DefaultParams
+	_wireParamsValue           = password.DefaultParams
+	_wireSessionConfigValue    = app.SessionConfig{}
+	_wireRequestLogConfigValue = app.RequestLogConfig{}
+	_wireGuardDefaultsValue    = app.DefaultGuardDefaults
 )
 
 // InitializeWith wires Quita around a given clock, acquirer and payment
@@ -77,14 +116,49 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	argon2id := password.New(params)
 	accountService := app.NewAccountService(db, db, argon2id, clock, randomIDs)
 	renderer := provideQR()
-	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, client)
+	checkoutService := app.NewCheckoutService(chargeService, db, clock, chargesConfig)
+	controller := provideCheckout(checkoutService, log)
+	sessionTokens, err := provideSessionTokens(cfg, log)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	loginAttempts := provideLoginAttempts(cfg, client, clock)
+	sessionConfig := _wireSessionConfigValue
+	sessionService, err := app.NewSessionService(db, argon2id, sessionTokens, db, loginAttempts, clock, randomIDs, log, sessionConfig)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	requestLogConfig := _wireRequestLogConfigValue
+	requestLogWriter, cleanup3 := provideRequestLogWriter(db, log, requestLogConfig)
+	keyService := app.NewKeyService(db, db, db, requestLogWriter, clock, randomIDs)
+	guardDefaults := _wireGuardDefaultsValue
+	guardSettings := app.NewGuardSettings(db, clock, guardDefaults)
+	fraudGuard := app.NewFraudGuard(guardSettings, db, db, clock, randomIDs)
+	rateLimiter := provideRateLimiter(cfg, client, clock, log)
+	dashboard := provideDashboard(sessionService, keyService, guardSettings, fraudGuard, requestLogWriter, rateLimiter, chargeService)
+	policy := provideWebhookPolicy(cfg)
+	sender := webhook.NewSender(policy)
+	guard := webhook.NewGuard(policy)
+	webhooksConfig := provideWebhooksConfig(cfg)
+	webhookService := app.NewWebhookService(db, db, sender, guard, db, clock, randomIDs, links, log, webhooksConfig)
+	paymentsConfig := providePaymentsConfig(cfg, links)
+	paymentService := app.NewPaymentService(chargeService, db, db, acquirer, clock, randomIDs, log, paymentsConfig)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, client, controller, dashboard, webhookService, paymentService)
 	wiringApp := &App{
-		Handler:  handler,
-		Charges:  chargeService,
-		Accounts: accountService,
-		DB:       db,
+		Handler:   handler,
+		Charges:   chargeService,
+		Accounts:  accountService,
+		DB:        db,
+		Dashboard: dashboard,
+		Webhooks:  webhookService,
+		Payments:  paymentService,
 	}
 	return wiringApp, func() {
+		cleanup3()
 		cleanup2()
 		cleanup()
 	}, nil

@@ -1,0 +1,205 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+var (
+	_ ports.MethodAcquirer = (*Acquirer)(nil)
+	_ ports.RefundAcquirer = (*Acquirer)(nil)
+)
+
+// Sandbox method constants: a bank code no real bank uses for boletos, and
+// the Multibanco entity of the sandbox.
+const (
+	boletoBank       = "999"
+	multibancoEntity = "21999"
+	boletoValidity   = 3 * 24 * time.Hour
+	multibancoValid  = 3 * 24 * time.Hour
+)
+
+// usdtPerUnit is the sandbox's fixed quote of one major unit of a fiat
+// currency in USDT, in millionths (no float touches an amount).
+var usdtPerUnit = map[domain.Currency]int64{"USD": 1_000_000, "EUR": 1_080_000, "BRL": 180_000, "GBP": 1_270_000}
+
+var cryptoTickers = map[domain.Currency]bool{"USDT": true, "USDC": true, "ETH": true, "BTC": true, "DAI": true}
+
+// digitsOf derives n decimal digits from seed, deterministically.
+func digitsOf(seed string, n int) string {
+	sum := sha256.Sum256([]byte(seed))
+	v := new(big.Int).SetBytes(sum[:]).String()
+	for len(v) < n {
+		v += v
+	}
+	return v[len(v)-n:]
+}
+
+// CreatePaymentMethods implements ports.MethodAcquirer with realistic,
+// checksum-valid data derived from the charge id (so a retry answers the
+// same).
+func (a *Acquirer) CreatePaymentMethods(_ context.Context, req ports.CreateMethodsRequest) (domain.MethodDetails, error) {
+	if a.down.Load() {
+		return domain.MethodDetails{}, ports.ErrAcquirerUnavailable
+	}
+	var d domain.MethodDetails
+	now := a.now().UTC()
+	for _, m := range req.Methods {
+		switch m {
+		case domain.MethodBoleto:
+			due := now.Add(boletoValidity)
+			b, err := domain.NewBoleto(boletoBank, req.Amount, due, digitsOf("boleto:"+req.ChargeID, 25))
+			if err != nil {
+				return d, fmt.Errorf("%w: %v", ports.ErrAcquirerRejected, err)
+			}
+			d.BoletoBarcode, d.BoletoLine = b.Barcode, b.Line
+			d.BoletoPDFURL = a.cfg.LocationHost + "/boleto/" + req.ChargeID + ".pdf"
+			if !strings.Contains(d.BoletoPDFURL, "://") {
+				d.BoletoPDFURL = "https://" + d.BoletoPDFURL
+			}
+			d.BoletoExpiresAt = due.Truncate(time.Second)
+		case domain.MethodMultibanco:
+			ref, err := domain.MultibancoReference(multibancoEntity, digitsOf("mb:"+req.ChargeID, 7), req.Amount)
+			if err != nil {
+				return d, fmt.Errorf("%w: %v", ports.ErrAcquirerRejected, err)
+			}
+			d.MBEntity, d.MBReference, d.MBExpiresAt = multibancoEntity, ref, now.Add(multibancoValid).Truncate(time.Second)
+		case domain.MethodCreditCard:
+			d.CardRedirectURL = "https://" + strings.TrimPrefix(strings.TrimPrefix(a.cfg.LocationHost, "https://"), "http://") +
+				"/card/" + req.ChargeID
+		case domain.MethodCrypto:
+			sum := sha256.Sum256([]byte("crypto:" + req.ChargeID))
+			d.CryptoAddress = "0x" + hex.EncodeToString(sum[:20])
+			d.CryptoNetwork = "ETHEREUM"
+			d.CryptoCurrency, d.CryptoAmount = cryptoQuote(req.Currency, req.Amount)
+		}
+	}
+	return d, nil
+}
+
+// cryptoQuote prices amount (minor units, two decimals) in a crypto ticker.
+func cryptoQuote(cur domain.Currency, amount int64) (string, string) {
+	if cryptoTickers[cur] {
+		return string(cur), domain.FormatDecimal(amount)
+	}
+	rate, ok := usdtPerUnit[cur]
+	if !ok {
+		rate = 1_000_000
+	}
+	// amount/100 major units × rate/1e6 USDT, to 6 decimals, rounded half up.
+	micro := (amount*rate + 50) / 100
+	return "USDT", fmt.Sprintf("%d.%06d", micro/1_000_000, micro%1_000_000)
+}
+
+// Refund implements ports.RefundAcquirer: the sandbox accepts every refund
+// of a Pix or card payment at once; the refund id is the reference.
+func (a *Acquirer) Refund(ctx context.Context, req ports.RefundRequest) (string, error) {
+	if a.down.Load() {
+		return "", ports.ErrAcquirerUnavailable
+	}
+	if !req.Method.Refundable() {
+		return "", fmt.Errorf("%w: %s cannot be refunded", ports.ErrAcquirerRejected, req.Method)
+	}
+	if req.Method == domain.MethodPix && req.Strategy == domain.StrategyDevolution {
+		if _, err := a.ReturnPix(ctx, ports.ReturnPixRequest{Scope: req.Scope, ChargeID: req.ChargeID,
+			EndToEndID: req.EndToEndID, ReturnID: "D" + req.RefundID, Amount: req.Amount, Reason: "refund"}); err != nil {
+			return "", err
+		}
+	}
+	return "sbx_" + req.RefundID, nil
+}
+
+// RefundStatus implements ports.RefundAcquirer: sandbox refunds complete
+// on the first status check after they start.
+func (a *Acquirer) RefundStatus(context.Context, string) (string, error) {
+	if a.down.Load() {
+		return "", ports.ErrAcquirerUnavailable
+	}
+	return string(domain.RefundRefunded), nil
+}
+
+// ChargeStatus implements ports.RefundAcquirer.
+func (a *Acquirer) ChargeStatus(_ context.Context, ref string) (ports.ProviderStatus, error) {
+	if a.down.Load() {
+		return ports.ProviderStatus{}, ports.ErrAcquirerUnavailable
+	}
+	return ports.ProviderStatus{Status: "ATIVA", RawResponse: map[string]any{
+		"provider": Name, "txid": ref, "status": "ATIVA", "checkedAt": a.now().UTC().Format(time.RFC3339),
+	}}, nil
+}
+
+// Receipt implements ports.RefundAcquirer: a one-page PDF.
+func (a *Acquirer) Receipt(_ context.Context, r ports.ReceiptRequest) ([]byte, error) {
+	if a.down.Load() {
+		return nil, ports.ErrAcquirerUnavailable
+	}
+	lines := []string{
+		"Quita sandbox - payment receipt",
+		"Transaction: tx_" + r.ChargeID,
+		"Merchant: " + r.Merchant,
+		"Amount: " + domain.FormatDecimal(r.Amount) + " " + string(r.Currency),
+		"Method: " + string(r.PaidWith),
+		"Paid at: " + r.PaidAt.UTC().Format(time.RFC3339),
+	}
+	if r.EndToEndID != "" {
+		lines = append(lines, "End-to-end id: "+r.EndToEndID)
+	}
+	return MinimalPDF(lines), nil
+}
+
+// MinimalPDF writes a valid single-page PDF 1.4 with the lines in
+// Helvetica, with a correct cross-reference table.
+func MinimalPDF(lines []string) []byte {
+	var content bytes.Buffer
+	content.WriteString("BT /F1 12 Tf 50 780 Td 16 TL\n")
+	for _, l := range lines {
+		content.WriteString("(" + pdfEscape(l) + ") Tj T*\n")
+	}
+	content.WriteString("ET\n")
+	objs := []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+		fmt.Sprintf("<< /Length %d >>\nstream\n%sendstream", content.Len(), content.String()),
+	}
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.4\n")
+	offsets := make([]int, len(objs))
+	for i, o := range objs {
+		offsets[i] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
+	for _, off := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", off)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
+	return b.Bytes()
+}
+
+func pdfEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '(' || r == ')' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 32 || r > 126:
+			b.WriteByte('?')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,702 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/internal/testenv"
+	"github.com/quitapix/quita/ports"
+	"github.com/quitapix/quita/quitatest"
+)
+
+// payDialects runs a test on SQLite and on Postgres.
+var payDialects = []struct {
+	name string
+	dsn  func(testing.TB) string
+}{
+	{"sqlite", testenv.SQLiteDSN},
+	{"postgres", testenv.PostgresDSN},
+}
+
+type payEnv struct {
+	t     testing.TB
+	srv   *quitatest.Server
+	clock *quitatest.Clock
+	acct  quitatest.Account
+	seq   int
+	mu    sync.Mutex
+}
+
+func newPayEnv(t testing.TB, dsn string) *payEnv {
+	t.Helper()
+	clock := quitatest.NewClock()
+	srv := quitatest.NewServer(t, quitatest.Options{DatabaseURL: dsn, Clock: clock})
+	return &payEnv{t: t, srv: srv, clock: clock, acct: srv.NewAccount(t, "Loja Pagamentos")}
+}
+
+type payResp struct {
+	Status int
+	Body   map[string]any
+	Raw    []byte
+	Header http.Header
+}
+
+func (r payResp) str(k string) string { s, _ := r.Body[k].(string); return s }
+func (r payResp) num(k string) int64 {
+	f, _ := r.Body[k].(float64)
+	return int64(f)
+}
+func (r payResp) code() string {
+	e, _ := r.Body["error"].(map[string]any)
+	s, _ := e["code"].(string)
+	return s
+}
+
+func (e *payEnv) call(method, path, key string, body any) payResp {
+	e.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, e.srv.BaseURL+path, rd)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Header.Set("apikey", key)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	out := payResp{Status: res.StatusCode, Raw: raw, Header: res.Header}
+	if len(raw) > 0 && raw[0] == '{' {
+		if err := json.Unmarshal(raw, &out.Body); err != nil {
+			e.t.Fatalf("%s %s: decode %s: %v", method, path, raw, err)
+		}
+	}
+	return out
+}
+
+func (e *payEnv) key() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.seq++
+	return fmt.Sprintf("idem-key-%08d", e.seq)
+}
+
+func (e *payEnv) want(r payResp, status int, code string) {
+	e.t.Helper()
+	if r.Status != status || (code != "" && r.code() != code) {
+		e.t.Fatalf("got %d %s, want %d %s: %s", r.Status, r.code(), status, code, r.Raw)
+	}
+}
+
+// create makes a payment and returns its tx_ id.
+func (e *payEnv) create(amount int64, currency string, methods ...string) string {
+	e.t.Helper()
+	body := map[string]any{"amount": amount, "currency": currency, "paymentMethods": methods, "idempotencyKey": e.key()}
+	if len(methods) > 0 && methods[0] == "MBWAY" {
+		body["metadata"] = map[string]any{"phone": "+351912345678"}
+	}
+	r := e.call("POST", "/payments", e.acct.TestKey, body)
+	e.want(r, 201, "")
+	return r.str("id")
+}
+
+func (e *payEnv) payPix(id string) {
+	e.t.Helper()
+	e.want(e.call("POST", "/test_helpers/charges/"+id+"/pay", e.acct.TestKey, map[string]any{}), 200, "")
+}
+
+func (e *payEnv) balance(cur string) (available, pending int64) {
+	e.t.Helper()
+	r := e.call("GET", "/wallets/balance?currency="+cur, e.acct.TestKey, nil)
+	e.want(r, 200, "")
+	return r.num("available"), r.num("pending")
+}
+
+func (e *payEnv) verifyLedger() {
+	e.t.Helper()
+	problems, err := e.srv.App.Payments.VerifyLedger(context.Background())
+	if err != nil {
+		e.t.Fatalf("verify ledger: %v", err)
+	}
+	if len(problems) > 0 {
+		e.t.Fatalf("ledger drift:\n%s", strings.Join(problems, "\n"))
+	}
+}
+
+func (e *payEnv) advanceRefunds() {
+	e.t.Helper()
+	for range 2 {
+		if _, err := e.srv.App.Payments.AdvanceRefunds(context.Background()); err != nil {
+			e.t.Fatalf("advance refunds: %v", err)
+		}
+	}
+}
+
+func TestPaymentsEndpoints(t *testing.T) {
+	t.Parallel()
+	for _, d := range payDialects {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			e := newPayEnv(t, d.dsn(t))
+			testPaymentCreate(t, e)
+			testPaymentMethods(t, e)
+			testPaymentListAndStats(t, e)
+			testPaymentCancel(t, e)
+			testPaymentRefunds(t, e)
+			testPaymentExtras(t, e)
+			testPaymentHelpers(t, e)
+			e.verifyLedger()
+		})
+	}
+}
+
+func testPaymentCreate(t *testing.T, e *payEnv) {
+	k := e.key()
+	body := map[string]any{"amount": 10000, "paymentMethods": []string{"PIX"}, "customerName": "Ana",
+		"customerEmail": "ana@example.com", "customerDocument": "52998224725", "metadata": map[string]any{"order": 7},
+		"idempotencyKey": k}
+	r := e.call("POST", "/payments", e.acct.TestKey, body)
+	e.want(r, 201, "")
+	id := r.str("id")
+	if !strings.HasPrefix(id, "tx_") || r.str("status") != "WAITING_PAYMENT" || r.str("currency") != "BRL" || r.num("amount") != 10000 {
+		t.Fatalf("create body: %s", r.Raw)
+	}
+	for _, f := range []string{"id", "status", "amount", "currency", "paymentMethods", "customerName", "customerDocument", "customerEmail", "metadata", "createdAt"} {
+		if _, ok := r.Body[f]; !ok {
+			t.Errorf("create response lacks %s: %s", f, r.Raw)
+		}
+	}
+	if _, ok := r.Body["pixCopyPaste"]; ok {
+		t.Errorf("create response carries method fields: %s", r.Raw)
+	}
+	again := e.call("POST", "/payments", e.acct.TestKey, body)
+	e.want(again, 201, "")
+	if !bytes.Equal(again.Raw, r.Raw) || again.Header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("replay: %s (replayed %q), want %s", again.Raw, again.Header.Get("Idempotent-Replayed"), r.Raw)
+	}
+	body["amount"] = 10001
+	e.want(e.call("POST", "/payments", e.acct.TestKey, body), 409, "idempotency_key_reused")
+
+	bad := []struct {
+		name string
+		body map[string]any
+		code string
+	}{
+		{"no key", map[string]any{"amount": 100, "paymentMethods": []string{"PIX"}}, "idempotency_key_missing"},
+		{"short key", map[string]any{"amount": 100, "paymentMethods": []string{"PIX"}, "idempotencyKey": "short"}, "idempotency_key_invalid"},
+		{"no amount", map[string]any{"paymentMethods": []string{"PIX"}, "idempotencyKey": e.key()}, "parameter_missing"},
+		{"zero amount", map[string]any{"amount": 0, "paymentMethods": []string{"PIX"}, "idempotencyKey": e.key()}, "parameter_invalid"},
+		{"no methods", map[string]any{"amount": 100, "idempotencyKey": e.key()}, "parameter_missing"},
+		{"unknown method", map[string]any{"amount": 100, "paymentMethods": []string{"PAYPAL"}, "idempotencyKey": e.key()}, "parameter_invalid"},
+		{"pix in EUR", map[string]any{"amount": 100, "currency": "EUR", "paymentMethods": []string{"PIX"}, "idempotencyKey": e.key()}, "parameter_invalid"},
+		{"boleto in USD", map[string]any{"amount": 100, "currency": "USD", "paymentMethods": []string{"BOLETO"}, "idempotencyKey": e.key()}, "parameter_invalid"},
+		{"mbway without phone", map[string]any{"amount": 100, "currency": "EUR", "paymentMethods": []string{"MBWAY"}, "idempotencyKey": e.key()}, "parameter_invalid"},
+		{"bad email", map[string]any{"amount": 100, "paymentMethods": []string{"PIX"}, "customerEmail": "not an email", "idempotencyKey": e.key()}, "parameter_invalid"},
+		{"long currency", map[string]any{"amount": 100, "currency": "ABCDEFGHI", "paymentMethods": []string{"CRYPTO"}, "idempotencyKey": e.key()}, "parameter_invalid"},
+		{"unknown field", map[string]any{"amount": 100, "paymentMethods": []string{"PIX"}, "idempotencyKey": e.key(), "bogus": 1}, ""},
+	}
+	for _, b := range bad {
+		r := e.call("POST", "/payments", e.acct.TestKey, b.body)
+		if r.Status != 400 || (b.code != "" && r.code() != b.code) {
+			t.Errorf("%s: got %d %s, want 400 %s: %s", b.name, r.Status, r.code(), b.code, r.Raw)
+		}
+	}
+	e.want(e.call("POST", "/payments", "qt_test_invalid", map[string]any{}), 401, "")
+
+	raw := strings.TrimPrefix(id, "tx_")
+	for _, form := range []string{id, raw, "ch_" + raw} {
+		g := e.call("GET", "/payments/"+form, e.acct.TestKey, nil)
+		e.want(g, 200, "")
+		if g.str("id") != id || !strings.HasPrefix(g.str("pixQrCode"), "data:image/png;base64,") || g.str("pixCopyPaste") == "" {
+			t.Fatalf("read %s: %s", form, g.Raw)
+		}
+		if g.Body["boletoLine"] != nil || g.Body["paidWith"] != nil || g.Body["paidAt"] != nil {
+			t.Errorf("unpaid pix read carries fields of other methods: %s", g.Raw)
+		}
+	}
+	ch := e.call("GET", "/charges/ch_"+raw, e.acct.TestKey, nil)
+	if ch.Status != 200 || ch.str("status") != "pending" || ch.str("id") != "ch_"+raw {
+		t.Fatalf("charges surface: %d %s", ch.Status, ch.Raw)
+	}
+	e.want(e.call("GET", "/payments/tx_"+strings.Repeat("a", 26), e.acct.TestKey, nil), 404, "resource_not_found")
+	other := e.srv.NewAccount(t, "Outra")
+	e.want(e.call("GET", "/payments/"+id, other.TestKey, nil), 404, "")
+	e.want(e.call("GET", "/payments/"+id, e.acct.LiveKey, nil), 404, "")
+}
+
+func testPaymentMethods(t *testing.T, e *payEnv) {
+	boleto := e.create(12345, "BRL", "BOLETO")
+	g := e.call("GET", "/payments/"+boleto, e.acct.TestKey, nil)
+	e.want(g, 200, "")
+	if !domain.ValidBoletoLine(g.str("boletoLine")) || !domain.ValidBoletoBarcode(g.str("boletoBarcode")) ||
+		domain.BoletoLineToBarcode(g.str("boletoLine")) != g.str("boletoBarcode") || g.Body["boletoExpiresAt"] == nil {
+		t.Errorf("boleto data invalid: %s", g.Raw)
+	}
+	if !strings.HasSuffix(g.str("boletoBarcode")[9:19], "0000012345") || g.Body["pixCopyPaste"] != nil {
+		t.Errorf("boleto barcode does not carry the amount or pix present: %s", g.Raw)
+	}
+	mb := e.call("GET", "/payments/"+e.create(2500, "EUR", "MULTIBANCO"), e.acct.TestKey, nil)
+	if len(mb.str("mbEntity")) != 5 || !domain.ValidMultibancoReference(mb.str("mbEntity"), mb.str("mbReference"), 2500) {
+		t.Errorf("multibanco: %s", mb.Raw)
+	}
+	card := e.call("GET", "/payments/"+e.create(5000, "BRL", "CREDIT_CARD"), e.acct.TestKey, nil)
+	if !strings.HasPrefix(card.str("cardRedirectUrl"), "https://") {
+		t.Errorf("card: %s", card.Raw)
+	}
+	crypto := e.call("GET", "/payments/"+e.create(10000, "USDT", "CRYPTO"), e.acct.TestKey, nil)
+	if len(crypto.str("cryptoAddress")) != 42 || crypto.str("cryptoNetwork") == "" || crypto.str("cryptoCurrency") != "USDT" ||
+		crypto.str("cryptoAmount") != "100.00" {
+		t.Errorf("crypto: %s", crypto.Raw)
+	}
+	mbway := e.call("GET", "/payments/"+e.create(1000, "EUR", "MBWAY"), e.acct.TestKey, nil)
+	if mbway.str("status") != "WAITING_PAYMENT" || mbway.Body["mbEntity"] != nil {
+		t.Errorf("mbway: %s", mbway.Raw)
+	}
+}
+
+func testPaymentListAndStats(t *testing.T, e *payEnv) {
+	r := e.call("GET", "/payments", e.acct.TestKey, nil)
+	e.want(r, 200, "")
+	data, _ := r.Body["data"].([]any)
+	if r.num("page") != 1 || r.num("limit") != 20 || r.num("total") < 6 || int64(len(data)) != min(r.num("total"), 20) {
+		t.Fatalf("list: %s", r.Raw)
+	}
+	p := e.call("GET", "/payments?limit=2&page=2&sortBy=amount&sortOrder=asc", e.acct.TestKey, nil)
+	e.want(p, 200, "")
+	items, _ := p.Body["data"].([]any)
+	if len(items) != 2 || items[0].(map[string]any)["amount"].(float64) > items[1].(map[string]any)["amount"].(float64) {
+		t.Errorf("sorted page: %s", p.Raw)
+	}
+	f := e.call("GET", "/payments?status=WAITING_PAYMENT&startDate=2000-01-01&endDate=2999-01-01", e.acct.TestKey, nil)
+	e.want(f, 200, "")
+	if f.num("total") != r.num("total") {
+		t.Errorf("filtered total %d, want %d", f.num("total"), r.num("total"))
+	}
+	none := e.call("GET", "/payments?status=PAID", e.acct.TestKey, nil)
+	if none.num("total") != 0 {
+		t.Errorf("PAID total: %s", none.Raw)
+	}
+	for _, q := range []string{"limit=101", "limit=0", "page=0", "sortBy=nope", "sortOrder=up", "status=paid", "startDate=yesterday"} {
+		e.want(e.call("GET", "/payments?"+q, e.acct.TestKey, nil), 400, "")
+	}
+	s := e.call("GET", "/payments/stats?days=7", e.acct.TestKey, nil)
+	e.want(s, 200, "")
+	for _, k := range []string{"totalTransactions", "paidTransactions", "todayTransactions", "successRate", "volumeByCurrency", "todayVolumeByCurrency", "dailyVolume", "methodBreakdown"} {
+		if _, ok := s.Body[k]; !ok {
+			t.Errorf("stats lacks %s: %s", k, s.Raw)
+		}
+	}
+	if s.num("totalTransactions") != r.num("total") || s.num("todayTransactions") != r.num("total") {
+		t.Errorf("stats totals: %s", s.Raw)
+	}
+	m := e.call("GET", "/payments/metrics?currency=BRL", e.acct.TestKey, nil)
+	e.want(m, 200, "")
+	if m.num("days") != 7 || m.str("currency") != "BRL" || m.Body["medianSecondsToPay"] != nil {
+		t.Errorf("metrics: %s", m.Raw)
+	}
+	e.want(e.call("GET", "/payments/stats?days=0", e.acct.TestKey, nil), 400, "parameter_invalid")
+	e.want(e.call("GET", "/payments/metrics?days=abc", e.acct.TestKey, nil), 400, "parameter_invalid")
+	e.want(e.call("GET", "/payments/metrics?currency=E", e.acct.TestKey, nil), 400, "")
+}
+
+func testPaymentCancel(t *testing.T, e *payEnv) {
+	id := e.create(1500, "BRL", "PIX")
+	c := e.call("POST", "/payments/"+id+"/cancel", e.acct.TestKey, nil)
+	e.want(c, 200, "")
+	if c.str("status") != "CANCELLED" {
+		t.Fatalf("cancel: %s", c.Raw)
+	}
+	e.want(e.call("POST", "/payments/"+id+"/cancel", e.acct.TestKey, nil), 409, "charge_not_cancellable")
+	if ch := e.call("GET", "/charges/"+id, e.acct.TestKey, nil); ch.str("status") != "cancelled" {
+		t.Errorf("charge after cancel: %s", ch.Raw)
+	}
+	evs, err := e.srv.App.DB.ListChargeEvents(context.Background(), ports.Scope{AccountID: e.acct.AccountID, Mode: domain.ModeTest}, strings.TrimPrefix(id, "tx_"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasEvent(evs, domain.EventPaymentFailed) || !hasEvent(evs, domain.EventChargeFailed) {
+		t.Errorf("cancel events: %v", eventTypes(evs))
+	}
+	paid := e.create(1500, "BRL", "PIX")
+	e.payPix(paid)
+	e.want(e.call("POST", "/payments/"+paid+"/cancel", e.acct.TestKey, nil), 409, "charge_not_cancellable")
+	e.want(e.call("POST", "/payments/tx_"+strings.Repeat("b", 26)+"/cancel", e.acct.TestKey, nil), 404, "")
+}
+
+func hasEvent(evs []domain.Event, t domain.EventType) bool {
+	for _, e := range evs {
+		if e.Type == t {
+			return true
+		}
+	}
+	return false
+}
+
+func eventTypes(evs []domain.Event) []domain.EventType {
+	out := make([]domain.EventType, len(evs))
+	for i, e := range evs {
+		out[i] = e.Type
+	}
+	return out
+}
+
+func testPaymentRefunds(t *testing.T, e *payEnv) {
+	availBefore, _ := e.balance("BRL")
+	id := e.create(10000, "BRL", "PIX")
+	e.want(e.call("POST", "/payments/"+id+"/refund", e.acct.TestKey, map[string]any{"idempotencyKey": e.key()}), 409, "charge_not_refundable")
+	e.payPix(id)
+	g := e.call("GET", "/payments/"+id, e.acct.TestKey, nil)
+	if g.str("status") != "PAID" || g.num("providerFee") != 50 || g.num("platformFee") != 49 || g.num("netAmount") != 9901 ||
+		g.str("paidWith") != "PIX" || g.Body["paidAt"] == nil {
+		t.Fatalf("paid read: %s", g.Raw)
+	}
+	avail, _ := e.balance("BRL")
+	if avail-availBefore != 9901 {
+		t.Fatalf("available grew by %d, want 9901", avail-availBefore)
+	}
+	// A merchant who holds only this payment's net cannot cover its full
+	// refund.
+	poor := e.srv.NewAccount(t, "Loja Nova")
+	pr := e.call("POST", "/payments", poor.TestKey, map[string]any{"amount": 10000, "paymentMethods": []string{"PIX"}, "idempotencyKey": e.key()})
+	e.want(pr, 201, "")
+	e.want(e.call("POST", "/test_helpers/charges/"+pr.str("id")+"/pay", poor.TestKey, map[string]any{}), 200, "")
+	e.want(e.call("POST", "/payments/"+pr.str("id")+"/refund", poor.TestKey, map[string]any{"idempotencyKey": e.key()}), 422, "insufficient_balance")
+	e.want(e.call("POST", "/payments/"+pr.str("id")+"/refund", poor.TestKey, map[string]any{"idempotencyKey": e.key(), "amount": 9901}), 201, "")
+
+	k := e.key()
+	body := map[string]any{"idempotencyKey": k, "amount": 3000, "reason": "damaged", "strategy": "devolution"}
+	r := e.call("POST", "/payments/"+id+"/refund", e.acct.TestKey, body)
+	e.want(r, 201, "")
+	if !strings.HasPrefix(r.str("id"), "re_") || r.str("transactionId") != id || r.str("status") != "PENDING" || r.num("amount") != 3000 ||
+		r.str("reason") != "damaged" || r.str("currency") != "BRL" || r.Body["createdAt"] == nil {
+		t.Fatalf("refund: %s", r.Raw)
+	}
+	again := e.call("POST", "/payments/"+id+"/refund", e.acct.TestKey, body)
+	if again.Status != 201 || !bytes.Equal(again.Raw, r.Raw) {
+		t.Errorf("refund replay: %d %s", again.Status, again.Raw)
+	}
+	body["amount"] = 3001
+	e.want(e.call("POST", "/payments/"+id+"/refund", e.acct.TestKey, body), 409, "idempotency_key_reused")
+	for _, b := range []map[string]any{
+		{"amount": 100},
+		{"idempotencyKey": "short", "amount": 100},
+		{"idempotencyKey": e.key(), "amount": -5},
+		{"idempotencyKey": e.key(), "amount": 7001},
+		{"idempotencyKey": e.key(), "strategy": "wire"},
+		{"idempotencyKey": e.key(), "reason": strings.Repeat("x", 501)},
+	} {
+		e.want(e.call("POST", "/payments/"+id+"/refund", e.acct.TestKey, b), 400, "")
+	}
+	if a, _ := e.balance("BRL"); a != avail-3000 {
+		t.Errorf("available after refund %d, want %d", a, avail-3000)
+	}
+	e.advanceRefunds()
+	list := e.call("GET", "/payments/"+id+"/refunds", e.acct.TestKey, nil)
+	e.want(list, 200, "")
+	data, _ := list.Body["data"].([]any)
+	if len(data) != 1 || data[0].(map[string]any)["status"] != "REFUNDED" {
+		t.Fatalf("refunds: %s", list.Raw)
+	}
+	// Another refund, failed by the helper: the money comes back.
+	f := e.call("POST", "/payments/"+id+"/refund", e.acct.TestKey, map[string]any{"idempotencyKey": e.key(), "amount": 1000})
+	e.want(f, 201, "")
+	failed := e.call("POST", "/test_helpers/refunds/"+f.str("id")+"/fail", e.acct.TestKey, nil)
+	if failed.Status != 200 || failed.str("status") != "FAILED" {
+		t.Fatalf("fail helper: %s", failed.Raw)
+	}
+	e.want(e.call("POST", "/test_helpers/refunds/"+f.str("id")+"/fail", e.acct.TestKey, nil), 409, "refund_not_open")
+	e.want(e.call("POST", "/test_helpers/refunds/"+f.str("id")+"/fail", e.acct.LiveKey, nil), 404, "")
+	if a, _ := e.balance("BRL"); a != avail-3000 {
+		t.Errorf("available after failed refund %d, want %d", a, avail-3000)
+	}
+	// Fund the wallet, then refund the rest: the payment becomes REFUNDED.
+	e.payPix(e.create(50000, "BRL", "PIX"))
+	rest := e.call("POST", "/payments/"+id+"/refund", e.acct.TestKey, map[string]any{"idempotencyKey": e.key()})
+	e.want(rest, 201, "")
+	if rest.num("amount") != 7000 {
+		t.Errorf("default refund amount %d, want the remaining 7000", rest.num("amount"))
+	}
+	e.advanceRefunds()
+	if g := e.call("GET", "/payments/"+id, e.acct.TestKey, nil); g.str("status") != "REFUNDED" {
+		t.Errorf("after full refund: %s", g.Raw)
+	}
+	if ch := e.call("GET", "/charges/"+id, e.acct.TestKey, nil); ch.str("status") != "refunded" {
+		t.Errorf("charge after full refund: %s", ch.Raw)
+	}
+	e.want(e.call("POST", "/payments/"+id+"/refund", e.acct.TestKey, map[string]any{"idempotencyKey": e.key(), "amount": 1}), 409, "charge_not_refundable")
+	list = e.call("GET", "/payments/"+id+"/refunds", e.acct.TestKey, nil)
+	if data, _ := list.Body["data"].([]any); len(data) != 3 || data[0].(map[string]any)["id"] != rest.str("id") {
+		t.Errorf("refunds newest first: %s", list.Raw)
+	}
+	// Boleto's provider cannot refund.
+	b := e.create(20000, "BRL", "BOLETO")
+	e.want(e.call("POST", "/test_helpers/payments/"+b+"/transition", e.acct.TestKey, map[string]any{"status": "PAID"}), 200, "")
+	e.want(e.call("POST", "/payments/"+b+"/refund", e.acct.TestKey, map[string]any{"idempotencyKey": e.key(), "amount": 100}), 422, "REFUND_NOT_SUPPORTED")
+	e.want(e.call("POST", "/payments/tx_"+strings.Repeat("c", 26)+"/refund", e.acct.TestKey, map[string]any{"idempotencyKey": e.key()}), 404, "")
+	e.want(e.call("GET", "/payments/tx_"+strings.Repeat("c", 26)+"/refunds", e.acct.TestKey, nil), 404, "")
+}
+
+func testPaymentExtras(t *testing.T, e *payEnv) {
+	id := e.create(4200, "BRL", "PIX")
+	e.want(e.call("GET", "/payments/"+id+"/receipt", e.acct.TestKey, nil), 422, "receipt_unavailable")
+	ps := e.call("GET", "/payments/"+id+"/provider-status", e.acct.TestKey, nil)
+	e.want(ps, 200, "")
+	if ps.str("localStatus") != "WAITING_PAYMENT" || ps.str("provider") != "sandbox" || ps.str("providerTransactionId") == "" || ps.Body["rawResponse"] == nil {
+		t.Errorf("provider-status: %s", ps.Raw)
+	}
+	mbway := e.create(1000, "EUR", "MBWAY")
+	e.want(e.call("GET", "/payments/"+mbway+"/provider-status", e.acct.TestKey, nil), 422, "TRANSACTION_HAS_NO_PROVIDER_REFERENCE")
+	e.payPix(id)
+	rc := e.call("GET", "/payments/"+id+"/receipt", e.acct.TestKey, nil)
+	e.want(rc, 200, "")
+	pdf, err := base64.StdEncoding.DecodeString(rc.str("base64"))
+	if err != nil || rc.str("contentType") != "application/pdf" || !bytes.HasPrefix(pdf, []byte("%PDF-1.4")) || !bytes.Contains(pdf, []byte("%%EOF")) {
+		t.Errorf("receipt: %s", rc.Raw)
+	}
+	scope := ports.Scope{AccountID: e.acct.AccountID, Mode: domain.ModeTest}
+	before, _ := e.srv.App.DB.ListChargeEvents(context.Background(), scope, strings.TrimPrefix(id, "tx_"))
+	rs := e.call("POST", "/payments/"+id+"/resend-webhook", e.acct.TestKey, nil)
+	e.want(rs, 200, "")
+	if rs.Body["resent"] != true || rs.str("status") != "PAID" {
+		t.Errorf("resend: %s", rs.Raw)
+	}
+	after, _ := e.srv.App.DB.ListChargeEvents(context.Background(), scope, strings.TrimPrefix(id, "tx_"))
+	if len(after) <= len(before) || !hasEvent(after[len(before):], domain.EventPaymentCompleted) {
+		t.Errorf("resend wrote %v", eventTypes(after[len(before):]))
+	}
+	for _, p := range []string{"/receipt", "/provider-status"} {
+		e.want(e.call("GET", "/payments/tx_"+strings.Repeat("d", 26)+p, e.acct.TestKey, nil), 404, "")
+	}
+	e.want(e.call("POST", "/payments/tx_"+strings.Repeat("d", 26)+"/resend-webhook", e.acct.TestKey, nil), 404, "")
+	s := e.call("GET", "/payments/stats", e.acct.TestKey, nil)
+	if s.num("paidTransactions") == 0 || s.num("successRate") == 0 {
+		t.Errorf("stats after payments: %s", s.Raw)
+	}
+	m := e.call("GET", "/payments/metrics?days=30", e.acct.TestKey, nil)
+	if m.num("paid") == 0 || m.num("volume") == 0 || m.Body["medianSecondsToPay"] == nil || m.num("refundedVolume") == 0 {
+		t.Errorf("metrics after payments: %s", m.Raw)
+	}
+}
+
+func testPaymentHelpers(t *testing.T, e *payEnv) {
+	card := e.create(10000, "BRL", "CREDIT_CARD", "PIX")
+	tr := e.call("POST", "/test_helpers/payments/"+card+"/transition", e.acct.TestKey, map[string]any{"status": "APPROVED", "paidWith": "CREDIT_CARD"})
+	e.want(tr, 200, "")
+	// 299 bps + (349 bps + 39) of 10000.
+	if tr.str("status") != "APPROVED" || tr.num("providerFee") != 299 || tr.num("platformFee") != 388 || tr.num("netAmount") != 9313 {
+		t.Fatalf("card approve: %s", tr.Raw)
+	}
+	_, pending := e.balance("BRL")
+	if pending < 9313 {
+		t.Errorf("card money is not pending: %d", pending)
+	}
+	w := e.call("GET", "/wallets/balance", e.acct.TestKey, nil)
+	if w.Body["next_release_at"] == nil || w.num("next_release_amount") <= 0 || w.num("retained") != pending || w.str("currency") != "BRL" {
+		t.Errorf("balance: %s", w.Raw)
+	}
+	wl := e.call("GET", "/wallets", e.acct.TestKey, nil)
+	var wallets []map[string]any
+	if err := json.Unmarshal(wl.Raw, &wallets); err != nil || len(wallets) == 0 {
+		t.Fatalf("wallets: %s", wl.Raw)
+	}
+	avail, _ := e.balance("BRL")
+	if wallets[0]["currency"] != "BRL" || int64(wallets[0]["balance"].(float64)) != avail || int64(wallets[0]["pendingBalance"].(float64)) != pending ||
+		wallets[0]["walletType"] != "OPERATIONAL" {
+		t.Errorf("wallets %v, want balance %d pending %d", wallets, avail, pending)
+	}
+	e.clock.Advance(31 * 24 * time.Hour)
+	if n, err := e.srv.App.Payments.ReleaseDue(context.Background()); err != nil || n == 0 {
+		t.Fatalf("release: %d %v", n, err)
+	}
+	if a, p := e.balance("BRL"); a != avail+pending || p != 0 {
+		t.Errorf("after release available %d pending %d, want %d 0", a, p, avail+pending)
+	}
+	for _, b := range []map[string]any{
+		{"status": "PAID", "paidWith": "CREDIT_CARD"},
+		{"status": "REFUNDED"},
+		{"status": "WHATEVER"},
+		{},
+	} {
+		r := e.call("POST", "/test_helpers/payments/"+card+"/transition", e.acct.TestKey, b)
+		if r.Status != 400 && r.Status != 409 {
+			t.Errorf("transition %v: %d %s", b, r.Status, r.Raw)
+		}
+	}
+	e.want(e.call("POST", "/test_helpers/payments/"+card+"/transition", e.acct.TestKey, map[string]any{"status": "DISPUTE"}), 200, "")
+	e.want(e.call("POST", "/test_helpers/payments/"+card+"/transition", e.acct.LiveKey, map[string]any{"status": "CHARGEBACK"}), 404, "")
+	e.want(e.call("POST", "/test_helpers/payments/"+card+"/transition", e.acct.TestKey, map[string]any{"status": "CHARGEBACK"}), 200, "")
+	e.want(e.call("POST", "/test_helpers/payments/"+card+"/transition", e.acct.TestKey, map[string]any{"status": "APPROVED"}), 409, "invalid_transition")
+	w2 := e.call("GET", "/wallets/balance", e.acct.TestKey, nil)
+	bals, _ := w2.Body["balances"].([]any)
+	if len(bals) == 0 || w2.Body["primary"] == nil || w2.Body["next_release_at"] != nil || w2.Body["next_release_amount"] != nil {
+		t.Errorf("balance shape: %s", w2.Raw)
+	}
+	e.want(e.call("GET", "/wallets/balance?currency=X", e.acct.TestKey, nil), 400, "")
+	e.want(e.call("GET", "/wallets/balance", "", nil), 401, "")
+}
+
+// TestConcurrentPartialRefunds: 20 concurrent partial refunds of one
+// payment never refund more than its amount, and the ledger verifies.
+func TestConcurrentPartialRefunds(t *testing.T) {
+	t.Parallel()
+	for _, d := range payDialects {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			e := newPayEnv(t, d.dsn(t))
+			e.payPix(e.create(100000, "BRL", "PIX")) // wallet funds
+			id := e.create(10000, "BRL", "PIX")
+			e.payPix(id)
+			var (
+				wg       sync.WaitGroup
+				mu       sync.Mutex
+				ok, over int
+			)
+			for i := range 20 {
+				wg.Go(func() {
+					r := e.call("POST", "/payments/"+id+"/refund", e.acct.TestKey,
+						map[string]any{"idempotencyKey": fmt.Sprintf("concurrent-%02d", i), "amount": 700})
+					mu.Lock()
+					defer mu.Unlock()
+					switch {
+					case r.Status == 201:
+						ok++
+					case r.Status == 400 && r.code() == "refund_exceeds_amount":
+						over++
+					default:
+						t.Errorf("refund %d: %d %s", i, r.Status, r.Raw)
+					}
+				})
+			}
+			wg.Wait()
+			if ok != 14 || over != 6 {
+				t.Errorf("%d refunds accepted and %d refused, want 14 and 6 (14 × 700 ≤ 10000 < 15 × 700)", ok, over)
+			}
+			e.advanceRefunds()
+			list := e.call("GET", "/payments/"+id+"/refunds", e.acct.TestKey, nil)
+			var total int64
+			data, _ := list.Body["data"].([]any)
+			for _, r := range data {
+				total += int64(r.(map[string]any)["amount"].(float64))
+			}
+			if total > 10000 {
+				t.Errorf("refunded %d of 10000", total)
+			}
+			e.verifyLedger()
+		})
+	}
+}
+
+// TestRandomisedLedgerSequence pays, refunds, fails refunds, releases and
+// cancels at random across currencies and methods, then checks that the
+// ledger verifies and no balance is negative.
+func TestRandomisedLedgerSequence(t *testing.T) {
+	t.Parallel()
+	for _, d := range payDialects {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			seed := uint64(time.Now().UnixNano())
+			t.Logf("seed %d", seed)
+			rnd := rand.New(rand.NewPCG(seed, 7))
+			e := newPayEnv(t, d.dsn(t))
+			type pay struct {
+				id      string
+				methods []string
+				cur     string
+			}
+			kinds := []pay{
+				{methods: []string{"PIX"}, cur: "BRL"}, {methods: []string{"BOLETO"}, cur: "BRL"},
+				{methods: []string{"CREDIT_CARD"}, cur: "BRL"}, {methods: []string{"CREDIT_CARD"}, cur: "EUR"},
+				{methods: []string{"MULTIBANCO"}, cur: "EUR"}, {methods: []string{"CRYPTO"}, cur: "USDT"},
+				{methods: []string{"PIX", "CREDIT_CARD"}, cur: "BRL"},
+			}
+			var open, paid []string
+			var refunds []string
+			for range 60 {
+				switch op := rnd.IntN(7); {
+				case op <= 1 || len(open) == 0:
+					k := kinds[rnd.IntN(len(kinds))]
+					open = append(open, e.create(int64(100+rnd.IntN(100000)), k.cur, k.methods...))
+				case op == 2:
+					i := rnd.IntN(len(open))
+					id := open[i]
+					open = append(open[:i], open[i+1:]...)
+					g := e.call("GET", "/payments/"+id, e.acct.TestKey, nil)
+					if g.str("status") != "WAITING_PAYMENT" {
+						continue // expired while the clock moved
+					}
+					methods, _ := g.Body["paymentMethods"].([]any)
+					m := methods[rnd.IntN(len(methods))].(string)
+					status := "PAID"
+					if m == "CREDIT_CARD" {
+						status = "APPROVED"
+					}
+					r := e.call("POST", "/test_helpers/payments/"+id+"/transition", e.acct.TestKey, map[string]any{"status": status, "paidWith": m})
+					e.want(r, 200, "")
+					paid = append(paid, id)
+				case op == 3:
+					i := rnd.IntN(len(open))
+					if r := e.call("POST", "/payments/"+open[i]+"/cancel", e.acct.TestKey, nil); r.Status != 200 && r.code() != "charge_not_cancellable" {
+						t.Fatalf("cancel: %d %s", r.Status, r.Raw)
+					}
+					open = append(open[:i], open[i+1:]...)
+				case op == 4 && len(paid) > 0:
+					id := paid[rnd.IntN(len(paid))]
+					r := e.call("POST", "/payments/"+id+"/refund", e.acct.TestKey, map[string]any{"idempotencyKey": e.key(), "amount": 1 + rnd.IntN(20000)})
+					switch r.Status {
+					case 201:
+						refunds = append(refunds, r.str("id"))
+					case 400, 409, 422:
+					default:
+						t.Fatalf("refund: %d %s", r.Status, r.Raw)
+					}
+				case op == 5 && len(refunds) > 0:
+					e.call("POST", "/test_helpers/refunds/"+refunds[rnd.IntN(len(refunds))]+"/fail", e.acct.TestKey, nil)
+				case op == 6:
+					e.clock.Advance(time.Duration(rnd.IntN(20)) * 24 * time.Hour)
+					if _, err := e.srv.App.Payments.ReleaseDue(context.Background()); err != nil {
+						t.Fatal(err)
+					}
+					e.advanceRefunds()
+				}
+			}
+			e.advanceRefunds()
+			e.verifyLedger()
+			ws, err := e.srv.App.Payments.Wallets(context.Background(), callerOf(e))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range ws {
+				if w.Available < 0 || w.Pending < 0 {
+					t.Errorf("negative wallet %+v", w)
+				}
+			}
+		})
+	}
+}
+
+func callerOf(e *payEnv) app.Caller {
+	return app.Caller{Account: domain.Account{ID: e.acct.AccountID}, Mode: domain.ModeTest}
+}

@@ -1,0 +1,280 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/gorilla/mux"
+
+	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+// WebhooksController serves /v1/webhooks: endpoints, deliveries, stats and
+// the transaction-webhook secret. The event catalog is public and is
+// registered apart (CatalogRoutes), outside the apikey-protected router.
+type WebhooksController struct {
+	webhooks *app.WebhookService
+}
+
+// CatalogRoutes registers GET /v1/webhooks/event-catalog, which needs no
+// authentication, on the root router.
+func (c *WebhooksController) CatalogRoutes(r *mux.Router) {
+	r.HandleFunc("/v1/webhooks/event-catalog", c.catalog).Methods(http.MethodGet).Name("webhooks.event_catalog")
+}
+
+// Routes registers the authenticated webhook routes on the /v1 router.
+func (c *WebhooksController) Routes(r *mux.Router) {
+	r.HandleFunc("/webhooks/endpoints", c.create).Methods(http.MethodPost).Name("webhooks.endpoints.create")
+	r.HandleFunc("/webhooks/endpoints", c.list).Methods(http.MethodGet).Name("webhooks.endpoints.list")
+	r.HandleFunc("/webhooks/endpoints/{id}", c.update).Methods(http.MethodPatch).Name("webhooks.endpoints.update")
+	r.HandleFunc("/webhooks/endpoints/{id}", c.delete).Methods(http.MethodDelete).Name("webhooks.endpoints.delete")
+	r.HandleFunc("/webhooks/endpoints/{id}/rotate-secret", c.rotate).Methods(http.MethodPost).Name("webhooks.endpoints.rotate_secret")
+	r.HandleFunc("/webhooks/deliveries", c.deliveries).Methods(http.MethodGet).Name("webhooks.deliveries.list")
+	r.HandleFunc("/webhooks/stats", c.stats).Methods(http.MethodGet).Name("webhooks.stats")
+	r.HandleFunc("/webhooks/transaction-secret/rotate", c.rotateTransaction).Methods(http.MethodPost).Name("webhooks.transaction_secret.rotate")
+}
+
+func (c *WebhooksController) catalog(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, domain.EventCatalog)
+}
+
+// endpointJSON is an endpoint as listed: never its secret.
+type endpointJSON struct {
+	ID        string             `json:"id"`
+	URL       string             `json:"url"`
+	Events    []domain.EventType `json:"events"`
+	Status    string             `json:"status"`
+	CreatedAt domain.Timestamp   `json:"createdAt"`
+	UpdatedAt domain.Timestamp   `json:"updatedAt"`
+}
+
+func toEndpointJSON(e domain.WebhookEndpoint) endpointJSON {
+	return endpointJSON{ID: e.ID, URL: e.URL, Events: e.Events, Status: string(e.Status),
+		CreatedAt: domain.Timestamp(e.CreatedAt), UpdatedAt: domain.Timestamp(e.UpdatedAt)}
+}
+
+type createEndpointRequest struct {
+	URL    string   `json:"url"`
+	Events []string `json:"events"`
+}
+
+func (c *WebhooksController) create(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(w, r, false)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	var req createEndpointRequest
+	if err := decodeStrict(body, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	e, err := c.webhooks.CreateEndpoint(r.Context(), callerFrom(r.Context()), app.EndpointInput{URL: req.URL, Events: req.Events})
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, struct {
+		endpointJSON
+		Secret string `json:"secret"`
+	}{toEndpointJSON(e), e.Secret})
+}
+
+func (c *WebhooksController) list(w http.ResponseWriter, r *http.Request) {
+	eps, err := c.webhooks.ListEndpoints(r.Context(), callerFrom(r.Context()))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	out := make([]endpointJSON, len(eps))
+	for i, e := range eps {
+		out[i] = toEndpointJSON(e)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": out})
+}
+
+type updateEndpointRequest struct {
+	URL    *string   `json:"url"`
+	Events *[]string `json:"events"`
+	Status *string   `json:"status"`
+}
+
+func (c *WebhooksController) update(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(w, r, false)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	var req updateEndpointRequest
+	if err := decodeStrict(body, &req); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	e, err := c.webhooks.UpdateEndpoint(r.Context(), callerFrom(r.Context()), mux.Vars(r)["id"],
+		app.EndpointUpdate{URL: req.URL, Events: req.Events, Status: req.Status})
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"id": e.ID, "url": e.URL, "events": e.Events, "status": e.Status})
+}
+
+func (c *WebhooksController) delete(w http.ResponseWriter, r *http.Request) {
+	if err := c.webhooks.DeleteEndpoint(r.Context(), callerFrom(r.Context()), mux.Vars(r)["id"]); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"deleted": true})
+}
+
+func (c *WebhooksController) rotate(w http.ResponseWriter, r *http.Request) {
+	id := mux.Vars(r)["id"]
+	body, err := readBody(w, r, false)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	// The spec's body is {id}; it is optional and must name the path's
+	// endpoint when sent.
+	if len(body) > 0 {
+		var req struct {
+			ID string `json:"id"`
+		}
+		if err := decodeStrict(body, &req); err != nil {
+			writeError(w, r, err)
+			return
+		}
+		if req.ID != "" && req.ID != id {
+			writeError(w, r, badRequest("id", "parameter_invalid", "id must match the endpoint in the path"))
+			return
+		}
+	}
+	secret, err := c.webhooks.RotateEndpointSecret(r.Context(), callerFrom(r.Context()), id)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"id": id, "secret": secret})
+}
+
+func (c *WebhooksController) rotateTransaction(w http.ResponseWriter, r *http.Request) {
+	secret, err := c.webhooks.RotateTransactionSecret(r.Context(), callerFrom(r.Context()))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"transactionWebhookSecret": secret})
+}
+
+// deliveryJSON is a delivery record with the payload as sent.
+type deliveryJSON struct {
+	ID             string            `json:"id"`
+	EndpointID     *string           `json:"endpointId"`
+	EventType      domain.EventType  `json:"eventType"`
+	Status         string            `json:"status"`
+	Attempts       int               `json:"attempts"`
+	MaxAttempts    int               `json:"maxAttempts"`
+	LastStatusCode *int              `json:"lastStatusCode"`
+	LastError      *string           `json:"lastError"`
+	NextRetryAt    *domain.Timestamp `json:"nextRetryAt"`
+	DeliveredAt    *domain.Timestamp `json:"deliveredAt"`
+	CreatedAt      domain.Timestamp  `json:"createdAt"`
+	UpdatedAt      domain.Timestamp  `json:"updatedAt"`
+	Payload        json.RawMessage   `json:"payload"`
+}
+
+func toDeliveryJSON(d domain.WebhookDelivery) deliveryJSON {
+	out := deliveryJSON{
+		ID: d.ID, EventType: d.EventType, Status: string(d.Status), Attempts: d.Attempts, MaxAttempts: d.MaxAttempts,
+		LastStatusCode: d.LastStatusCode, LastError: d.LastError,
+		CreatedAt: domain.Timestamp(d.CreatedAt), UpdatedAt: domain.Timestamp(d.UpdatedAt),
+		Payload: json.RawMessage(d.Payload),
+	}
+	if d.EndpointID != "" {
+		id := d.EndpointID
+		out.EndpointID = &id
+	}
+	if d.NextRetryAt != nil && d.Status == domain.DeliveryPending {
+		t := domain.Timestamp(*d.NextRetryAt)
+		out.NextRetryAt = &t
+	}
+	if d.DeliveredAt != nil {
+		t := domain.Timestamp(*d.DeliveredAt)
+		out.DeliveredAt = &t
+	}
+	if !json.Valid(out.Payload) {
+		out.Payload = json.RawMessage("null")
+	}
+	return out
+}
+
+func parseDeliveryQuery(r *http.Request, scope ports.Scope) (ports.DeliveryQuery, error) {
+	v := r.URL.Query()
+	q := ports.DeliveryQuery{Scope: scope, Limit: 25}
+	if s := v.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 100 {
+			return q, badRequest("limit", "parameter_invalid", "limit must be an integer from 1 to 100")
+		}
+		q.Limit = n
+	}
+	if s := v.Get("offset"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return q, badRequest("offset", "parameter_invalid", "offset must be a non-negative integer")
+		}
+		q.Offset = n
+	}
+	if s := v.Get("status"); s != "" {
+		st := domain.DeliveryStatus(s)
+		if !st.Valid() {
+			return q, badRequest("status", "parameter_invalid", "status must be one of PENDING, PROCESSING, DELIVERED, FAILED, CANCELLED")
+		}
+		q.Status = st
+	}
+	if s := v.Get("eventType"); s != "" {
+		t := domain.EventType(s)
+		if !domain.KnownEvent(t) {
+			return q, badRequest("eventType", "parameter_invalid", "eventType must be an event of the catalog")
+		}
+		q.EventType = t
+	}
+	q.EndpointID = v.Get("endpointId")
+	return q, nil
+}
+
+func (c *WebhooksController) deliveries(w http.ResponseWriter, r *http.Request) {
+	caller := callerFrom(r.Context())
+	q, err := parseDeliveryQuery(r, caller.Scope())
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	ds, total, err := c.webhooks.ListDeliveries(r.Context(), q)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	data := make([]deliveryJSON, len(ds))
+	for i, d := range ds {
+		data[i] = toDeliveryJSON(d)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"data": data, "total": total, "limit": q.Limit, "offset": q.Offset})
+}
+
+func (c *WebhooksController) stats(w http.ResponseWriter, r *http.Request) {
+	st, err := c.webhooks.DeliveryStats(r.Context(), callerFrom(r.Context()))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	out := map[string]int{"total": 0}
+	for _, s := range domain.DeliveryStatuses {
+		out[string(s)] = st[s]
+		out["total"] += st[s]
+	}
+	writeJSON(w, http.StatusOK, out)
+}

@@ -1,0 +1,368 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/internal/testenv"
+	"github.com/quitapix/quita/quitatest"
+)
+
+type whResp struct {
+	Status int
+	Body   map[string]any
+	List   []any
+	Raw    []byte
+}
+
+func (r whResp) str(k string) string { s, _ := r.Body[k].(string); return s }
+func (r whResp) code() string {
+	e, _ := r.Body["error"].(map[string]any)
+	s, _ := e["code"].(string)
+	return s
+}
+func (r whResp) param() string {
+	e, _ := r.Body["error"].(map[string]any)
+	s, _ := e["param"].(string)
+	return s
+}
+
+func whCall(t *testing.T, srv *quitatest.Server, method, path, key string, body any) whResp {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, srv.URL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("apikey", key)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	out := whResp{Status: resp.StatusCode, Raw: raw}
+	if len(raw) > 0 && raw[0] == '[' {
+		_ = json.Unmarshal(raw, &out.List)
+	} else {
+		_ = json.Unmarshal(raw, &out.Body)
+	}
+	return out
+}
+
+func whWant(t *testing.T, r whResp, status int, code string) {
+	t.Helper()
+	if r.Status != status || (code != "" && r.code() != code) {
+		t.Fatalf("got %d %s, want %d %s: %s", r.Status, r.code(), status, code, r.Raw)
+	}
+}
+
+// whReceiver verifies every delivery with the secret it is given.
+type whReceiver struct {
+	srv    *httptest.Server
+	mu     sync.Mutex
+	secret string
+	bodies [][]byte
+	bad    int
+}
+
+func newWHReceiver(t *testing.T) *whReceiver {
+	rc := &whReceiver{}
+	rc.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		if err := domain.VerifyWebhook(r.Header.Get(domain.SignatureHeader), body, time.Now(), rc.secret); err != nil {
+			rc.bad++
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		rc.bodies = append(rc.bodies, body)
+	}))
+	t.Cleanup(rc.srv.Close)
+	return rc
+}
+
+func TestWebhooksHTTP(t *testing.T) {
+	t.Parallel()
+	for _, d := range []struct {
+		name string
+		dsn  func(testing.TB) string
+	}{{"sqlite", testenv.SQLiteDSN}, {"postgres", testenv.PostgresDSN}} {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			testWebhooksHTTP(t, d.dsn(t))
+		})
+	}
+}
+
+func testWebhooksHTTP(t *testing.T, dsn string) {
+	srv := quitatest.NewServer(t, quitatest.Options{DatabaseURL: dsn, Webhooks: app.WebhooksConfig{RetrySchedule: []time.Duration{time.Millisecond}}})
+	acct := srv.NewAccount(t, "Loja Webhooks")
+	if len(acct.TransactionWebhookSecret) != domain.WebhookSecretLen {
+		t.Fatalf("account create shows transactionWebhookSecret %q", acct.TransactionWebhookSecret)
+	}
+	key := acct.TestKey
+	rc := newWHReceiver(t)
+
+	// The event catalog needs no key.
+	cat := whCall(t, srv, "GET", "/v1/webhooks/event-catalog", "", nil)
+	whWant(t, cat, 200, "")
+	legacy := map[string]bool{}
+	for _, e := range cat.List {
+		m := e.(map[string]any)
+		legacy[m["event"].(string)], _ = m["legacy"].(bool)
+		if m["description"] == "" {
+			t.Fatalf("catalog entry without description: %v", m)
+		}
+	}
+	if len(legacy) != len(domain.EventCatalog) || !legacy["payment.completed"] || legacy["charge.paid"] || legacy["charge.refunded"] {
+		t.Fatalf("catalog: %s", cat.Raw)
+	}
+
+	// Auth and validation.
+	whWant(t, whCall(t, srv, "GET", "/v1/webhooks/endpoints", "", nil), 401, "")
+	whWant(t, whCall(t, srv, "POST", "/v1/webhooks/endpoints", "qt_test_nope", map[string]any{"url": rc.srv.URL, "events": []string{"charge.paid"}}), 401, "")
+	r := whCall(t, srv, "POST", "/v1/webhooks/endpoints", key, map[string]any{"url": rc.srv.URL, "events": []string{"charge.paid", "charge.nope"}})
+	whWant(t, r, 400, "parameter_invalid")
+	if r.param() != "events[1]" {
+		t.Fatalf("param %q", r.param())
+	}
+	whWant(t, whCall(t, srv, "POST", "/v1/webhooks/endpoints", key, map[string]any{"url": rc.srv.URL, "events": []string{}}), 400, "parameter_missing")
+	whWant(t, whCall(t, srv, "POST", "/v1/webhooks/endpoints", key, map[string]any{"events": []string{"charge.paid"}}), 400, "parameter_missing")
+	whWant(t, whCall(t, srv, "POST", "/v1/webhooks/endpoints", key, map[string]any{"url": "ftp://x", "events": []string{"charge.paid"}}), 400, "parameter_invalid")
+	whWant(t, whCall(t, srv, "POST", "/v1/webhooks/endpoints", key, map[string]any{"url": rc.srv.URL, "events": []string{"charge.paid"}, "extra": 1}), 400, "parameter_unknown")
+	whWant(t, whCall(t, srv, "POST", "/v1/webhooks/endpoints", key, "{"), 400, "body_invalid")
+
+	// Create: secret once.
+	r = whCall(t, srv, "POST", "/v1/webhooks/endpoints", key, map[string]any{"url": rc.srv.URL + "/hook", "events": []string{"charge.created", "payment.created"}})
+	whWant(t, r, 201, "")
+	id, secret := r.str("id"), r.str("secret")
+	if !strings.HasPrefix(id, "we_") || len(secret) != 64 || r.str("status") != "ACTIVE" || r.str("url") != rc.srv.URL+"/hook" {
+		t.Fatalf("create: %s", r.Raw)
+	}
+	rc.secret = secret
+
+	// List: no secret; the other mode sees nothing.
+	r = whCall(t, srv, "GET", "/v1/webhooks/endpoints", key, nil)
+	whWant(t, r, 200, "")
+	data := r.Body["data"].([]any)
+	if len(data) != 1 || strings.Contains(string(r.Raw), secret) || strings.Contains(string(r.Raw), `"secret"`) {
+		t.Fatalf("list: %s", r.Raw)
+	}
+	ep := data[0].(map[string]any)
+	if ep["createdAt"] == nil || ep["updatedAt"] == nil || ep["status"] != "ACTIVE" {
+		t.Fatalf("list entry: %v", ep)
+	}
+	if r := whCall(t, srv, "GET", "/v1/webhooks/endpoints", acct.LiveKey, nil); len(r.Body["data"].([]any)) != 0 {
+		t.Fatalf("live key sees test endpoints: %s", r.Raw)
+	}
+
+	// Update.
+	r = whCall(t, srv, "PATCH", "/v1/webhooks/endpoints/"+id, key, map[string]any{"events": []string{"charge.created", "payment.created", "charge.paid"}})
+	whWant(t, r, 200, "")
+	if r.str("id") != id || len(r.Body["events"].([]any)) != 3 || r.str("status") != "ACTIVE" || r.Body["secret"] != nil {
+		t.Fatalf("patch: %s", r.Raw)
+	}
+	whWant(t, whCall(t, srv, "PATCH", "/v1/webhooks/endpoints/"+id, key, map[string]any{"status": "PAUSED"}), 400, "parameter_invalid")
+	whWant(t, whCall(t, srv, "PATCH", "/v1/webhooks/endpoints/"+id, key, map[string]any{"events": []string{"x"}}), 400, "parameter_invalid")
+	whWant(t, whCall(t, srv, "PATCH", "/v1/webhooks/endpoints/"+id, acct.LiveKey, map[string]any{"status": "INACTIVE"}), 404, "resource_not_found")
+	whWant(t, whCall(t, srv, "PATCH", "/v1/webhooks/endpoints/we_nope", key, map[string]any{"status": "INACTIVE"}), 404, "resource_not_found")
+
+	// Rotate: a new secret, shown once.
+	whWant(t, whCall(t, srv, "POST", "/v1/webhooks/endpoints/"+id+"/rotate-secret", key, map[string]any{"id": "we_other"}), 400, "parameter_invalid")
+	whWant(t, whCall(t, srv, "POST", "/v1/webhooks/endpoints/we_nope/rotate-secret", key, nil), 404, "")
+	r = whCall(t, srv, "POST", "/v1/webhooks/endpoints/"+id+"/rotate-secret", key, map[string]any{"id": id})
+	whWant(t, r, 200, "")
+	if r.str("id") != id || len(r.str("secret")) != 64 || r.str("secret") == secret {
+		t.Fatalf("rotate: %s", r.Raw)
+	}
+	rc.secret = r.str("secret")
+
+	// A charge: its events are delivered, signed with the new secret.
+	req, _ := http.NewRequest("POST", srv.BaseURL+"/charges", strings.NewReader(`{"amount":1500,"payment_method":"pix"}`))
+	req.Header.Set("apikey", key)
+	req.Header.Set("Idempotency-Key", "webhooks-http-0001")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 201 {
+		t.Fatalf("create charge: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	ctx := t.Context()
+	for range 5 {
+		if _, err := srv.App.Webhooks.DispatchOnce(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := srv.App.Webhooks.DeliverOnce(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rc.mu.Lock()
+	got, bad := len(rc.bodies), rc.bad
+	rc.mu.Unlock()
+	if got != 2 || bad != 0 {
+		t.Fatalf("receiver: %d verified, %d bad", got, bad)
+	}
+
+	// Deliveries and stats.
+	r = whCall(t, srv, "GET", "/v1/webhooks/deliveries", key, nil)
+	whWant(t, r, 200, "")
+	if r.Body["total"] != float64(2) || r.Body["limit"] != float64(25) || r.Body["offset"] != float64(0) {
+		t.Fatalf("deliveries: %s", r.Raw)
+	}
+	for _, x := range r.Body["data"].([]any) {
+		d := x.(map[string]any)
+		if !strings.HasPrefix(d["id"].(string), "wd_") || d["endpointId"] != id || d["status"] != "DELIVERED" ||
+			d["attempts"] != float64(1) || d["maxAttempts"] != float64(15) || d["lastStatusCode"] != float64(200) ||
+			d["deliveredAt"] == nil || d["nextRetryAt"] != nil || d["lastError"] != nil || d["payload"] == nil {
+			t.Fatalf("delivery record: %v", d)
+		}
+		raw, _ := json.Marshal(d["payload"])
+		var want, sent any
+		_ = json.Unmarshal(raw, &want)
+		found := false
+		for _, b := range rc.bodies {
+			_ = json.Unmarshal(b, &sent)
+			if string(mustJSON(t, sent)) == string(mustJSON(t, want)) {
+				found = true
+			}
+		}
+		if !found {
+			t.Fatalf("payload %s was not what was sent", raw)
+		}
+	}
+	r = whCall(t, srv, "GET", "/v1/webhooks/deliveries?eventType=payment.created&status=DELIVERED&endpointId="+id+"&limit=1", key, nil)
+	if r.Body["total"] != float64(1) || len(r.Body["data"].([]any)) != 1 || r.Body["limit"] != float64(1) {
+		t.Fatalf("filtered: %s", r.Raw)
+	}
+	r = whCall(t, srv, "GET", "/v1/webhooks/deliveries?offset=1&limit=1", key, nil)
+	if r.Body["total"] != float64(2) || len(r.Body["data"].([]any)) != 1 || r.Body["offset"] != float64(1) {
+		t.Fatalf("offset: %s", r.Raw)
+	}
+	for _, q := range []string{"limit=0", "limit=101", "limit=x", "offset=-1", "status=SENT", "eventType=charge.nope"} {
+		whWant(t, whCall(t, srv, "GET", "/v1/webhooks/deliveries?"+q, key, nil), 400, "parameter_invalid")
+	}
+	r = whCall(t, srv, "GET", "/v1/webhooks/stats", key, nil)
+	whWant(t, r, 200, "")
+	for k, v := range map[string]float64{"total": 2, "PENDING": 0, "PROCESSING": 0, "DELIVERED": 2, "FAILED": 0, "CANCELLED": 0} {
+		if r.Body[k] != v {
+			t.Fatalf("stats %s: %s", k, r.Raw)
+		}
+	}
+	if r := whCall(t, srv, "GET", "/v1/webhooks/stats", acct.LiveKey, nil); r.Body["total"] != float64(0) {
+		t.Fatalf("live stats: %s", r.Raw)
+	}
+
+	// Transaction secret rotation.
+	r = whCall(t, srv, "POST", "/v1/webhooks/transaction-secret/rotate", key, nil)
+	whWant(t, r, 200, "")
+	if s := r.str("transactionWebhookSecret"); len(s) != 64 || s == acct.TransactionWebhookSecret {
+		t.Fatalf("transaction secret: %s", r.Raw)
+	}
+	whWant(t, whCall(t, srv, "POST", "/v1/webhooks/transaction-secret/rotate", "", nil), 401, "")
+
+	// Delete.
+	whWant(t, whCall(t, srv, "DELETE", "/v1/webhooks/endpoints/"+id, acct.LiveKey, nil), 404, "")
+	r = whCall(t, srv, "DELETE", "/v1/webhooks/endpoints/"+id, key, nil)
+	whWant(t, r, 200, "")
+	if r.Body["deleted"] != true {
+		t.Fatalf("delete: %s", r.Raw)
+	}
+	whWant(t, whCall(t, srv, "DELETE", "/v1/webhooks/endpoints/"+id, key, nil), 404, "")
+	whWant(t, whCall(t, srv, "POST", "/v1/webhooks/endpoints/"+id+"/rotate-secret", key, nil), 404, "")
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// With production rules, live endpoints must be https and public.
+func TestWebhookEndpointSSRF(t *testing.T) {
+	t.Parallel()
+	srv := quitatest.NewServer(t, quitatest.Options{StrictWebhookURLs: true})
+	acct := srv.NewAccount(t, "Loja SSRF")
+	for _, tt := range []struct {
+		key, url, code string
+	}{
+		{acct.LiveKey, "https://127.0.0.1/hook", "url_not_allowed"},
+		{acct.LiveKey, "https://10.0.0.1/hook", "url_not_allowed"},
+		{acct.LiveKey, "https://169.254.169.254/latest/meta-data/", "url_not_allowed"},
+		{acct.LiveKey, "https://[::1]/hook", "url_not_allowed"},
+		{acct.LiveKey, "https://localhost/hook", "url_not_allowed"},
+		{acct.LiveKey, "http://93.184.216.34/hook", "parameter_invalid"},
+		{acct.TestKey, "http://10.0.0.1/hook", "url_not_allowed"},
+	} {
+		r := whCall(t, srv, "POST", "/v1/webhooks/endpoints", tt.key, map[string]any{"url": tt.url, "events": []string{"charge.paid"}})
+		whWant(t, r, 400, tt.code)
+		if r.param() != "url" {
+			t.Fatalf("%s: param %q", tt.url, r.param())
+		}
+	}
+	r := whCall(t, srv, "POST", "/v1/webhooks/endpoints", acct.LiveKey, map[string]any{"url": "https://93.184.216.34/hook", "events": []string{"charge.paid"}})
+	whWant(t, r, 201, "")
+	id := r.str("id")
+	whWant(t, whCall(t, srv, "PATCH", "/v1/webhooks/endpoints/"+id, acct.LiveKey, map[string]any{"url": "https://192.168.0.10/"}), 400, "url_not_allowed")
+}
+
+// A payment created with a webhookUrl gets its legacy events there, signed
+// with the account's transaction-webhook secret.
+func TestPaymentWebhookURLDelivery(t *testing.T) {
+	t.Parallel()
+	srv := quitatest.NewServer(t, quitatest.Options{})
+	acct := srv.NewAccount(t, "Loja TX")
+	rc := newWHReceiver(t)
+	rc.secret = acct.TransactionWebhookSecret
+	r := whCall(t, srv, "POST", "/v1/payments", acct.TestKey, map[string]any{
+		"amount": 2500, "currency": "BRL", "paymentMethods": []string{"PIX"}, "idempotencyKey": "tx-webhook-0001",
+		"webhookUrl": rc.srv.URL + "/tx",
+	})
+	whWant(t, r, 201, "")
+	for range 3 {
+		_, _ = srv.App.Webhooks.DispatchOnce(t.Context())
+		_, _ = srv.App.Webhooks.DeliverOnce(t.Context())
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.bad != 0 || len(rc.bodies) == 0 {
+		t.Fatalf("transaction webhook: %d verified, %d bad", len(rc.bodies), rc.bad)
+	}
+	for _, b := range rc.bodies {
+		var env struct {
+			Event string `json:"event"`
+		}
+		if json.Unmarshal(b, &env) != nil || !domain.EventType(env.Event).Legacy() {
+			t.Fatalf("non-legacy event at the transaction url: %s", b)
+		}
+	}
+}

@@ -1,0 +1,136 @@
+// Package ratelimit holds Quita's limiters: GCRA per API key in Redis
+// (go-redis/redis_rate) with an in-process GCRA that takes over when Redis
+// is absent or failing, and the failed-login counters of the dashboard.
+package ratelimit
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/go-redis/redis_rate/v10"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/quitapix/quita/ports"
+)
+
+// Memory is an in-process GCRA limiter on an injected clock. Its state is
+// per process: with several processes and no Redis each allows the limit.
+type Memory struct {
+	now func() time.Time
+	mu  sync.Mutex
+	tat map[string]time.Time
+	// maxKeys bounds the map; past it, keys whose TAT is in the past (a
+	// full burst available, so forgetting them changes nothing) are pruned.
+	maxKeys int
+}
+
+var _ ports.RateLimiter = (*Memory)(nil)
+
+// NewMemory returns an in-process limiter.
+func NewMemory(now func() time.Time) *Memory {
+	return &Memory{now: now, tat: map[string]time.Time{}, maxKeys: 100_000}
+}
+
+// Allow implements ports.RateLimiter with the generic cell rate algorithm:
+// each event pushes the key's theoretical arrival time (TAT) by one
+// emission interval; an event is allowed while the TAT stays within the
+// burst tolerance of now.
+func (m *Memory) Allow(_ context.Context, key string, l ports.RateLimit) (ports.RateDecision, error) {
+	if l.Rate <= 0 || l.Period <= 0 {
+		return ports.RateDecision{Allowed: true, Remaining: l.Burst}, nil
+	}
+	interval := l.Period / time.Duration(l.Rate)
+	tolerance := interval * time.Duration(max(l.Burst, 1))
+	now := m.now()
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	tat, ok := m.tat[key]
+	if !ok || tat.Before(now) {
+		tat = now
+	}
+	next := tat.Add(interval)
+	allowAt := next.Add(-tolerance)
+	if now.Before(allowAt) {
+		return ports.RateDecision{Allowed: false, Remaining: 0, RetryAfter: allowAt.Sub(now), ResetAfter: tat.Sub(now)}, nil
+	}
+	if !ok && len(m.tat) >= m.maxKeys {
+		m.prune(now)
+	}
+	m.tat[key] = next
+	return ports.RateDecision{Allowed: true, Remaining: int(now.Sub(allowAt) / interval), ResetAfter: next.Sub(now)}, nil
+}
+
+func (m *Memory) prune(now time.Time) {
+	for k, t := range m.tat {
+		if !t.After(now) {
+			delete(m.tat, k)
+		}
+	}
+}
+
+// Redis is a GCRA limiter shared by every process (redis_rate runs the
+// algorithm in a Lua script on Redis's clock).
+type Redis struct {
+	l      *redis_rate.Limiter
+	prefix string
+}
+
+var _ ports.RateLimiter = (*Redis)(nil)
+
+// NewRedis returns a Redis limiter; keys are namespaced with prefix.
+func NewRedis(client *redis.Client, prefix string) *Redis {
+	return &Redis{l: redis_rate.NewLimiter(client), prefix: prefix}
+}
+
+// Allow implements ports.RateLimiter.
+func (r *Redis) Allow(ctx context.Context, key string, l ports.RateLimit) (ports.RateDecision, error) {
+	if l.Rate <= 0 || l.Period <= 0 {
+		return ports.RateDecision{Allowed: true, Remaining: l.Burst}, nil
+	}
+	res, err := r.l.Allow(ctx, r.prefix+"rl:"+key, redis_rate.Limit{Rate: l.Rate, Burst: max(l.Burst, 1), Period: l.Period})
+	if err != nil {
+		return ports.RateDecision{}, err
+	}
+	d := ports.RateDecision{Allowed: res.Allowed > 0, Remaining: res.Remaining, ResetAfter: max(res.ResetAfter, 0)}
+	if !d.Allowed {
+		d.RetryAfter = max(res.RetryAfter, 0)
+	}
+	return d, nil
+}
+
+// Fallback asks Primary and, when it fails, Secondary: Redis trouble turns
+// the shared limit into a per-process one instead of failing requests.
+type Fallback struct {
+	Primary, Secondary ports.RateLimiter
+	Log                *slog.Logger
+	// Timeout bounds a Primary call (default 200 ms) so a hung Redis does
+	// not hold requests.
+	Timeout time.Duration
+
+	warned sync.Once
+}
+
+var _ ports.RateLimiter = (*Fallback)(nil)
+
+// Allow implements ports.RateLimiter.
+func (f *Fallback) Allow(ctx context.Context, key string, l ports.RateLimit) (ports.RateDecision, error) {
+	timeout := f.Timeout
+	if timeout <= 0 {
+		timeout = 200 * time.Millisecond
+	}
+	pctx, cancel := context.WithTimeout(ctx, timeout)
+	d, err := f.Primary.Allow(pctx, key, l)
+	cancel()
+	if err == nil {
+		return d, nil
+	}
+	if f.Log != nil {
+		f.warned.Do(func() {
+			f.Log.WarnContext(ctx, "rate limiter: redis failed, limiting in process", "err", err)
+		})
+	}
+	return f.Secondary.Allow(ctx, key, l)
+}

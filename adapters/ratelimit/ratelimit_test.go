@@ -1,0 +1,142 @@
+package ratelimit_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/quitapix/quita/adapters/ratelimit"
+	"github.com/quitapix/quita/internal/testenv"
+	"github.com/quitapix/quita/ports"
+)
+
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+func TestMemoryGCRA(t *testing.T) {
+	t.Parallel()
+	c := &clock{now: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)}
+	m := ratelimit.NewMemory(c.Now)
+	ctx := context.Background()
+	limit := ports.RateLimit{Rate: 10, Burst: 3, Period: time.Second} // one every 100 ms
+	for i, wantRemaining := range []int{2, 1, 0} {
+		d, err := m.Allow(ctx, "k", limit)
+		if err != nil || !d.Allowed || d.Remaining != wantRemaining {
+			t.Fatalf("request %d: %+v %v", i, d, err)
+		}
+	}
+	d, _ := m.Allow(ctx, "k", limit)
+	if d.Allowed || d.RetryAfter != 100*time.Millisecond || d.ResetAfter != 300*time.Millisecond {
+		t.Fatalf("over the burst: %+v", d)
+	}
+	if d, _ := m.Allow(ctx, "other", limit); !d.Allowed {
+		t.Fatal("keys share a budget")
+	}
+	c.Advance(99 * time.Millisecond)
+	if d, _ := m.Allow(ctx, "k", limit); d.Allowed {
+		t.Fatal("allowed before RetryAfter")
+	}
+	c.Advance(time.Millisecond)
+	if d, _ := m.Allow(ctx, "k", limit); !d.Allowed || d.Remaining != 0 {
+		t.Fatalf("after RetryAfter: %+v", d)
+	}
+	c.Advance(time.Second)
+	if d, _ := m.Allow(ctx, "k", limit); !d.Allowed || d.Remaining != 2 {
+		t.Fatalf("after a full reset: %+v", d)
+	}
+}
+
+func TestRedisGCRA(t *testing.T) {
+	t.Parallel()
+	url, prefix := testenv.RedisURL(t)
+	opts, _ := redis.ParseURL(url)
+	client := redis.NewClient(opts)
+	t.Cleanup(func() { client.Close() })
+	r := ratelimit.NewRedis(client, prefix)
+	limit := ports.RateLimit{Rate: 1, Burst: 2, Period: time.Second}
+	ctx := context.Background()
+	for i, want := range []bool{true, true, false} {
+		d, err := r.Allow(ctx, "k", limit)
+		if err != nil || d.Allowed != want {
+			t.Fatalf("request %d: %+v %v", i, d, err)
+		}
+		if !want && (d.RetryAfter <= 0 || d.RetryAfter > time.Second || d.Remaining != 0) {
+			t.Fatalf("refusal %+v", d)
+		}
+	}
+}
+
+type failing struct{}
+
+func (failing) Allow(context.Context, string, ports.RateLimit) (ports.RateDecision, error) {
+	return ports.RateDecision{}, errors.New("redis down")
+}
+
+func TestFallbackUsesSecondaryOnError(t *testing.T) {
+	t.Parallel()
+	c := &clock{now: time.Now()}
+	f := &ratelimit.Fallback{Primary: failing{}, Secondary: ratelimit.NewMemory(c.Now)}
+	limit := ports.RateLimit{Rate: 1, Burst: 1, Period: time.Second}
+	if d, err := f.Allow(context.Background(), "k", limit); err != nil || !d.Allowed {
+		t.Fatalf("first: %+v %v", d, err)
+	}
+	if d, err := f.Allow(context.Background(), "k", limit); err != nil || d.Allowed {
+		t.Fatalf("second (still limited in process): %+v %v", d, err)
+	}
+}
+
+func TestLoginAttempts(t *testing.T) {
+	t.Parallel()
+	c := &clock{now: time.Now()}
+	url, prefix := testenv.RedisURL(t)
+	opts, _ := redis.ParseURL(url)
+	client := redis.NewClient(opts)
+	t.Cleanup(func() { client.Close() })
+	impls := map[string]ports.LoginAttempts{
+		"memory": ratelimit.NewMemoryAttempts(c.Now),
+		"redis":  ratelimit.NewRedisAttempts(client, prefix),
+	}
+	for name, a := range impls {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			if n, d, err := a.Failures(ctx, "e"); err != nil || n != 0 || d != 0 {
+				t.Fatalf("fresh: %d %v %v", n, d, err)
+			}
+			for i := 1; i <= 3; i++ {
+				n, d, err := a.AddFailure(ctx, "e", time.Minute)
+				if err != nil || n != i || d <= 0 || d > time.Minute {
+					t.Fatalf("failure %d: %d %v %v", i, n, d, err)
+				}
+			}
+			if n, d, err := a.Failures(ctx, "e"); err != nil || n != 3 || d <= 0 {
+				t.Fatalf("counted: %d %v %v", n, d, err)
+			}
+			if err := a.Reset(ctx, "e"); err != nil {
+				t.Fatal(err)
+			}
+			if n, _, _ := a.Failures(ctx, "e"); n != 0 {
+				t.Fatalf("after reset: %d", n)
+			}
+		})
+	}
+	// The in-process window ends on its clock.
+	m := impls["memory"]
+	_, _, _ = m.AddFailure(context.Background(), "w", time.Minute)
+	c.Advance(time.Minute)
+	if n, _, _ := m.Failures(context.Background(), "w"); n != 0 {
+		t.Fatalf("after the window: %d", n)
+	}
+}

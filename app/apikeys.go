@@ -1,0 +1,182 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"time"
+
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+// Audit actions on API keys.
+const (
+	AuditKeyIssued  = "api_key.issued"
+	AuditKeyRotated = "api_key.rotated"
+	AuditKeyRevoked = "api_key.revoked"
+)
+
+// KeyService is the dashboard's API-key management: issue, list, rotate,
+// revoke, each scoped to the session's account and audited, plus the audit
+// and request logs.
+type KeyService struct {
+	keys     ports.KeyAdmin
+	audit    ports.AuditLog
+	requests ports.RequestLogStore
+	flusher  Flusher
+	clock    ports.Clock
+	ids      ports.IDGenerator
+}
+
+// Flusher writes buffered request logs now.
+type Flusher interface {
+	Flush(ctx context.Context) error
+}
+
+// NewKeyService wires a key service.
+func NewKeyService(keys ports.KeyAdmin, audit ports.AuditLog, requests ports.RequestLogStore, flusher *RequestLogWriter,
+	clock ports.Clock, ids ports.IDGenerator,
+) *KeyService {
+	return &KeyService{keys: keys, audit: audit, requests: requests, flusher: flusher, clock: clock, ids: ids}
+}
+
+// IssuedKey is a new key with its cleartext, shown once.
+type IssuedKey struct {
+	ID          string
+	APIKey      string
+	Fingerprint string
+	Prefix      string
+	Label       string
+	Mode        domain.Mode
+	CreatedAt   time.Time
+}
+
+func (s *KeyService) newKey(accountID string, mode domain.Mode, label string, now time.Time) (IssuedKey, ports.APIKeyRecord, error) {
+	key, err := domain.NewAPIKey(mode, rand.Reader)
+	if err != nil {
+		return IssuedKey{}, ports.APIKeyRecord{}, err
+	}
+	raw, err := s.ids.NewID()
+	if err != nil {
+		return IssuedKey{}, ports.APIKeyRecord{}, err
+	}
+	rec := ports.APIKeyRecord{ID: domain.PrefixAPIKey + raw, AccountID: accountID, Mode: mode,
+		Fingerprint: domain.APIKeyFingerprint(key), Prefix: domain.APIKeyPrefix(key), Label: label, CreatedAt: now}
+	return IssuedKey{ID: rec.ID, APIKey: key, Fingerprint: rec.Fingerprint, Prefix: rec.Prefix, Label: label, Mode: mode,
+		CreatedAt: now}, rec, nil
+}
+
+func (s *KeyService) auditEntry(u DashboardUser, action string, k ports.APIKeyRecord, at time.Time) (ports.AuditEntry, error) {
+	raw, err := s.ids.NewID()
+	if err != nil {
+		return ports.AuditEntry{}, err
+	}
+	return ports.AuditEntry{ID: "aud_" + raw, AccountID: u.AccountID, UserID: u.UserID, Action: action,
+		KeyID: k.ID, KeyFingerprint: k.Fingerprint, CreatedAt: at}, nil
+}
+
+// Issue creates a live key, or a test key when test is set.
+func (s *KeyService) Issue(ctx context.Context, u DashboardUser, label string, test bool) (IssuedKey, error) {
+	if err := validLabel(label); err != nil {
+		return IssuedKey{}, err
+	}
+	mode := domain.ModeLive
+	if test {
+		mode = domain.ModeTest
+	}
+	now := s.clock.Now()
+	out, rec, err := s.newKey(u.AccountID, mode, label, now)
+	if err != nil {
+		return IssuedKey{}, err
+	}
+	audit, err := s.auditEntry(u, AuditKeyIssued, rec, now)
+	if err != nil {
+		return IssuedKey{}, err
+	}
+	if err := s.keys.IssueAPIKey(ctx, rec, audit); err != nil {
+		return IssuedKey{}, err
+	}
+	return out, nil
+}
+
+// List returns the account's active keys, newest first, without secrets.
+func (s *KeyService) List(ctx context.Context, u DashboardUser) ([]ports.APIKeyRecord, error) {
+	all, err := s.keys.ListAPIKeys(ctx, u.AccountID)
+	if err != nil {
+		return nil, err
+	}
+	out := all[:0]
+	for _, k := range all {
+		if k.RevokedAt == nil {
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+// Rotate revokes the account's key id and issues a successor of the same
+// mode (and label, unless one is given) in one transaction. ErrNotFound for
+// a key of another account, ports.ErrAPIKeyRevoked for a revoked one.
+func (s *KeyService) Rotate(ctx context.Context, u DashboardUser, id string, label *string) (IssuedKey, error) {
+	if label != nil {
+		if err := validLabel(*label); err != nil {
+			return IssuedKey{}, err
+		}
+	}
+	now := s.clock.Now()
+	var out IssuedKey
+	err := s.keys.ReplaceAPIKey(ctx, u.AccountID, id, now, func(old ports.APIKeyRecord) (*ports.APIKeyRecord, []ports.AuditEntry, error) {
+		l := old.Label
+		if label != nil {
+			l = *label
+		}
+		issued, rec, err := s.newKey(u.AccountID, old.Mode, l, now)
+		if err != nil {
+			return nil, nil, err
+		}
+		revoked, err := s.auditEntry(u, AuditKeyRotated, old, now)
+		if err != nil {
+			return nil, nil, err
+		}
+		created, err := s.auditEntry(u, AuditKeyIssued, rec, now)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = issued
+		return &rec, []ports.AuditEntry{revoked, created}, nil
+	})
+	if err != nil {
+		return IssuedKey{}, err
+	}
+	return out, nil
+}
+
+// Revoke revokes the account's key id for good. Revoking a revoked key
+// succeeds and writes nothing. ErrNotFound for a key of another account.
+func (s *KeyService) Revoke(ctx context.Context, u DashboardUser, id string) error {
+	now := s.clock.Now()
+	err := s.keys.ReplaceAPIKey(ctx, u.AccountID, id, now, func(old ports.APIKeyRecord) (*ports.APIKeyRecord, []ports.AuditEntry, error) {
+		e, err := s.auditEntry(u, AuditKeyRevoked, old, now)
+		return nil, []ports.AuditEntry{e}, err
+	})
+	if errors.Is(err, ports.ErrAPIKeyRevoked) {
+		return nil
+	}
+	return err
+}
+
+// AuditLogs lists the account's audit entries, newest first.
+func (s *KeyService) AuditLogs(ctx context.Context, u DashboardUser, limit int) ([]ports.AuditEntry, error) {
+	return s.audit.ListAuditEntries(ctx, u.AccountID, limit)
+}
+
+// RequestLogs lists the account's recent API requests, newest first,
+// optionally for one key. This process's buffered entries are written
+// first, so a dashboard sees its own latest requests.
+func (s *KeyService) RequestLogs(ctx context.Context, u DashboardUser, fingerprint string, limit int) ([]ports.RequestLogEntry, error) {
+	if s.flusher != nil {
+		_ = s.flusher.Flush(ctx)
+	}
+	return s.requests.ListRequestLogs(ctx, ports.RequestLogQuery{AccountID: u.AccountID, KeyFingerprint: fingerprint, Limit: limit})
+}

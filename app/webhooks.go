@@ -1,0 +1,411 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	mrand "math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+// WebhooksConfig tunes webhook delivery. The zero value is production.
+type WebhooksConfig struct {
+	// RetrySchedule replaces domain.RetrySchedule (tests shrink it so they
+	// never sleep through real back-off).
+	RetrySchedule []time.Duration
+	// Lease is how long a claimed delivery belongs to its worker before
+	// another may take it (default 30 s: longer than an attempt's 10 s).
+	Lease time.Duration
+	// ClaimBatch is how many deliveries one claim leases (default 64);
+	// they are attempted concurrently.
+	ClaimBatch int
+	// Workers is the number of claim loops per process (default 4).
+	Workers int
+	// DispatchBatch is how many outbox events one fan-out handles
+	// (default 500).
+	DispatchBatch int
+	// PollInterval is how often idle loops look for work (default 100 ms).
+	// A dispatch in the same process wakes the workers at once.
+	PollInterval time.Duration
+	// Jitter draws uniformly from [0, 1) for the retry jitter (default
+	// math/rand/v2).
+	Jitter func() float64
+}
+
+// WebhookService manages endpoints and delivers events.
+type WebhookService struct {
+	store   ports.WebhookStore
+	outbox  ports.WebhookOutbox
+	sender  ports.WebhookSender
+	guard   ports.URLGuard
+	charges ports.ChargeStore
+	clock   ports.Clock
+	ids     ports.IDGenerator
+	links   domain.Links
+	log     *slog.Logger
+	cfg     WebhooksConfig
+	wake    chan struct{}
+}
+
+// NewWebhookService wires the webhook service.
+func NewWebhookService(store ports.WebhookStore, outbox ports.WebhookOutbox, sender ports.WebhookSender, guard ports.URLGuard,
+	charges ports.ChargeStore, clock ports.Clock, ids ports.IDGenerator, links domain.Links, log *slog.Logger, cfg WebhooksConfig,
+) *WebhookService {
+	if cfg.RetrySchedule == nil {
+		cfg.RetrySchedule = domain.RetrySchedule
+	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = 30 * time.Second
+	}
+	if cfg.ClaimBatch <= 0 {
+		cfg.ClaimBatch = 64
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = 4
+	}
+	if cfg.DispatchBatch <= 0 {
+		cfg.DispatchBatch = 500
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = 100 * time.Millisecond
+	}
+	if cfg.Jitter == nil {
+		cfg.Jitter = mrand.Float64
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &WebhookService{
+		store: store, outbox: outbox, sender: sender, guard: guard, charges: charges,
+		clock: clock, ids: ids, links: links, log: log, cfg: cfg, wake: make(chan struct{}, 1),
+	}
+}
+
+// ErrURLNotAllowed: the endpoint URL points at a refused address.
+var ErrURLNotAllowed = ports.ErrURLForbidden
+
+// EndpointInput registers an endpoint.
+type EndpointInput struct {
+	URL    string
+	Events []string
+}
+
+// EndpointUpdate changes an endpoint; nil fields stay.
+type EndpointUpdate struct {
+	URL    *string
+	Events *[]string
+	Status *string
+}
+
+// CheckWebhookURL validates a receiver URL for mode, with the same rules as
+// endpoints (for the per-transaction webhookUrl of payments create).
+func (s *WebhookService) CheckWebhookURL(ctx context.Context, mode domain.Mode, rawURL string) error {
+	return s.guard.CheckURL(ctx, mode, rawURL)
+}
+
+func (s *WebhookService) newSecret() (string, error) { return domain.NewWebhookSecret(rand.Reader) }
+
+// CreateEndpoint registers an endpoint, ACTIVE, with a fresh secret.
+func (s *WebhookService) CreateEndpoint(ctx context.Context, caller Caller, in EndpointInput) (domain.WebhookEndpoint, error) {
+	events, err := domain.ValidateEvents("events", in.Events)
+	if err != nil {
+		return domain.WebhookEndpoint{}, err
+	}
+	if err := s.guard.CheckURL(ctx, caller.Mode, in.URL); err != nil {
+		return domain.WebhookEndpoint{}, err
+	}
+	raw, err := s.ids.NewID()
+	if err != nil {
+		return domain.WebhookEndpoint{}, err
+	}
+	secret, err := s.newSecret()
+	if err != nil {
+		return domain.WebhookEndpoint{}, err
+	}
+	now := s.clock.Now()
+	e := domain.WebhookEndpoint{
+		ID: domain.PrefixEndpoint + raw, AccountID: caller.Account.ID, Mode: caller.Mode, URL: in.URL,
+		Events: events, Status: domain.EndpointActive, Secret: secret, CreatedAt: now, UpdatedAt: now,
+	}
+	if err := s.store.CreateEndpoint(ctx, e); err != nil {
+		return domain.WebhookEndpoint{}, err
+	}
+	return e, nil
+}
+
+// ListEndpoints lists the caller's endpoints (with secrets: the HTTP layer
+// leaves them out).
+func (s *WebhookService) ListEndpoints(ctx context.Context, caller Caller) ([]domain.WebhookEndpoint, error) {
+	return s.store.ListEndpoints(ctx, caller.Scope())
+}
+
+// UpdateEndpoint changes url, events and/or status.
+func (s *WebhookService) UpdateEndpoint(ctx context.Context, caller Caller, id string, in EndpointUpdate) (*domain.WebhookEndpoint, error) {
+	var p ports.EndpointPatch
+	if in.URL != nil {
+		if err := s.guard.CheckURL(ctx, caller.Mode, *in.URL); err != nil {
+			return nil, err
+		}
+		p.URL = in.URL
+	}
+	if in.Events != nil {
+		evs, err := domain.ValidateEvents("events", *in.Events)
+		if err != nil {
+			return nil, err
+		}
+		p.Events = evs
+	}
+	if in.Status != nil {
+		st := domain.EndpointStatus(*in.Status)
+		if !st.Valid() {
+			return nil, &domain.ValidationError{Param: "status", Code: domain.CodeParameterInvalid, Message: "status must be ACTIVE or INACTIVE"}
+		}
+		p.Status = &st
+	}
+	if !validEndpointID(id) {
+		return nil, ports.ErrNotFound
+	}
+	return s.store.UpdateEndpoint(ctx, caller.Scope(), id, p, s.clock.Now())
+}
+
+func validEndpointID(id string) bool {
+	raw, ok := strings.CutPrefix(id, domain.PrefixEndpoint)
+	return ok && domain.ValidRawID(raw)
+}
+
+// DeleteEndpoint removes an endpoint; its pending deliveries are CANCELLED.
+func (s *WebhookService) DeleteEndpoint(ctx context.Context, caller Caller, id string) error {
+	if !validEndpointID(id) {
+		return ports.ErrNotFound
+	}
+	return s.store.DeleteEndpoint(ctx, caller.Scope(), id, s.clock.Now())
+}
+
+// RotateEndpointSecret replaces an endpoint's secret with no overlap and
+// returns the new one (shown once).
+func (s *WebhookService) RotateEndpointSecret(ctx context.Context, caller Caller, id string) (string, error) {
+	if !validEndpointID(id) {
+		return "", ports.ErrNotFound
+	}
+	secret, err := s.newSecret()
+	if err != nil {
+		return "", err
+	}
+	if err := s.store.RotateEndpointSecret(ctx, caller.Scope(), id, secret, s.clock.Now()); err != nil {
+		return "", err
+	}
+	return secret, nil
+}
+
+// RotateTransactionSecret replaces the account's transaction-webhook secret
+// and returns the new one (shown once).
+func (s *WebhookService) RotateTransactionSecret(ctx context.Context, caller Caller) (string, error) {
+	secret, err := s.newSecret()
+	if err != nil {
+		return "", err
+	}
+	if err := s.store.RotateTransactionSecret(ctx, caller.Account.ID, secret); err != nil {
+		return "", err
+	}
+	return secret, nil
+}
+
+// ListDeliveries returns a page of the caller's deliveries and the total.
+func (s *WebhookService) ListDeliveries(ctx context.Context, q ports.DeliveryQuery) ([]domain.WebhookDelivery, int, error) {
+	return s.store.ListDeliveries(ctx, q)
+}
+
+// DeliveryStats counts the caller's deliveries per status.
+func (s *WebhookService) DeliveryStats(ctx context.Context, caller Caller) (ports.DeliveryStats, error) {
+	return s.store.DeliveryStats(ctx, caller.Scope())
+}
+
+// ResendChargeEvents writes fresh events (new evt_ ids) for a charge's
+// current status to the outbox, so every subscribed receiver gets a new
+// delivery of it. It returns that status. ErrNotFound as GetCharge.
+func (s *WebhookService) ResendChargeEvents(ctx context.Context, scope ports.Scope, chargeID string) (domain.TxStatus, error) {
+	var status domain.TxStatus
+	err := s.charges.UpdateCharge(ctx, scope, chargeID, func(c *domain.Charge) ([]domain.Event, error) {
+		status = c.Status()
+		types := domain.TransitionEvents("", status)
+		if status == domain.TxPending || status == domain.TxWaitingPayment {
+			types = domain.CreationEvents()
+		}
+		return domain.NewChargeEvents(c, "", types, s.links, s.ids.NewID, s.clock.Now())
+	})
+	if err != nil {
+		return "", err
+	}
+	s.notify()
+	return status, nil
+}
+
+func (s *WebhookService) notify() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// DispatchOnce fans one batch of outbox events out to deliveries: one per
+// subscribed ACTIVE endpoint of the event's account and mode, plus one to
+// the charge's webhookUrl for legacy events. It returns the number of
+// events handled.
+func (s *WebhookService) DispatchOnce(ctx context.Context) (int, error) {
+	now := s.clock.Now()
+	n, err := s.outbox.DispatchEvents(ctx, s.cfg.DispatchBatch, now, func(b ports.OutboxBatch) ([]domain.WebhookDelivery, error) {
+		var out []domain.WebhookDelivery
+		add := func(ev domain.Event, endpointID, url string) error {
+			raw, err := s.ids.NewID()
+			if err != nil {
+				return err
+			}
+			out = append(out, domain.NewWebhookDelivery(domain.PrefixDelivery+raw, ev, endpointID, url, now))
+			return nil
+		}
+		for _, ev := range b.Events {
+			for _, ep := range b.Endpoints[ports.Scope{AccountID: ev.AccountID, Mode: ev.Mode}] {
+				if ep.Subscribes(ev.Type) {
+					if err := add(ev.Event, ep.ID, ""); err != nil {
+						return nil, err
+					}
+				}
+			}
+			if ev.WebhookURL != "" && ev.Type.Legacy() {
+				if err := add(ev.Event, "", ev.WebhookURL); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return out, nil
+	})
+	if n > 0 {
+		s.notify()
+	}
+	return n, err
+}
+
+// DeliverOnce claims one batch of due deliveries and attempts them
+// concurrently, returning how many it claimed. When ctx ends mid-attempt
+// the results are not recorded — exactly like a worker that died — and the
+// deliveries are attempted again once their lease expires.
+func (s *WebhookService) DeliverOnce(ctx context.Context) (int, error) {
+	now := s.clock.Now()
+	claims, err := s.store.ClaimDeliveries(ctx, now, now.Add(s.cfg.Lease), s.cfg.ClaimBatch)
+	if err != nil || len(claims) == 0 {
+		return 0, err
+	}
+	var wg sync.WaitGroup
+	for _, c := range claims {
+		wg.Go(func() { s.attempt(ctx, c) })
+	}
+	wg.Wait()
+	return len(claims), nil
+}
+
+func (s *WebhookService) attempt(ctx context.Context, c ports.DeliveryClaim) {
+	d := c.Delivery
+	if d.Attempts > d.MaxAttempts {
+		// The lease of the last attempt expired: its outcome is unknown.
+		d.Attempts = d.MaxAttempts
+		_ = d.Abandon("the last attempt was interrupted", s.clock.Now())
+		s.complete(ctx, d, c.LeaseToken, false)
+		return
+	}
+	var res domain.AttemptResult
+	switch {
+	case c.URL == "":
+		res = domain.AttemptResult{Error: "receiver has no url", Permanent: true}
+	case c.Secret == "":
+		res = domain.AttemptResult{Error: "no signing secret: rotate the transaction webhook secret"}
+	case d.EndpointID == "" && s.guard.CheckURL(ctx, d.Mode, c.URL) != nil:
+		// A per-transaction webhookUrl was not checked when registered as
+		// endpoints are: apply the same rules (scheme, address) now.
+		res = domain.AttemptResult{Error: "webhookUrl not allowed (scheme or address)", Permanent: true}
+	default:
+		sig := domain.SignWebhook(d.EventType, c.Secret, s.clock.Now(), d.Payload)
+		var err error
+		res, err = s.sender.Send(ctx, ports.WebhookRequest{
+			URL: c.URL, Body: d.Payload, Signature: sig, EventType: d.EventType,
+			DeliveryID: fmt.Sprintf("%s-%d", d.ID, d.Attempts),
+		})
+		if err != nil {
+			// ctx ended: this worker is going away. The lease runs out and
+			// another worker makes the attempt again.
+			return
+		}
+	}
+	if err := d.RecordAttempt(res, s.cfg.RetrySchedule, s.clock.Now(), s.cfg.Jitter()); err != nil {
+		s.log.ErrorContext(ctx, "webhook: record attempt", "delivery", d.ID, "err", err)
+		return
+	}
+	s.complete(ctx, d, c.LeaseToken, res.Gone())
+}
+
+func (s *WebhookService) complete(ctx context.Context, d domain.WebhookDelivery, token string, gone bool) {
+	if ctx.Err() != nil {
+		return
+	}
+	err := s.store.CompleteDelivery(ctx, d, token, gone)
+	switch {
+	case errors.Is(err, ports.ErrLeaseLost):
+		s.log.WarnContext(ctx, "webhook: lease lost; attempt result dropped", "delivery", d.ID)
+	case err != nil:
+		s.log.ErrorContext(ctx, "webhook: save attempt", "delivery", d.ID, "err", err)
+	case gone:
+		s.log.InfoContext(ctx, "webhook: endpoint answered 410; deactivated", "endpoint", d.EndpointID)
+	}
+}
+
+// Run dispatches and delivers until ctx ends: one dispatcher loop and
+// cfg.Workers delivery loops. Safe in every process at once. When ctx
+// ends, batches in flight finish (each attempt is bounded by
+// domain.AttemptTimeout) before Run returns.
+func (s *WebhookService) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		s.loop(ctx, "webhook-dispatch", s.cfg.DispatchBatch, nil, func(context.Context) (int, error) {
+			return s.DispatchOnce(context.WithoutCancel(ctx))
+		})
+	})
+	for i := 0; i < s.cfg.Workers; i++ {
+		wg.Go(func() {
+			s.loop(ctx, "webhook-deliver", s.cfg.ClaimBatch, s.wake, func(context.Context) (int, error) {
+				return s.DeliverOnce(context.WithoutCancel(ctx))
+			})
+		})
+	}
+	wg.Wait()
+}
+
+// loop runs tick until ctx ends; a full batch is followed at once by
+// another, otherwise it waits for the poll interval or a wake-up.
+func (s *WebhookService) loop(ctx context.Context, name string, full int, wake <-chan struct{}, tick func(context.Context) (int, error)) {
+	t := time.NewTicker(s.cfg.PollInterval)
+	defer t.Stop()
+	for ctx.Err() == nil {
+		n, err := tick(ctx)
+		if err != nil && ctx.Err() == nil {
+			s.log.ErrorContext(ctx, "worker tick failed", "worker", name, "err", err)
+		}
+		if n >= full {
+			if wake != nil {
+				s.notify() // more work is due: wake a sibling too
+			}
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-wake:
+		}
+	}
+}

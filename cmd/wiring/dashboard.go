@@ -1,0 +1,98 @@
+package wiring
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/google/wire"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/quitapix/quita/adapters/ratelimit"
+	"github.com/quitapix/quita/adapters/sessiontoken"
+	"github.com/quitapix/quita/adapters/store"
+	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/ports"
+)
+
+// Dashboard is the dashboard and guard side of Quita: sessions, API-key
+// management, request logs, rate limits and the fraud guard.
+type Dashboard struct {
+	Sessions      *app.SessionService
+	Keys          *app.KeyService
+	GuardSettings *app.GuardSettings
+	FraudGuard    *app.FraudGuard
+	RequestLogs   *app.RequestLogWriter
+	Limiter       ports.RateLimiter
+}
+
+// dashboardSet provides Dashboard; it also hands the fraud guard to the
+// charge service.
+//
+//lint:ignore U1000 used by the injectors in wire.go (build tag wireinject).
+var dashboardSet = wire.NewSet(
+	wire.Value(app.DefaultGuardDefaults),
+	wire.Value(app.SessionConfig{}),
+	wire.Value(app.RequestLogConfig{}),
+	provideSessionTokens,
+	provideLoginAttempts,
+	provideRateLimiter,
+	provideRequestLogWriter,
+	app.NewSessionService,
+	app.NewKeyService,
+	app.NewGuardSettings,
+	app.NewFraudGuard,
+	provideDashboard,
+)
+
+func provideSessionTokens(cfg Config, log *slog.Logger) (ports.SessionTokens, error) {
+	secret := []byte(cfg.JWTSecret)
+	if len(secret) == 0 {
+		log.Warn("QUITA_JWT_SECRET is empty: using a random per-process secret; dashboard tokens will not survive a restart or work on other processes")
+		secret = sessiontoken.RandomSecret()
+	}
+	return sessiontoken.New(secret)
+}
+
+func provideLoginAttempts(cfg Config, client *redis.Client, clock ports.Clock) ports.LoginAttempts {
+	mem := ratelimit.NewMemoryAttempts(clock.Now)
+	if client == nil {
+		return mem
+	}
+	return ratelimit.FallbackAttempts{Primary: ratelimit.NewRedisAttempts(client, redisPrefix(cfg)), Secondary: mem}
+}
+
+func provideRateLimiter(cfg Config, client *redis.Client, clock ports.Clock, log *slog.Logger) ports.RateLimiter {
+	mem := ratelimit.NewMemory(clock.Now)
+	if client == nil {
+		return mem
+	}
+	return &ratelimit.Fallback{Primary: ratelimit.NewRedis(client, redisPrefix(cfg)), Secondary: mem, Log: log}
+}
+
+func redisPrefix(cfg Config) string {
+	if cfg.RedisPrefix == "" {
+		return "quita:"
+	}
+	return cfg.RedisPrefix
+}
+
+// provideRequestLogWriter starts the batched request-log writer; its
+// cleanup writes what is still queued (bounded by 5 s).
+func provideRequestLogWriter(db *store.DB, log *slog.Logger, rc app.RequestLogConfig) (*app.RequestLogWriter, func()) {
+	w := app.NewRequestLogWriter(db, log, rc)
+	return w, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := w.Close(ctx); err != nil {
+			log.Warn("request logs: final flush failed", "err", err, "dropped", w.Dropped())
+		}
+	}
+}
+
+func provideDashboard(sessions *app.SessionService, keys *app.KeyService, settings *app.GuardSettings, guard *app.FraudGuard,
+	logs *app.RequestLogWriter, limiter ports.RateLimiter, charges *app.ChargeService,
+) *Dashboard {
+	charges.SetFraudGuard(guard)
+	return &Dashboard{Sessions: sessions, Keys: keys, GuardSettings: settings, FraudGuard: guard, RequestLogs: logs, Limiter: limiter}
+}

@@ -1,0 +1,30 @@
+package wiring
+
+import (
+	"github.com/google/wire"
+
+	"github.com/quitapix/quita/adapters/webhook"
+	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/ports"
+)
+
+// webhookSet is webhook delivery: the HTTP sender with its SSRF-safe
+// dialer, the URL guard and the service (the store's webhook ports are
+// bound in storeSet).
+//
+//lint:ignore U1000 used by the injectors in wire.go (build tag wireinject).
+var webhookSet = wire.NewSet(
+	provideWebhookPolicy,
+	webhook.NewSender,
+	webhook.NewGuard,
+	wire.Bind(new(ports.WebhookSender), new(*webhook.Sender)),
+	wire.Bind(new(ports.URLGuard), new(*webhook.Guard)),
+	provideWebhooksConfig,
+	app.NewWebhookService,
+)
+
+func provideWebhookPolicy(cfg Config) webhook.Policy {
+	return webhook.Policy{AllowPrivate: cfg.WebhookAllowPrivate}
+}
+
+func provideWebhooksConfig(cfg Config) app.WebhooksConfig { return cfg.Webhooks }

@@ -1,0 +1,368 @@
+// Package e2e_test drives a real, listening Quita server over HTTP, on
+// Postgres with Redis and on SQLite with the in-process idempotency cache.
+package e2e_test
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/quitapix/quita/internal/testenv"
+	"github.com/quitapix/quita/quitatest"
+)
+
+// backend is one storage configuration every flow runs on.
+type backend struct {
+	name string
+	// redis reports whether the server uses Redis (url and prefix set).
+	redis bool
+}
+
+var backends = []backend{
+	{name: "postgres+redis", redis: true},
+	{name: "sqlite+memory", redis: false},
+}
+
+// env is a running server on one backend.
+type env struct {
+	b           backend
+	srv         *quitatest.Server
+	clock       *quitatest.Clock
+	redisURL    string
+	redisPrefix string
+}
+
+// newEnv starts a server on b with its own database (and Redis prefix).
+// opts may change the options before the server starts.
+func newEnv(t *testing.T, b backend, opts ...func(*quitatest.Options)) *env {
+	t.Helper()
+	clock := quitatest.NewClock()
+	o := quitatest.Options{Clock: clock}
+	if b.redis {
+		url, prefix := testenv.RedisURL(t)
+		o.DatabaseURL = testenv.PostgresDSN(t)
+		o.RedisURL, o.RedisPrefix = url, prefix
+	} else {
+		o.DatabaseURL = testenv.SQLiteDSN(t)
+	}
+	for _, f := range opts {
+		f(&o)
+	}
+	srv := quitatest.NewServer(t, o)
+	c, ok := srv.Clock.(*quitatest.Clock)
+	if !ok {
+		t.Fatalf("srv.Clock is %T, want *quitatest.Clock", srv.Clock)
+	}
+	return &env{b: b, srv: srv, clock: c, redisURL: o.RedisURL, redisPrefix: o.RedisPrefix}
+}
+
+// eachBackend runs fn as a parallel subtest per backend.
+func eachBackend(t *testing.T, fn func(t *testing.T, b backend)) {
+	t.Helper()
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, b)
+		})
+	}
+}
+
+// account is a merchant with clients for its two keys.
+type account struct {
+	quitatest.Account
+	test *client
+	live *client
+}
+
+func (e *env) newAccount(t *testing.T, name string) account {
+	t.Helper()
+	a := e.srv.NewAccount(t, name)
+	return account{Account: a, test: e.client(t, a.TestKey), live: e.client(t, a.LiveKey)}
+}
+
+// httpClient allows many connections per host for the concurrency tests.
+var httpClient = &http.Client{
+	Timeout:   30 * time.Second,
+	Transport: &http.Transport{MaxIdleConnsPerHost: 100, MaxConnsPerHost: 0},
+}
+
+// client calls the API with one apikey ("" sends none).
+type client struct {
+	t    *testing.T
+	base string
+	key  string
+}
+
+func (e *env) client(t *testing.T, key string) *client {
+	return &client{t: t, base: e.srv.BaseURL, key: key}
+}
+
+// response is a fully read HTTP answer.
+type response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// hdr is a set of request headers; a value of "-" removes a default header.
+type hdr map[string]string
+
+// do sends method path with body: nil (no body), string or []byte (sent
+// as is) or any other value (JSON-encoded). Content-Type defaults to
+// application/json when there is a body. A transport error fails the test.
+func (c *client) do(method, path string, body any, h hdr) *response {
+	c.t.Helper()
+	r, err := c.send(method, path, body, h)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return r
+}
+
+// send is do for goroutines other than the test's: it returns errors.
+func (c *client) send(method, path string, body any, h hdr) (*response, error) {
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		enc, err := json.Marshal(b)
+		if err != nil {
+			return nil, fmt.Errorf("encode body: %w", err)
+		}
+		rd = bytes.NewReader(enc)
+	}
+	url := path
+	if !strings.HasPrefix(path, "http") {
+		url = c.base + path
+	}
+	req, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		return nil, err
+	}
+	if c.key != "" {
+		req.Header.Set("apikey", c.key)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range h {
+		if v == "-" {
+			req.Header.Del(k)
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: read body: %w", method, path, err)
+	}
+	return &response{Status: resp.StatusCode, Header: resp.Header, Body: data}, nil
+}
+
+// want fails the test unless the status is status.
+func (r *response) want(t *testing.T, status int) *response {
+	t.Helper()
+	if r.Status != status {
+		t.Fatalf("status %d, want %d; body %s", r.Status, status, r.Body)
+	}
+	return r
+}
+
+func (r *response) decode(t *testing.T, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		t.Fatalf("decode %s: %v", r.Body, err)
+	}
+}
+
+func (r *response) charge(t *testing.T) charge {
+	t.Helper()
+	var c charge
+	r.decode(t, &c)
+	return c
+}
+
+// keys is the top-level key set of a JSON object body.
+func (r *response) keys(t *testing.T) map[string]json.RawMessage {
+	t.Helper()
+	var m map[string]json.RawMessage
+	r.decode(t, &m)
+	return m
+}
+
+// apiErr checks the error envelope (status, code, param, request id in
+// body and header) and returns it.
+func (r *response) apiErr(t *testing.T, status int, code, param string) errorEnvelope {
+	t.Helper()
+	r.want(t, status)
+	var env errorEnvelope
+	r.decode(t, &env)
+	// The envelope holds exactly error and request_id.
+	top := r.keys(t)
+	if len(top) != 2 || top["error"] == nil || top["request_id"] == nil {
+		t.Errorf("envelope keys %v, want error and request_id", sortedKeys(top))
+	}
+	if env.Error.Type == "" || env.Error.Message == "" {
+		t.Errorf("error type or message empty: %s", r.Body)
+	}
+	if code != "" && env.Error.Code != code {
+		t.Errorf("error.code %q, want %q; body %s", env.Error.Code, code, r.Body)
+	}
+	if env.Error.Param != param {
+		t.Errorf("error.param %q, want %q; body %s", env.Error.Param, param, r.Body)
+	}
+	if !strings.HasPrefix(env.RequestID, "req_") || r.Header.Get("X-Request-Id") != env.RequestID {
+		t.Errorf("request_id %q, X-Request-Id %q: want equal and req_-prefixed", env.RequestID, r.Header.Get("X-Request-Id"))
+	}
+	return env
+}
+
+type errorEnvelope struct {
+	Error struct {
+		Type    string `json:"type"`
+		Code    string `json:"code"`
+		Message string `json:"message"`
+		Param   string `json:"param"`
+	} `json:"error"`
+	RequestID string `json:"request_id"`
+}
+
+// charge is the public charge as a client decodes it.
+type charge struct {
+	ID            string            `json:"id"`
+	Object        string            `json:"object"`
+	Amount        int64             `json:"amount"`
+	Currency      string            `json:"currency"`
+	Status        string            `json:"status"`
+	PaymentMethod string            `json:"payment_method"`
+	Customer      map[string]string `json:"customer"`
+	Pix           *struct {
+		BRCode       string    `json:"br_code"`
+		QRCodeURL    string    `json:"qr_code_url"`
+		QRCodeBase64 string    `json:"qr_code_base64"`
+		ExpiresAt    time.Time `json:"expires_at"`
+		TxID         string    `json:"txid"`
+	} `json:"pix"`
+	CheckoutURL        string            `json:"checkout_url"`
+	Settlement         map[string]string `json:"settlement"`
+	Metadata           map[string]any    `json:"metadata"`
+	ExpectedPayerTaxID string            `json:"expected_payer_tax_id"`
+	CreatedAt          time.Time         `json:"created_at"`
+}
+
+// raw is the id without its ch_ prefix.
+func (c charge) raw() string { return strings.TrimPrefix(c.ID, "ch_") }
+
+type chargeList struct {
+	Object     string   `json:"object"`
+	Data       []charge `json:"data"`
+	HasMore    bool     `json:"has_more"`
+	NextCursor *string  `json:"next_cursor"`
+}
+
+var keySeq atomic.Int64
+
+// newKey returns a fresh Idempotency-Key.
+func newKey() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return "e2e-" + hex.EncodeToString(b) + "-" + itoa(keySeq.Add(1))
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// create posts body to path (/charges or /pix/charges) under a fresh key.
+func (c *client) create(path string, body any) *response {
+	c.t.Helper()
+	return c.do(http.MethodPost, path, body, hdr{"Idempotency-Key": newKey()})
+}
+
+// mustCreate creates a charge and returns it.
+func (c *client) mustCreate(body any) charge {
+	c.t.Helper()
+	return c.create("/charges", body).want(c.t, http.StatusCreated).charge(c.t)
+}
+
+func (c *client) get(id string) *response {
+	c.t.Helper()
+	return c.do(http.MethodGet, "/charges/"+id, nil, nil)
+}
+
+func (c *client) pay(id string, body any) *response {
+	c.t.Helper()
+	return c.do(http.MethodPost, "/test_helpers/charges/"+id+"/pay", body, nil)
+}
+
+func (c *client) list(query string) chargeList {
+	c.t.Helper()
+	var l chargeList
+	c.do(http.MethodGet, "/charges"+query, nil, nil).want(c.t, http.StatusOK).decode(c.t, &l)
+	return l
+}
+
+// listAll follows next_cursor through every page.
+func (c *client) listAll(query string, limit int) (ids []string, pages int) {
+	c.t.Helper()
+	sep := "?"
+	if query != "" {
+		sep = "&"
+	}
+	cursor := ""
+	for {
+		q := query + sep + "limit=" + itoa(int64(limit))
+		if cursor != "" {
+			q += "&starting_after=" + cursor
+		}
+		l := c.list(q)
+		pages++
+		for _, ch := range l.Data {
+			ids = append(ids, ch.ID)
+		}
+		if !l.HasMore {
+			if l.NextCursor != nil {
+				c.t.Errorf("has_more false but next_cursor %q", *l.NextCursor)
+			}
+			return ids, pages
+		}
+		if l.NextCursor == nil || len(l.Data) != limit {
+			c.t.Fatalf("has_more true with next_cursor %v and %d items (limit %d)", l.NextCursor, len(l.Data), limit)
+		}
+		cursor = *l.NextCursor
+		if pages > 1000 {
+			c.t.Fatal("pagination does not end")
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// pixBody is the smallest valid create body.
+func pixBody(amount int64) map[string]any {
+	return map[string]any{"amount": amount, "payment_method": "pix"}
+}

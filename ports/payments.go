@@ -1,0 +1,189 @@
+package ports
+
+//go:generate go tool moq -rm -out ../mocks/payments.go -pkg mocks . PaymentStore MethodAcquirer RefundAcquirer
+
+import (
+	"context"
+	"time"
+
+	"github.com/quitapix/quita/domain"
+)
+
+// ChargeChange is everything one change of a charge writes in the same
+// database transaction as the charge itself.
+type ChargeChange struct {
+	Events []domain.Event
+	// Entries are ledger journal entries; the store checks that each
+	// balances, applies them to the wallet balances and holds, and fails
+	// with domain.ErrInsufficientBalance rather than let a wallet go
+	// negative.
+	Entries []domain.JournalEntry
+	// Refunds are inserted, or updated when their id exists.
+	Refunds []domain.Refund
+	// Idempotency, when set, is inserted first; ErrIdempotencyKeyExists
+	// when its key is already used (nothing is written).
+	Idempotency *IdempotencyRecord
+}
+
+// ChargeTx reads what a change needs inside its transaction, under the
+// charge's row lock.
+type ChargeTx interface {
+	// LockBalance locks and returns the wallet of the charge's scope in
+	// cur (zero when it has none yet).
+	LockBalance(ctx context.Context, cur domain.Currency) (domain.Balance, error)
+	// GetRefund reads a refund of the locked charge. ErrNotFound when it
+	// is not one of its refunds.
+	GetRefund(ctx context.Context, id string) (*domain.Refund, error)
+}
+
+// ChargeChangeFunc computes a change of the locked charge.
+type ChargeChangeFunc func(ctx context.Context, c *domain.Charge, tx ChargeTx) (ChargeChange, error)
+
+// PaymentQuery is a page of the payments list.
+type PaymentQuery struct {
+	Scope
+	Page, Limit   int
+	Status        domain.TxStatus
+	CreatedAfter  *time.Time
+	CreatedBefore *time.Time
+	// SortBy is a field of the transaction read format; the store rejects
+	// fields it cannot sort by with a *domain.ValidationError.
+	SortBy string
+	Desc   bool
+}
+
+// PaymentAggregate is one group of payments for stats and metrics.
+type PaymentAggregate struct {
+	Day      string // YYYY-MM-DD (UTC) of creation
+	Currency domain.Currency
+	Status   domain.TxStatus
+	PaidWith domain.Method
+	Count    int64
+	Volume   int64
+	Refunded int64
+}
+
+// RefundRef names an open refund.
+type RefundRef struct {
+	Scope
+	ChargeID string
+	RefundID string
+}
+
+// Hold is money pending release in a wallet.
+type Hold struct {
+	ID        int64
+	Scope     Scope
+	Currency  domain.Currency
+	ChargeID  string
+	Amount    int64
+	ReleaseAt time.Time
+}
+
+// Wallet is a balance with its next release.
+type Wallet struct {
+	domain.Balance
+	NextReleaseAt     *time.Time
+	NextReleaseAmount int64
+}
+
+// LedgerTotals is what `quitad ledger verify` compares.
+type LedgerTotals struct {
+	Posted     map[domain.WalletKey]domain.Balance
+	Stored     map[domain.WalletKey]domain.Balance
+	Held       map[domain.WalletKey]int64
+	Unbalanced []string
+}
+
+// PaymentStore is the payments surface's storage: lists and aggregates of
+// charges, refunds, wallets and the ledger.
+type PaymentStore interface {
+	// ListPayments returns a page and the total matching.
+	ListPayments(ctx context.Context, q PaymentQuery) ([]*domain.Charge, int, error)
+	// AggregatePayments groups the scope's charges created at or after
+	// since (optionally of one currency) by day, currency, status, method.
+	AggregatePayments(ctx context.Context, scope Scope, since time.Time, currency domain.Currency) ([]PaymentAggregate, error)
+	// SecondsToPay lists paid_at − created_at of charges settled since.
+	SecondsToPay(ctx context.Context, scope Scope, since time.Time, currency domain.Currency) ([]int64, error)
+	// ListRefunds returns a charge's refunds, newest first.
+	ListRefunds(ctx context.Context, scope Scope, chargeID string) ([]domain.Refund, error)
+	// FindRefund finds a refund of the scope by raw id.
+	FindRefund(ctx context.Context, scope Scope, id string) (*domain.Refund, error)
+	// ListOpenRefunds returns refunds in PENDING or IN_PROGRESS, oldest
+	// first, in every scope.
+	ListOpenRefunds(ctx context.Context, limit int) ([]RefundRef, error)
+	// Wallets returns the scope's wallets by currency.
+	Wallets(ctx context.Context, scope Scope) ([]Wallet, error)
+	// ListDueHolds returns holds whose release is at or before now.
+	ListDueHolds(ctx context.Context, now time.Time, limit int) ([]Hold, error)
+	// ReleaseHold deletes the hold and writes entry (pending → available)
+	// in one transaction; false when another process released it first.
+	ReleaseHold(ctx context.Context, h Hold, entry domain.JournalEntry) (bool, error)
+	// LedgerTotals sums every posting and balance, for verification.
+	LedgerTotals(ctx context.Context) (LedgerTotals, error)
+}
+
+// CreateMethodsRequest asks an acquirer for the payment data of the
+// non-Pix methods of a charge.
+type CreateMethodsRequest struct {
+	Scope
+	ChargeID     string
+	Methods      []domain.Method
+	Amount       int64
+	Currency     domain.Currency
+	ExpiresAt    time.Time
+	CustomerName string
+	ReturnURL    string
+	Phone        string
+}
+
+// MethodAcquirer is an acquirer capability: methods other than Pix.
+type MethodAcquirer interface {
+	// CreatePaymentMethods returns the methods' data. Idempotent by
+	// ChargeID. Errors: ErrAcquirerUnavailable, ErrAcquirerRejected.
+	CreatePaymentMethods(ctx context.Context, req CreateMethodsRequest) (domain.MethodDetails, error)
+}
+
+// RefundRequest sends a refund to the payer.
+type RefundRequest struct {
+	Scope
+	ChargeID       string
+	RefundID       string
+	Method         domain.Method
+	Strategy       domain.RefundStrategy
+	EndToEndID     string
+	Amount         int64
+	DestinationKey string
+}
+
+// ProviderStatus is the acquirer's live view of a charge.
+type ProviderStatus struct {
+	Status      string
+	RawResponse map[string]any
+}
+
+// RefundAcquirer is an acquirer capability: refunds, live status and
+// receipts.
+type RefundAcquirer interface {
+	// Refund starts a refund; idempotent by RefundID. It returns the
+	// provider's reference.
+	Refund(ctx context.Context, req RefundRequest) (string, error)
+	// RefundStatus reports "IN_PROGRESS", "REFUNDED" or "FAILED".
+	RefundStatus(ctx context.Context, providerRef string) (string, error)
+	// ChargeStatus reads a charge at the provider, bypassing any cache.
+	ChargeStatus(ctx context.Context, providerRef string) (ProviderStatus, error)
+	// Receipt returns a PDF receipt of a settled charge.
+	Receipt(ctx context.Context, r ReceiptRequest) ([]byte, error)
+}
+
+// ReceiptRequest describes the settled payment a receipt is for.
+type ReceiptRequest struct {
+	ChargeID    string
+	ProviderRef string
+	Amount      int64
+	Currency    domain.Currency
+	PaidWith    domain.Method
+	PaidAt      time.Time
+	EndToEndID  string
+	Merchant    string
+}
