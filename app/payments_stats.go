@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"math"
-	"slices"
 	"sort"
 	"time"
 
@@ -198,17 +197,8 @@ func (s *PaymentService) Metrics(ctx context.Context, caller Caller, days int, c
 		out.Daily = append(out.Daily, *d)
 	}
 	sort.Slice(out.Daily, func(i, j int) bool { return out.Daily[i].Date < out.Daily[j].Date })
-	secs, err := s.store.SecondsToPay(ctx, caller.Scope(), since, cur)
-	if err != nil {
+	if out.MedianSecondsToPay, err = s.store.MedianSecondsToPay(ctx, caller.Scope(), since, cur); err != nil {
 		return Metrics{}, err
-	}
-	if len(secs) > 0 {
-		slices.Sort(secs)
-		m := secs[len(secs)/2]
-		if len(secs)%2 == 0 {
-			m = (secs[len(secs)/2-1] + secs[len(secs)/2]) / 2
-		}
-		out.MedianSecondsToPay = &m
 	}
 	return out, nil
 }

@@ -87,7 +87,7 @@ type account struct {
 func (e *env) newAccount(t *testing.T, name string) account {
 	t.Helper()
 	a := e.srv.NewAccount(t, name)
-	return account{Account: a, test: e.client(t, a.TestKey), live: e.client(t, a.LiveKey)}
+	return account{Account: a, test: e.client(a.TestKey), live: e.client(a.LiveKey)}
 }
 
 // httpClient allows many connections per host for the concurrency tests.
@@ -98,13 +98,12 @@ var httpClient = &http.Client{
 
 // client calls the API with one apikey ("" sends none).
 type client struct {
-	t    *testing.T
 	base string
 	key  string
 }
 
-func (e *env) client(t *testing.T, key string) *client {
-	return &client{t: t, base: e.srv.BaseURL, key: key}
+func (e *env) client(key string) *client {
+	return &client{base: e.srv.BaseURL, key: key}
 }
 
 // response is a fully read HTTP answer.
@@ -120,11 +119,11 @@ type hdr map[string]string
 // do sends method path with body: nil (no body), string or []byte (sent
 // as is) or any other value (JSON-encoded). Content-Type defaults to
 // application/json when there is a body. A transport error fails the test.
-func (c *client) do(method, path string, body any, h hdr) *response {
-	c.t.Helper()
+func (c *client) do(t *testing.T, method, path string, body any, h hdr) *response {
+	t.Helper()
 	r, err := c.send(method, path, body, h)
 	if err != nil {
-		c.t.Fatal(err)
+		t.Fatal(err)
 	}
 	return r
 }
@@ -291,37 +290,37 @@ func newKey() string {
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // create posts body to path (/charges or /pix/charges) under a fresh key.
-func (c *client) create(path string, body any) *response {
-	c.t.Helper()
-	return c.do(http.MethodPost, path, body, hdr{"Idempotency-Key": newKey()})
+func (c *client) create(t *testing.T, path string, body any) *response {
+	t.Helper()
+	return c.do(t, http.MethodPost, path, body, hdr{"Idempotency-Key": newKey()})
 }
 
 // mustCreate creates a charge and returns it.
-func (c *client) mustCreate(body any) charge {
-	c.t.Helper()
-	return c.create("/charges", body).want(c.t, http.StatusCreated).charge(c.t)
+func (c *client) mustCreate(t *testing.T, body any) charge {
+	t.Helper()
+	return c.create(t, "/charges", body).want(t, http.StatusCreated).charge(t)
 }
 
-func (c *client) get(id string) *response {
-	c.t.Helper()
-	return c.do(http.MethodGet, "/charges/"+id, nil, nil)
+func (c *client) get(t *testing.T, id string) *response {
+	t.Helper()
+	return c.do(t, http.MethodGet, "/charges/"+id, nil, nil)
 }
 
-func (c *client) pay(id string, body any) *response {
-	c.t.Helper()
-	return c.do(http.MethodPost, "/test_helpers/charges/"+id+"/pay", body, nil)
+func (c *client) pay(t *testing.T, id string, body any) *response {
+	t.Helper()
+	return c.do(t, http.MethodPost, "/test_helpers/charges/"+id+"/pay", body, nil)
 }
 
-func (c *client) list(query string) chargeList {
-	c.t.Helper()
+func (c *client) list(t *testing.T, query string) chargeList {
+	t.Helper()
 	var l chargeList
-	c.do(http.MethodGet, "/charges"+query, nil, nil).want(c.t, http.StatusOK).decode(c.t, &l)
+	c.do(t, http.MethodGet, "/charges"+query, nil, nil).want(t, http.StatusOK).decode(t, &l)
 	return l
 }
 
 // listAll follows next_cursor through every page.
-func (c *client) listAll(query string, limit int) (ids []string, pages int) {
-	c.t.Helper()
+func (c *client) listAll(t *testing.T, query string, limit int) (ids []string, pages int) {
+	t.Helper()
 	sep := "?"
 	if query != "" {
 		sep = "&"
@@ -332,23 +331,23 @@ func (c *client) listAll(query string, limit int) (ids []string, pages int) {
 		if cursor != "" {
 			q += "&starting_after=" + cursor
 		}
-		l := c.list(q)
+		l := c.list(t, q)
 		pages++
 		for _, ch := range l.Data {
 			ids = append(ids, ch.ID)
 		}
 		if !l.HasMore {
 			if l.NextCursor != nil {
-				c.t.Errorf("has_more false but next_cursor %q", *l.NextCursor)
+				t.Errorf("has_more false but next_cursor %q", *l.NextCursor)
 			}
 			return ids, pages
 		}
 		if l.NextCursor == nil || len(l.Data) != limit {
-			c.t.Fatalf("has_more true with next_cursor %v and %d items (limit %d)", l.NextCursor, len(l.Data), limit)
+			t.Fatalf("has_more true with next_cursor %v and %d items (limit %d)", l.NextCursor, len(l.Data), limit)
 		}
 		cursor = *l.NextCursor
 		if pages > 1000 {
-			c.t.Fatal("pagination does not end")
+			t.Fatal("pagination does not end")
 		}
 	}
 }

@@ -50,14 +50,14 @@ func TestCreateReadPayRead(t *testing.T) {
 			// A big integer and a nested object come back exactly as sent.
 			"metadata": map[string]any{"order": json.Number("123456789012345678"), "nested": map[string]any{"a": []any{1, "x"}}},
 		}
-		r1 := a.test.create("/charges", body).want(t, http.StatusCreated)
+		r1 := a.test.create(t, "/charges", body).want(t, http.StatusCreated)
 		pixBody := map[string]any{}
 		for k, v := range body {
 			if k != "payment_method" {
 				pixBody[k] = v
 			}
 		}
-		r2 := a.test.create("/pix/charges", pixBody).want(t, http.StatusCreated)
+		r2 := a.test.create(t, "/pix/charges", pixBody).want(t, http.StatusCreated)
 
 		c1, c2 := r1.charge(t), r2.charge(t)
 		if c1.ID == c2.ID {
@@ -86,22 +86,23 @@ func TestCreateReadPayRead(t *testing.T) {
 			t.Errorf("metadata number not returned as sent: %s", r1.Body)
 		}
 
-		// Read by ch_ id and by raw id: the same charge as created.
-		for _, id := range []string{c1.ID, c1.raw()} {
-			g := a.test.get(id).want(t, http.StatusOK)
+		// Read by ch_ id and by raw id (and the tx_ form DESIGN.md allows):
+		// the same charge as created.
+		for _, id := range []string{c1.ID, c1.raw(), "tx_" + c1.raw()} {
+			g := a.test.get(t, id).want(t, http.StatusOK)
 			if got, want := canonical(t, g.Body), canonical(t, r1.Body); got != want {
 				t.Errorf("GET %s\n%s\nwant the create body\n%s", id, got, want)
 			}
 		}
 
 		// Pay in test mode, then read it paid.
-		p := a.test.pay(c1.ID, nil).want(t, http.StatusOK).charge(t)
+		p := a.test.pay(t, c1.ID, nil).want(t, http.StatusOK).charge(t)
 		if p.Status != "paid" {
 			t.Fatalf("pay: status %q, want paid", p.Status)
 		}
 		assertEndToEndID(t, p.Settlement["end_to_end_id"])
 		for _, id := range []string{c1.ID, c1.raw()} {
-			g := a.test.get(id).want(t, http.StatusOK)
+			g := a.test.get(t, id).want(t, http.StatusOK)
 			gc := g.charge(t)
 			if gc.Status != "paid" || gc.Settlement["end_to_end_id"] != p.Settlement["end_to_end_id"] {
 				t.Errorf("GET %s after pay: status %q settlement %v, want paid with %s", id, gc.Status, gc.Settlement, p.Settlement["end_to_end_id"])
@@ -111,8 +112,8 @@ func TestCreateReadPayRead(t *testing.T) {
 			}
 		}
 		// A paid charge cannot be paid again, and the other charge is untouched.
-		a.test.pay(c1.ID, nil).apiErr(t, http.StatusConflict, "charge_not_pending", "")
-		if s := a.test.get(c2.ID).want(t, http.StatusOK).charge(t).Status; s != "pending" {
+		a.test.pay(t, c1.ID, nil).apiErr(t, http.StatusConflict, "charge_not_pending", "")
+		if s := a.test.get(t, c2.ID).want(t, http.StatusOK).charge(t).Status; s != "pending" {
 			t.Errorf("other charge status %q, want pending", s)
 		}
 	})
@@ -125,8 +126,8 @@ func TestSettlementOutcomes(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		e := newEnv(t, b)
 		a := e.newAccount(t, "Loja Lock")
-		locked := func() charge {
-			return a.test.mustCreate(map[string]any{
+		locked := func(t *testing.T) charge {
+			return a.test.mustCreate(t, map[string]any{
 				"amount": 5000, "payment_method": "pix",
 				"customer":              map[string]any{"name": "Joao Souza", "document": "52998224725"},
 				"expected_payer_tax_id": "529.982.247-25",
@@ -134,11 +135,11 @@ func TestSettlementOutcomes(t *testing.T) {
 		}
 
 		t.Run("matching document pays", func(t *testing.T) {
-			c := locked()
+			c := locked(t)
 			if c.ExpectedPayerTaxID != "52998224725" {
 				t.Errorf("expected_payer_tax_id echoed as %q", c.ExpectedPayerTaxID)
 			}
-			p := a.test.pay(c.ID, map[string]any{"payer_document": "529.982.247-25", "payer_name": "Joao Souza"}).want(t, http.StatusOK).charge(t)
+			p := a.test.pay(t, c.ID, map[string]any{"payer_document": "529.982.247-25", "payer_name": "Joao Souza"}).want(t, http.StatusOK).charge(t)
 			if p.Status != "paid" {
 				t.Fatalf("status %q, want paid", p.Status)
 			}
@@ -149,8 +150,8 @@ func TestSettlementOutcomes(t *testing.T) {
 		})
 
 		t.Run("other document is refunded", func(t *testing.T) {
-			c := locked()
-			p := a.test.pay(c.ID, map[string]any{"payer_document": "111.444.777-35"}).want(t, http.StatusOK).charge(t)
+			c := locked(t)
+			p := a.test.pay(t, c.ID, map[string]any{"payer_document": "111.444.777-35"}).want(t, http.StatusOK).charge(t)
 			if p.Status != "refunded" {
 				t.Fatalf("status %q, want refunded", p.Status)
 			}
@@ -173,18 +174,18 @@ func TestSettlementOutcomes(t *testing.T) {
 			if err != nil || paidBy != rets[0].EndToEndID || returnState == "requested" {
 				t.Errorf("stored payment %q return state %q (%v); the return went to %q", paidBy, returnState, err, rets[0].EndToEndID)
 			}
-			if g := a.test.get(c.ID).want(t, http.StatusOK).charge(t); g.Status != "refunded" {
+			if g := a.test.get(t, c.ID).want(t, http.StatusOK).charge(t); g.Status != "refunded" {
 				t.Errorf("read after refund: %q", g.Status)
 			}
 		})
 
 		t.Run("undisclosed document is held for review", func(t *testing.T) {
-			c := locked()
-			p := a.test.pay(c.ID, map[string]any{}).want(t, http.StatusOK).charge(t)
+			c := locked(t)
+			p := a.test.pay(t, c.ID, map[string]any{}).want(t, http.StatusOK).charge(t)
 			if p.Status != "processing" || len(p.Settlement) != 0 {
 				t.Fatalf("status %q settlement %v, want processing with {}", p.Status, p.Settlement)
 			}
-			if g := a.test.get(c.ID).want(t, http.StatusOK).charge(t); g.Status != "processing" {
+			if g := a.test.get(t, c.ID).want(t, http.StatusOK).charge(t); g.Status != "processing" {
 				t.Errorf("read after review hold: %q", g.Status)
 			}
 			if got := e.returnsFor(c.raw()); len(got) != 0 {
@@ -193,16 +194,16 @@ func TestSettlementOutcomes(t *testing.T) {
 		})
 
 		t.Run("no lock pays whoever pays", func(t *testing.T) {
-			c := a.test.mustCreate(pixBody(700))
-			p := a.test.pay(c.ID, map[string]any{"payer_document": "11144477735"}).want(t, http.StatusOK).charge(t)
+			c := a.test.mustCreate(t, pixBody(700))
+			p := a.test.pay(t, c.ID, map[string]any{"payer_document": "11144477735"}).want(t, http.StatusOK).charge(t)
 			if p.Status != "paid" {
 				t.Fatalf("status %q, want paid", p.Status)
 			}
 		})
 
 		t.Run("underpayment stays pending and is returned", func(t *testing.T) {
-			c := a.test.mustCreate(pixBody(1000))
-			p := a.test.pay(c.ID, map[string]any{"amount": 999}).want(t, http.StatusOK).charge(t)
+			c := a.test.mustCreate(t, pixBody(1000))
+			p := a.test.pay(t, c.ID, map[string]any{"amount": 999}).want(t, http.StatusOK).charge(t)
 			if p.Status != "pending" || len(p.Settlement) != 0 {
 				t.Fatalf("status %q settlement %v, want pending with {}", p.Status, p.Settlement)
 			}
@@ -212,39 +213,39 @@ func TestSettlementOutcomes(t *testing.T) {
 			}
 			assertEndToEndID(t, rets[0].EndToEndID)
 			// An overpayment is returned too; the exact amount then pays.
-			a.test.pay(c.ID, map[string]any{"amount": 1001}).want(t, http.StatusOK)
-			if g := a.test.get(c.ID).want(t, http.StatusOK).charge(t); g.Status != "pending" {
+			a.test.pay(t, c.ID, map[string]any{"amount": 1001}).want(t, http.StatusOK)
+			if g := a.test.get(t, c.ID).want(t, http.StatusOK).charge(t); g.Status != "pending" {
 				t.Fatalf("after overpayment: %q, want pending", g.Status)
 			}
 			if n := len(e.returnsFor(c.raw())); n != 2 {
 				t.Errorf("%d returns, want 2", n)
 			}
-			if s := a.test.pay(c.ID, map[string]any{"amount": 1000}).want(t, http.StatusOK).charge(t).Status; s != "paid" {
+			if s := a.test.pay(t, c.ID, map[string]any{"amount": 1000}).want(t, http.StatusOK).charge(t).Status; s != "paid" {
 				t.Errorf("exact amount after underpayment: %q, want paid", s)
 			}
 		})
 
 		t.Run("expire helper", func(t *testing.T) {
-			c := a.test.mustCreate(pixBody(1000))
-			x := a.test.do(http.MethodPost, "/test_helpers/charges/"+c.ID+"/expire", nil, nil).want(t, http.StatusOK).charge(t)
+			c := a.test.mustCreate(t, pixBody(1000))
+			x := a.test.do(t, http.MethodPost, "/test_helpers/charges/"+c.ID+"/expire", nil, nil).want(t, http.StatusOK).charge(t)
 			if x.Status != "expired" {
 				t.Fatalf("expire: %q", x.Status)
 			}
-			if g := a.test.get(c.raw()).want(t, http.StatusOK).charge(t); g.Status != "expired" {
+			if g := a.test.get(t, c.raw()).want(t, http.StatusOK).charge(t); g.Status != "expired" {
 				t.Errorf("read after expire: %q", g.Status)
 			}
-			a.test.pay(c.ID, nil).apiErr(t, http.StatusConflict, "charge_expired", "")
-			if s := a.test.get(c.ID).want(t, http.StatusOK).charge(t).Status; s != "expired" {
+			a.test.pay(t, c.ID, nil).apiErr(t, http.StatusConflict, "charge_expired", "")
+			if s := a.test.get(t, c.ID).want(t, http.StatusOK).charge(t).Status; s != "expired" {
 				t.Errorf("paying an expired charge changed it to %q", s)
 			}
 		})
 
 		t.Run("pay helper validates", func(t *testing.T) {
-			c := a.test.mustCreate(pixBody(1000))
-			a.test.pay(c.ID, map[string]any{"amount": 0}).apiErr(t, http.StatusBadRequest, "", "amount")
-			a.test.pay(c.ID, map[string]any{"payer_document": "123"}).apiErr(t, http.StatusBadRequest, "", "payer_document")
-			a.test.pay(c.ID, map[string]any{"bogus": 1}).apiErr(t, http.StatusBadRequest, "parameter_unknown", "bogus")
-			a.test.pay("ch_"+strings.Repeat("a", len(c.raw())), nil).apiErr(t, http.StatusNotFound, "resource_not_found", "")
+			c := a.test.mustCreate(t, pixBody(1000))
+			a.test.pay(t, c.ID, map[string]any{"amount": 0}).apiErr(t, http.StatusBadRequest, "", "amount")
+			a.test.pay(t, c.ID, map[string]any{"payer_document": "123"}).apiErr(t, http.StatusBadRequest, "", "payer_document")
+			a.test.pay(t, c.ID, map[string]any{"bogus": 1}).apiErr(t, http.StatusBadRequest, "parameter_unknown", "bogus")
+			a.test.pay(t, "ch_"+strings.Repeat("a", len(c.raw())), nil).apiErr(t, http.StatusNotFound, "resource_not_found", "")
 		})
 	})
 }
@@ -256,13 +257,13 @@ func TestExpiryOnRead(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		e := newEnv(t, b) // its own server: the test moves the clock
 		a := e.newAccount(t, "Loja Expiry")
-		c := a.test.mustCreate(map[string]any{"amount": 1500, "payment_method": "pix", "expires_in": 60})
-		long := a.test.mustCreate(pixBody(1500)) // default window
-		unread := a.test.mustCreate(map[string]any{"amount": 1500, "payment_method": "pix", "expires_in": 60})
+		c := a.test.mustCreate(t, map[string]any{"amount": 1500, "payment_method": "pix", "expires_in": 60})
+		long := a.test.mustCreate(t, pixBody(1500)) // default window
+		unread := a.test.mustCreate(t, map[string]any{"amount": 1500, "payment_method": "pix", "expires_in": 60})
 		if d := c.Pix.ExpiresAt.Sub(c.CreatedAt.Truncate(time.Second)); d != 60*time.Second {
 			t.Errorf("expires_at − created_at = %v, want 60s", d)
 		}
-		if s := a.test.get(c.ID).want(t, http.StatusOK).charge(t).Status; s != "pending" {
+		if s := a.test.get(t, c.ID).want(t, http.StatusOK).charge(t).Status; s != "pending" {
 			t.Fatalf("fresh charge %q", s)
 		}
 		e.clock.Advance(61 * time.Second)
@@ -284,8 +285,8 @@ func TestExpiryOnRead(t *testing.T) {
 			}
 		}
 		// Paying a charge past its expiry that nobody read since: 409.
-		a.test.pay(unread.ID, nil).apiErr(t, http.StatusConflict, "charge_expired", "")
-		if s := a.test.get(unread.ID).want(t, http.StatusOK).charge(t).Status; s != "expired" {
+		a.test.pay(t, unread.ID, nil).apiErr(t, http.StatusConflict, "charge_expired", "")
+		if s := a.test.get(t, unread.ID).want(t, http.StatusOK).charge(t).Status; s != "expired" {
 			t.Errorf("charge paid after expiry reads %q, want expired", s)
 		}
 		ctx := context.Background()
@@ -299,7 +300,7 @@ func TestExpiryOnRead(t *testing.T) {
 			t.Errorf("%d charge.expired events (%v), want 1", expiredEvents, err)
 		}
 		// The list agrees, and the longer charge is still open.
-		l := a.test.list("")
+		l := a.test.list(t, "")
 		got := map[string]string{}
 		for _, x := range l.Data {
 			got[x.ID] = x.Status
@@ -307,11 +308,11 @@ func TestExpiryOnRead(t *testing.T) {
 		if got[c.ID] != "expired" || got[long.ID] != "pending" {
 			t.Errorf("list statuses %v", got)
 		}
-		a.test.pay(c.ID, nil).apiErr(t, http.StatusConflict, "charge_expired", "")
-		if s := a.test.get(c.raw()).want(t, http.StatusOK).charge(t).Status; s != "expired" {
+		a.test.pay(t, c.ID, nil).apiErr(t, http.StatusConflict, "charge_expired", "")
+		if s := a.test.get(t, c.raw()).want(t, http.StatusOK).charge(t).Status; s != "expired" {
 			t.Errorf("after a refused payment: %q", s)
 		}
-		if s := a.test.pay(long.ID, nil).want(t, http.StatusOK).charge(t).Status; s != "paid" {
+		if s := a.test.pay(t, long.ID, nil).want(t, http.StatusOK).charge(t).Status; s != "paid" {
 			t.Errorf("default-window charge: %q, want paid", s)
 		}
 	})
@@ -383,7 +384,7 @@ func TestConcurrentPayments(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		e := newEnv(t, b)
 		a := e.newAccount(t, "Loja Corrida")
-		c := a.test.mustCreate(pixBody(990))
+		c := a.test.mustCreate(t, pixBody(990))
 		const n = 10
 		var (
 			wg    sync.WaitGroup
@@ -420,7 +421,7 @@ func TestConcurrentPayments(t *testing.T) {
 		if winner == "" {
 			t.Fatal("no payment settled the charge")
 		}
-		g := a.test.get(c.ID).want(t, http.StatusOK).charge(t)
+		g := a.test.get(t, c.ID).want(t, http.StatusOK).charge(t)
 		if g.Status != "paid" || g.Settlement["end_to_end_id"] != winner {
 			t.Errorf("charge %q settlement %v, want paid by %s", g.Status, g.Settlement, winner)
 		}
@@ -438,7 +439,7 @@ func TestAcquirerOutageRetry(t *testing.T) {
 		body := pixBody(1234)
 		e.srv.Sandbox.SetDown(true)
 		for range 2 {
-			env := a.test.do(http.MethodPost, "/charges", body, hdr{"Idempotency-Key": key}).apiErr(t, http.StatusServiceUnavailable, "acquirer_unavailable", "")
+			env := a.test.do(t, http.MethodPost, "/charges", body, hdr{"Idempotency-Key": key}).apiErr(t, http.StatusServiceUnavailable, "acquirer_unavailable", "")
 			if env.Error.Type != "provider_error" {
 				t.Errorf("error.type %q, want provider_error", env.Error.Type)
 			}
@@ -447,11 +448,11 @@ func TestAcquirerOutageRetry(t *testing.T) {
 			t.Fatalf("%d charges after failed creates", n)
 		}
 		e.srv.Sandbox.SetDown(false)
-		first := a.test.do(http.MethodPost, "/charges", body, hdr{"Idempotency-Key": key}).want(t, http.StatusCreated)
+		first := a.test.do(t, http.MethodPost, "/charges", body, hdr{"Idempotency-Key": key}).want(t, http.StatusCreated)
 		if first.Header.Get("Idempotent-Replayed") != "" {
 			t.Errorf("the first successful create is marked as a replay")
 		}
-		again := a.test.do(http.MethodPost, "/charges", body, hdr{"Idempotency-Key": key}).want(t, http.StatusCreated)
+		again := a.test.do(t, http.MethodPost, "/charges", body, hdr{"Idempotency-Key": key}).want(t, http.StatusCreated)
 		if !bytes.Equal(again.Body, first.Body) || again.Header.Get("Idempotent-Replayed") != "true" {
 			t.Errorf("retry after success is not a replay: %s", again.Body)
 		}

@@ -35,7 +35,7 @@ func (e *env) assertOneCharge(t *testing.T, a account, id string) {
 	if n := e.countRows(t, "idempotency_records", a.AccountID); n != 1 {
 		t.Errorf("%d idempotency records, want 1", n)
 	}
-	l := a.test.list("")
+	l := a.test.list(t, "")
 	if len(l.Data) != 1 || l.Data[0].ID != id {
 		ids := []string{}
 		for _, c := range l.Data {
@@ -136,8 +136,8 @@ func TestConcurrentCreatesOneKey(t *testing.T) {
 
 		// A later retry is a replay of the very same bytes, with its own
 		// request id.
-		r1 := a.test.do(http.MethodPost, "/charges", body, hdr{"Idempotency-Key": key}).want(t, http.StatusCreated)
-		r2 := a.test.do(http.MethodPost, "/charges", body, hdr{"Idempotency-Key": key}).want(t, http.StatusCreated)
+		r1 := a.test.do(t, http.MethodPost, "/charges", body, hdr{"Idempotency-Key": key}).want(t, http.StatusCreated)
+		r2 := a.test.do(t, http.MethodPost, "/charges", body, hdr{"Idempotency-Key": key}).want(t, http.StatusCreated)
 		for _, r := range []*response{r1, r2} {
 			if !bytes.Equal(r.Body, original) || r.Header.Get("Idempotent-Replayed") != "true" {
 				t.Errorf("retry: replayed %q body\n%s\nwant\n%s", r.Header.Get("Idempotent-Replayed"), r.Body, original)
@@ -148,34 +148,35 @@ func TestConcurrentCreatesOneKey(t *testing.T) {
 		}
 		// The same body, formatted differently, is the same request.
 		reformatted := "{\n  \"description\": \"burst\",\n  \"payment_method\": \"pix\",  \"amount\": 2500 }"
-		r3 := a.test.do(http.MethodPost, "/charges", reformatted, hdr{"Idempotency-Key": key}).want(t, http.StatusCreated)
+		r3 := a.test.do(t, http.MethodPost, "/charges", reformatted, hdr{"Idempotency-Key": key}).want(t, http.StatusCreated)
 		if !bytes.Equal(r3.Body, original) {
 			t.Errorf("reformatted body not replayed: %s", r3.Body)
 		}
 
 		// Same key, other request: 409 idempotency_key_reused, nothing new.
-		for name, send := range map[string]func() *response{
-			"other amount": func() *response {
-				return a.test.do(http.MethodPost, "/charges", map[string]any{"amount": 2501, "payment_method": "pix", "description": "burst"}, hdr{"Idempotency-Key": key})
-			},
-			"other path": func() *response {
-				return a.test.do(http.MethodPost, "/pix/charges", map[string]any{"amount": 2500, "payment_method": "pix", "description": "burst"}, hdr{"Idempotency-Key": key})
-			},
+		for _, tc := range []struct {
+			name, path string
+			body       map[string]any
+		}{
+			{"other amount", "/charges", map[string]any{"amount": 2501, "payment_method": "pix", "description": "burst"}},
+			{"other description", "/charges", map[string]any{"amount": 2500, "payment_method": "pix", "description": "Burst"}},
+			{"other path", "/pix/charges", body},
 		} {
-			t.Run(name, func(t *testing.T) {
-				send().apiErr(t, http.StatusConflict, "idempotency_key_reused", "")
+			t.Run(tc.name, func(t *testing.T) {
+				a.test.do(t, http.MethodPost, tc.path, tc.body, hdr{"Idempotency-Key": key}).
+					apiErr(t, http.StatusConflict, "idempotency_key_reused", "")
 			})
 		}
 		e.assertOneCharge(t, a, c.ID)
 
 		// The key is scoped to account and mode: the live key and another
 		// account create their own charges with it.
-		l := a.live.do(http.MethodPost, "/charges", body, hdr{"Idempotency-Key": key}).want(t, http.StatusCreated)
+		l := a.live.do(t, http.MethodPost, "/charges", body, hdr{"Idempotency-Key": key}).want(t, http.StatusCreated)
 		if l.Header.Get("Idempotent-Replayed") != "" || l.charge(t).ID == c.ID {
 			t.Errorf("live key replayed the test charge: %s", l.Body)
 		}
 		other := e.newAccount(t, "Loja Outra")
-		o := other.test.do(http.MethodPost, "/charges", body, hdr{"Idempotency-Key": key}).want(t, http.StatusCreated)
+		o := other.test.do(t, http.MethodPost, "/charges", body, hdr{"Idempotency-Key": key}).want(t, http.StatusCreated)
 		if o.Header.Get("Idempotent-Replayed") != "" || o.charge(t).ID == c.ID {
 			t.Errorf("another account replayed the charge: %s", o.Body)
 		}
@@ -214,7 +215,7 @@ func replayAfterLoss(t *testing.T, e *env, lose func()) {
 	a := e.newAccount(t, "Loja Flush")
 	key := newKey()
 	body := map[string]any{"amount": 4200, "payment_method": "pix"}
-	first := a.test.do(http.MethodPost, "/charges", body, hdr{"Idempotency-Key": key}).want(t, http.StatusCreated)
+	first := a.test.do(t, http.MethodPost, "/charges", body, hdr{"Idempotency-Key": key}).want(t, http.StatusCreated)
 	c := first.charge(t)
 
 	lose()
@@ -222,7 +223,7 @@ func replayAfterLoss(t *testing.T, e *env, lose func()) {
 	// A burst of retries after the loss: one of them re-claims the key in
 	// the cache, finds the durable record and answers the original.
 	checkBurst(t, burst(t, a.test, 10, key, body), 0)
-	r := a.test.do(http.MethodPost, "/charges", body, hdr{"Idempotency-Key": key}).want(t, http.StatusCreated)
+	r := a.test.do(t, http.MethodPost, "/charges", body, hdr{"Idempotency-Key": key}).want(t, http.StatusCreated)
 	if !bytes.Equal(r.Body, first.Body) || r.Header.Get("Idempotent-Replayed") != "true" {
 		t.Errorf("replay after flush:\n%s\nwant\n%s", r.Body, first.Body)
 	}
@@ -230,7 +231,7 @@ func replayAfterLoss(t *testing.T, e *env, lose func()) {
 
 	// The database still knows the fingerprint.
 	lose()
-	a.test.do(http.MethodPost, "/charges", map[string]any{"amount": 4300, "payment_method": "pix"},
+	a.test.do(t, http.MethodPost, "/charges", map[string]any{"amount": 4300, "payment_method": "pix"},
 		hdr{"Idempotency-Key": key}).apiErr(t, http.StatusConflict, "idempotency_key_reused", "")
 	e.assertOneCharge(t, a, c.ID)
 }

@@ -14,11 +14,11 @@ func TestAccountAndModeIsolation(t *testing.T) {
 		a := e.newAccount(t, "Loja A")
 		bb := e.newAccount(t, "Loja B")
 
-		aTest := a.test.mustCreate(map[string]any{"amount": 1111, "payment_method": "pix",
+		aTest := a.test.mustCreate(t, map[string]any{"amount": 1111, "payment_method": "pix",
 			"customer": map[string]any{"name": "Ana", "document": "52998224725"}})
-		aLive := a.live.mustCreate(map[string]any{"amount": 2222, "payment_method": "pix",
+		aLive := a.live.mustCreate(t, map[string]any{"amount": 2222, "payment_method": "pix",
 			"customer": map[string]any{"name": "Ana", "document": "52998224725"}})
-		bTest := bb.test.mustCreate(pixBody(3333))
+		bTest := bb.test.mustCreate(t, pixBody(3333))
 
 		// Reads: the owner (right mode) sees it; everyone else gets 404.
 		cases := []struct {
@@ -40,7 +40,7 @@ func TestAccountAndModeIsolation(t *testing.T) {
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
-				r := tc.caller.get(tc.id)
+				r := tc.caller.get(t, tc.id)
 				if tc.want == http.StatusOK {
 					if got := r.want(t, http.StatusOK).charge(t); got.ID != tc.id {
 						t.Errorf("read %s got %s", tc.id, got.ID)
@@ -65,7 +65,7 @@ func TestAccountAndModeIsolation(t *testing.T) {
 		for _, h := range helpers {
 			for _, action := range []string{"pay", "expire"} {
 				t.Run(h.name+" "+action, func(t *testing.T) {
-					h.caller.do(http.MethodPost, "/test_helpers/charges/"+h.id+"/"+action, nil, nil).
+					h.caller.do(t, http.MethodPost, "/test_helpers/charges/"+h.id+"/"+action, nil, nil).
 						apiErr(t, http.StatusNotFound, "resource_not_found", "")
 				})
 			}
@@ -75,7 +75,7 @@ func TestAccountAndModeIsolation(t *testing.T) {
 			cl *client
 			id string
 		}{{a.test, aTest.ID}, {a.live, aLive.ID}, {bb.test, bTest.ID}} {
-			if s := c.cl.get(c.id).want(t, http.StatusOK).charge(t).Status; s != "pending" {
+			if s := c.cl.get(t, c.id).want(t, http.StatusOK).charge(t).Status; s != "pending" {
 				t.Errorf("%s is %q after refused helper calls", c.id, s)
 			}
 		}
@@ -100,7 +100,7 @@ func TestAccountAndModeIsolation(t *testing.T) {
 		}
 		for _, l := range lists {
 			t.Run("list "+l.name, func(t *testing.T) {
-				r := l.caller.do(http.MethodGet, "/charges"+l.query, nil, nil)
+				r := l.caller.do(t, http.MethodGet, "/charges"+l.query, nil, nil)
 				if l.badCursor {
 					r.apiErr(t, http.StatusBadRequest, "parameter_invalid", "starting_after")
 					return

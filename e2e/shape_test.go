@@ -121,17 +121,17 @@ func TestPublicChargeShape(t *testing.T) {
 		}
 
 		t.Run("full", func(t *testing.T) {
-			r := a.test.create("/charges", full).want(t, http.StatusCreated)
+			r := a.test.create(t, "/charges", full).want(t, http.StatusCreated)
 			c := check(t, r, true, []string{"name", "document", "email", "phone"}, false)
 			if len(c.Metadata) != 2 || c.Metadata["sku"] != "A-1" || c.Metadata["description"] != "Camiseta" {
 				t.Errorf("metadata %v, want sku and description only (reserved keys stripped)", c.Metadata)
 			}
-			check(t, a.test.get(c.ID).want(t, http.StatusOK), true, []string{"name", "document", "email", "phone"}, false)
+			check(t, a.test.get(t, c.ID).want(t, http.StatusOK), true, []string{"name", "document", "email", "phone"}, false)
 
 			// Paid by the expected payer: settlement gains end_to_end_id only.
-			paid := a.test.pay(c.ID, map[string]any{"payer_document": "11144477735", "payer_name": "Carla Dias"}).want(t, http.StatusOK)
+			paid := a.test.pay(t, c.ID, map[string]any{"payer_document": "11144477735", "payer_name": "Carla Dias"}).want(t, http.StatusOK)
 			check(t, paid, true, []string{"name", "document", "email", "phone"}, true)
-			g := a.test.get(c.raw()).want(t, http.StatusOK)
+			g := a.test.get(t, c.raw()).want(t, http.StatusOK)
 			if g.charge(t).Status != "paid" {
 				t.Fatalf("not paid: %s", g.Body)
 			}
@@ -139,11 +139,11 @@ func TestPublicChargeShape(t *testing.T) {
 		})
 
 		t.Run("minimal", func(t *testing.T) {
-			r := a.test.create("/pix/charges", map[string]any{"amount": 10000}).want(t, http.StatusCreated)
+			r := a.test.create(t, "/pix/charges", map[string]any{"amount": 10000}).want(t, http.StatusCreated)
 			c := check(t, r, false, nil, false)
-			paid := a.test.pay(c.ID, map[string]any{"payer_document": "52998224725", "payer_name": "Outro Pagador"}).want(t, http.StatusOK)
+			paid := a.test.pay(t, c.ID, map[string]any{"payer_document": "52998224725", "payer_name": "Outro Pagador"}).want(t, http.StatusOK)
 			check(t, paid, false, nil, true)
-			g := a.test.get(c.ID).want(t, http.StatusOK)
+			g := a.test.get(t, c.ID).want(t, http.StatusOK)
 			check(t, g, false, nil, true)
 			// The real payer's document and name are never exposed.
 			for _, leak := range []string{"52998224725", "529.982.247-25", "Outro Pagador"} {
@@ -154,8 +154,8 @@ func TestPublicChargeShape(t *testing.T) {
 		})
 
 		t.Run("refunded payer is not exposed", func(t *testing.T) {
-			c := a.test.mustCreate(full)
-			r := a.test.pay(c.ID, map[string]any{"payer_document": "52998224725", "payer_name": "Pagador Errado"}).want(t, http.StatusOK)
+			c := a.test.mustCreate(t, full)
+			r := a.test.pay(t, c.ID, map[string]any{"payer_document": "52998224725", "payer_name": "Pagador Errado"}).want(t, http.StatusOK)
 			if r.charge(t).Status != "refunded" {
 				t.Fatalf("want refunded: %s", r.Body)
 			}
@@ -168,7 +168,7 @@ func TestPublicChargeShape(t *testing.T) {
 		})
 
 		t.Run("list", func(t *testing.T) {
-			l := a.test.do(http.MethodGet, "/charges?limit=100", nil, nil).want(t, http.StatusOK)
+			l := a.test.do(t, http.MethodGet, "/charges?limit=100", nil, nil).want(t, http.StatusOK)
 			assertKeys(t, "list", l.keys(t), "object", "data", "has_more", "next_cursor")
 			var items []json.RawMessage
 			if err := json.Unmarshal(l.keys(t)["data"], &items); err != nil || len(items) == 0 {
@@ -188,9 +188,9 @@ func TestPublicChargeShape(t *testing.T) {
 		})
 
 		t.Run("qr code", func(t *testing.T) {
-			c := a.test.mustCreate(minimal)
-			anon := e.client(t, "")
-			r := anon.do(http.MethodGet, c.Pix.QRCodeURL, nil, nil).want(t, http.StatusOK)
+			c := a.test.mustCreate(t, minimal)
+			anon := e.client("")
+			r := anon.do(t, http.MethodGet, c.Pix.QRCodeURL, nil, nil).want(t, http.StatusOK)
 			if ct := r.Header.Get("Content-Type"); ct != "image/png" {
 				t.Errorf("Content-Type %q, want image/png", ct)
 			}
@@ -198,15 +198,15 @@ func TestPublicChargeShape(t *testing.T) {
 				t.Errorf("qr_code_url does not serve a PNG (%d bytes)", len(r.Body))
 			}
 			// Inline base64 on request, the same image.
-			g := a.test.get(c.ID+"?include=qr_code_base64").want(t, http.StatusOK).charge(t)
+			g := a.test.get(t, c.ID+"?include=qr_code_base64").want(t, http.StatusOK).charge(t)
 			png, err := base64.StdEncoding.DecodeString(g.Pix.QRCodeBase64)
 			if err != nil || !bytes.Equal(png, r.Body) {
 				t.Errorf("qr_code_base64 (%d bytes, %v) differs from the qr_code_url image", len(png), err)
 			}
 			// An unknown or malformed id is 404.
 			other := strings.Replace(c.Pix.QRCodeURL, c.raw(), strings.Repeat("a", len(c.raw())), 1)
-			anon.do(http.MethodGet, other, nil, nil).apiErr(t, http.StatusNotFound, "resource_not_found", "")
-			anon.do(http.MethodGet, strings.Replace(c.Pix.QRCodeURL, c.raw(), c.ID, 1), nil, nil).apiErr(t, http.StatusNotFound, "resource_not_found", "")
+			anon.do(t, http.MethodGet, other, nil, nil).apiErr(t, http.StatusNotFound, "resource_not_found", "")
+			anon.do(t, http.MethodGet, strings.Replace(c.Pix.QRCodeURL, c.raw(), c.ID, 1), nil, nil).apiErr(t, http.StatusNotFound, "resource_not_found", "")
 		})
 	})
 }

@@ -99,7 +99,7 @@ func TestCreateValidation(t *testing.T) {
 				if status == 0 {
 					status = http.StatusBadRequest
 				}
-				env := a.test.do(http.MethodPost, path, tc.body, h).apiErr(t, status, tc.code, tc.param)
+				env := a.test.do(t, http.MethodPost, path, tc.body, h).apiErr(t, status, tc.code, tc.param)
 				if env.Error.Type != "invalid_request_error" {
 					t.Errorf("error.type %q, want invalid_request_error", env.Error.Type)
 				}
@@ -139,20 +139,20 @@ func TestCreateValidation(t *testing.T) {
 				if path == "" {
 					path = "/charges"
 				}
-				a.test.do(http.MethodPost, path, tc.body, h).want(t, http.StatusCreated)
+				a.test.do(t, http.MethodPost, path, tc.body, h).want(t, http.StatusCreated)
 			})
 		}
 
 		t.Run("expires_in above the maximum is capped", func(t *testing.T) {
-			c := a.test.mustCreate(map[string]any{"amount": 100, "payment_method": "pix", "expires_in": 86401})
+			c := a.test.mustCreate(t, map[string]any{"amount": 100, "payment_method": "pix", "expires_in": 86401})
 			if d := c.Pix.ExpiresAt.Sub(c.CreatedAt.Truncate(time.Second)); d != 86400*time.Second {
 				t.Errorf("expires_at − created_at = %v, want 86400s", d)
 			}
-			c = a.test.mustCreate(map[string]any{"amount": 100, "payment_method": "pix", "expires_in": 10_000_000})
+			c = a.test.mustCreate(t, map[string]any{"amount": 100, "payment_method": "pix", "expires_in": 10_000_000})
 			if d := c.Pix.ExpiresAt.Sub(c.CreatedAt.Truncate(time.Second)); d != 86400*time.Second {
 				t.Errorf("expires_at − created_at = %v, want 86400s", d)
 			}
-			c = a.test.mustCreate(pixBody(100))
+			c = a.test.mustCreate(t, pixBody(100))
 			if d := c.Pix.ExpiresAt.Sub(c.CreatedAt.Truncate(time.Second)); d != 3600*time.Second {
 				t.Errorf("default window: expires_at − created_at = %v, want 3600s", d)
 			}
@@ -166,7 +166,7 @@ func TestAuthentication(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		e := newEnv(t, b)
 		a := e.newAccount(t, "Loja Auth")
-		c := a.test.mustCreate(pixBody(100))
+		c := a.test.mustCreate(t, pixBody(100))
 		unknown := "ch_" + strings.Repeat("a", len(c.raw()))
 		// A well-formed key of the right shape that was never issued.
 		forged := a.TestKey[:len(a.TestKey)-4] + "zzzz"
@@ -191,8 +191,8 @@ func TestAuthentication(t *testing.T) {
 		} {
 			for _, rt := range routes {
 				t.Run(key.name+" "+rt.method+" "+rt.path, func(t *testing.T) {
-					cl := e.client(t, key.value)
-					r := cl.do(rt.method, rt.path, rt.body, hdr{"Idempotency-Key": newKey()})
+					cl := e.client(key.value)
+					r := cl.do(t, rt.method, rt.path, rt.body, hdr{"Idempotency-Key": newKey()})
 					env := r.apiErr(t, http.StatusUnauthorized, "", "")
 					if env.Error.Type != "authentication_error" {
 						t.Errorf("error.type %q, want authentication_error", env.Error.Type)
@@ -201,10 +201,10 @@ func TestAuthentication(t *testing.T) {
 			}
 		}
 		// Authorization: Bearer is not the charges API's header.
-		r := e.client(t, "").do(http.MethodGet, "/charges/"+c.ID, nil, hdr{"Authorization": "Bearer " + a.TestKey})
+		r := e.client("").do(t, http.MethodGet, "/charges/"+c.ID, nil, hdr{"Authorization": "Bearer " + a.TestKey})
 		r.apiErr(t, http.StatusUnauthorized, "", "")
 		// With a valid key, unknown ids are 404.
-		a.test.get(unknown).apiErr(t, http.StatusNotFound, "resource_not_found", "")
-		a.test.get("not-an-id").apiErr(t, http.StatusNotFound, "resource_not_found", "")
+		a.test.get(t, unknown).apiErr(t, http.StatusNotFound, "resource_not_found", "")
+		a.test.get(t, "not-an-id").apiErr(t, http.StatusNotFound, "resource_not_found", "")
 	})
 }

@@ -42,11 +42,11 @@ var _ ports.PaymentStore = &PaymentStoreMock{}
 //			ListRefundsFunc: func(ctx context.Context, scope ports.Scope, chargeID string) ([]domain.Refund, error) {
 //				panic("mock out the ListRefunds method")
 //			},
+//			MedianSecondsToPayFunc: func(ctx context.Context, scope ports.Scope, since time.Time, currency domain.Currency) (*int64, error) {
+//				panic("mock out the MedianSecondsToPay method")
+//			},
 //			ReleaseHoldFunc: func(ctx context.Context, h ports.Hold, entry domain.JournalEntry) (bool, error) {
 //				panic("mock out the ReleaseHold method")
-//			},
-//			SecondsToPayFunc: func(ctx context.Context, scope ports.Scope, since time.Time, currency domain.Currency) ([]int64, error) {
-//				panic("mock out the SecondsToPay method")
 //			},
 //			WalletsFunc: func(ctx context.Context, scope ports.Scope) ([]ports.Wallet, error) {
 //				panic("mock out the Wallets method")
@@ -79,11 +79,11 @@ type PaymentStoreMock struct {
 	// ListRefundsFunc mocks the ListRefunds method.
 	ListRefundsFunc func(ctx context.Context, scope ports.Scope, chargeID string) ([]domain.Refund, error)
 
+	// MedianSecondsToPayFunc mocks the MedianSecondsToPay method.
+	MedianSecondsToPayFunc func(ctx context.Context, scope ports.Scope, since time.Time, currency domain.Currency) (*int64, error)
+
 	// ReleaseHoldFunc mocks the ReleaseHold method.
 	ReleaseHoldFunc func(ctx context.Context, h ports.Hold, entry domain.JournalEntry) (bool, error)
-
-	// SecondsToPayFunc mocks the SecondsToPay method.
-	SecondsToPayFunc func(ctx context.Context, scope ports.Scope, since time.Time, currency domain.Currency) ([]int64, error)
 
 	// WalletsFunc mocks the Wallets method.
 	WalletsFunc func(ctx context.Context, scope ports.Scope) ([]ports.Wallet, error)
@@ -147,17 +147,8 @@ type PaymentStoreMock struct {
 			// ChargeID is the chargeID argument value.
 			ChargeID string
 		}
-		// ReleaseHold holds details about calls to the ReleaseHold method.
-		ReleaseHold []struct {
-			// Ctx is the ctx argument value.
-			Ctx context.Context
-			// H is the h argument value.
-			H ports.Hold
-			// Entry is the entry argument value.
-			Entry domain.JournalEntry
-		}
-		// SecondsToPay holds details about calls to the SecondsToPay method.
-		SecondsToPay []struct {
+		// MedianSecondsToPay holds details about calls to the MedianSecondsToPay method.
+		MedianSecondsToPay []struct {
 			// Ctx is the ctx argument value.
 			Ctx context.Context
 			// Scope is the scope argument value.
@@ -167,6 +158,15 @@ type PaymentStoreMock struct {
 			// Currency is the currency argument value.
 			Currency domain.Currency
 		}
+		// ReleaseHold holds details about calls to the ReleaseHold method.
+		ReleaseHold []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// H is the h argument value.
+			H ports.Hold
+			// Entry is the entry argument value.
+			Entry domain.JournalEntry
+		}
 		// Wallets holds details about calls to the Wallets method.
 		Wallets []struct {
 			// Ctx is the ctx argument value.
@@ -175,16 +175,16 @@ type PaymentStoreMock struct {
 			Scope ports.Scope
 		}
 	}
-	lockAggregatePayments sync.RWMutex
-	lockFindRefund        sync.RWMutex
-	lockLedgerTotals      sync.RWMutex
-	lockListDueHolds      sync.RWMutex
-	lockListOpenRefunds   sync.RWMutex
-	lockListPayments      sync.RWMutex
-	lockListRefunds       sync.RWMutex
-	lockReleaseHold       sync.RWMutex
-	lockSecondsToPay      sync.RWMutex
-	lockWallets           sync.RWMutex
+	lockAggregatePayments  sync.RWMutex
+	lockFindRefund         sync.RWMutex
+	lockLedgerTotals       sync.RWMutex
+	lockListDueHolds       sync.RWMutex
+	lockListOpenRefunds    sync.RWMutex
+	lockListPayments       sync.RWMutex
+	lockListRefunds        sync.RWMutex
+	lockMedianSecondsToPay sync.RWMutex
+	lockReleaseHold        sync.RWMutex
+	lockWallets            sync.RWMutex
 }
 
 // AggregatePayments calls AggregatePaymentsFunc.
@@ -455,6 +455,50 @@ func (mock *PaymentStoreMock) ListRefundsCalls() []struct {
 	return calls
 }
 
+// MedianSecondsToPay calls MedianSecondsToPayFunc.
+func (mock *PaymentStoreMock) MedianSecondsToPay(ctx context.Context, scope ports.Scope, since time.Time, currency domain.Currency) (*int64, error) {
+	if mock.MedianSecondsToPayFunc == nil {
+		panic("PaymentStoreMock.MedianSecondsToPayFunc: method is nil but PaymentStore.MedianSecondsToPay was just called")
+	}
+	callInfo := struct {
+		Ctx      context.Context
+		Scope    ports.Scope
+		Since    time.Time
+		Currency domain.Currency
+	}{
+		Ctx:      ctx,
+		Scope:    scope,
+		Since:    since,
+		Currency: currency,
+	}
+	mock.lockMedianSecondsToPay.Lock()
+	mock.calls.MedianSecondsToPay = append(mock.calls.MedianSecondsToPay, callInfo)
+	mock.lockMedianSecondsToPay.Unlock()
+	return mock.MedianSecondsToPayFunc(ctx, scope, since, currency)
+}
+
+// MedianSecondsToPayCalls gets all the calls that were made to MedianSecondsToPay.
+// Check the length with:
+//
+//	len(mockedPaymentStore.MedianSecondsToPayCalls())
+func (mock *PaymentStoreMock) MedianSecondsToPayCalls() []struct {
+	Ctx      context.Context
+	Scope    ports.Scope
+	Since    time.Time
+	Currency domain.Currency
+} {
+	var calls []struct {
+		Ctx      context.Context
+		Scope    ports.Scope
+		Since    time.Time
+		Currency domain.Currency
+	}
+	mock.lockMedianSecondsToPay.RLock()
+	calls = mock.calls.MedianSecondsToPay
+	mock.lockMedianSecondsToPay.RUnlock()
+	return calls
+}
+
 // ReleaseHold calls ReleaseHoldFunc.
 func (mock *PaymentStoreMock) ReleaseHold(ctx context.Context, h ports.Hold, entry domain.JournalEntry) (bool, error) {
 	if mock.ReleaseHoldFunc == nil {
@@ -492,50 +536,6 @@ func (mock *PaymentStoreMock) ReleaseHoldCalls() []struct {
 	mock.lockReleaseHold.RLock()
 	calls = mock.calls.ReleaseHold
 	mock.lockReleaseHold.RUnlock()
-	return calls
-}
-
-// SecondsToPay calls SecondsToPayFunc.
-func (mock *PaymentStoreMock) SecondsToPay(ctx context.Context, scope ports.Scope, since time.Time, currency domain.Currency) ([]int64, error) {
-	if mock.SecondsToPayFunc == nil {
-		panic("PaymentStoreMock.SecondsToPayFunc: method is nil but PaymentStore.SecondsToPay was just called")
-	}
-	callInfo := struct {
-		Ctx      context.Context
-		Scope    ports.Scope
-		Since    time.Time
-		Currency domain.Currency
-	}{
-		Ctx:      ctx,
-		Scope:    scope,
-		Since:    since,
-		Currency: currency,
-	}
-	mock.lockSecondsToPay.Lock()
-	mock.calls.SecondsToPay = append(mock.calls.SecondsToPay, callInfo)
-	mock.lockSecondsToPay.Unlock()
-	return mock.SecondsToPayFunc(ctx, scope, since, currency)
-}
-
-// SecondsToPayCalls gets all the calls that were made to SecondsToPay.
-// Check the length with:
-//
-//	len(mockedPaymentStore.SecondsToPayCalls())
-func (mock *PaymentStoreMock) SecondsToPayCalls() []struct {
-	Ctx      context.Context
-	Scope    ports.Scope
-	Since    time.Time
-	Currency domain.Currency
-} {
-	var calls []struct {
-		Ctx      context.Context
-		Scope    ports.Scope
-		Since    time.Time
-		Currency domain.Currency
-	}
-	mock.lockSecondsToPay.RLock()
-	calls = mock.calls.SecondsToPay
-	mock.lockSecondsToPay.RUnlock()
 	return calls
 }
 

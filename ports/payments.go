@@ -103,8 +103,9 @@ type PaymentStore interface {
 	// AggregatePayments groups the scope's charges created at or after
 	// since (optionally of one currency) by day, currency, status, method.
 	AggregatePayments(ctx context.Context, scope Scope, since time.Time, currency domain.Currency) ([]PaymentAggregate, error)
-	// SecondsToPay lists paid_at − created_at of charges settled since.
-	SecondsToPay(ctx context.Context, scope Scope, since time.Time, currency domain.Currency) ([]int64, error)
+	// MedianSecondsToPay is the median of paid_at − created_at of the
+	// charges created since and settled, rounded; nil when none settled.
+	MedianSecondsToPay(ctx context.Context, scope Scope, since time.Time, currency domain.Currency) (*int64, error)
 	// ListRefunds returns a charge's refunds, newest first.
 	ListRefunds(ctx context.Context, scope Scope, chargeID string) ([]domain.Refund, error)
 	// FindRefund finds a refund of the scope by raw id.

@@ -51,7 +51,7 @@ func insertCharge(ctx context.Context, idb bun.IDB, row *chargeRow, evs []eventR
 	if idem != nil {
 		qs = append(qs, idb.NewInsert().Model(idem))
 	}
-	qs = append(qs, idb.NewInsert().Model(row))
+	qs = append(qs, idb.NewInsert().Model(row), countDelta(idb, row.AccountID, row.Mode, row.Status, row.ID, 1))
 	if len(evs) > 0 {
 		qs = append(qs, idb.NewInsert().Model(&evs))
 	}
@@ -166,6 +166,7 @@ func updateCharge(ctx context.Context, tx bun.IDB, scope ports.Scope, id string,
 		return nil, err
 	}
 	qs := []schema.QueryAppender{tx.NewUpdate().Model(upd).ExcludeColumn(chargeImmutableColumns...).WherePK()}
+	qs = append(qs, statusCountChanges(tx, row.AccountID, row.Mode, row.ID, row.Status, upd.Status)...)
 	if evs := eventsFromDomain(events); len(evs) > 0 {
 		qs = append(qs, tx.NewInsert().Model(&evs))
 	}

@@ -2,8 +2,10 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -167,6 +169,7 @@ func (db *DB) UpdateChargeTx(ctx context.Context, scope ports.Scope, id string, 
 			qs = append(qs, tx.NewInsert().Model(idempotencyFromPort(change.Idempotency)))
 		}
 		qs = append(qs, tx.NewUpdate().Model(upd).ExcludeColumn(chargeImmutableColumns...).WherePK())
+		qs = append(qs, statusCountChanges(tx, row.AccountID, row.Mode, row.ID, row.Status, upd.Status)...)
 		if evs := eventsFromDomain(change.Events); len(evs) > 0 {
 			qs = append(qs, tx.NewInsert().Model(&evs))
 		}
@@ -342,9 +345,9 @@ func (db *DB) ListPayments(ctx context.Context, q ports.PaymentQuery) ([]*domain
 		}
 		return sel
 	}
-	total, err := filter(db.bun.NewSelect().Model((*chargeRow)(nil))).Count(ctx)
+	total, err := db.countPayments(ctx, q, filter)
 	if err != nil {
-		return nil, 0, mapError(err)
+		return nil, 0, err
 	}
 	dir := " ASC"
 	if q.Desc {
@@ -365,11 +368,43 @@ func (db *DB) ListPayments(ctx context.Context, q ports.PaymentQuery) ([]*domain
 	return out, int(total), nil
 }
 
+// countPayments totals a list: from the status counters when no date
+// bounds apply, by counting rows otherwise.
+func (db *DB) countPayments(ctx context.Context, q ports.PaymentQuery, filter func(*bun.SelectQuery) *bun.SelectQuery) (int, error) {
+	if q.CreatedAfter == nil && q.CreatedBefore == nil {
+		var n int64
+		sel := db.bun.NewSelect().Model((*countRow)(nil)).ColumnExpr("COALESCE(SUM(cc.n), 0)").
+			Where("cc.account_id = ?", q.AccountID).Where("cc.mode = ?", string(q.Mode))
+		if q.Status != "" {
+			sel = sel.Where("cc.status = ?", string(q.Status))
+		}
+		if err := sel.Scan(ctx, &n); err != nil {
+			return 0, mapError(err)
+		}
+		return int(n), nil
+	}
+	n, err := filter(db.bun.NewSelect().Model((*chargeRow)(nil))).Count(ctx)
+	return int(n), mapError(err)
+}
+
 func (db *DB) dayExpr() string {
 	if postgres(db.bun) {
-		return "to_char(c.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')"
+		return "CAST(CAST(c.created_at AT TIME ZONE 'UTC' AS date) AS text)"
 	}
 	return "substr(c.created_at, 1, 10)"
+}
+
+// readTx runs fn in a read transaction; on Postgres with enough work_mem
+// for the aggregate to hash in memory rather than sort on disk.
+func (db *DB) readTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
+	return db.bun.RunInTx(ctx, &sql.TxOptions{ReadOnly: postgres(db.bun)}, func(ctx context.Context, tx bun.Tx) error {
+		if postgres(db.bun) {
+			if _, err := tx.ExecContext(ctx, "SET LOCAL work_mem = '32MB'"); err != nil {
+				return err
+			}
+		}
+		return fn(ctx, tx)
+	})
 }
 
 // AggregatePayments groups charges for stats and metrics.
@@ -383,15 +418,18 @@ func (db *DB) AggregatePayments(ctx context.Context, scope ports.Scope, since ti
 		Volume   int64  `bun:"volume"`
 		Refunded int64  `bun:"refunded"`
 	}
-	q := whereScope(db.bun.NewSelect().Model((*chargeRow)(nil)), scope).
-		ColumnExpr(db.dayExpr()+" AS day").ColumnExpr("c.currency, c.status").
-		ColumnExpr("COALESCE(c.settlement_paid_with, '') AS paid_with").
-		ColumnExpr("COUNT(*) AS n, SUM(c.amount) AS volume, SUM(c.refund_completed) AS refunded").
-		Where("c.created_at >= ?", ceilDBTime(since)).GroupExpr("1, 2, 3, 4")
-	if cur != "" {
-		q = q.Where("c.currency = ?", string(cur))
-	}
-	if err := q.Scan(ctx, &rows); err != nil {
+	err := db.readTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+		q := whereScope(tx.NewSelect().Model((*chargeRow)(nil)), scope).
+			ColumnExpr(db.dayExpr()+" AS day").ColumnExpr("c.currency, c.status").
+			ColumnExpr("COALESCE(c.settlement_paid_with, '') AS paid_with").
+			ColumnExpr("COUNT(*) AS n, SUM(c.amount) AS volume, SUM(c.refund_completed) AS refunded").
+			Where("c.created_at >= ?", ceilDBTime(since)).GroupExpr("1, 2, 3, 4")
+		if cur != "" {
+			q = q.Where("c.currency = ?", string(cur))
+		}
+		return q.Scan(ctx, &rows)
+	})
+	if err != nil {
 		return nil, mapError(err)
 	}
 	out := make([]ports.PaymentAggregate, len(rows))
@@ -402,22 +440,45 @@ func (db *DB) AggregatePayments(ctx context.Context, scope ports.Scope, since ti
 	return out, nil
 }
 
-// SecondsToPay lists how long settled charges took to be paid.
-func (db *DB) SecondsToPay(ctx context.Context, scope ports.Scope, since time.Time, cur domain.Currency) ([]int64, error) {
-	expr := "CAST((julianday(c.settlement_paid_at) - julianday(c.created_at)) * 86400 AS INTEGER)"
+// MedianSecondsToPay is the median of paid_at − created_at of the charges
+// created since and settled; nil when none settled. Postgres computes it;
+// SQLite has no percentile function, so the durations are sorted here.
+func (db *DB) MedianSecondsToPay(ctx context.Context, scope ports.Scope, since time.Time, cur domain.Currency) (*int64, error) {
+	filter := func(q *bun.SelectQuery) *bun.SelectQuery {
+		q = whereScope(q, scope).Where("c.created_at >= ?", ceilDBTime(since)).Where("c.settlement_paid_at IS NOT NULL")
+		if cur != "" {
+			q = q.Where("c.currency = ?", string(cur))
+		}
+		return q
+	}
 	if postgres(db.bun) {
-		expr = "CAST(EXTRACT(EPOCH FROM (c.settlement_paid_at - c.created_at)) AS bigint)"
+		var m sql.NullInt64
+		err := db.readTx(ctx, func(ctx context.Context, tx bun.Tx) error {
+			return filter(tx.NewSelect().Model((*chargeRow)(nil))).
+				ColumnExpr("CAST(percentile_cont(0.5) WITHIN GROUP (ORDER BY EXTRACT(EPOCH FROM (c.settlement_paid_at - c.created_at))) AS bigint)").
+				Scan(ctx, &m)
+		})
+		if err != nil || !m.Valid {
+			return nil, mapError(err)
+		}
+		return &m.Int64, nil
 	}
-	var out []int64
-	q := whereScope(db.bun.NewSelect().Model((*chargeRow)(nil)), scope).ColumnExpr(expr).
-		Where("c.created_at >= ?", ceilDBTime(since)).Where("c.settlement_paid_at IS NOT NULL")
-	if cur != "" {
-		q = q.Where("c.currency = ?", string(cur))
-	}
-	if err := q.Scan(ctx, &out); err != nil {
+	var secs []int64
+	err := filter(db.bun.NewSelect().Model((*chargeRow)(nil))).
+		ColumnExpr("CAST(round((julianday(c.settlement_paid_at) - julianday(c.created_at)) * 86400) AS INTEGER)").
+		Scan(ctx, &secs)
+	if err != nil {
 		return nil, mapError(err)
 	}
-	return out, nil
+	if len(secs) == 0 {
+		return nil, nil
+	}
+	slices.Sort(secs)
+	m := secs[len(secs)/2]
+	if len(secs)%2 == 0 {
+		m = (secs[len(secs)/2-1] + secs[len(secs)/2] + 1) / 2
+	}
+	return &m, nil
 }
 
 // ListRefunds returns a charge's refunds, newest first.

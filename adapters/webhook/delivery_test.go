@@ -560,3 +560,24 @@ func TestResendCreatesFreshDelivery(t *testing.T) {
 		t.Fatalf("resend of an unknown charge: %v", err)
 	}
 }
+
+// A receiver that always fails gets exactly 15 attempts; then FAILED.
+func TestFailsAfterMaxAttempts(t *testing.T) {
+	t.Parallel()
+	clock := app.SystemClock{}
+	e := newEngine(t, testenv.SQLiteDSN(t), clock, app.WebhooksConfig{})
+	rc := newReceiver(t, clock)
+	rc.answer = func(int, *http.Request) int { return http.StatusBadGateway }
+	ep := e.endpoint(t, rc.srv.URL, "charge.created")
+	rc.setSecrets(ep.Secret)
+	e.charge(t, "")
+	e.drain(t, t.Context())
+	ds := e.deliveries(t, ports.DeliveryQuery{})
+	if len(ds) != 1 || ds[0].Status != domain.DeliveryFailed || ds[0].Attempts != domain.MaxDeliveryAttempts ||
+		ds[0].NextRetryAt != nil || ds[0].LastError == nil || *ds[0].LastError != "receiver answered HTTP 502" {
+		t.Fatalf("delivery %+v", ds)
+	}
+	if n := len(rc.deliveries()); n != domain.MaxDeliveryAttempts {
+		t.Fatalf("receiver saw %d attempts", n)
+	}
+}

@@ -166,6 +166,10 @@ Usage:
   quitad migrate [flags]          apply database migrations and exit
   quitad account create --name N --email E --password P [flags]
                                   create an account and print its keys as JSON
+  quitad account guards --account ID [--rate N] [--burst N] [--velocity N]
+                 [--amount-limit N] [--block DOC] [--unblock DOC]
+                                  change an account's rate limit, fraud limits and
+                                  payer block list (0 = default); print the settings
   quitad ledger verify [flags]    recompute every wallet from the ledger postings;
                                   exit status 1 on any drift
 

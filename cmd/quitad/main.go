@@ -51,6 +51,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "migrate":
 		return migrate(ctx, args, getenv, stderr)
 	case "account":
+		if len(args) > 0 && args[0] == "guards" {
+			return accountGuards(ctx, args[1:], getenv, stdout, stderr)
+		}
 		if len(args) == 0 || args[0] != "create" {
 			usage()
 			return errors.New("usage: quitad account create --name N --email E --password P")

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/quitapix/quita/cmd/wiring"
+	"github.com/quitapix/quita/ports"
+)
+
+// accountGuards is `quitad account guards`: the operator's handle on an
+// account's rate limit, fraud limits and payer block list. Flags left out
+// keep their stored values; 0 means the service default.
+func accountGuards(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("quitad account guards", flag.ContinueOnError)
+	account := fs.String("account", "", "account id (acct_...)")
+	rate := fs.Int("rate", 0, "API requests per second per key (0 = default 100)")
+	burst := fs.Int("burst", 0, "API request burst per key (0 = default 200)")
+	velocity := fs.Int("velocity", 0, "charges per payer document per hour (0 = default 20)")
+	amount := fs.Int64("amount-limit", 0, "largest charge in minor units (0 = default 10000000)")
+	block := fs.String("block", "", "add a payer CPF/CNPJ to the block list")
+	unblock := fs.String("unblock", "", "remove a payer CPF/CNPJ from the block list")
+	dbURL := fs.String("database-url", "", "overrides QUITA_DATABASE_URL")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *account == "" {
+		return errors.New("usage: quitad account guards --account ID [flags]")
+	}
+	var cfgArgs []string
+	if *dbURL != "" {
+		cfgArgs = []string{"-database-url", *dbURL}
+	}
+	cfg, err := parseConfig("quitad", cfgArgs, getenv)
+	if err != nil {
+		return err
+	}
+	a, cleanup, err := wiring.InitializeApp(ctx, cfg.Config, newLogger(stderr, cfg.LogLevel))
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	if _, err := a.DB.GetAccount(ctx, *account); err != nil {
+		return fmt.Errorf("account %s: %w", *account, err)
+	}
+	stored, err := a.DB.GetAccountSettings(ctx, *account)
+	if err != nil {
+		return err
+	}
+	changed := false
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "rate":
+			stored.RateLimitPerSecond, changed = *rate, true
+		case "burst":
+			stored.RateLimitBurst, changed = *burst, true
+		case "velocity":
+			stored.VelocityPerHour, changed = *velocity, true
+		case "amount-limit":
+			stored.AmountLimit, changed = *amount, true
+		}
+	})
+	if changed {
+		if err := a.Dashboard.GuardSettings.Set(ctx, *account, stored); err != nil {
+			return err
+		}
+	}
+	if *block != "" {
+		if err := a.Dashboard.FraudGuard.BlockPayer(ctx, *account, *block); err != nil {
+			return err
+		}
+	}
+	if *unblock != "" {
+		if err := a.Dashboard.FraudGuard.UnblockPayer(ctx, *account, *unblock); err != nil {
+			return err
+		}
+	}
+	eff, err := a.Dashboard.GuardSettings.Effective(ctx, *account)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(settingsJSON(eff))
+}
+
+type guardSettingsJSON struct {
+	RateLimitPerSecond int   `json:"rateLimitPerSecond"`
+	RateLimitBurst     int   `json:"rateLimitBurst"`
+	VelocityPerHour    int   `json:"velocityPerHour"`
+	AmountLimit        int64 `json:"amountLimit"`
+}
+
+func settingsJSON(s ports.AccountSettings) guardSettingsJSON {
+	return guardSettingsJSON{RateLimitPerSecond: s.RateLimitPerSecond, RateLimitBurst: s.RateLimitBurst,
+		VelocityPerHour: s.VelocityPerHour, AmountLimit: s.AmountLimit}
+}
