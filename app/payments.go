@@ -99,8 +99,35 @@ func (s *PaymentService) Refund(ctx context.Context, caller Caller, id string, i
 	if _, err := s.charges.Get(ctx, caller, id); err != nil {
 		return Response{}, err
 	}
-	var body []byte
-	err := s.cstore.UpdateChargeTx(ctx, caller.Scope(), id, func(ctx context.Context, c *domain.Charge, tx ports.ChargeTx) (ports.ChargeChange, error) {
+	var (
+		body     []byte
+		computed bool
+		err      error
+	)
+	// The wallet is read without a lock; the store refuses a debit that a
+	// concurrent one made stale (ErrInsufficientBalance after the entry was
+	// computed from a sufficient read), and a fresh read decides again.
+	for range 5 {
+		computed = false
+		err = s.cstore.UpdateChargeTx(ctx, caller.Scope(), id, s.refundChange(in, idem, key, render, &body, &computed))
+		if !computed || !errors.Is(err, domain.ErrInsufficientBalance) {
+			break
+		}
+	}
+	if errors.Is(err, ports.ErrIdempotencyKeyExists) {
+		return s.charges.replay(ctx, key, idem.Fingerprint)
+	}
+	if err != nil {
+		return Response{}, err
+	}
+	return Response{StatusCode: 201, Body: body}, nil
+}
+
+// refundChange is the change of one refund attempt.
+func (s *PaymentService) refundChange(in RefundInput, idem Idempotency, key ports.IdempotencyKey, render RefundRenderer,
+	body *[]byte, computed *bool,
+) ports.ChargeChangeFunc {
+	return func(ctx context.Context, c *domain.Charge, tx ports.ChargeTx) (ports.ChargeChange, error) {
 		now := s.clock.Now()
 		amount := c.RefundableAmount()
 		if in.Amount != nil {
@@ -132,7 +159,7 @@ func (s *PaymentService) Refund(ctx context.Context, caller Caller, id string, i
 		if strategy == domain.StrategyCashout && in.PassFeeToTenant {
 			r.Fee = s.cfg.PixOutFee.Of(amount)
 		}
-		bal, err := tx.LockBalance(ctx, c.Currency())
+		bal, err := tx.Balance(ctx, c.Currency())
 		if err != nil {
 			return ports.ChargeChange{}, err
 		}
@@ -144,6 +171,7 @@ func (s *PaymentService) Refund(ctx context.Context, caller Caller, id string, i
 		if err != nil {
 			return ports.ChargeChange{}, err
 		}
+		*computed = true
 		evid, err := s.ids.NewID()
 		if err != nil {
 			return ports.ChargeChange{}, err
@@ -152,20 +180,13 @@ func (s *PaymentService) Refund(ctx context.Context, caller Caller, id string, i
 		if err != nil {
 			return ports.ChargeChange{}, err
 		}
-		if body, err = render(r); err != nil {
+		if *body, err = render(r); err != nil {
 			return ports.ChargeChange{}, err
 		}
 		return ports.ChargeChange{Events: []domain.Event{ev}, Entries: []domain.JournalEntry{entry}, Refunds: []domain.Refund{r},
 			Idempotency: &ports.IdempotencyRecord{IdempotencyKey: key, Fingerprint: idem.Fingerprint, ResourceID: rid,
-				StatusCode: 201, Body: body, CreatedAt: now}}, nil
-	})
-	if errors.Is(err, ports.ErrIdempotencyKeyExists) {
-		return s.charges.replay(ctx, key, idem.Fingerprint)
+				StatusCode: 201, Body: *body, CreatedAt: now}}, nil
 	}
-	if err != nil {
-		return Response{}, err
-	}
-	return Response{StatusCode: 201, Body: body}, nil
 }
 
 // ListRefunds returns a payment's refunds, newest first.

@@ -1397,3 +1397,137 @@ func (mock *RateLimiterMock) AllowCalls() []struct {
 	mock.lockAllow.RUnlock()
 	return calls
 }
+
+// Ensure, that DashboardHousekeepingMock does implement ports.DashboardHousekeeping.
+// If this is not the case, regenerate this file with moq.
+var _ ports.DashboardHousekeeping = &DashboardHousekeepingMock{}
+
+// DashboardHousekeepingMock is a mock implementation of ports.DashboardHousekeeping.
+//
+//	func TestSomethingThatUsesDashboardHousekeeping(t *testing.T) {
+//
+//		// make and configure a mocked ports.DashboardHousekeeping
+//		mockedDashboardHousekeeping := &DashboardHousekeepingMock{
+//			DeleteExpiredTokensFunc: func(ctx context.Context, now time.Time, limit int) (int, error) {
+//				panic("mock out the DeleteExpiredTokens method")
+//			},
+//			DeleteRequestLogsBeforeFunc: func(ctx context.Context, t time.Time, limit int) (int, error) {
+//				panic("mock out the DeleteRequestLogsBefore method")
+//			},
+//		}
+//
+//		// use mockedDashboardHousekeeping in code that requires ports.DashboardHousekeeping
+//		// and then make assertions.
+//
+//	}
+type DashboardHousekeepingMock struct {
+	// DeleteExpiredTokensFunc mocks the DeleteExpiredTokens method.
+	DeleteExpiredTokensFunc func(ctx context.Context, now time.Time, limit int) (int, error)
+
+	// DeleteRequestLogsBeforeFunc mocks the DeleteRequestLogsBefore method.
+	DeleteRequestLogsBeforeFunc func(ctx context.Context, t time.Time, limit int) (int, error)
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// DeleteExpiredTokens holds details about calls to the DeleteExpiredTokens method.
+		DeleteExpiredTokens []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Now is the now argument value.
+			Now time.Time
+			// Limit is the limit argument value.
+			Limit int
+		}
+		// DeleteRequestLogsBefore holds details about calls to the DeleteRequestLogsBefore method.
+		DeleteRequestLogsBefore []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// T is the t argument value.
+			T time.Time
+			// Limit is the limit argument value.
+			Limit int
+		}
+	}
+	lockDeleteExpiredTokens     sync.RWMutex
+	lockDeleteRequestLogsBefore sync.RWMutex
+}
+
+// DeleteExpiredTokens calls DeleteExpiredTokensFunc.
+func (mock *DashboardHousekeepingMock) DeleteExpiredTokens(ctx context.Context, now time.Time, limit int) (int, error) {
+	if mock.DeleteExpiredTokensFunc == nil {
+		panic("DashboardHousekeepingMock.DeleteExpiredTokensFunc: method is nil but DashboardHousekeeping.DeleteExpiredTokens was just called")
+	}
+	callInfo := struct {
+		Ctx   context.Context
+		Now   time.Time
+		Limit int
+	}{
+		Ctx:   ctx,
+		Now:   now,
+		Limit: limit,
+	}
+	mock.lockDeleteExpiredTokens.Lock()
+	mock.calls.DeleteExpiredTokens = append(mock.calls.DeleteExpiredTokens, callInfo)
+	mock.lockDeleteExpiredTokens.Unlock()
+	return mock.DeleteExpiredTokensFunc(ctx, now, limit)
+}
+
+// DeleteExpiredTokensCalls gets all the calls that were made to DeleteExpiredTokens.
+// Check the length with:
+//
+//	len(mockedDashboardHousekeeping.DeleteExpiredTokensCalls())
+func (mock *DashboardHousekeepingMock) DeleteExpiredTokensCalls() []struct {
+	Ctx   context.Context
+	Now   time.Time
+	Limit int
+} {
+	var calls []struct {
+		Ctx   context.Context
+		Now   time.Time
+		Limit int
+	}
+	mock.lockDeleteExpiredTokens.RLock()
+	calls = mock.calls.DeleteExpiredTokens
+	mock.lockDeleteExpiredTokens.RUnlock()
+	return calls
+}
+
+// DeleteRequestLogsBefore calls DeleteRequestLogsBeforeFunc.
+func (mock *DashboardHousekeepingMock) DeleteRequestLogsBefore(ctx context.Context, t time.Time, limit int) (int, error) {
+	if mock.DeleteRequestLogsBeforeFunc == nil {
+		panic("DashboardHousekeepingMock.DeleteRequestLogsBeforeFunc: method is nil but DashboardHousekeeping.DeleteRequestLogsBefore was just called")
+	}
+	callInfo := struct {
+		Ctx   context.Context
+		T     time.Time
+		Limit int
+	}{
+		Ctx:   ctx,
+		T:     t,
+		Limit: limit,
+	}
+	mock.lockDeleteRequestLogsBefore.Lock()
+	mock.calls.DeleteRequestLogsBefore = append(mock.calls.DeleteRequestLogsBefore, callInfo)
+	mock.lockDeleteRequestLogsBefore.Unlock()
+	return mock.DeleteRequestLogsBeforeFunc(ctx, t, limit)
+}
+
+// DeleteRequestLogsBeforeCalls gets all the calls that were made to DeleteRequestLogsBefore.
+// Check the length with:
+//
+//	len(mockedDashboardHousekeeping.DeleteRequestLogsBeforeCalls())
+func (mock *DashboardHousekeepingMock) DeleteRequestLogsBeforeCalls() []struct {
+	Ctx   context.Context
+	T     time.Time
+	Limit int
+} {
+	var calls []struct {
+		Ctx   context.Context
+		T     time.Time
+		Limit int
+	}
+	mock.lockDeleteRequestLogsBefore.RLock()
+	calls = mock.calls.DeleteRequestLogsBefore
+	mock.lockDeleteRequestLogsBefore.RUnlock()
+	return calls
+}

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-//go:generate go tool moq -rm -out ../mocks/dashboard.go -pkg mocks . UserStore KeyAdmin AuditLog RequestLogStore TokenDenylist SessionTokens LoginAttempts GuardStore RateLimiter
+//go:generate go tool moq -rm -out ../mocks/dashboard.go -pkg mocks . UserStore KeyAdmin AuditLog RequestLogStore TokenDenylist SessionTokens LoginAttempts GuardStore RateLimiter DashboardHousekeeping
 
 // Errors of the dashboard ports.
 var (
@@ -194,4 +194,15 @@ type RateLimiter interface {
 	// Allow counts one event when it fits. An error means the limiter
 	// could not decide; callers let the request through another way.
 	Allow(ctx context.Context, key string, limit RateLimit) (RateDecision, error)
+}
+
+// DashboardHousekeeping deletes dashboard rows nobody needs any more, in
+// bounded batches, so it is safe to run in every process.
+type DashboardHousekeeping interface {
+	// DeleteExpiredTokens removes up to limit denylist rows of tokens that
+	// expired before now (such tokens fail verification anyway).
+	DeleteExpiredTokens(ctx context.Context, now time.Time, limit int) (int, error)
+	// DeleteRequestLogsBefore removes up to limit request logs created
+	// before t.
+	DeleteRequestLogsBefore(ctx context.Context, t time.Time, limit int) (int, error)
 }

@@ -28,9 +28,12 @@ type ChargeChange struct {
 // ChargeTx reads what a change needs inside its transaction, under the
 // charge's row lock.
 type ChargeTx interface {
-	// LockBalance locks and returns the wallet of the charge's scope in
-	// cur (zero when it has none yet).
-	LockBalance(ctx context.Context, cur domain.Currency) (domain.Balance, error)
+	// Balance reads the wallet of the charge's scope in cur (zero when it
+	// has none yet) without locking it: the store applies entries as
+	// deltas and fails with domain.ErrInsufficientBalance if one would take
+	// a wallet below zero, so a debit computed from a stale read is never
+	// written. Callers may retry such a failure with a fresh read.
+	Balance(ctx context.Context, cur domain.Currency) (domain.Balance, error)
 	// GetRefund reads a refund of the locked charge. ErrNotFound when it
 	// is not one of its refunds.
 	GetRefund(ctx context.Context, id string) (*domain.Refund, error)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gorilla/mux"
 
@@ -54,7 +55,7 @@ func idempotencyKey(r *http.Request) (string, error) {
 		return "", badRequest("Idempotency-Key", "idempotency_key_missing",
 			"financial writes need an Idempotency-Key header (8 to 128 characters)")
 	}
-	if len(key) < 8 || len(key) > 128 {
+	if n := utf8.RuneCountInString(key); n < 8 || n > 128 {
 		return "", badRequest("Idempotency-Key", "idempotency_key_invalid",
 			"the Idempotency-Key header must be 8 to 128 characters")
 	}

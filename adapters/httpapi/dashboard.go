@@ -85,7 +85,7 @@ func APIKeyAuth(d Deps) mux.MiddlewareFunc {
 	}
 }
 
-// limiter applies the per-key GCRA limit. Its two halves wrap
+// keyLimiter applies the per-key GCRA limit. Its two halves wrap
 // requireAPIKey: prefetch starts the limiter call (a Redis round trip)
 // concurrently with the key lookup (a database round trip) when it already
 // knows the key's account from an earlier request, and enforce, after the
@@ -95,7 +95,7 @@ func APIKeyAuth(d Deps) mux.MiddlewareFunc {
 // Anything that keeps the limiter from deciding (settings or Redis errors)
 // lets the request through: the limiter protects the service, it must
 // never fail it.
-type limiter struct {
+type keyLimiter struct {
 	src     RateLimitSource
 	limiter ports.RateLimiter
 
@@ -118,11 +118,11 @@ type limitFuture struct {
 
 type ctxLimitKey struct{}
 
-func newLimiter(src RateLimitSource, l ports.RateLimiter) *limiter {
-	return &limiter{src: src, limiter: l, accounts: map[string]string{}}
+func newLimiter(src RateLimitSource, l ports.RateLimiter) *keyLimiter {
+	return &keyLimiter{src: src, limiter: l, accounts: map[string]string{}}
 }
 
-func (l *limiter) ask(ctx context.Context, accountID, fingerprint string) limitAnswer {
+func (l *keyLimiter) ask(ctx context.Context, accountID, fingerprint string) limitAnswer {
 	limit, err := l.src.RateLimit(ctx, accountID)
 	if err != nil {
 		return limitAnswer{err: err}
@@ -131,7 +131,7 @@ func (l *limiter) ask(ctx context.Context, accountID, fingerprint string) limitA
 	return limitAnswer{limit: limit, d: d, err: err}
 }
 
-func (l *limiter) prefetch(next http.Handler) http.Handler {
+func (l *keyLimiter) prefetch(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key := r.Header.Get("apikey")
 		if l.src == nil || l.limiter == nil || key == "" {
@@ -152,7 +152,7 @@ func (l *limiter) prefetch(next http.Handler) http.Handler {
 	})
 }
 
-func (l *limiter) enforce(next http.Handler) http.Handler {
+func (l *keyLimiter) enforce(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		caller := callerFrom(r.Context())
 		if l.src == nil || l.limiter == nil || caller.KeyFingerprint == "" {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gorilla/mux"
 
@@ -160,7 +161,7 @@ func bodyIdempotencyKey(k *string) (string, error) {
 	if k == nil || *k == "" {
 		return "", badRequest("idempotencyKey", "idempotency_key_missing", "idempotencyKey is required (8 to 128 characters)")
 	}
-	if len(*k) < 8 || len(*k) > 128 {
+	if n := utf8.RuneCountInString(*k); n < 8 || n > 128 {
 		return "", badRequest("idempotencyKey", "idempotency_key_invalid", "idempotencyKey must be 8 to 128 characters")
 	}
 	return *k, nil

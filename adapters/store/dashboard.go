@@ -278,3 +278,29 @@ func (db *DB) CountChargesForPayer(ctx context.Context, scope ports.Scope, docum
 		Count(ctx)
 	return int(n + m), mapError(err)
 }
+
+var _ ports.DashboardHousekeeping = (*DB)(nil)
+
+// DeleteExpiredTokens implements ports.DashboardHousekeeping.
+func (db *DB) DeleteExpiredTokens(ctx context.Context, now time.Time, limit int) (int, error) {
+	sub := db.bun.NewSelect().Model((*revokedTokenRow)(nil)).Column("rt.jti").
+		Where("rt.expires_at < ?", newDBTime(now)).Limit(int64(limit))
+	res, err := db.bun.NewDelete().Model((*revokedTokenRow)(nil)).Where("jti IN (?)", sub).Exec(ctx)
+	if err != nil {
+		return 0, mapError(err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+// DeleteRequestLogsBefore implements ports.DashboardHousekeeping.
+func (db *DB) DeleteRequestLogsBefore(ctx context.Context, t time.Time, limit int) (int, error) {
+	sub := db.bun.NewSelect().Model((*requestLogRow)(nil)).Column("rl.request_id").
+		Where("rl.created_at < ?", newDBTime(t)).Limit(int64(limit))
+	res, err := db.bun.NewDelete().Model((*requestLogRow)(nil)).Where("request_id IN (?)", sub).Exec(ctx)
+	if err != nil {
+		return 0, mapError(err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}

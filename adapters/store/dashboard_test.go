@@ -35,6 +35,7 @@ func runDashboardContract(t *testing.T, open func(t *testing.T) *store.DB) {
 		{"TokenDenylist", testTokenDenylist},
 		{"GuardSettingsAndBlockList", testGuardSettings},
 		{"CountChargesForPayer", testCountChargesForPayer},
+		{"Housekeeping", testHousekeeping},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -274,5 +275,41 @@ func testCountChargesForPayer(t *testing.T, db *store.DB) {
 	}
 	if n, _ := db.CountChargesForPayer(ctx, liveA, "", baseTime.Add(-time.Hour)); n != 0 {
 		t.Errorf("empty document: %d", n)
+	}
+}
+
+func testHousekeeping(t *testing.T, db *store.DB) {
+	ctx := t.Context()
+	for i, jti := range []string{"ses_old1", "ses_old2", "ses_new"} {
+		exp := baseTime.Add(-time.Hour)
+		if i == 2 {
+			exp = baseTime.Add(time.Hour)
+		}
+		if err := db.DenyToken(ctx, jti, exp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := db.DeleteExpiredTokens(ctx, baseTime, 1); err != nil || n != 1 {
+		t.Fatalf("first batch: %d %v", n, err)
+	}
+	if n, err := db.DeleteExpiredTokens(ctx, baseTime, 10); err != nil || n != 1 {
+		t.Fatalf("second batch: %d %v", n, err)
+	}
+	if denied, _ := db.TokenDenied(ctx, "ses_new"); !denied {
+		t.Fatal("an unexpired token left the denylist")
+	}
+	err := db.InsertRequestLogs(ctx, []ports.RequestLogEntry{
+		{RequestID: "req_old", AccountID: "acct_a", Method: "GET", Path: "/v1/charges", Status: 200, CreatedAt: baseTime.Add(-31 * 24 * time.Hour)},
+		{RequestID: "req_new", AccountID: "acct_a", Method: "GET", Path: "/v1/charges", Status: 200, CreatedAt: baseTime},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.DeleteRequestLogsBefore(ctx, baseTime.Add(-30*24*time.Hour), 10); err != nil || n != 1 {
+		t.Fatalf("request logs: %d %v", n, err)
+	}
+	got, _ := db.ListRequestLogs(ctx, ports.RequestLogQuery{AccountID: "acct_a", Limit: 10})
+	if len(got) != 1 || got[0].RequestID != "req_new" {
+		t.Fatalf("left %+v", got)
 	}
 }

@@ -107,21 +107,10 @@ type chargeTx struct {
 	chargeID string
 }
 
-func (t *chargeTx) LockBalance(ctx context.Context, cur domain.Currency) (domain.Balance, error) {
-	return lockBalance(ctx, t.tx, t.scope, cur)
-}
-
-// lockBalance creates the wallet row when missing and locks it.
-func lockBalance(ctx context.Context, tx bun.IDB, scope ports.Scope, cur domain.Currency) (domain.Balance, error) {
-	row := &balanceRow{AccountID: scope.AccountID, Mode: string(scope.Mode), Currency: string(cur), UpdatedAt: newDBTime(time.Now())}
-	if _, err := tx.NewInsert().Model(row).On("CONFLICT DO NOTHING").Exec(ctx); err != nil {
-		return domain.Balance{}, mapError(err)
-	}
-	q := tx.NewSelect().Model(row).WherePK()
-	if postgres(tx) {
-		q = q.For("UPDATE")
-	}
-	if err := q.Scan(ctx); err != nil {
+func (t *chargeTx) Balance(ctx context.Context, cur domain.Currency) (domain.Balance, error) {
+	row := &balanceRow{AccountID: t.scope.AccountID, Mode: string(t.scope.Mode), Currency: string(cur)}
+	err := t.tx.NewSelect().Model(row).WherePK().Scan(ctx)
+	if err != nil && !errors.Is(mapError(err), ports.ErrNotFound) {
 		return domain.Balance{}, mapError(err)
 	}
 	return domain.Balance{Currency: cur, Available: row.Available, Pending: row.Pending}, nil
@@ -179,10 +168,14 @@ func (db *DB) UpdateChargeTx(ctx context.Context, scope ports.Scope, id string, 
 				On("CONFLICT (id) DO UPDATE").
 				Set("status = EXCLUDED.status, provider_ref = EXCLUDED.provider_ref, end_to_end_id = EXCLUDED.end_to_end_id, updated_at = EXCLUDED.updated_at"))
 		}
-		if err := execBatch(ctx, tx, qs...); err != nil {
+		// The ledger's statements come last, the wallet updates last of
+		// all: the wallet rows are locked only from there to the commit,
+		// one round trip later.
+		ledger, err := entryStatements(ctx, tx, change.Entries)
+		if err != nil {
 			return err
 		}
-		return applyEntries(ctx, tx, change.Entries)
+		return execBatch(ctx, tx, append(qs, ledger...)...)
 	})
 	if fnErr != nil {
 		return fnErr
@@ -198,8 +191,18 @@ type walletDelta struct{ available, pending int64 }
 // be released last. A wallet that would go negative fails the whole
 // transaction with domain.ErrInsufficientBalance.
 func applyEntries(ctx context.Context, tx bun.IDB, entries []domain.JournalEntry) error {
+	qs, err := entryStatements(ctx, tx, entries)
+	if err != nil || len(qs) == 0 {
+		return err
+	}
+	return execBatch(ctx, tx, qs...)
+}
+
+// entryStatements is applyEntries without running the final statements:
+// the writes of entries, postings, holds, and the wallet updates last.
+func entryStatements(ctx context.Context, tx bun.IDB, entries []domain.JournalEntry) ([]schema.QueryAppender, error) {
 	if len(entries) == 0 {
-		return nil
+		return nil, nil
 	}
 	var (
 		ers    []entryRow
@@ -210,7 +213,7 @@ func applyEntries(ctx context.Context, tx bun.IDB, entries []domain.JournalEntry
 	)
 	for _, e := range entries {
 		if err := e.Validate(); err != nil {
-			return err
+			return nil, err
 		}
 		ers = append(ers, entryRow{ID: e.ID, AccountID: e.AccountID, Mode: string(e.Mode), ChargeID: e.ChargeID,
 			RefundID: e.RefundID, Kind: string(e.Kind), CreatedAt: newDBTime(e.CreatedAt)})
@@ -235,13 +238,13 @@ func applyEntries(ctx context.Context, tx bun.IDB, entries []domain.JournalEntry
 			switch {
 			case p.Amount > 0:
 				if p.ReleaseAt.IsZero() {
-					return fmt.Errorf("store: pending credit in entry %s without a release time", e.ID)
+					return nil, fmt.Errorf("store: pending credit in entry %s without a release time", e.ID)
 				}
 				holds = append(holds, holdRow{AccountID: e.AccountID, Mode: string(e.Mode), Currency: string(p.Currency),
 					ChargeID: e.ChargeID, Amount: p.Amount, ReleaseAt: newDBTime(p.ReleaseAt)})
 			case e.Kind != domain.EntryRelease:
 				if err := consumeHolds(ctx, tx, k, -p.Amount); err != nil {
-					return err
+					return nil, err
 				}
 			}
 		}
@@ -262,7 +265,7 @@ func applyEntries(ctx context.Context, tx bun.IDB, entries []domain.JournalEntry
 				Set("available = available + ?", d.available).Set("pending = pending + ?", d.pending).Set("updated_at = ?", now).
 				Where("account_id = ?", k.AccountID).Where("mode = ?", string(k.Mode)).Where("currency = ?", string(k.Currency)))
 	}
-	return execBatch(ctx, tx, qs...)
+	return qs, nil
 }
 
 func walletLess(a, b domain.WalletKey) bool {
@@ -278,9 +281,13 @@ func walletLess(a, b domain.WalletKey) bool {
 // consumeHolds takes amount from the wallet's holds, latest release first.
 func consumeHolds(ctx context.Context, tx bun.IDB, k domain.WalletKey, amount int64) error {
 	var rows []holdRow
-	err := tx.NewSelect().Model(&rows).Where("lh.account_id = ?", k.AccountID).Where("lh.mode = ?", string(k.Mode)).
-		Where("lh.currency = ?", string(k.Currency)).OrderExpr("lh.release_at DESC, lh.id DESC").Scan(ctx)
-	if err != nil {
+	q := tx.NewSelect().Model(&rows).Where("lh.account_id = ?", k.AccountID).Where("lh.mode = ?", string(k.Mode)).
+		Where("lh.currency = ?", string(k.Currency)).OrderExpr("lh.release_at DESC, lh.id DESC")
+	if postgres(tx) {
+		// A release deleting one of these holds meanwhile is waited for.
+		q = q.For("UPDATE")
+	}
+	if err := q.Scan(ctx); err != nil {
 		return mapError(err)
 	}
 	for _, h := range rows {
@@ -289,6 +296,7 @@ func consumeHolds(ctx context.Context, tx bun.IDB, k domain.WalletKey, amount in
 		}
 		take := min(amount, h.Amount)
 		amount -= take
+		var err error
 		if take == h.Amount {
 			_, err = tx.NewDelete().Model((*holdRow)(nil)).Where("id = ?", h.ID).Exec(ctx)
 		} else {
@@ -571,15 +579,13 @@ func (db *DB) ListDueHolds(ctx context.Context, now time.Time, limit int) ([]por
 	return out, nil
 }
 
-// ReleaseHold releases one hold exactly once. The wallet row is locked
-// first, as every writer of a wallet does, so releases and refunds never
-// deadlock; a hold a refund reduced meanwhile is left for the next tick.
+// ReleaseHold releases one hold exactly once. Like every writer of a
+// wallet it locks holds before the wallet row (which it updates last), so
+// releases and refunds never deadlock; a hold a refund reduced meanwhile is
+// left for the next tick.
 func (db *DB) ReleaseHold(ctx context.Context, h ports.Hold, entry domain.JournalEntry) (bool, error) {
 	released := false
 	err := db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := lockBalance(ctx, tx, h.Scope, h.Currency); err != nil {
-			return err
-		}
 		res, err := tx.NewDelete().Model((*holdRow)(nil)).Where("id = ?", h.ID).Where("amount = ?", h.Amount).Exec(ctx)
 		if err != nil {
 			return err

@@ -198,6 +198,7 @@ func mustGet(t testing.TB, db *store.DB, scope ports.Scope, id string) *domain.C
 // every instant in UTC, truncated to the microsecond.
 func stored(s domain.ChargeSnapshot) domain.ChargeSnapshot {
 	s.ExpiresAt, s.CreatedAt, s.UpdatedAt = micro(s.ExpiresAt), micro(s.CreatedAt), micro(s.UpdatedAt)
+	s.Details.MBExpiresAt, s.Details.BoletoExpiresAt = micro(s.Details.MBExpiresAt), micro(s.Details.BoletoExpiresAt)
 	if s.Pix != nil {
 		s.Pix.ExpiresAt = micro(s.Pix.ExpiresAt)
 	}
@@ -322,12 +323,27 @@ func fullSnapshot(t testing.TB, scope ports.Scope) domain.ChargeSnapshot {
 			PayerTaxID: "11144477735",
 			PayerName:  "Bruno",
 		},
-		Fees:           domain.Fees{Provider: 10, Platform: 9},
-		RefundedAmount: 1990,
-		ReturnState:    domain.ReturnRequested,
-		ExpiresAt:      baseTime.Add(time.Hour),
-		CreatedAt:      baseTime,
-		UpdatedAt:      baseTime.Add(10*time.Minute + 1),
+		Fees:            domain.Fees{Provider: 10, Platform: 9},
+		RefundedAmount:  1990,
+		RefundCompleted: 990,
+		Details: domain.MethodDetails{
+			CardRedirectURL: "https://pay.example.com/card/abc",
+			MBEntity:        "21999",
+			MBReference:     "123456789",
+			MBExpiresAt:     baseTime.Add(72 * time.Hour),
+			BoletoBarcode:   "23799755200003700003381260007827139500006330",
+			BoletoLine:      "23793381286000782713695000063305975520000370000",
+			BoletoPDFURL:    "https://pay.example.com/boleto/abc.pdf",
+			BoletoExpiresAt: baseTime.Add(73 * time.Hour),
+			CryptoAddress:   "0x52908400098527886e0f7030069857d2e4169ee7",
+			CryptoNetwork:   "ETHEREUM",
+			CryptoCurrency:  "USDT",
+			CryptoAmount:    "123.456789",
+		},
+		ReturnState: domain.ReturnRequested,
+		ExpiresAt:   baseTime.Add(time.Hour),
+		CreatedAt:   baseTime,
+		UpdatedAt:   baseTime.Add(10*time.Minute + 1),
 	}
 	assertNoZeroField(t, reflect.ValueOf(s), "ChargeSnapshot")
 	return s

@@ -152,6 +152,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	wg.Go(func() { a.Charges.RunEvery(workers, "refunds", 300*time.Millisecond, a.Payments.AdvanceRefunds) })
 	wg.Go(func() { a.Charges.RunEvery(workers, "releases", 10*time.Second, a.Payments.ReleaseDue) })
 	wg.Go(func() { a.Webhooks.Run(workers) })
+	wg.Go(func() { a.Charges.RunEvery(workers, "dashboard-housekeeping", time.Minute, a.Dashboard.Janitor.Sweep) })
 
 	srv := &http.Server{
 		Handler:           a.Handler,

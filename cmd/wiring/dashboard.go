@@ -24,6 +24,9 @@ type Dashboard struct {
 	FraudGuard    *app.FraudGuard
 	RequestLogs   *app.RequestLogWriter
 	Limiter       ports.RateLimiter
+	// Janitor deletes expired denylist rows and old request logs; quitad
+	// runs its Sweep as a worker.
+	Janitor *app.DashboardJanitor
 }
 
 // dashboardSet provides Dashboard; it also hands the fraud guard to the
@@ -34,6 +37,8 @@ var dashboardSet = wire.NewSet(
 	wire.Value(app.DefaultGuardDefaults),
 	wire.Value(app.SessionConfig{}),
 	wire.Value(app.RequestLogConfig{}),
+	wire.Value(app.JanitorConfig{}),
+	provideJanitor,
 	provideSessionTokens,
 	provideLoginAttempts,
 	provideRateLimiter,
@@ -90,9 +95,14 @@ func provideRequestLogWriter(db *store.DB, log *slog.Logger, rc app.RequestLogCo
 	}
 }
 
+func provideJanitor(db *store.DB, clock ports.Clock, cfg app.JanitorConfig) *app.DashboardJanitor {
+	return app.NewDashboardJanitor(db, clock, cfg)
+}
+
 func provideDashboard(sessions *app.SessionService, keys *app.KeyService, settings *app.GuardSettings, guard *app.FraudGuard,
-	logs *app.RequestLogWriter, limiter ports.RateLimiter, charges *app.ChargeService,
+	logs *app.RequestLogWriter, limiter ports.RateLimiter, charges *app.ChargeService, janitor *app.DashboardJanitor,
 ) *Dashboard {
 	charges.SetFraudGuard(guard)
-	return &Dashboard{Sessions: sessions, Keys: keys, GuardSettings: settings, FraudGuard: guard, RequestLogs: logs, Limiter: limiter}
+	return &Dashboard{Sessions: sessions, Keys: keys, GuardSettings: settings, FraudGuard: guard, RequestLogs: logs,
+		Limiter: limiter, Janitor: janitor}
 }

@@ -62,7 +62,9 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	guardSettings := app.NewGuardSettings(db, systemClock, guardDefaults)
 	fraudGuard := app.NewFraudGuard(guardSettings, db, db, systemClock, randomIDs)
 	rateLimiter := provideRateLimiter(cfg, client, systemClock, log)
-	dashboard := provideDashboard(sessionService, keyService, guardSettings, fraudGuard, requestLogWriter, rateLimiter, chargeService)
+	janitorConfig := _wireJanitorConfigValue
+	dashboardJanitor := provideJanitor(db, systemClock, janitorConfig)
+	dashboard := provideDashboard(sessionService, keyService, guardSettings, fraudGuard, requestLogWriter, rateLimiter, chargeService, dashboardJanitor)
 	policy := provideWebhookPolicy(cfg)
 	sender := webhook.NewSender(policy)
 	guard := webhook.NewGuard(policy)
@@ -92,6 +94,7 @@ var (
 	_wireSessionConfigValue    = app.SessionConfig{}
 	_wireRequestLogConfigValue = app.RequestLogConfig{}
 	_wireGuardDefaultsValue    = app.DefaultGuardDefaults
+	_wireJanitorConfigValue    = app.JanitorConfig{}
 )
 
 // InitializeWith wires Quita around a given clock, acquirer and payment
@@ -139,7 +142,9 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	guardSettings := app.NewGuardSettings(db, clock, guardDefaults)
 	fraudGuard := app.NewFraudGuard(guardSettings, db, db, clock, randomIDs)
 	rateLimiter := provideRateLimiter(cfg, client, clock, log)
-	dashboard := provideDashboard(sessionService, keyService, guardSettings, fraudGuard, requestLogWriter, rateLimiter, chargeService)
+	janitorConfig := _wireJanitorConfigValue
+	dashboardJanitor := provideJanitor(db, clock, janitorConfig)
+	dashboard := provideDashboard(sessionService, keyService, guardSettings, fraudGuard, requestLogWriter, rateLimiter, chargeService, dashboardJanitor)
 	policy := provideWebhookPolicy(cfg)
 	sender := webhook.NewSender(policy)
 	guard := webhook.NewGuard(policy)
