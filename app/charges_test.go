@@ -27,8 +27,8 @@ type harness struct {
 	records  *mocks.IdempotencyRecordsMock
 	cache    *mocks.IdempotencyCacheMock
 	acquirer *mocks.AcquirerMock
-	clockMu sync.Mutex
-	now     time.Time
+	clockMu  sync.Mutex
+	now      time.Time
 
 	mu      sync.Mutex
 	charges map[string]*domain.Charge

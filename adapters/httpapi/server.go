@@ -75,14 +75,15 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 	r.Use(rl)
 	// mux runs middleware only on matched routes: wrap the fallbacks so they
 	// carry a request id too.
-	r.NotFoundHandler = rl(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	notFound := rl(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, &apiError{Status: http.StatusNotFound, Type: typeInvalidRequest, Code: "route_not_found",
 			Message: "no such route: " + r.Method + " " + r.URL.Path})
 	}))
-	r.MethodNotAllowedHandler = rl(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	methodNotAllowed := rl(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, &apiError{Status: http.StatusMethodNotAllowed, Type: typeInvalidRequest, Code: "method_not_allowed",
 			Message: "method " + r.Method + " is not allowed on " + r.URL.Path})
 	}))
+	r.NotFoundHandler, r.MethodNotAllowedHandler = notFound, methodNotAllowed
 
 	health := &HealthController{ready: d.Ready}
 	health.Routes(r)
@@ -109,7 +110,29 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 	if d.Webhooks != nil {
 		webhooks.Routes(v1)
 	}
+	methodFallbacks(r, methodNotAllowed)
 	return r
+}
+
+// methodFallbacks answers 405 for a known path with a method it does not
+// serve. gorilla/mux loses the method mismatch when a path is served by one
+// of several subrouters and answers 404, so each known path template gets a
+// last, method-less route.
+func methodFallbacks(r *mux.Router, h http.Handler) {
+	seen := map[string]bool{}
+	var tpls []string
+	_ = r.Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
+		tpl, err := route.GetPathTemplate()
+		if _, merr := route.GetMethods(); err != nil || merr != nil || seen[tpl] {
+			return nil
+		}
+		seen[tpl] = true
+		tpls = append(tpls, tpl)
+		return nil
+	})
+	for _, tpl := range tpls {
+		r.Path(tpl).Handler(h)
+	}
 }
 
 // HealthController answers liveness and readiness probes.
