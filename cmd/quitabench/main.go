@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -65,7 +66,19 @@ func run() error {
 	workers := flag.Int("workers", 64, "closed-loop concurrency")
 	rate := flag.Int("rate", 500, "open-loop offered creates per second")
 	strict := flag.Bool("strict", false, "exit non-zero when a target is missed")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (server and load) to this file")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	ctx := context.Background()
 
 	dsn, drop, err := scratchDatabase(ctx, *pgURL)
