@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/quitapix/quita/domain"
@@ -17,6 +18,9 @@ type ChargesConfig struct {
 	Links domain.Links
 	// Fees per payment method; a method without an entry costs nothing.
 	Fees map[domain.Method]domain.FeeSchedule
+	// AccountFees, when set, holds per-account overrides of Fees by
+	// method, read when a charge settles.
+	AccountFees ports.AccountFeeStore
 	// Holding is how long each method's money stays pending (default
 	// domain.DefaultHoldingPeriods).
 	Holding domain.HoldingPeriods
@@ -53,6 +57,8 @@ type ChargeService struct {
 	log      *slog.Logger
 	cfg      ChargesConfig
 	guard    *FraudGuard
+	// background tracks work that outlives a request (FinalizeMethods).
+	background sync.WaitGroup
 }
 
 // SetFraudGuard makes Create refuse what g refuses, before any acquirer
@@ -227,11 +233,19 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 			return Response{}, fmt.Errorf("create pix charge: %w", err)
 		}
 		pix := domain.PixDetails{BRCode: cob.BRCode, TxID: cob.TxID, Location: cob.Location, ExpiresAt: cob.ExpiresAt}
-		if err := c.AttachPix(pix, s.acquirer.Name(), cob.ProviderRef, now); err != nil {
+		if err := c.AttachPix(pix, ports.ProviderName(s.acquirer, key.Scope), cob.ProviderRef, now); err != nil {
 			return Response{}, err
 		}
 	}
-	if err := s.attachMethods(ctx, key.Scope, c, txid, in, now); err != nil {
+	// Method data other than the cob is filled asynchronously
+	// (FinalizeMethods): the create answers WAITING_PAYMENT at once.
+	provider := ports.ProviderName(s.acquirer, key.Scope)
+	if c.NeedsMethodData() {
+		err = c.AwaitMethods(provider, now)
+	} else if c.Status() == domain.TxPending {
+		err = c.AttachMethods(domain.MethodDetails{}, provider, "", now)
+	}
+	if err != nil {
 		return Response{}, err
 	}
 	events, err := domain.NewChargeEvents(c, "", domain.CreationEvents(), s.cfg.Links, s.ids.NewID, now)
@@ -248,6 +262,9 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 	}
 	if err := s.store.CreateCharge(ctx, c, events, rec); err != nil {
 		return Response{}, err
+	}
+	if c.MethodsPending() {
+		s.finalizeInBackground(key.Scope, id)
 	}
 	s.log.InfoContext(ctx, "charge created", "charge", domain.PrefixCharge+id, "amount", c.Amount(), "mode", string(caller.Mode))
 	return Response{StatusCode: rec.StatusCode, Body: body}, nil
@@ -316,37 +333,82 @@ func (s *ChargeService) expire(ctx context.Context, scope ports.Scope, id string
 	return s.update(ctx, scope, id, func(c *domain.Charge) error { return c.Expire(now) })
 }
 
-// attachMethods asks the acquirer for the data of the methods other than
-// Pix (boleto, Multibanco, card redirect, crypto address) before the charge
-// is first written, as the Pix cob is: a retry derives the same request, so
-// a crash between the acquirer call and the insert creates nothing twice.
-func (s *ChargeService) attachMethods(ctx context.Context, scope ports.Scope, c *domain.Charge, ref string, in CreateChargeInput, now time.Time) error {
+// feesFor is the fee schedule of an account: the configured schedule with
+// the account's overrides on top. A failure to read the overrides fails
+// the settlement rather than charge the wrong fee.
+func (s *ChargeService) feesFor(ctx context.Context, accountID string) (map[domain.Method]domain.FeeSchedule, error) {
+	if s.cfg.AccountFees == nil {
+		return s.cfg.Fees, nil
+	}
+	over, err := s.cfg.AccountFees.AccountFees(ctx, accountID)
+	if err != nil {
+		return nil, fmt.Errorf("account fees: %w", err)
+	}
+	if len(over) == 0 {
+		return s.cfg.Fees, nil
+	}
+	out := make(map[domain.Method]domain.FeeSchedule, len(s.cfg.Fees)+len(over))
+	for m, f := range s.cfg.Fees {
+		out[m] = f
+	}
+	for m, f := range over {
+		out[m] = f
+	}
+	return out, nil
+}
+
+// FinalizeMethods asks the acquirer for the data of a charge's methods
+// other than Pix (boleto, Multibanco, card redirect, crypto address) and
+// records it. It runs in the background right after create and, for
+// charges a crash left pending, from the recovery worker; the acquirer call
+// is idempotent by charge id and the record is written only while the
+// charge is still pending, so running it twice is harmless.
+func (s *ChargeService) FinalizeMethods(ctx context.Context, scope ports.Scope, id string) error {
+	c, err := s.store.GetCharge(ctx, scope, id)
+	if err != nil || !c.MethodsPending() {
+		return err
+	}
+	ma, ok := s.acquirer.(ports.MethodAcquirer)
+	if !ok {
+		return fmt.Errorf("%w: the acquirer supports only pix", ports.ErrAcquirerRejected)
+	}
 	var others []domain.Method
 	for _, m := range c.Methods() {
 		if m != domain.MethodPix && m != domain.MethodMBWay {
 			others = append(others, m)
 		}
 	}
-	if len(others) == 0 {
-		if c.Status() == domain.TxPending {
-			return c.AttachMethods(domain.MethodDetails{}, s.acquirer.Name(), "", now)
-		}
-		return nil
-	}
-	ma, ok := s.acquirer.(ports.MethodAcquirer)
-	if !ok {
-		return fmt.Errorf("%w: the acquirer supports only pix", ports.ErrAcquirerRejected)
-	}
-	returnURL, _ := domain.MetadataString(in.Metadata["returnUrl"])
+	returnURL, _ := domain.MetadataString(c.Metadata()["returnUrl"])
 	d, err := ma.CreatePaymentMethods(ctx, ports.CreateMethodsRequest{
-		Scope: scope, ChargeID: c.ID(), Methods: others, Amount: c.Amount(), Currency: c.Currency(),
-		ExpiresAt: c.ExpiresAt(), CustomerName: in.Customer.Name, ReturnURL: returnURL,
+		Scope: scope, ChargeID: id, Methods: others, Amount: c.Amount(), Currency: c.Currency(),
+		ExpiresAt: c.ExpiresAt(), CustomerName: c.Customer().Name, ReturnURL: returnURL,
 	})
 	if err != nil {
 		return fmt.Errorf("create payment methods: %w", err)
 	}
-	return c.AttachMethods(d, s.acquirer.Name(), ref, now)
+	return s.store.UpdateChargeTx(ctx, scope, id, func(_ context.Context, c *domain.Charge, _ ports.ChargeTx) (ports.ChargeChange, error) {
+		if !c.MethodsPending() {
+			return ports.ChargeChange{}, nil
+		}
+		return ports.ChargeChange{}, c.AttachMethods(d, ports.ProviderName(s.acquirer, scope), id, s.clock.Now())
+	})
 }
+
+// finalizeInBackground runs FinalizeMethods after the create request has
+// answered. A failure is left to the recovery worker.
+func (s *ChargeService) finalizeInBackground(scope ports.Scope, id string) {
+	s.background.Go(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := s.FinalizeMethods(ctx, scope, id); err != nil {
+			s.log.WarnContext(ctx, "method data deferred to the recovery worker", "charge", domain.PrefixCharge+id, "err", err)
+		}
+	})
+}
+
+// WaitBackground waits for background work started by requests (method
+// finalisation), for graceful shutdown and tests.
+func (s *ChargeService) WaitBackground() { s.background.Wait() }
 
 // update applies change under the row lock and writes, in the same
 // transaction, the events of the resulting transition and the ledger entry

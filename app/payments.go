@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"time"
 
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/ports"
@@ -51,8 +52,22 @@ func NewPaymentService(charges *ChargeService, store ports.PaymentStore, cstore 
 func (s *PaymentService) Charges() *ChargeService { return s.charges }
 
 // List returns a page of payments and the total.
+// A payment past its expiry reads as EXPIRED (and is persisted so), as
+// on a single read.
 func (s *PaymentService) List(ctx context.Context, q ports.PaymentQuery) ([]*domain.Charge, int, error) {
-	return s.store.ListPayments(ctx, q)
+	cs, total, err := s.store.ListPayments(ctx, q)
+	if err != nil {
+		return nil, 0, err
+	}
+	now := s.clock.Now()
+	for i, c := range cs {
+		if c.ExpiredAt(now) {
+			if cs[i], err = s.charges.expireIfDue(ctx, q.Scope, c); err != nil {
+				return nil, 0, err
+			}
+		}
+	}
+	return cs, total, nil
 }
 
 // Cancel closes an unsettled payment and removes its cob at the acquirer.
@@ -141,6 +156,12 @@ func (s *PaymentService) refundChange(in RefundInput, idem Idempotency, key port
 		if st.PaidWith == domain.MethodPix && strategy == "" {
 			strategy = domain.StrategyCashout
 		}
+		if st.PaidWith == domain.MethodPix && strategy == domain.StrategyCashout && !ports.SupportsCashout(s.acquirer, key.Scope) {
+			if in.Strategy != "" {
+				return ports.ChargeChange{}, ErrCashoutNotSupported
+			}
+			strategy = domain.StrategyDevolution // the provider's only way back
+		}
 		if st.PaidWith != domain.MethodPix && strategy != "" {
 			return ports.ChargeChange{}, &domain.ValidationError{Param: "strategy", Code: domain.CodeParameterInvalid,
 				Message: "strategy applies to PIX refunds only"}
@@ -187,6 +208,25 @@ func (s *PaymentService) refundChange(in RefundInput, idem Idempotency, key port
 			Idempotency: &ports.IdempotencyRecord{IdempotencyKey: key, Fingerprint: idem.Fingerprint, ResourceID: rid,
 				StatusCode: 201, Body: *body, CreatedAt: now}}, nil
 	}
+}
+
+// FinalizePendingMethods is the recovery worker of method data: charges
+// still pending a second after create (the process died, or the acquirer
+// failed) are finalised now.
+func (s *PaymentService) FinalizePendingMethods(ctx context.Context) (int, error) {
+	refs, err := s.store.ListMethodsPending(ctx, s.clock.Now().Add(-time.Second), workerBatch)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, r := range refs {
+		if err := s.charges.FinalizeMethods(ctx, r.Scope, r.ID); err != nil {
+			s.log.WarnContext(ctx, "method data not finalised; will retry", "charge", domain.PrefixCharge+r.ID, "err", err)
+			continue
+		}
+		n++
+	}
+	return n, nil
 }
 
 // ListRefunds returns a payment's refunds, newest first.
@@ -354,8 +394,12 @@ func (s *PaymentService) Transition(ctx context.Context, caller Caller, id strin
 	if err != nil {
 		return nil, err
 	}
+	fees, err := s.charges.feesFor(ctx, caller.Account.ID)
+	if err != nil {
+		return nil, err
+	}
 	return s.charges.update(ctx, caller.Scope(), id, func(c *domain.Charge) error {
-		return c.Transition(to, paidWith, s.charges.cfg.Fees, e2e, now)
+		return c.Transition(to, paidWith, fees, e2e, now)
 	})
 }
 
@@ -451,8 +495,31 @@ func (s *PaymentService) Receipt(ctx context.Context, caller Caller, id string) 
 	if st == nil || !c.Credited() || !ok {
 		return nil, ErrReceiptUnavailable
 	}
-	return ra.Receipt(ctx, ports.ReceiptRequest{ChargeID: c.ID(), Amount: c.Amount(), Currency: c.Currency(),
+	_, ref := c.Provider()
+	return ra.Receipt(ctx, ports.ReceiptRequest{ChargeID: c.ID(), ProviderRef: ref, Amount: c.Amount(), Currency: c.Currency(),
 		PaidWith: st.PaidWith, PaidAt: st.PaidAt, EndToEndID: st.EndToEndID, Merchant: caller.Account.MerchantName})
+}
+
+// SetAccountFee overrides one method's fees for an account (operators:
+// `quitad fees set`).
+func (s *PaymentService) SetAccountFee(ctx context.Context, accountID string, m domain.Method, f domain.FeeSchedule) error {
+	if !m.Valid() {
+		return &domain.ValidationError{Param: "method", Code: domain.CodeParameterInvalid, Message: "unknown payment method"}
+	}
+	for _, fee := range []domain.Fee{f.Provider, f.Platform} {
+		if fee.BPS < 0 || fee.BPS > 10_000 || fee.Fixed < 0 {
+			return &domain.ValidationError{Param: "fee", Code: domain.CodeParameterInvalid, Message: "fees are 0–10000 bps plus a non-negative fixed part"}
+		}
+	}
+	if s.charges.cfg.AccountFees == nil {
+		return errors.New("account fees are not configured")
+	}
+	return s.charges.cfg.AccountFees.PutAccountFee(ctx, accountID, m, f, s.clock.Now())
+}
+
+// AccountFees is the effective schedule of an account.
+func (s *PaymentService) AccountFees(ctx context.Context, accountID string) (map[domain.Method]domain.FeeSchedule, error) {
+	return s.charges.feesFor(ctx, accountID)
 }
 
 // VerifyLedger recomputes every wallet from the postings and returns the

@@ -152,11 +152,25 @@ type Metrics struct {
 func (s *PaymentService) Metrics(ctx context.Context, caller Caller, days int, cur domain.Currency) (Metrics, error) {
 	now := s.clock.Now().UTC()
 	since := windowStart(now, days)
+	// The median needs its own scan: run it beside the aggregate.
+	var (
+		median    *int64
+		medianErr error
+		done      = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		median, medianErr = s.store.MedianSecondsToPay(ctx, caller.Scope(), since, cur)
+	}()
 	aggs, err := s.store.AggregatePayments(ctx, caller.Scope(), since, cur)
+	<-done
 	if err != nil {
 		return Metrics{}, err
 	}
-	out := Metrics{Days: days, Daily: []DailyMetrics{}}
+	if medianErr != nil {
+		return Metrics{}, medianErr
+	}
+	out := Metrics{Days: days, Daily: []DailyMetrics{}, MedianSecondsToPay: median}
 	if cur != "" {
 		out.Currency = &cur
 	}
@@ -197,8 +211,5 @@ func (s *PaymentService) Metrics(ctx context.Context, caller Caller, days int, c
 		out.Daily = append(out.Daily, *d)
 	}
 	sort.Slice(out.Daily, func(i, j int) bool { return out.Daily[i].Date < out.Daily[j].Date })
-	if out.MedianSecondsToPay, err = s.store.MedianSecondsToPay(ctx, caller.Scope(), since, cur); err != nil {
-		return Metrics{}, err
-	}
 	return out, nil
 }

@@ -76,7 +76,11 @@ func (s *ChargeService) SimulatePayment(ctx context.Context, sim ports.PaymentSi
 // acquirer's notification retry (wrong amount, which changes nothing here).
 func (s *ChargeService) ApplyPixPayment(ctx context.Context, scope ports.Scope, id string, p domain.PixPayment) (Settled, error) {
 	var outcome domain.SettlementOutcome
-	fees := s.cfg.Fees[domain.MethodPix]
+	schedule, err := s.feesFor(ctx, scope.AccountID)
+	if err != nil {
+		return Settled{}, err
+	}
+	fees := schedule[domain.MethodPix]
 	c, err := s.update(ctx, scope, id, func(c *domain.Charge) error {
 		var err error
 		outcome, err = c.SettlePix(p, fees)

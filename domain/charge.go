@@ -86,11 +86,14 @@ type ChargeSnapshot struct {
 	// (RefundedAmount also counts refunds still in flight).
 	RefundCompleted int64
 	// Details is the acquirer's data for the non-Pix payment methods.
-	Details     MethodDetails
-	ReturnState ReturnState
-	ExpiresAt   time.Time
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	Details MethodDetails
+	// MethodsPending marks a charge whose non-Pix method data the acquirer
+	// has not produced yet (filled asynchronously after create).
+	MethodsPending bool
+	ReturnState    ReturnState
+	ExpiresAt      time.Time
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 }
 
 // Charge is a request for money from one payer. Its stored status is a
@@ -419,7 +422,7 @@ func (c *Charge) SettlePix(p PixPayment, fees FeeSchedule) (SettlementOutcome, e
 	if p.EndToEndID == "" || p.Amount <= 0 || p.PaidAt.IsZero() {
 		return "", invalid("payment", "a pix payment needs an end-to-end id, a positive amount and a time")
 	}
-	if !c.s.Status.Open() {
+	if !c.s.Status.Open() || !slices.Contains(c.s.Methods, MethodPix) {
 		return "", ErrChargeNotPayable
 	}
 	if !p.PaidAt.Before(c.s.ExpiresAt) {

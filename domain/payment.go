@@ -124,12 +124,44 @@ func (c *Charge) Metadata() map[string]any {
 // CustomerRef is the merchant's customerId.
 func (c *Charge) CustomerRef() string { return c.s.CustomerRef }
 
+// NeedsMethodData reports whether the charge offers a method whose data
+// the acquirer must produce (all but PIX, which has its cob, and MBWAY,
+// which pushes to the payer's phone).
+func (c *Charge) NeedsMethodData() bool {
+	for _, m := range c.s.Methods {
+		if m != MethodPix && m != MethodMBWay {
+			return true
+		}
+	}
+	return false
+}
+
+// MethodsPending reports whether the method data is still to be filled.
+func (c *Charge) MethodsPending() bool { return c.s.MethodsPending }
+
+// AwaitMethods opens a charge being created (PENDING → WAITING_PAYMENT)
+// whose method data the acquirer will produce later (AttachMethods).
+func (c *Charge) AwaitMethods(provider string, now time.Time) error {
+	c.s.MethodsPending = true
+	if c.s.Provider == "" {
+		c.s.Provider = provider
+	}
+	if c.s.Status == TxPending {
+		return c.setStatus(TxWaitingPayment, now)
+	}
+	return nil
+}
+
 // AttachMethods records the acquirer's data for the non-Pix methods and
 // opens a charge still being created (PENDING → WAITING_PAYMENT).
 func (c *Charge) AttachMethods(d MethodDetails, provider, providerRef string, now time.Time) error {
 	c.s.Details = d
+	c.s.MethodsPending = false
 	if c.s.Provider == "" {
-		c.s.Provider, c.s.ProviderRef = provider, providerRef
+		c.s.Provider = provider
+	}
+	if c.s.ProviderRef == "" {
+		c.s.ProviderRef = providerRef
 	}
 	if c.s.Status == TxPending {
 		return c.setStatus(TxWaitingPayment, now)

@@ -33,6 +33,9 @@ var _ ports.PaymentStore = &PaymentStoreMock{}
 //			ListDueHoldsFunc: func(ctx context.Context, now time.Time, limit int) ([]ports.Hold, error) {
 //				panic("mock out the ListDueHolds method")
 //			},
+//			ListMethodsPendingFunc: func(ctx context.Context, before time.Time, limit int) ([]ports.ChargeRef, error) {
+//				panic("mock out the ListMethodsPending method")
+//			},
 //			ListOpenRefundsFunc: func(ctx context.Context, limit int) ([]ports.RefundRef, error) {
 //				panic("mock out the ListOpenRefunds method")
 //			},
@@ -69,6 +72,9 @@ type PaymentStoreMock struct {
 
 	// ListDueHoldsFunc mocks the ListDueHolds method.
 	ListDueHoldsFunc func(ctx context.Context, now time.Time, limit int) ([]ports.Hold, error)
+
+	// ListMethodsPendingFunc mocks the ListMethodsPending method.
+	ListMethodsPendingFunc func(ctx context.Context, before time.Time, limit int) ([]ports.ChargeRef, error)
 
 	// ListOpenRefundsFunc mocks the ListOpenRefunds method.
 	ListOpenRefundsFunc func(ctx context.Context, limit int) ([]ports.RefundRef, error)
@@ -121,6 +127,15 @@ type PaymentStoreMock struct {
 			Ctx context.Context
 			// Now is the now argument value.
 			Now time.Time
+			// Limit is the limit argument value.
+			Limit int
+		}
+		// ListMethodsPending holds details about calls to the ListMethodsPending method.
+		ListMethodsPending []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Before is the before argument value.
+			Before time.Time
 			// Limit is the limit argument value.
 			Limit int
 		}
@@ -179,6 +194,7 @@ type PaymentStoreMock struct {
 	lockFindRefund         sync.RWMutex
 	lockLedgerTotals       sync.RWMutex
 	lockListDueHolds       sync.RWMutex
+	lockListMethodsPending sync.RWMutex
 	lockListOpenRefunds    sync.RWMutex
 	lockListPayments       sync.RWMutex
 	lockListRefunds        sync.RWMutex
@@ -340,6 +356,46 @@ func (mock *PaymentStoreMock) ListDueHoldsCalls() []struct {
 	mock.lockListDueHolds.RLock()
 	calls = mock.calls.ListDueHolds
 	mock.lockListDueHolds.RUnlock()
+	return calls
+}
+
+// ListMethodsPending calls ListMethodsPendingFunc.
+func (mock *PaymentStoreMock) ListMethodsPending(ctx context.Context, before time.Time, limit int) ([]ports.ChargeRef, error) {
+	if mock.ListMethodsPendingFunc == nil {
+		panic("PaymentStoreMock.ListMethodsPendingFunc: method is nil but PaymentStore.ListMethodsPending was just called")
+	}
+	callInfo := struct {
+		Ctx    context.Context
+		Before time.Time
+		Limit  int
+	}{
+		Ctx:    ctx,
+		Before: before,
+		Limit:  limit,
+	}
+	mock.lockListMethodsPending.Lock()
+	mock.calls.ListMethodsPending = append(mock.calls.ListMethodsPending, callInfo)
+	mock.lockListMethodsPending.Unlock()
+	return mock.ListMethodsPendingFunc(ctx, before, limit)
+}
+
+// ListMethodsPendingCalls gets all the calls that were made to ListMethodsPending.
+// Check the length with:
+//
+//	len(mockedPaymentStore.ListMethodsPendingCalls())
+func (mock *PaymentStoreMock) ListMethodsPendingCalls() []struct {
+	Ctx    context.Context
+	Before time.Time
+	Limit  int
+} {
+	var calls []struct {
+		Ctx    context.Context
+		Before time.Time
+		Limit  int
+	}
+	mock.lockListMethodsPending.RLock()
+	calls = mock.calls.ListMethodsPending
+	mock.lockListMethodsPending.RUnlock()
 	return calls
 }
 
@@ -866,5 +922,145 @@ func (mock *RefundAcquirerMock) RefundStatusCalls() []struct {
 	mock.lockRefundStatus.RLock()
 	calls = mock.calls.RefundStatus
 	mock.lockRefundStatus.RUnlock()
+	return calls
+}
+
+// Ensure, that AccountFeeStoreMock does implement ports.AccountFeeStore.
+// If this is not the case, regenerate this file with moq.
+var _ ports.AccountFeeStore = &AccountFeeStoreMock{}
+
+// AccountFeeStoreMock is a mock implementation of ports.AccountFeeStore.
+//
+//	func TestSomethingThatUsesAccountFeeStore(t *testing.T) {
+//
+//		// make and configure a mocked ports.AccountFeeStore
+//		mockedAccountFeeStore := &AccountFeeStoreMock{
+//			AccountFeesFunc: func(ctx context.Context, accountID string) (map[domain.Method]domain.FeeSchedule, error) {
+//				panic("mock out the AccountFees method")
+//			},
+//			PutAccountFeeFunc: func(ctx context.Context, accountID string, m domain.Method, f domain.FeeSchedule, at time.Time) error {
+//				panic("mock out the PutAccountFee method")
+//			},
+//		}
+//
+//		// use mockedAccountFeeStore in code that requires ports.AccountFeeStore
+//		// and then make assertions.
+//
+//	}
+type AccountFeeStoreMock struct {
+	// AccountFeesFunc mocks the AccountFees method.
+	AccountFeesFunc func(ctx context.Context, accountID string) (map[domain.Method]domain.FeeSchedule, error)
+
+	// PutAccountFeeFunc mocks the PutAccountFee method.
+	PutAccountFeeFunc func(ctx context.Context, accountID string, m domain.Method, f domain.FeeSchedule, at time.Time) error
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// AccountFees holds details about calls to the AccountFees method.
+		AccountFees []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// AccountID is the accountID argument value.
+			AccountID string
+		}
+		// PutAccountFee holds details about calls to the PutAccountFee method.
+		PutAccountFee []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// AccountID is the accountID argument value.
+			AccountID string
+			// M is the m argument value.
+			M domain.Method
+			// F is the f argument value.
+			F domain.FeeSchedule
+			// At is the at argument value.
+			At time.Time
+		}
+	}
+	lockAccountFees   sync.RWMutex
+	lockPutAccountFee sync.RWMutex
+}
+
+// AccountFees calls AccountFeesFunc.
+func (mock *AccountFeeStoreMock) AccountFees(ctx context.Context, accountID string) (map[domain.Method]domain.FeeSchedule, error) {
+	if mock.AccountFeesFunc == nil {
+		panic("AccountFeeStoreMock.AccountFeesFunc: method is nil but AccountFeeStore.AccountFees was just called")
+	}
+	callInfo := struct {
+		Ctx       context.Context
+		AccountID string
+	}{
+		Ctx:       ctx,
+		AccountID: accountID,
+	}
+	mock.lockAccountFees.Lock()
+	mock.calls.AccountFees = append(mock.calls.AccountFees, callInfo)
+	mock.lockAccountFees.Unlock()
+	return mock.AccountFeesFunc(ctx, accountID)
+}
+
+// AccountFeesCalls gets all the calls that were made to AccountFees.
+// Check the length with:
+//
+//	len(mockedAccountFeeStore.AccountFeesCalls())
+func (mock *AccountFeeStoreMock) AccountFeesCalls() []struct {
+	Ctx       context.Context
+	AccountID string
+} {
+	var calls []struct {
+		Ctx       context.Context
+		AccountID string
+	}
+	mock.lockAccountFees.RLock()
+	calls = mock.calls.AccountFees
+	mock.lockAccountFees.RUnlock()
+	return calls
+}
+
+// PutAccountFee calls PutAccountFeeFunc.
+func (mock *AccountFeeStoreMock) PutAccountFee(ctx context.Context, accountID string, m domain.Method, f domain.FeeSchedule, at time.Time) error {
+	if mock.PutAccountFeeFunc == nil {
+		panic("AccountFeeStoreMock.PutAccountFeeFunc: method is nil but AccountFeeStore.PutAccountFee was just called")
+	}
+	callInfo := struct {
+		Ctx       context.Context
+		AccountID string
+		M         domain.Method
+		F         domain.FeeSchedule
+		At        time.Time
+	}{
+		Ctx:       ctx,
+		AccountID: accountID,
+		M:         m,
+		F:         f,
+		At:        at,
+	}
+	mock.lockPutAccountFee.Lock()
+	mock.calls.PutAccountFee = append(mock.calls.PutAccountFee, callInfo)
+	mock.lockPutAccountFee.Unlock()
+	return mock.PutAccountFeeFunc(ctx, accountID, m, f, at)
+}
+
+// PutAccountFeeCalls gets all the calls that were made to PutAccountFee.
+// Check the length with:
+//
+//	len(mockedAccountFeeStore.PutAccountFeeCalls())
+func (mock *AccountFeeStoreMock) PutAccountFeeCalls() []struct {
+	Ctx       context.Context
+	AccountID string
+	M         domain.Method
+	F         domain.FeeSchedule
+	At        time.Time
+} {
+	var calls []struct {
+		Ctx       context.Context
+		AccountID string
+		M         domain.Method
+		F         domain.FeeSchedule
+		At        time.Time
+	}
+	mock.lockPutAccountFee.RLock()
+	calls = mock.calls.PutAccountFee
+	mock.lockPutAccountFee.RUnlock()
 	return calls
 }

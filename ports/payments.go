@@ -1,6 +1,6 @@
 package ports
 
-//go:generate go tool moq -rm -out ../mocks/payments.go -pkg mocks . PaymentStore MethodAcquirer RefundAcquirer
+//go:generate go tool moq -rm -out ../mocks/payments.go -pkg mocks . PaymentStore MethodAcquirer RefundAcquirer AccountFeeStore
 
 import (
 	"context"
@@ -113,6 +113,9 @@ type PaymentStore interface {
 	ListRefunds(ctx context.Context, scope Scope, chargeID string) ([]domain.Refund, error)
 	// FindRefund finds a refund of the scope by raw id.
 	FindRefund(ctx context.Context, scope Scope, id string) (*domain.Refund, error)
+	// ListMethodsPending returns charges created at or before before whose
+	// method data is still pending, oldest first, in every scope.
+	ListMethodsPending(ctx context.Context, before time.Time, limit int) ([]ChargeRef, error)
 	// ListOpenRefunds returns refunds in PENDING or IN_PROGRESS, oldest
 	// first, in every scope.
 	ListOpenRefunds(ctx context.Context, limit int) ([]RefundRef, error)
@@ -190,4 +193,12 @@ type ReceiptRequest struct {
 	PaidAt      time.Time
 	EndToEndID  string
 	Merchant    string
+}
+
+// AccountFeeStore keeps per-account fee overrides by payment method.
+type AccountFeeStore interface {
+	// AccountFees returns the account's overrides (empty when none).
+	AccountFees(ctx context.Context, accountID string) (map[domain.Method]domain.FeeSchedule, error)
+	// PutAccountFee sets the account's schedule for one method.
+	PutAccountFee(ctx context.Context, accountID string, m domain.Method, f domain.FeeSchedule, at time.Time) error
 }

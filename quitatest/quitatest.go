@@ -112,6 +112,7 @@ func NewServer(t testing.TB, opts Options) *Server {
 	t.Cleanup(func() {
 		stopWebhooks()
 		hs.Close()
+		a.Charges.WaitBackground()
 		cleanup()
 	})
 	return &Server{URL: origin, BaseURL: cfg.BaseURL, Sandbox: sb, App: a, Clock: opts.Clock}

@@ -98,6 +98,9 @@ func classify(err error) *apiError {
 	case errors.Is(err, ports.ErrAcquirerUnavailable):
 		return &apiError{Status: http.StatusServiceUnavailable, Type: typeProvider, Code: "acquirer_unavailable",
 			Message: "the acquirer is unavailable; retry with backoff using the same Idempotency-Key"}
+	case errors.Is(err, app.ErrCashoutNotSupported):
+		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeProvider, Code: "cashout_not_supported",
+			Message: "this payment's provider (API Pix) refunds only by devolution; send strategy \"devolution\"", Param: "strategy"}
 	case errors.Is(err, ports.ErrAcquirerRejected):
 		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeProvider, Code: "acquirer_rejected",
 			Message: "the acquirer rejected the request"}

@@ -168,6 +168,7 @@ func TestPaymentsEndpoints(t *testing.T) {
 			testPaymentRefunds(t, e)
 			testPaymentExtras(t, e)
 			testPaymentHelpers(t, e)
+			testAccountFees(t, e)
 			e.verifyLedger()
 		})
 	}
@@ -247,10 +248,27 @@ func testPaymentCreate(t *testing.T, e *payEnv) {
 	e.want(e.call("GET", "/payments/"+id, e.acct.LiveKey, nil), 404, "")
 }
 
+// finalised reads a payment until its method data is filled (at most 3 s,
+// the contract's bound).
+func (e *payEnv) finalised(id, field string) payResp {
+	e.t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		g := e.call("GET", "/payments/"+id, e.acct.TestKey, nil)
+		e.want(g, 200, "")
+		if g.Body[field] != nil {
+			return g
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("%s of %s not filled within 3 s: %s", field, id, g.Raw)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func testPaymentMethods(t *testing.T, e *payEnv) {
 	boleto := e.create(12345, "BRL", "BOLETO")
-	g := e.call("GET", "/payments/"+boleto, e.acct.TestKey, nil)
-	e.want(g, 200, "")
+	g := e.finalised(boleto, "boletoLine")
 	if !domain.ValidBoletoLine(g.str("boletoLine")) || !domain.ValidBoletoBarcode(g.str("boletoBarcode")) ||
 		domain.BoletoLineToBarcode(g.str("boletoLine")) != g.str("boletoBarcode") || g.Body["boletoExpiresAt"] == nil {
 		t.Errorf("boleto data invalid: %s", g.Raw)
@@ -258,15 +276,15 @@ func testPaymentMethods(t *testing.T, e *payEnv) {
 	if !strings.HasSuffix(g.str("boletoBarcode")[9:19], "0000012345") || g.Body["pixCopyPaste"] != nil {
 		t.Errorf("boleto barcode does not carry the amount or pix present: %s", g.Raw)
 	}
-	mb := e.call("GET", "/payments/"+e.create(2500, "EUR", "MULTIBANCO"), e.acct.TestKey, nil)
+	mb := e.finalised(e.create(2500, "EUR", "MULTIBANCO"), "mbReference")
 	if len(mb.str("mbEntity")) != 5 || !domain.ValidMultibancoReference(mb.str("mbEntity"), mb.str("mbReference"), 2500) {
 		t.Errorf("multibanco: %s", mb.Raw)
 	}
-	card := e.call("GET", "/payments/"+e.create(5000, "BRL", "CREDIT_CARD"), e.acct.TestKey, nil)
+	card := e.finalised(e.create(5000, "BRL", "CREDIT_CARD"), "cardRedirectUrl")
 	if !strings.HasPrefix(card.str("cardRedirectUrl"), "https://") {
 		t.Errorf("card: %s", card.Raw)
 	}
-	crypto := e.call("GET", "/payments/"+e.create(10000, "USDT", "CRYPTO"), e.acct.TestKey, nil)
+	crypto := e.finalised(e.create(10000, "USDT", "CRYPTO"), "cryptoAddress")
 	if len(crypto.str("cryptoAddress")) != 42 || crypto.str("cryptoNetwork") == "" || crypto.str("cryptoCurrency") != "USDT" ||
 		crypto.str("cryptoAmount") != "100.00" {
 		t.Errorf("crypto: %s", crypto.Raw)
@@ -501,6 +519,22 @@ func testPaymentExtras(t *testing.T, e *payEnv) {
 	}
 }
 
+func testAccountFees(t *testing.T, e *payEnv) {
+	cheap := e.srv.NewAccount(t, "Loja Parceira")
+	err := e.srv.App.Payments.SetAccountFee(context.Background(), cheap.AccountID, domain.MethodPix,
+		domain.FeeSchedule{Provider: domain.Fee{BPS: 10}, Platform: domain.Fee{Fixed: 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := e.call("POST", "/payments", cheap.TestKey, map[string]any{"amount": 10000, "paymentMethods": []string{"PIX"}, "idempotencyKey": e.key()})
+	e.want(r, 201, "")
+	e.want(e.call("POST", "/test_helpers/charges/"+r.str("id")+"/pay", cheap.TestKey, map[string]any{}), 200, "")
+	g := e.call("GET", "/payments/"+r.str("id"), cheap.TestKey, nil)
+	if g.num("providerFee") != 10 || g.num("platformFee") != 5 || g.num("netAmount") != 9985 {
+		t.Errorf("account fee override not applied: %s", g.Raw)
+	}
+}
+
 func testPaymentHelpers(t *testing.T, e *payEnv) {
 	card := e.create(10000, "BRL", "CREDIT_CARD", "PIX")
 	tr := e.call("POST", "/test_helpers/payments/"+card+"/transition", e.acct.TestKey, map[string]any{"status": "APPROVED", "paidWith": "CREDIT_CARD"})
@@ -621,12 +655,11 @@ func TestRandomisedLedgerSequence(t *testing.T) {
 			t.Logf("seed %d", seed)
 			rnd := rand.New(rand.NewPCG(seed, 7))
 			e := newPayEnv(t, d.dsn(t))
-			type pay struct {
-				id      string
+			type kind struct {
 				methods []string
 				cur     string
 			}
-			kinds := []pay{
+			kinds := []kind{
 				{methods: []string{"PIX"}, cur: "BRL"}, {methods: []string{"BOLETO"}, cur: "BRL"},
 				{methods: []string{"CREDIT_CARD"}, cur: "BRL"}, {methods: []string{"CREDIT_CARD"}, cur: "EUR"},
 				{methods: []string{"MULTIBANCO"}, cur: "EUR"}, {methods: []string{"CRYPTO"}, cur: "USDT"},
@@ -699,4 +732,36 @@ func TestRandomisedLedgerSequence(t *testing.T) {
 
 func callerOf(e *payEnv) app.Caller {
 	return app.Caller{Account: domain.Account{ID: e.acct.AccountID}, Mode: domain.ModeTest}
+}
+
+// TestMethodFinalisationRecovers: with the acquirer down, the create still
+// answers WAITING_PAYMENT without method data; the recovery worker fills
+// it once the acquirer is back.
+func TestMethodFinalisationRecovers(t *testing.T) {
+	t.Parallel()
+	for _, d := range payDialects {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			e := newPayEnv(t, d.dsn(t))
+			e.srv.Sandbox.SetDown(true)
+			id := e.create(5000, "BRL", "BOLETO")
+			e.srv.App.Charges.WaitBackground()
+			g := e.call("GET", "/payments/"+id, e.acct.TestKey, nil)
+			if g.str("status") != "WAITING_PAYMENT" || g.Body["boletoLine"] != nil {
+				t.Fatalf("with the acquirer down: %s", g.Raw)
+			}
+			e.srv.Sandbox.SetDown(false)
+			e.clock.Advance(2 * time.Second)
+			if n, err := e.srv.App.Payments.FinalizePendingMethods(context.Background()); err != nil || n != 1 {
+				t.Fatalf("recovery: %d %v", n, err)
+			}
+			g = e.call("GET", "/payments/"+id, e.acct.TestKey, nil)
+			if !domain.ValidBoletoLine(g.str("boletoLine")) {
+				t.Errorf("after recovery: %s", g.Raw)
+			}
+			if n, _ := e.srv.App.Payments.FinalizePendingMethods(context.Background()); n != 0 {
+				t.Errorf("finalised again: %d", n)
+			}
+		})
+	}
 }

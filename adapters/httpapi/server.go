@@ -57,6 +57,8 @@ type Deps struct {
 	Webhooks *app.WebhookService
 	// Payments serves /v1/payments and /v1/wallets; nil serves neither.
 	Payments *app.PaymentService
+	// PixReceipts handles API Pix notifications (nil: no route).
+	PixReceipts *app.PixReceiptService
 }
 
 // CheckoutPathFromURL returns the path part of a checkout base URL.
@@ -98,6 +100,9 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 	dashboardRoutes(r, d)
 	webhooks := &WebhooksController{webhooks: d.Webhooks}
 	webhooks.CatalogRoutes(r) // public: before the apikey-protected /v1 router
+	if d.PixReceipts != nil {
+		(&ProvidersController{receipts: d.PixReceipts}).Routes(r) // PSP callbacks: no API key
+	}
 	v1 := r.PathPrefix("/v1").Subrouter()
 	v1.Use(APIKeyAuth(d))
 	charges := &ChargesController{charges: d.Charges, links: cfg.Links, qr: d.QR}

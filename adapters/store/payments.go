@@ -514,6 +514,17 @@ func (db *DB) FindRefund(ctx context.Context, scope ports.Scope, id string) (*do
 	return &r, nil
 }
 
+// ListMethodsPending returns charges awaiting their method data.
+func (db *DB) ListMethodsPending(ctx context.Context, before time.Time, limit int) ([]ports.ChargeRef, error) {
+	pending := "c.methods_pending = 1"
+	if postgres(db.bun) {
+		pending = "c.methods_pending"
+	}
+	return listChargeRefs(ctx, db.bun, limit, func(q *bun.SelectQuery) *bun.SelectQuery {
+		return q.Where(pending).Where("c.created_at <= ?", newDBTime(before)).OrderExpr("c.created_at, c.id")
+	})
+}
+
 // ListOpenRefunds returns refunds still moving, longest waiting first.
 func (db *DB) ListOpenRefunds(ctx context.Context, limit int) ([]ports.RefundRef, error) {
 	var rows []refundRow

@@ -63,6 +63,7 @@ type chargeRow struct {
 	CryptoNetwork        *string `bun:"crypto_network"`
 	CryptoCurrency       *string `bun:"crypto_currency"`
 	CryptoAmount         *string `bun:"crypto_amount"`
+	MethodsPending       bool    `bun:"methods_pending"`
 	ReturnState          string  `bun:"return_state"`
 	ExpiresAt            dbTime  `bun:"expires_at"`
 	CreatedAt            dbTime  `bun:"created_at"`
@@ -117,6 +118,7 @@ func chargeFromDomain(s domain.ChargeSnapshot) (*chargeRow, error) {
 		CryptoNetwork:        optString(s.Details.CryptoNetwork),
 		CryptoCurrency:       optString(s.Details.CryptoCurrency),
 		CryptoAmount:         optString(s.Details.CryptoAmount),
+		MethodsPending:       s.MethodsPending,
 		ReturnState:          string(s.ReturnState),
 		ExpiresAt:            newDBTime(s.ExpiresAt),
 		CreatedAt:            newDBTime(s.CreatedAt),
@@ -172,10 +174,11 @@ func (r *chargeRow) toDomain() (*domain.Charge, error) {
 			CryptoCurrency:  deref(r.CryptoCurrency),
 			CryptoAmount:    deref(r.CryptoAmount),
 		},
-		ReturnState: domain.ReturnState(r.ReturnState),
-		ExpiresAt:   r.ExpiresAt.Time,
-		CreatedAt:   r.CreatedAt.Time,
-		UpdatedAt:   r.UpdatedAt.Time,
+		MethodsPending: r.MethodsPending,
+		ReturnState:    domain.ReturnState(r.ReturnState),
+		ExpiresAt:      r.ExpiresAt.Time,
+		CreatedAt:      r.CreatedAt.Time,
+		UpdatedAt:      r.UpdatedAt.Time,
 	}
 	if err := json.Unmarshal([]byte(r.Methods), &s.Methods); err != nil {
 		return nil, fmt.Errorf("store: decode methods of charge %s: %w", r.ID, err)

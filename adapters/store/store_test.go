@@ -340,10 +340,11 @@ func fullSnapshot(t testing.TB, scope ports.Scope) domain.ChargeSnapshot {
 			CryptoCurrency:  "USDT",
 			CryptoAmount:    "123.456789",
 		},
-		ReturnState: domain.ReturnRequested,
-		ExpiresAt:   baseTime.Add(time.Hour),
-		CreatedAt:   baseTime,
-		UpdatedAt:   baseTime.Add(10*time.Minute + 1),
+		MethodsPending: true,
+		ReturnState:    domain.ReturnRequested,
+		ExpiresAt:      baseTime.Add(time.Hour),
+		CreatedAt:      baseTime,
+		UpdatedAt:      baseTime.Add(10*time.Minute + 1),
 	}
 	assertNoZeroField(t, reflect.ValueOf(s), "ChargeSnapshot")
 	return s

@@ -39,12 +39,14 @@ func (c *Config) settings() []setting {
 		{"QUITA_CHECKOUT_URL_BASE", "checkout-url-base", "", "hosted checkout base (default http://<addr>/checkout)", &c.CheckoutURLBase},
 		{"QUITA_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", &c.LogLevel},
 		{"QUITA_JWT_SECRET", "jwt-secret", "", "HS256 secret of dashboard tokens (at least 32 bytes); empty = random per process", &c.JWTSecret},
+		{"QUITA_ACQUIRER", "acquirer", "sandbox", "live-mode acquirer: sandbox or bcbpix (API Pix); test mode always uses the sandbox", &c.Acquirer},
+		{"QUITA_MASTER_KEY", "master-key", "", "32-byte key (hex or base64) sealing provider credentials at rest; required for bcbpix", &c.MasterKey},
 	}
 }
 
 // secretSettings are read from the environment after the flags, so their
 // values never show as flag defaults in --help.
-var secretSettings = map[string]bool{"QUITA_JWT_SECRET": true}
+var secretSettings = map[string]bool{"QUITA_JWT_SECRET": true, "QUITA_MASTER_KEY": true}
 
 // parseConfig reads the environment, then args (flags override).
 func parseConfig(name string, args []string, getenv func(string) string) (Config, error) {
@@ -172,6 +174,12 @@ Usage:
                                   payer block list (0 = default); print the settings
   quitad ledger verify [flags]    recompute every wallet from the ledger postings;
                                   exit status 1 on any drift
+  quitad fees show|set --account A [--method M --provider <bps>[+<fixed>] --platform <bps>[+<fixed>]]
+                                  show or override an account's fees per method
+  quitad acquirer configure --account A --base-url URL --client-id ID --client-secret S
+                 --pix-key K [--cert F --key F] [--ca F] [--token-url URL] [--webhook-url URL]
+                                  store an account's API Pix PSP (sealed with QUITA_MASTER_KEY)
+                                  and register the PSP webhook (docs/bcbpix.md)
 
 Run "quitad serve -h" for the flags and their environment variables.
 Fees: QUITA_FEE_<METHOD>_PROVIDER and QUITA_FEE_<METHOD>_PLATFORM as

@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 
 	"github.com/quitapix/quita/cmd/wiring"
+	"github.com/quitapix/quita/domain"
 )
 
 // ledgerVerify recomputes every wallet from the postings and compares it
@@ -33,4 +37,65 @@ func ledgerVerify(ctx context.Context, args []string, getenv func(string) string
 	}
 	fmt.Fprintln(stdout, "ledger verify: ok")
 	return nil
+}
+
+// feesCommand shows or sets an account's fee schedule:
+//
+//	quitad fees show --account acct_...
+//	quitad fees set --account acct_... --method PIX --provider 50 --platform 49+0
+func feesCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || (args[0] != "show" && args[0] != "set") {
+		return errors.New("usage: quitad fees show|set --account A [--method M --provider <bps>[+<fixed>] --platform <bps>[+<fixed>]]")
+	}
+	sub := args[0]
+	fs := flag.NewFlagSet("quitad fees "+sub, flag.ContinueOnError)
+	account := fs.String("account", "", "account id (acct_...)")
+	method := fs.String("method", "", "payment method: PIX, CREDIT_CARD, BOLETO, MULTIBANCO, MBWAY or CRYPTO")
+	provider := fs.String("provider", "", "provider fee, <bps>[+<fixed minor units>]")
+	platform := fs.String("platform", "", "platform fee, <bps>[+<fixed minor units>]")
+	dbURL := fs.String("database-url", "", "overrides QUITA_DATABASE_URL")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if *account == "" {
+		return errors.New("--account is required")
+	}
+	var cfgArgs []string
+	if *dbURL != "" {
+		cfgArgs = []string{"-database-url", *dbURL}
+	}
+	cfg, err := parseConfig("quitad", cfgArgs, getenv)
+	if err != nil {
+		return err
+	}
+	a, cleanup, err := wiring.InitializeApp(ctx, cfg.Config, newLogger(stderr, cfg.LogLevel))
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	if sub == "set" {
+		if *method == "" || *provider == "" || *platform == "" {
+			return errors.New("fees set needs --method, --provider and --platform")
+		}
+		env := map[string]string{"P": *provider, "L": *platform}
+		get := func(k string) string { return env[k] }
+		p, err := feeFromEnv(get, "P", domain.Fee{})
+		if err != nil {
+			return fmt.Errorf("--provider: %w", err)
+		}
+		l, err := feeFromEnv(get, "L", domain.Fee{})
+		if err != nil {
+			return fmt.Errorf("--platform: %w", err)
+		}
+		if err := a.Payments.SetAccountFee(ctx, *account, domain.Method(*method), domain.FeeSchedule{Provider: p, Platform: l}); err != nil {
+			return err
+		}
+	}
+	fees, err := a.Payments.AccountFees(ctx, *account)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(fees)
 }

@@ -42,6 +42,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	switch cmd {
 	case "serve":
 		return serve(ctx, args, getenv, stdout, stderr)
+	case "fees":
+		return feesCommand(ctx, args, getenv, stdout, stderr)
 	case "ledger":
 		if len(args) == 0 || args[0] != "verify" {
 			usage()
@@ -59,6 +61,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return errors.New("usage: quitad account create --name N --email E --password P")
 		}
 		return createAccount(ctx, args[1:], getenv, stdout, stderr)
+	case "acquirer":
+		if len(args) == 0 || args[0] != "configure" {
+			usage()
+			return errors.New("usage: quitad acquirer configure --account acct_... --base-url URL --client-id ID --client-secret S --pix-key K [--cert F --key F --ca F]")
+		}
+		return acquirerConfigure(ctx, args[1:], getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		usage()
 		return nil
@@ -138,7 +146,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
-	log.Warn("live mode uses the sandbox acquirer: no real money moves", "acquirer", "sandbox")
+	if cfg.Acquirer == wiring.AcquirerBCBPix {
+		log.Info("live mode uses API Pix PSPs; test mode uses the sandbox", "acquirer", cfg.Acquirer)
+	} else {
+		log.Warn("live mode uses the sandbox acquirer: no real money moves", "acquirer", "sandbox")
+	}
 	if cfg.SeedDemo {
 		if err := seedDemo(ctx, a, cfg, stdout); err != nil {
 			return err
@@ -151,7 +163,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	wg.Go(func() { a.Charges.RunEvery(workers, "returns", 5*time.Second, a.Charges.RetryReturns) })
 	wg.Go(func() { a.Charges.RunEvery(workers, "refunds", 300*time.Millisecond, a.Payments.AdvanceRefunds) })
 	wg.Go(func() { a.Charges.RunEvery(workers, "releases", 10*time.Second, a.Payments.ReleaseDue) })
+	wg.Go(func() { a.Charges.RunEvery(workers, "methods", time.Second, a.Payments.FinalizePendingMethods) })
 	wg.Go(func() { a.Webhooks.Run(workers) })
+	if cfg.Acquirer == wiring.AcquirerBCBPix {
+		wg.Go(func() { a.Charges.RunEvery(workers, "pix-reconciliation", time.Minute, a.PixReceipts.Reconcile) })
+	}
 	wg.Go(func() { a.Charges.RunEvery(workers, "dashboard-housekeeping", time.Minute, a.Dashboard.Janitor.Sweep) })
 
 	srv := &http.Server{
@@ -179,6 +195,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	err = srv.Shutdown(sctx)
 	stopWorkers()
 	wg.Wait()
+	a.Charges.WaitBackground()
 	if err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}

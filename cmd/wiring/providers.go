@@ -15,6 +15,8 @@ import (
 	"github.com/google/wire"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/quitapix/quita/adapters/acquirer/bcbpix"
+	"github.com/quitapix/quita/adapters/acquirer/modes"
 	"github.com/quitapix/quita/adapters/acquirer/sandbox"
 	"github.com/quitapix/quita/adapters/checkout"
 	"github.com/quitapix/quita/adapters/httpapi"
@@ -39,6 +41,10 @@ type App struct {
 	Webhooks *app.WebhookService
 	// Payments runs refunds, releases and the ledger.
 	Payments *app.PaymentService
+	// BCBPix is the API Pix adapter (per-account PSP configuration).
+	BCBPix *bcbpix.Acquirer
+	// PixReceipts applies PSP notifications and runs reconciliation.
+	PixReceipts *app.PixReceiptService
 }
 
 // Config is what wiring needs to know; quitad fills it from the
@@ -63,7 +69,23 @@ type Config struct {
 	WebhookAllowPrivate bool
 	// Webhooks tunes delivery (zero value: production schedule).
 	Webhooks app.WebhooksConfig
+	// Acquirer is the live-mode provider: "sandbox" (default) or "bcbpix"
+	// (API Pix). Test mode always uses the sandbox.
+	Acquirer string
+	// MasterKey (QUITA_MASTER_KEY: 32 bytes, hex or base64) seals
+	// per-account provider credentials at rest. Required for bcbpix.
+	MasterKey string
+	// BCBPix tunes the API Pix adapter (zero value: production's).
+	BCBPix bcbpix.Options
+	// PixReceipts tunes notifications and reconciliation.
+	PixReceipts app.PixReceiptsConfig
 }
+
+// Acquirer names accepted in Config.Acquirer.
+const (
+	AcquirerSandbox = "sandbox"
+	AcquirerBCBPix  = "bcbpix"
+)
 
 // storeSet binds every store port to the one bun store.
 var storeSet = wire.NewSet(
@@ -82,14 +104,63 @@ var storeSet = wire.NewSet(
 	wire.Bind(new(ports.RequestLogStore), new(*store.DB)),
 	wire.Bind(new(ports.TokenDenylist), new(*store.DB)),
 	wire.Bind(new(ports.GuardStore), new(*store.DB)),
+	wire.Bind(new(ports.AcquirerAccountStore), new(*store.DB)),
 )
 
-// acquirerSet provides the sandbox as the acquirer and the test bank.
+// acquirerSet provides the acquirer (the sandbox, or API Pix in live mode)
+// and the test bank.
 var acquirerSet = wire.NewSet(
 	provideSandbox,
-	wire.Bind(new(ports.Acquirer), new(*sandbox.Acquirer)),
+	provideAcquirer,
 	wire.Bind(new(ports.PaymentSimulator), new(*sandbox.Acquirer)),
 )
+
+// bcbpixSet is the API Pix adapter and the notification/reconciliation
+// service, in both injectors.
+var bcbpixSet = wire.NewSet(
+	provideBCBPix,
+	wire.Bind(new(ports.PixReceiver), new(*bcbpix.Acquirer)),
+	providePixReceiptsConfig,
+	app.NewPixReceiptService,
+)
+
+// provideBCBPix builds the API Pix adapter over the sealed per-account
+// configuration. Without a master key it can read nothing, which is fine
+// while no account is configured.
+func provideBCBPix(cfg Config, db *store.DB, log *slog.Logger) (*bcbpix.Acquirer, error) {
+	var key []byte
+	if cfg.MasterKey != "" {
+		k, err := bcbpix.ParseMasterKey(cfg.MasterKey)
+		if err != nil {
+			return nil, err
+		}
+		key = k
+	} else if cfg.Acquirer == AcquirerBCBPix {
+		return nil, bcbpix.ErrNoMasterKey
+	}
+	sealer, err := bcbpix.NewSealer(key)
+	if err != nil {
+		return nil, err
+	}
+	opts := cfg.BCBPix
+	if opts.Log == nil {
+		opts.Log = log
+	}
+	return bcbpix.New(db, sealer, opts), nil
+}
+
+// provideAcquirer picks the live-mode provider; test mode is the sandbox.
+func provideAcquirer(cfg Config, sb *sandbox.Acquirer, live *bcbpix.Acquirer) (ports.Acquirer, error) {
+	switch cfg.Acquirer {
+	case "", AcquirerSandbox:
+		return sb, nil
+	case AcquirerBCBPix:
+		return &modes.Router{Test: sb, Live: live}, nil
+	}
+	return nil, fmt.Errorf("QUITA_ACQUIRER: unknown acquirer %q (want sandbox or bcbpix)", cfg.Acquirer)
+}
+
+func providePixReceiptsConfig(cfg Config) app.PixReceiptsConfig { return cfg.PixReceipts }
 
 // clockSet is the wall clock.
 var clockSet = wire.NewSet(
@@ -167,10 +238,11 @@ func provideLinks(cfg Config) domain.Links {
 	return domain.Links{CheckoutBase: cfg.CheckoutURLBase}
 }
 
-func provideChargesConfig(cfg Config, links domain.Links) app.ChargesConfig {
+func provideChargesConfig(cfg Config, links domain.Links, db *store.DB) app.ChargesConfig {
 	return app.ChargesConfig{
-		Links: links,
-		Fees:  methodFees(cfg),
+		Links:       links,
+		Fees:        methodFees(cfg),
+		AccountFees: db,
 	}
 }
 
@@ -204,8 +276,11 @@ func provideQR() *qr.Renderer { return qr.NewRenderer(512, 4096) }
 
 func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *app.ChargeService, accounts *app.AccountService,
 	sim ports.PaymentSimulator, qrr *qr.Renderer, db *store.DB, rdb *redis.Client, co *checkout.Controller,
-	dash *Dashboard, webhooks *app.WebhookService, payments *app.PaymentService,
+	dash *Dashboard, webhooks *app.WebhookService, payments *app.PaymentService, receipts *app.PixReceiptService,
 ) http.Handler {
+	if cfg.Acquirer != AcquirerBCBPix {
+		receipts = nil // no PSP callbacks without the API Pix provider
+	}
 	ready := map[string]httpapi.Pinger{"database": db}
 	if rdb != nil {
 		ready["redis"] = redisPinger{rdb}
@@ -214,7 +289,7 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 		httpapi.Config{Links: links, CheckoutPath: httpapi.CheckoutPathFromURL(cfg.CheckoutURLBase)},
 		httpapi.Deps{Charges: charges, Accounts: accounts, Simulator: sim, QR: qrr, Ready: ready, Log: log, Checkout: co,
 			Sessions: dash.Sessions, Keys: dash.Keys, RateLimits: dash.GuardSettings, Limiter: dash.Limiter, RequestLogs: dash.RequestLogs,
-			Webhooks: webhooks, Payments: payments},
+			Webhooks: webhooks, Payments: payments, PixReceipts: receipts},
 	)
 }
 

@@ -14,7 +14,7 @@ import (
 // InitializeApp wires quitad from its configuration.
 func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, func(), error) {
 	wire.Build(
-		storeSet, acquirerSet, clockSet, appSet,
+		storeSet, acquirerSet, bcbpixSet, clockSet, appSet,
 		provideRedis, provideCache, provideLinks, provideQR, provideHandler, checkoutSet, dashboardSet, webhookSet,
 		wire.Struct(new(App), "*"),
 	)
@@ -26,7 +26,7 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 // control) here.
 func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock ports.Clock, acquirer ports.Acquirer, sim ports.PaymentSimulator) (*App, func(), error) {
 	wire.Build(
-		storeSet, appSet,
+		storeSet, appSet, bcbpixSet,
 		provideRedis, provideCache, provideLinks, provideQR, provideHandler, checkoutSet, dashboardSet, webhookSet,
 		wire.Struct(new(App), "*"),
 	)

@@ -32,9 +32,21 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	systemClock := app.SystemClock{}
 	idempotencyCache := provideCache(cfg, client, systemClock)
 	acquirer := provideSandbox(cfg, systemClock)
+	bcbpixAcquirer, err := provideBCBPix(cfg, db, log)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	portsAcquirer, err := provideAcquirer(cfg, acquirer, bcbpixAcquirer)
+	if err != nil {
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
 	randomIDs := app.RandomIDs{}
-	chargesConfig := provideChargesConfig(cfg, links)
-	chargeService := app.NewChargeService(db, db, idempotencyCache, acquirer, systemClock, randomIDs, log, chargesConfig)
+	chargesConfig := provideChargesConfig(cfg, links, db)
+	chargeService := app.NewChargeService(db, db, idempotencyCache, portsAcquirer, systemClock, randomIDs, log, chargesConfig)
 	params := _wireParamsValue
 	argon2id := password.New(params)
 	accountService := app.NewAccountService(db, db, argon2id, systemClock, randomIDs)
@@ -71,16 +83,20 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	webhooksConfig := provideWebhooksConfig(cfg)
 	webhookService := app.NewWebhookService(db, db, sender, guard, db, systemClock, randomIDs, links, log, webhooksConfig)
 	paymentsConfig := providePaymentsConfig(cfg, links)
-	paymentService := app.NewPaymentService(chargeService, db, db, acquirer, systemClock, randomIDs, log, paymentsConfig)
-	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, client, controller, dashboard, webhookService, paymentService)
+	paymentService := app.NewPaymentService(chargeService, db, db, portsAcquirer, systemClock, randomIDs, log, paymentsConfig)
+	pixReceiptsConfig := providePixReceiptsConfig(cfg)
+	pixReceiptService := app.NewPixReceiptService(chargeService, db, bcbpixAcquirer, systemClock, log, pixReceiptsConfig)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService)
 	wiringApp := &App{
-		Handler:   handler,
-		Charges:   chargeService,
-		Accounts:  accountService,
-		DB:        db,
-		Dashboard: dashboard,
-		Webhooks:  webhookService,
-		Payments:  paymentService,
+		Handler:     handler,
+		Charges:     chargeService,
+		Accounts:    accountService,
+		DB:          db,
+		Dashboard:   dashboard,
+		Webhooks:    webhookService,
+		Payments:    paymentService,
+		BCBPix:      bcbpixAcquirer,
+		PixReceipts: pixReceiptService,
 	}
 	return wiringApp, func() {
 		cleanup3()
@@ -113,7 +129,7 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	}
 	idempotencyCache := provideCache(cfg, client, clock)
 	randomIDs := app.RandomIDs{}
-	chargesConfig := provideChargesConfig(cfg, links)
+	chargesConfig := provideChargesConfig(cfg, links, db)
 	chargeService := app.NewChargeService(db, db, idempotencyCache, acquirer, clock, randomIDs, log, chargesConfig)
 	params := _wireParamsValue
 	argon2id := password.New(params)
@@ -152,15 +168,26 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	webhookService := app.NewWebhookService(db, db, sender, guard, db, clock, randomIDs, links, log, webhooksConfig)
 	paymentsConfig := providePaymentsConfig(cfg, links)
 	paymentService := app.NewPaymentService(chargeService, db, db, acquirer, clock, randomIDs, log, paymentsConfig)
-	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, client, controller, dashboard, webhookService, paymentService)
+	bcbpixAcquirer, err := provideBCBPix(cfg, db, log)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	pixReceiptsConfig := providePixReceiptsConfig(cfg)
+	pixReceiptService := app.NewPixReceiptService(chargeService, db, bcbpixAcquirer, clock, log, pixReceiptsConfig)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService)
 	wiringApp := &App{
-		Handler:   handler,
-		Charges:   chargeService,
-		Accounts:  accountService,
-		DB:        db,
-		Dashboard: dashboard,
-		Webhooks:  webhookService,
-		Payments:  paymentService,
+		Handler:     handler,
+		Charges:     chargeService,
+		Accounts:    accountService,
+		DB:          db,
+		Dashboard:   dashboard,
+		Webhooks:    webhookService,
+		Payments:    paymentService,
+		BCBPix:      bcbpixAcquirer,
+		PixReceipts: pixReceiptService,
 	}
 	return wiringApp, func() {
 		cleanup3()

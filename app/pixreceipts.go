@@ -1,0 +1,237 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+// ErrUnknownReceiver: a provider notification names an account that has no
+// provider configured.
+var ErrUnknownReceiver = errors.New("no provider is configured for this account")
+
+// ErrCashoutNotSupported: the payment's provider (API Pix) refunds only by
+// devolução.
+var ErrCashoutNotSupported = errors.New("the provider refunds pix only by devolution")
+
+// PixReceiptsConfig tunes notifications and reconciliation.
+type PixReceiptsConfig struct {
+	// Window is how far back reconciliation pages received Pix (default
+	// 2 h); it must cover the longest a notification can be lost.
+	Window time.Duration
+	// LockWindow is the slack around a Pix's time when asking the provider
+	// whether it came from the expected payer (default 2 min).
+	LockWindow time.Duration
+	// MaxPerCallback bounds the Pix confirmed per notification (default 100).
+	MaxPerCallback int
+}
+
+// PixReceiptService settles live charges from what the provider received:
+// notifications (never trusted: each Pix is read back from the provider)
+// and a reconciliation pass that catches notifications that never came.
+// Every path ends in ChargeService.ApplyPixPayment, idempotent by
+// end-to-end id, so nothing settles twice.
+type PixReceiptService struct {
+	charges *ChargeService
+	store   ports.AcquirerAccountStore
+	recv    ports.PixReceiver
+	clock   ports.Clock
+	log     *slog.Logger
+	cfg     PixReceiptsConfig
+}
+
+// NewPixReceiptService wires the service.
+func NewPixReceiptService(charges *ChargeService, store ports.AcquirerAccountStore, recv ports.PixReceiver, clock ports.Clock,
+	log *slog.Logger, cfg PixReceiptsConfig,
+) *PixReceiptService {
+	if cfg.Window <= 0 {
+		cfg.Window = 2 * time.Hour
+	}
+	if cfg.LockWindow <= 0 {
+		cfg.LockWindow = 2 * time.Minute
+	}
+	if cfg.MaxPerCallback <= 0 {
+		cfg.MaxPerCallback = 100
+	}
+	return &PixReceiptService{charges: charges, store: store, recv: recv, clock: clock, log: log, cfg: cfg}
+}
+
+// NotifyResult counts what a notification did.
+type NotifyResult struct {
+	Applied, Ignored int
+}
+
+// Notify handles a provider callback for accountID that names the Pix
+// endToEndIDs. The body is not trusted: each Pix is read back from the
+// provider (GET /pix/{e2eid}) before any charge changes. Unknown or
+// unconfirmed ids are ignored. An error (the provider or the database is
+// unavailable) asks the provider to retry the callback, which is safe.
+func (s *PixReceiptService) Notify(ctx context.Context, accountID string, endToEndIDs []string) (NotifyResult, error) {
+	var res NotifyResult
+	seen := map[string]bool{}
+	var firstErr error
+	for _, e2e := range endToEndIDs {
+		if seen[e2e] {
+			continue
+		}
+		seen[e2e] = true
+		if len(seen) > s.cfg.MaxPerCallback {
+			break
+		}
+		if !domain.ValidEndToEndID(e2e) {
+			res.Ignored++
+			continue
+		}
+		p, err := s.recv.GetPix(ctx, accountID, e2e)
+		switch {
+		case errors.Is(err, ports.ErrNotFound):
+			s.log.WarnContext(ctx, "provider notification names a pix the provider does not confirm",
+				"account", accountID, "end_to_end_id", e2e)
+			res.Ignored++
+			continue
+		case errors.Is(err, ports.ErrAcquirerRejected):
+			return res, fmt.Errorf("%w: %v", ErrUnknownReceiver, err)
+		case err != nil:
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		applied, err := s.apply(ctx, accountID, *p)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		if applied {
+			res.Applied++
+		} else {
+			res.Ignored++
+		}
+	}
+	return res, firstErr
+}
+
+// Reconcile pages through every configured account's received Pix of the
+// last Window and applies those a notification did not. It returns how many
+// Pix changed or re-checked a charge.
+func (s *PixReceiptService) Reconcile(ctx context.Context) (int, error) {
+	accts, err := s.recv.ReceiverAccounts(ctx)
+	if err != nil {
+		return 0, err
+	}
+	now := s.clock.Now()
+	n := 0
+	var firstErr error
+	for _, acct := range accts {
+		for page := 0; ; page++ {
+			pg, err := s.recv.ListPix(ctx, ports.PixQuery{AccountID: acct, Start: now.Add(-s.cfg.Window), End: now, Page: page})
+			if err != nil {
+				if firstErr == nil {
+					firstErr = fmt.Errorf("reconcile %s: %w", acct, err)
+				}
+				break
+			}
+			for _, p := range pg.Pix {
+				applied, err := s.apply(ctx, acct, p)
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				if applied {
+					n++
+				}
+			}
+			if !pg.More || ctx.Err() != nil {
+				break
+			}
+		}
+	}
+	return n, firstErr
+}
+
+// apply settles the charge a confirmed Pix paid. It reports false when the
+// Pix needs nothing (no cob of ours, or already applied).
+func (s *PixReceiptService) apply(ctx context.Context, accountID string, p ports.ReceivedPix) (bool, error) {
+	if p.TxID == "" || p.Amount <= 0 {
+		return false, nil
+	}
+	scope := ports.Scope{AccountID: accountID, Mode: domain.ModeLive}
+	id, err := s.store.FindChargeByTxID(ctx, scope, p.TxID)
+	if errors.Is(err, ports.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	c, err := s.charges.store.GetCharge(ctx, scope, id)
+	if err != nil {
+		return false, err
+	}
+	if st := c.Settlement(); st != nil && st.EndToEndID == p.EndToEndID {
+		return false, nil // applied before: nothing settles twice
+	}
+	if p.Returned >= p.Amount {
+		return false, nil // already given back (underpayment or late payment)
+	}
+	pay := domain.PixPayment{EndToEndID: p.EndToEndID, Amount: p.Amount, PayerTaxID: p.PayerTaxID, PayerName: p.PayerName,
+		PaidAt: p.PaidAt}
+	if pay.PaidAt.IsZero() {
+		pay.PaidAt = s.clock.Now()
+	}
+	if expected := c.ExpectedPayer(); expected != "" && pay.PayerTaxID == "" && p.Amount == c.Amount() {
+		// API Pix does not disclose the payer: ask whether this Pix came
+		// from the expected document. Undetermined stays "" (processing).
+		found, err := s.fromPayer(ctx, accountID, p, expected)
+		if err != nil {
+			return false, err
+		}
+		if found {
+			pay.PayerTaxID = expected
+		}
+	}
+	_, err = s.charges.ApplyPixPayment(ctx, scope, id, pay)
+	if errors.Is(err, domain.ErrChargeNotPayable) || errors.Is(err, domain.ErrChargeExpired) {
+		// A Pix for a cob that is no longer payable: give it back.
+		_, rerr := s.charges.acquirer.ReturnPix(ctx, ports.ReturnPixRequest{Scope: scope, ChargeID: id, EndToEndID: p.EndToEndID,
+			ReturnID: returnID(p.EndToEndID), Amount: p.Amount - p.Returned, Reason: "the charge is no longer payable"})
+		if rerr != nil {
+			return false, fmt.Errorf("return a pix for a closed charge: %w", rerr)
+		}
+		s.log.InfoContext(ctx, "pix for a closed charge returned", "charge", domain.PrefixCharge+id, "end_to_end_id", p.EndToEndID)
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// fromPayer asks the provider (GET /pix?txid&cpf|cnpj) whether p came from
+// the document expected.
+func (s *PixReceiptService) fromPayer(ctx context.Context, accountID string, p ports.ReceivedPix, expected string) (bool, error) {
+	at := p.PaidAt
+	if at.IsZero() {
+		at = s.clock.Now()
+	}
+	for page := 0; ; page++ {
+		pg, err := s.recv.ListPix(ctx, ports.PixQuery{AccountID: accountID, Start: at.Add(-s.cfg.LockWindow), End: at.Add(s.cfg.LockWindow),
+			TxID: p.TxID, PayerTaxID: expected, Page: page})
+		if err != nil {
+			return false, err
+		}
+		for _, q := range pg.Pix {
+			if q.EndToEndID == p.EndToEndID {
+				return true, nil
+			}
+		}
+		if !pg.More {
+			return false, nil
+		}
+	}
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/quitapix/quita/adapters/acquirer/bcbpix"
+	"github.com/quitapix/quita/cmd/wiring"
+	"github.com/quitapix/quita/domain"
+)
+
+// acquirerConfigure stores an account's API Pix PSP configuration, sealed
+// under QUITA_MASTER_KEY, and registers the PSP webhook. It prints what it
+// stored without any secret.
+func acquirerConfigure(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("quitad acquirer configure", flag.ContinueOnError)
+	account := fs.String("account", "", "account id (acct_...)")
+	baseURL := fs.String("base-url", "", "the PSP's API Pix base URL")
+	tokenURL := fs.String("token-url", "", "OAuth2 token URL (default <base-url>/oauth/token)")
+	clientID := fs.String("client-id", "", "OAuth2 client id")
+	clientSecret := fs.String("client-secret", "", "OAuth2 client secret (or env QUITA_PSP_CLIENT_SECRET)")
+	cert := fs.String("cert", "", "client certificate file (PEM) for mTLS")
+	key := fs.String("key", "", "client private key file (PEM) for mTLS")
+	ca := fs.String("ca", "", "CA file (PEM) trusted for the PSP's server certificate (default: system roots)")
+	pixKey := fs.String("pix-key", "", "the account's Pix key (chave) at the PSP")
+	webhookURL := fs.String("webhook-url", "", "callback URL to register at the PSP (default <QUITA_BASE_URL>/providers/bcbpix/<account>)")
+	noWebhook := fs.Bool("no-webhook", false, "do not register the webhook at the PSP")
+	dbURL := fs.String("database-url", "", "overrides QUITA_DATABASE_URL")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	acct := *account
+	if !strings.HasPrefix(acct, domain.PrefixAccount) || acct == domain.PrefixAccount {
+		return errors.New("--account acct_... is required")
+	}
+	if *clientSecret == "" {
+		*clientSecret = getenv("QUITA_PSP_CLIENT_SECRET")
+	}
+	pc := bcbpix.AccountConfig{BaseURL: *baseURL, TokenURL: *tokenURL, ClientID: *clientID, ClientSecret: *clientSecret, PixKey: *pixKey}
+	for _, f := range []struct {
+		path string
+		dst  *string
+	}{{*cert, &pc.CertPEM}, {*key, &pc.KeyPEM}, {*ca, &pc.CAPEM}} {
+		if f.path == "" {
+			continue
+		}
+		b, err := os.ReadFile(f.path)
+		if err != nil {
+			return err
+		}
+		*f.dst = string(b)
+	}
+	if err := pc.Validate(); err != nil {
+		return err
+	}
+	var cfgArgs []string
+	if *dbURL != "" {
+		cfgArgs = []string{"-database-url", *dbURL}
+	}
+	cfg, err := parseConfig("quitad", cfgArgs, getenv)
+	if err != nil {
+		return err
+	}
+	if cfg.MasterKey == "" {
+		return bcbpix.ErrNoMasterKey
+	}
+	a, cleanup, err := wiring.InitializeApp(ctx, cfg.Config, newLogger(stderr, cfg.LogLevel))
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	if _, err := a.DB.GetAccount(ctx, acct); err != nil {
+		return fmt.Errorf("account %s: %w", *account, err)
+	}
+	if err := a.BCBPix.Configure(ctx, acct, pc); err != nil {
+		return err
+	}
+	out := map[string]any{"account": acct, "provider": bcbpix.Name, "base_url": pc.BaseURL,
+		"client_id": pc.ClientID, "pix_key": pc.PixKey, "mtls": pc.CertPEM != ""}
+	if !*noWebhook {
+		hook := *webhookURL
+		if hook == "" {
+			hook = cfg.BaseURL + "/providers/bcbpix/" + acct
+		}
+		if err := a.BCBPix.RegisterWebhook(ctx, acct, hook); err != nil {
+			return fmt.Errorf("configuration stored, but registering the webhook failed (retry, or pass --no-webhook): %w", err)
+		}
+		out["webhook_url"] = hook
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

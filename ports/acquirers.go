@@ -1,0 +1,107 @@
+package ports
+
+//go:generate go tool moq -rm -out ../mocks/acquirers.go -pkg mocks . AcquirerAccountStore PixReceiver
+
+import (
+	"context"
+	"time"
+)
+
+// AcquirerAccount is one account's configuration of a provider. Sealed is
+// opaque to the store: the adapter encrypts it (AES-GCM) before it is
+// written and never logs it.
+type AcquirerAccount struct {
+	AccountID string
+	Provider  string
+	Sealed    []byte
+	UpdatedAt time.Time
+}
+
+// AcquirerAccountStore keeps per-account provider configuration and finds
+// charges by the txid a provider names them with.
+type AcquirerAccountStore interface {
+	// PutAcquirerAccount inserts or replaces the account's configuration
+	// of a.Provider.
+	PutAcquirerAccount(ctx context.Context, a AcquirerAccount) error
+	// GetAcquirerAccount returns ErrNotFound when the account has not
+	// configured provider.
+	GetAcquirerAccount(ctx context.Context, accountID, provider string) (*AcquirerAccount, error)
+	// ListAcquirerAccounts returns every account that configured provider.
+	ListAcquirerAccounts(ctx context.Context, provider string) ([]AcquirerAccount, error)
+	// FindChargeByTxID returns the raw id of the scope's charge whose Pix
+	// txid is txid. ErrNotFound when there is none.
+	FindChargeByTxID(ctx context.Context, scope Scope, txid string) (string, error)
+}
+
+// ReceivedPix is a Pix the provider confirms it received (API Pix "pix").
+type ReceivedPix struct {
+	EndToEndID string
+	// TxID is the cob the Pix paid, "" for a Pix without one.
+	TxID   string
+	Amount int64
+	PaidAt time.Time
+	// PayerTaxID is the payer's CPF or CNPJ when the provider discloses it
+	// (a PSP-specific extension), "" otherwise.
+	PayerTaxID string
+	PayerName  string
+	// Returned is the sum of its devoluções already accepted.
+	Returned int64
+}
+
+// PixQuery pages received Pix (GET /pix) of one account.
+type PixQuery struct {
+	AccountID  string
+	Start, End time.Time
+	TxID       string
+	// PayerTaxID filters by payer CPF or CNPJ.
+	PayerTaxID string
+	// Page is 0-based.
+	Page int
+}
+
+// PixPage is one page of received Pix.
+type PixPage struct {
+	Pix  []ReceivedPix
+	More bool
+}
+
+// PixReceiver reads what a provider received, for notifications and
+// reconciliation. Errors: ErrNotFound, ErrAcquirerUnavailable,
+// ErrAcquirerRejected.
+type PixReceiver interface {
+	// ReceiverAccounts lists the accounts configured with the provider.
+	ReceiverAccounts(ctx context.Context) ([]string, error)
+	// GetPix confirms one Pix of the account by end-to-end id.
+	GetPix(ctx context.Context, accountID, endToEndID string) (*ReceivedPix, error)
+	// ListPix returns a page of the account's received Pix.
+	ListPix(ctx context.Context, q PixQuery) (PixPage, error)
+}
+
+// ScopedNamer is implemented by an acquirer that routes scopes to different
+// providers: NameFor is the name of the provider that serves scope.
+type ScopedNamer interface {
+	NameFor(scope Scope) string
+}
+
+// ProviderName is the name of the provider a serves scope with.
+func ProviderName(a Acquirer, scope Scope) string {
+	if n, ok := a.(ScopedNamer); ok {
+		return n.NameFor(scope)
+	}
+	return a.Name()
+}
+
+// CashoutSupport is implemented by an acquirer that may not send refunds as
+// a new Pix to a key (cashout) in some scopes.
+type CashoutSupport interface {
+	SupportsCashout(scope Scope) bool
+}
+
+// SupportsCashout reports whether a can refund by cashout in scope
+// (acquirers that do not say support it).
+func SupportsCashout(a Acquirer, scope Scope) bool {
+	if c, ok := a.(CashoutSupport); ok {
+		return c.SupportsCashout(scope)
+	}
+	return true
+}
