@@ -52,7 +52,7 @@ type DashboardUser struct {
 // Session is a successful login.
 type Session struct {
 	Token     string    `json:"token"`
-	ExpiresAt time.Time `json:"expiresAt"`
+	ExpiresAt domain.Timestamp `json:"expiresAt"`
 	AccountID string    `json:"accountId"`
 }
 
@@ -149,7 +149,7 @@ func (s *SessionService) Login(ctx context.Context, email, password string) (Ses
 	if err != nil {
 		return Session{}, err
 	}
-	return Session{Token: token, ExpiresAt: claims.ExpiresAt, AccountID: user.AccountID}, nil
+	return Session{Token: token, ExpiresAt: domain.Timestamp(claims.ExpiresAt), AccountID: user.AccountID}, nil
 }
 
 // Verify resolves a session token. It reads the denylist on every call, so

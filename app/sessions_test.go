@@ -114,7 +114,7 @@ func TestLoginThrottlesAfterFailures(t *testing.T) {
 	}
 	h.failures = 2
 	s, err := h.svc.Login(ctx, "ana@example.com", "right password")
-	if err != nil || s.Token != "token-ses_raw" || s.AccountID != "acct_1" || !s.ExpiresAt.Equal(t0.Add(12*time.Hour)) {
+	if err != nil || s.Token != "token-ses_raw" || s.AccountID != "acct_1" || !time.Time(s.ExpiresAt).Equal(t0.Add(12*time.Hour)) {
 		t.Fatalf("login %+v %v", s, err)
 	}
 	if h.failures != 0 {

@@ -267,11 +267,11 @@ type issuedKeyJSON struct {
 	Fingerprint string    `json:"fingerprint"`
 	Prefix      string    `json:"prefix"`
 	Label       string    `json:"label"`
-	CreatedAt   time.Time `json:"createdAt"`
+	CreatedAt   domain.Timestamp `json:"createdAt"`
 }
 
 func issuedJSON(k app.IssuedKey) issuedKeyJSON {
-	return issuedKeyJSON{ID: k.ID, APIKey: k.APIKey, Fingerprint: k.Fingerprint, Prefix: k.Prefix, Label: k.Label, CreatedAt: k.CreatedAt}
+	return issuedKeyJSON{ID: k.ID, APIKey: k.APIKey, Fingerprint: k.Fingerprint, Prefix: k.Prefix, Label: k.Label, CreatedAt: domain.Timestamp(k.CreatedAt)}
 }
 
 type issueKeyRequest struct {
@@ -313,7 +313,7 @@ type keyMetaJSON struct {
 	ID        string    `json:"id"`
 	Prefix    string    `json:"prefix"`
 	Label     string    `json:"label"`
-	CreatedAt time.Time `json:"createdAt"`
+	CreatedAt domain.Timestamp `json:"createdAt"`
 }
 
 func (c *APIKeysController) list(w http.ResponseWriter, r *http.Request) {
@@ -324,7 +324,7 @@ func (c *APIKeysController) list(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]keyMetaJSON, len(ks))
 	for i, k := range ks {
-		out[i] = keyMetaJSON{ID: k.ID, Prefix: k.Prefix, Label: k.Label, CreatedAt: k.CreatedAt}
+		out[i] = keyMetaJSON{ID: k.ID, Prefix: k.Prefix, Label: k.Label, CreatedAt: domain.Timestamp(k.CreatedAt)}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": out})
 }
@@ -371,7 +371,7 @@ type auditJSON struct {
 	KeyID          string    `json:"keyId,omitempty"`
 	KeyFingerprint string    `json:"keyFingerprint,omitempty"`
 	Code           string    `json:"code,omitempty"`
-	CreatedAt      time.Time `json:"createdAt"`
+	CreatedAt      domain.Timestamp `json:"createdAt"`
 }
 
 func (c *APIKeysController) auditLogs(w http.ResponseWriter, r *http.Request) {
@@ -388,7 +388,7 @@ func (c *APIKeysController) auditLogs(w http.ResponseWriter, r *http.Request) {
 	out := make([]auditJSON, len(es))
 	for i, e := range es {
 		out[i] = auditJSON{ID: e.ID, Action: e.Action, UserID: e.UserID, KeyID: e.KeyID, KeyFingerprint: e.KeyFingerprint,
-			Code: e.Code, CreatedAt: e.CreatedAt}
+			Code: e.Code, CreatedAt: domain.Timestamp(e.CreatedAt)}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": out})
 }
@@ -401,7 +401,7 @@ type requestLogJSON struct {
 	DurationMs        float64   `json:"durationMs"`
 	APIKeyFingerprint string    `json:"apiKeyFingerprint"`
 	Mode              string    `json:"mode"`
-	CreatedAt         time.Time `json:"createdAt"`
+	CreatedAt         domain.Timestamp `json:"createdAt"`
 }
 
 func (c *APIKeysController) requestLogs(w http.ResponseWriter, r *http.Request) {
@@ -424,7 +424,7 @@ func (c *APIKeysController) requestLogs(w http.ResponseWriter, r *http.Request) 
 	for i, e := range es {
 		out[i] = requestLogJSON{RequestID: e.RequestID, Method: e.Method, Path: e.Path, Status: e.Status,
 			DurationMs: float64(e.Duration.Microseconds()) / 1000, APIKeyFingerprint: e.KeyFingerprint, Mode: e.Mode,
-			CreatedAt: e.CreatedAt}
+			CreatedAt: domain.Timestamp(e.CreatedAt)}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"data": out})
 }
