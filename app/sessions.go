@@ -51,9 +51,9 @@ type DashboardUser struct {
 
 // Session is a successful login.
 type Session struct {
-	Token     string    `json:"token"`
+	Token     string           `json:"token"`
 	ExpiresAt domain.Timestamp `json:"expiresAt"`
-	AccountID string    `json:"accountId"`
+	AccountID string           `json:"accountId"`
 }
 
 // SessionService logs dashboard users in and out and verifies their

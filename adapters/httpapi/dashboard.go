@@ -262,11 +262,11 @@ func (c *APIKeysController) Routes(r *mux.Router) {
 }
 
 type issuedKeyJSON struct {
-	ID          string    `json:"id"`
-	APIKey      string    `json:"apiKey"`
-	Fingerprint string    `json:"fingerprint"`
-	Prefix      string    `json:"prefix"`
-	Label       string    `json:"label"`
+	ID          string           `json:"id"`
+	APIKey      string           `json:"apiKey"`
+	Fingerprint string           `json:"fingerprint"`
+	Prefix      string           `json:"prefix"`
+	Label       string           `json:"label"`
 	CreatedAt   domain.Timestamp `json:"createdAt"`
 }
 
@@ -310,9 +310,9 @@ func (c *APIKeysController) issue(w http.ResponseWriter, r *http.Request) {
 }
 
 type keyMetaJSON struct {
-	ID        string    `json:"id"`
-	Prefix    string    `json:"prefix"`
-	Label     string    `json:"label"`
+	ID        string           `json:"id"`
+	Prefix    string           `json:"prefix"`
+	Label     string           `json:"label"`
 	CreatedAt domain.Timestamp `json:"createdAt"`
 }
 
@@ -365,12 +365,12 @@ func queryLimit(r *http.Request, def int) (int, error) {
 }
 
 type auditJSON struct {
-	ID             string    `json:"id"`
-	Action         string    `json:"action"`
-	UserID         string    `json:"userId,omitempty"`
-	KeyID          string    `json:"keyId,omitempty"`
-	KeyFingerprint string    `json:"keyFingerprint,omitempty"`
-	Code           string    `json:"code,omitempty"`
+	ID             string           `json:"id"`
+	Action         string           `json:"action"`
+	UserID         string           `json:"userId,omitempty"`
+	KeyID          string           `json:"keyId,omitempty"`
+	KeyFingerprint string           `json:"keyFingerprint,omitempty"`
+	Code           string           `json:"code,omitempty"`
 	CreatedAt      domain.Timestamp `json:"createdAt"`
 }
 
@@ -394,13 +394,13 @@ func (c *APIKeysController) auditLogs(w http.ResponseWriter, r *http.Request) {
 }
 
 type requestLogJSON struct {
-	RequestID         string    `json:"requestId"`
-	Method            string    `json:"method"`
-	Path              string    `json:"path"`
-	Status            int       `json:"status"`
-	DurationMs        float64   `json:"durationMs"`
-	APIKeyFingerprint string    `json:"apiKeyFingerprint"`
-	Mode              string    `json:"mode"`
+	RequestID         string           `json:"requestId"`
+	Method            string           `json:"method"`
+	Path              string           `json:"path"`
+	Status            int              `json:"status"`
+	DurationMs        float64          `json:"durationMs"`
+	APIKeyFingerprint string           `json:"apiKeyFingerprint"`
+	Mode              string           `json:"mode"`
 	CreatedAt         domain.Timestamp `json:"createdAt"`
 }
 
