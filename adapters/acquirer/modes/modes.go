@@ -1,0 +1,111 @@
+// Package modes routes acquirer calls by mode: test-mode charges always go
+// to the sandbox, live-mode charges to the configured provider (API Pix).
+// Calls that carry only a provider reference go to the provider whose
+// prefix the reference has.
+package modes
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+// Provider is what a live provider implements.
+type Provider interface {
+	ports.Acquirer
+	ports.RefundAcquirer
+}
+
+// Sandbox is what the test-mode acquirer implements.
+type Sandbox interface {
+	Provider
+	ports.MethodAcquirer
+}
+
+// Router is an acquirer that sends test mode to Test and live mode to Live.
+type Router struct {
+	Test Sandbox
+	Live Provider
+}
+
+var (
+	_ ports.Acquirer       = (*Router)(nil)
+	_ ports.RefundAcquirer = (*Router)(nil)
+	_ ports.MethodAcquirer = (*Router)(nil)
+)
+
+func (r *Router) pick(s ports.Scope) Provider {
+	if s.Mode == domain.ModeLive {
+		return r.Live
+	}
+	return r.Test
+}
+
+// byRef picks the provider whose references start with its name.
+func (r *Router) byRef(ref string) Provider {
+	if strings.HasPrefix(ref, r.Live.Name()+":") {
+		return r.Live
+	}
+	return r.Test
+}
+
+// Name is the live provider's name (the name charges are created with is
+// the one of the provider that created them; see CreatePixCharge).
+func (r *Router) Name() string { return r.Live.Name() }
+
+// CreatePixCharge implements ports.Acquirer.
+func (r *Router) CreatePixCharge(ctx context.Context, req ports.CreatePixChargeRequest) (*ports.CreatePixChargeResponse, error) {
+	return r.pick(req.Scope).CreatePixCharge(ctx, req)
+}
+
+// CancelPixCharge implements ports.Acquirer.
+func (r *Router) CancelPixCharge(ctx context.Context, req ports.CancelPixChargeRequest) error {
+	return r.pick(req.Scope).CancelPixCharge(ctx, req)
+}
+
+// ReturnPix implements ports.Acquirer.
+func (r *Router) ReturnPix(ctx context.Context, req ports.ReturnPixRequest) (*ports.ReturnPixResponse, error) {
+	return r.pick(req.Scope).ReturnPix(ctx, req)
+}
+
+// Refund implements ports.RefundAcquirer.
+func (r *Router) Refund(ctx context.Context, req ports.RefundRequest) (string, error) {
+	return r.pick(req.Scope).Refund(ctx, req)
+}
+
+// RefundStatus implements ports.RefundAcquirer.
+func (r *Router) RefundStatus(ctx context.Context, providerRef string) (string, error) {
+	return r.byRef(providerRef).RefundStatus(ctx, providerRef)
+}
+
+// ChargeStatus implements ports.RefundAcquirer.
+func (r *Router) ChargeStatus(ctx context.Context, providerRef string) (ports.ProviderStatus, error) {
+	return r.byRef(providerRef).ChargeStatus(ctx, providerRef)
+}
+
+// Receipt implements ports.RefundAcquirer. Receipts are Quita's own (the
+// sandbox renders them) unless the reference names the live provider.
+func (r *Router) Receipt(ctx context.Context, req ports.ReceiptRequest) ([]byte, error) {
+	return r.byRef(req.ProviderRef).Receipt(ctx, req)
+}
+
+// CreatePaymentMethods implements ports.MethodAcquirer: only test mode
+// offers methods other than Pix.
+func (r *Router) CreatePaymentMethods(ctx context.Context, req ports.CreateMethodsRequest) (domain.MethodDetails, error) {
+	if req.Mode == domain.ModeLive {
+		if m, ok := r.Live.(ports.MethodAcquirer); ok {
+			return m.CreatePaymentMethods(ctx, req)
+		}
+		return domain.MethodDetails{}, fmt.Errorf("%w: the %s provider supports only pix", ports.ErrAcquirerRejected, r.Live.Name())
+	}
+	return r.Test.CreatePaymentMethods(ctx, req)
+}
+
+// NameFor implements ports.ScopedNamer.
+func (r *Router) NameFor(s ports.Scope) string { return r.pick(s).Name() }
+
+// SupportsCashout implements ports.CashoutSupport for the provider of s.
+func (r *Router) SupportsCashout(s ports.Scope) bool { return ports.SupportsCashout(r.pick(s), s) }
