@@ -145,7 +145,7 @@ func artifactDir(t *testing.T) string {
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
 	// Let the state's entrance animation finish.
-	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getAnimations().every(a => a.playState === 'finished')`,
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getAnimations().every(a => a.playState === 'finished' || a.effect.getTiming().iterations === Infinity)`,
 		chromedp.WithPollingTimeout(5*time.Second))); err != nil {
 		t.Logf("animations still running before %s: %v", name, err)
 	}

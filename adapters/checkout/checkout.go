@@ -43,6 +43,12 @@ type Source interface {
 	// Status returns only the public status and expiry; ports.ErrNotFound
 	// for an unknown raw id.
 	Status(ctx context.Context, rawID string) (app.CheckoutStatus, error)
+	// CardScreen returns the view of a test-mode charge offering
+	// CREDIT_CARD for the sandbox card screen; ports.ErrNotFound otherwise.
+	CardScreen(ctx context.Context, rawID string) (app.CheckoutView, error)
+	// CardDecision approves or declines the card payment of the sandbox
+	// card screen (test mode only).
+	CardDecision(ctx context.Context, rawID string, approve bool) (app.CheckoutStatus, error)
 }
 
 var _ Source = (*app.CheckoutService)(nil)
@@ -79,6 +85,10 @@ func New(src Source, log *slog.Logger, cfg Config) *Controller {
 func (c *Controller) Routes(r *mux.Router) {
 	r.HandleFunc("/static/{name}", c.asset).Methods(http.MethodGet, http.MethodHead).Name("checkout.asset")
 	r.HandleFunc("/{id}/status", c.status).Methods(http.MethodGet).Name("checkout.status")
+	r.HandleFunc("/{id}/card", c.cardPage).Methods(http.MethodGet, http.MethodHead).Name("checkout.card")
+	r.HandleFunc("/{id}/card", c.cardDecide).Methods(http.MethodPost).Name("checkout.card_decide")
+	// The sandbox acquirer's cardRedirectUrl ({base}/pix/card/{id}).
+	r.HandleFunc("/pix/card/{id}", c.cardRedirect).Methods(http.MethodGet, http.MethodHead).Name("checkout.card_redirect")
 	r.HandleFunc("/{id}", c.page).Methods(http.MethodGet, http.MethodHead).Name("checkout.page")
 	// The bare checkout path is a link cut short. No catch-all beyond
 	// that: it would shadow pages other controllers mount here later.
@@ -104,6 +114,7 @@ var (
 	}
 	pageTmpl = template.Must(template.New("page.html").Funcs(template.FuncMap{
 		"assetURL": assetURL,
+		"multi":    func(ps []panel) bool { return len(ps) > 1 },
 	}).ParseFS(assetFS, "assets/page.html"))
 )
 
@@ -180,6 +191,9 @@ func (c *Controller) asset(w http.ResponseWriter, r *http.Request) {
 type statusBody struct {
 	Status    domain.Status    `json:"status"`
 	ExpiresAt domain.Timestamp `json:"expires_at"`
+	// MethodsReady: the data of every method is there; a page showing
+	// "preparing" reloads when it turns true.
+	MethodsReady bool `json:"methods_ready"`
 }
 
 func (c *Controller) status(w http.ResponseWriter, r *http.Request) {
@@ -202,7 +216,7 @@ func (c *Controller) status(w http.ResponseWriter, r *http.Request) {
 		c.writeStatusError(w, code)
 		return
 	}
-	b, err := json.Marshal(statusBody{Status: st.Status, ExpiresAt: domain.Timestamp(st.ExpiresAt)})
+	b, err := json.Marshal(statusBody{Status: st.Status, ExpiresAt: domain.Timestamp(st.ExpiresAt), MethodsReady: st.MethodsReady})
 	if err != nil {
 		c.writeStatusError(w, http.StatusInternalServerError)
 		return
@@ -238,30 +252,64 @@ type stateView struct {
 	Shown bool
 }
 
-// panel is one payment method's section. Pix is the only one so far; the
-// payments surface (card, boleto, ...) adds kinds here and in page.html.
+// panel is one payment method's section: Kind is pix, boleto, multibanco,
+// mbway, card or crypto (page.html has one block per kind). A panel is
+// Preparing while the acquirer still produces its data and Unavailable
+// when the data never came.
 type panel struct {
-	Kind   string
+	Kind        string
+	Label       string
+	Preparing   bool
+	Unavailable bool
+	// Pix.
 	BRCode string
 	QRURL  string
 	QRAlt  string
+	// Boleto.
+	Line    string
+	Barcode string
+	PDFURL  string
+	Expiry  string
+	// Multibanco (Expiry too).
+	Entity    string
+	Reference string
+	Amount    string
+	// MB WAY: the instruction naming the phone's last digits.
+	PhoneNote string
+	// Card: the card screen (sandbox) or the provider's page.
+	CardURL string
+	// Crypto.
+	Address        string
+	Network        string
+	CryptoAmount   string
+	CryptoCurrency string
 }
 
 type pageData struct {
-	T           *messages
-	Kind        string // "charge", "not_found", "error"
-	Title       string
-	Merchant    string
-	Initial     string
-	Amount      string
-	Description string
-	Status      string
-	Pending     bool
-	Panels      []panel
+	T    *messages
+	Kind string // "charge", "card", "not_found", "error"
+	// Base leads from the page's address to the checkout path ("" on the
+	// page, "../" on the card screen).
+	Base  string
+	RawID string
+	// MethodsPending: some panel is preparing; the script reloads when the
+	// status endpoint says the data is ready.
+	MethodsPending bool
+	Title          string
+	Merchant       string
+	Initial        string
+	Amount         string
+	Description    string
+	Status         string
+	Pending        bool
+	Panels         []panel
 	// OffersPix: the charge offers Pix (its panel is missing only when
 	// the acquirer gave no Pix data).
-	OffersPix   bool
-	States      []stateView
+	OffersPix bool
+	States    []stateView
+	PayTitle  string
+	// Footer overrides the Pix footer on pages offering other methods.
+	Footer      string
 	TestMode    bool
 	ExpiresISO  string
 	ExpiresText string
@@ -323,18 +371,37 @@ func (c *Controller) page(w http.ResponseWriter, r *http.Request) {
 		StatusURL:   raw + "/status",
 		SwitchURL:   raw + "?lang=" + t.OtherLang,
 	}
-	d.Title = t.PayTitle + ": " + amount + " · " + v.MerchantName
 	d.OffersPix = slices.Contains(v.Methods, domain.MethodPix)
 	var imgOrigin string
-	if v.Pix != nil {
-		d.Panels = append(d.Panels, panel{
-			Kind: "pix", BRCode: v.Pix.BRCode, QRURL: v.Pix.QRCodeURL,
-			QRAlt: fmt.Sprintf(t.QRAlt, amount, v.MerchantName),
-		})
-		imgOrigin = origin(v.Pix.QRCodeURL)
+	d.Panels, imgOrigin = panels(v, t, lang, amount)
+	if r.URL.Query().Get("lang") != "" {
+		// Keep the payer's chosen language on the sandbox card screen.
+		for i := range d.Panels {
+			if d.Panels[i].CardURL == raw+"/card" {
+				d.Panels[i].CardURL += "?lang=" + lang
+			}
+		}
+	}
+	pixOnly := len(d.Panels) == 1 && d.Panels[0].Kind == "pix"
+	payTitle := t.PayTitle
+	if !pixOnly && len(d.Panels) > 0 {
+		payTitle = t.PayTitleAny
+	}
+	d.PayTitle = payTitle
+	if !pixOnly && len(d.Panels) > 0 {
+		d.Footer = t.FooterAny
+	}
+	d.Title = payTitle + ": " + amount + " · " + v.MerchantName
+	for _, p := range d.Panels {
+		if p.Preparing {
+			d.MethodsPending = true
+		}
 	}
 	for _, s := range stateOrder {
 		st := t.States[string(s)]
+		if over, ok := t.StatesAny[string(s)]; ok && !pixOnly && len(d.Panels) > 0 {
+			st = over
+		}
 		d.States = append(d.States, stateView{Key: string(s), Title: st.Title, Body: st.Body, Shown: s == v.Status})
 		if s == v.Status {
 			d.Title = st.Title + " · " + v.MerchantName

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -53,7 +54,32 @@ func (f *fakeSource) View(_ context.Context, raw string) (app.CheckoutView, erro
 
 func (f *fakeSource) Status(ctx context.Context, raw string) (app.CheckoutStatus, error) {
 	v, err := f.View(ctx, raw)
-	return app.CheckoutStatus{Status: v.Status, ExpiresAt: v.ExpiresAt}, err
+	return app.CheckoutStatus{Status: v.Status, ExpiresAt: v.ExpiresAt, MethodsReady: !v.MethodsPending}, err
+}
+
+func (f *fakeSource) CardScreen(ctx context.Context, raw string) (app.CheckoutView, error) {
+	v, err := f.View(ctx, raw)
+	if err == nil && (!v.TestMode || !slices.Contains(v.Methods, domain.MethodCreditCard)) {
+		return app.CheckoutView{}, ports.ErrNotFound
+	}
+	return v, err
+}
+
+// CardDecision records the decision; the view's status follows it.
+func (f *fakeSource) CardDecision(ctx context.Context, raw string, approve bool) (app.CheckoutStatus, error) {
+	v, err := f.CardScreen(ctx, raw)
+	if err != nil {
+		return app.CheckoutStatus{}, err
+	}
+	if v.Status != domain.StatusPending {
+		return app.CheckoutStatus{}, app.ErrCardScreenUnavailable
+	}
+	v.Status = domain.StatusFailed
+	if approve {
+		v.Status = domain.StatusPaid
+	}
+	f.views[raw] = v
+	return app.CheckoutStatus{Status: v.Status, ExpiresAt: v.ExpiresAt, MethodsReady: true}, nil
 }
 
 func view(raw string, status domain.Status) app.CheckoutView {
@@ -119,7 +145,15 @@ func TestFormatAmount(t *testing.T) {
 		{123456, "BRL", checkout.LangEnglish, "R$ 1,234.56"},
 		{5, "", checkout.LangEnglish, "R$ 0.05"},
 		{-123456, "BRL", checkout.LangPortuguese, "-R$ 1.234,56"},
-		{1050, "EUR", checkout.LangPortuguese, "EUR 10,50"},
+		{1050, "EUR", checkout.LangPortuguese, "10,50 €"},
+		{123456, "EUR", checkout.LangPortuguese, "1.234,56 €"},
+		{123456, "EUR", checkout.LangEnglish, "€1,234.56"},
+		{-123456, "EUR", checkout.LangPortuguese, "-1.234,56 €"},
+		{123456, "USD", checkout.LangPortuguese, "US$ 1.234,56"},
+		{123456, "USD", checkout.LangEnglish, "$1,234.56"},
+		{123456, "GBP", checkout.LangEnglish, "£1,234.56"},
+		{123456, "USDT", checkout.LangPortuguese, "1.234,56 USDT"},
+		{123456, "USDT", checkout.LangEnglish, "1,234.56 USDT"},
 		{math.MaxInt64, "BRL", checkout.LangPortuguese, "R$ 92.233.720.368.547.758,07"},
 		{math.MinInt64, "BRL", checkout.LangPortuguese, "-R$ 92.233.720.368.547.758,08"},
 	}
@@ -394,16 +428,23 @@ func TestEachStatusHasItsOwnState(t *testing.T) {
 	}
 }
 
-// A charge whose only method has no panel yet says so instead of showing
-// a payment form it cannot honour.
+// A charge whose method data never came (the acquirer failed, not still
+// preparing) says the method is unavailable instead of showing a payment
+// form it cannot honour; one with no method the page knows says so.
 func TestMethodWithoutPanelSaysSo(t *testing.T) {
 	t.Parallel()
 	v := view(rawPending, domain.StatusPending)
 	v.Pix = nil
 	v.Methods = []domain.Method{domain.MethodBoleto}
 	_, body := get(t, newHandler(&fakeSource{views: map[string]app.CheckoutView{rawPending: v}}), "/checkout/"+rawPending)
-	if !strings.Contains(body, "ainda não pode ser paga por esta página") || strings.Contains(body, `id="brcode"`) {
-		t.Errorf("want the no-method notice and no code: %.500s", body)
+	if !strings.Contains(body, "Esta forma de pagamento não está disponível") || strings.Contains(body, `id="brcode"`) ||
+		strings.Contains(body, `id="boleto-line"`) || strings.Contains(body, "Preparando") {
+		t.Errorf("want the unavailable notice and no code: %.500s", body)
+	}
+	v.Methods = nil
+	_, body = get(t, newHandler(&fakeSource{views: map[string]app.CheckoutView{rawPending: v}}), "/checkout/"+rawPending)
+	if !strings.Contains(body, "ainda não pode ser paga por esta página") || strings.Contains(body, `class="panel`) {
+		t.Errorf("want the no-method notice and no panel: %.500s", body)
 	}
 }
 
@@ -431,8 +472,8 @@ func TestStatusEndpoint(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &got); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]any{"status": "pending", "expires_at": "2026-11-22T15:30:00.000Z"}
-	if len(got) != len(want) || got["status"] != want["status"] || got["expires_at"] != want["expires_at"] {
+	want := map[string]any{"status": "pending", "expires_at": "2026-11-22T15:30:00.000Z", "methods_ready": true}
+	if len(got) != len(want) || got["status"] != want["status"] || got["expires_at"] != want["expires_at"] || got["methods_ready"] != true {
 		t.Errorf("body %v, want exactly %v", got, want)
 	}
 	for _, p := range []string{"/checkout/" + rawUnknown + "/status", "/checkout/nope/status"} {

@@ -5,19 +5,42 @@ import (
 	"strings"
 )
 
-// FormatAmount renders minor units as the payer reads money in lang:
-// "R$ 1.234,56" in Portuguese, "R$ 1,234.56" in English. Integer
-// arithmetic only; currencies other than BRL show their ISO code
-// ("EUR 10,00"). Every currency is assumed to have two decimals, as on
-// every surface of Quita.
+// FormatAmount renders minor units as the payer reads money in lang, with
+// integer arithmetic only. Every currency is assumed to have two decimals,
+// as on every surface of Quita.
+//
+//	BRL  R$ 1.234,56   (en: R$ 1,234.56)
+//	EUR  1.234,56 €    (en: €1,234.56)
+//	USD  US$ 1.234,56  (en: $1,234.56)
+//	GBP  £ 1.234,56    (en: £1,234.56)
+//	else 1.234,56 USDT (en: 1,234.56 USDT)
 func FormatAmount(minor int64, currency string, lang string) string {
+	en := lang == LangEnglish
 	thousands, decimal := ".", ","
-	if lang == LangEnglish {
+	if en {
 		thousands, decimal = ",", "."
 	}
-	symbol := currency
-	if currency == "" || currency == "BRL" {
-		symbol = "R$"
+	var prefix, suffix string
+	switch currency {
+	case "", "BRL":
+		prefix = "R$ "
+	case "EUR":
+		prefix, suffix = "", " €"
+		if en {
+			prefix, suffix = "€", ""
+		}
+	case "USD":
+		prefix = "US$ "
+		if en {
+			prefix = "$"
+		}
+	case "GBP":
+		prefix = "£ "
+		if en {
+			prefix = "£"
+		}
+	default:
+		suffix = " " + currency
 	}
 	neg := minor < 0
 	// uint64 so that the most negative int64 negates without overflow.
@@ -29,12 +52,11 @@ func FormatAmount(minor int64, currency string, lang string) string {
 	digits := strconv.FormatUint(whole, 10)
 
 	var b strings.Builder
-	b.Grow(len(symbol) + len(digits) + len(digits)/3 + 5)
+	b.Grow(len(prefix) + len(suffix) + len(digits) + len(digits)/3 + 4)
 	if neg {
 		b.WriteByte('-')
 	}
-	b.WriteString(symbol)
-	b.WriteByte(' ')
+	b.WriteString(prefix)
 	for i := range len(digits) {
 		if i > 0 && (len(digits)-i)%3 == 0 {
 			b.WriteString(thousands)
@@ -44,5 +66,6 @@ func FormatAmount(minor int64, currency string, lang string) string {
 	b.WriteString(decimal)
 	b.WriteByte(byte('0' + cents/10))
 	b.WriteByte(byte('0' + cents%10))
+	b.WriteString(suffix)
 	return b.String()
 }

@@ -89,6 +89,51 @@ type messages struct {
 	ErrorTitle      string
 	ErrorBody       string
 	ExpiredCounting string
+
+	// Several methods.
+	PayTitleAny  string // title while pending when not Pix-only
+	FooterAny    string
+	StatesAny    map[string]stateText
+	ChooseMethod string
+	MethodNames  map[string]string
+	Preparing    string
+	MethodGone   string
+	// Boleto.
+	BoletoLine    string
+	BoletoHint    string
+	BoletoCopy    string
+	BoletoCopied  string
+	BoletoBarcode string
+	BoletoPDF     string
+	BoletoDue     string
+	// Multibanco.
+	MBIntro     string
+	MBEntity    string
+	MBReference string
+	MBAmount    string
+	MBDue       string
+	// MB WAY: format: the phone's last digits.
+	MBWayNote string
+	// Card.
+	CardIntro  string
+	CardButton string
+	// Crypto.
+	CryptoIntro   string
+	CryptoAddress string
+	CryptoCopy    string
+	CryptoCopied  string
+	CryptoNetwork string
+	CryptoAmount  string
+	CryptoWarn    string
+	// The sandbox card screen.
+	CardTitle   string
+	CardBody    string
+	CardNumber  string
+	CardApprove string
+	CardDecline string
+	CardBack    string
+	CardClosed  string
+	CardFailed  string
 }
 
 var catalog = map[string]*messages{
@@ -135,6 +180,51 @@ var catalog = map[string]*messages{
 		ErrorTitle:      "Algo deu errado",
 		ErrorBody:       "Não conseguimos carregar esta cobrança agora. Tente de novo em alguns instantes.",
 		ExpiredCounting: "Prazo encerrado",
+		PayTitleAny:     "Pagamento",
+		FooterAny:       "Pagamento seguro, processado por Quita.",
+		StatesAny: map[string]stateText{
+			"paid":       {"Pagamento confirmado", "Recebemos o seu pagamento. Você já pode fechar esta página."},
+			"processing": {"Pagamento em análise", "Recebemos o seu pagamento e ele está em análise. A loja vai avisar você quando a análise terminar."},
+			"expired":    {"Esta cobrança expirou", "O prazo para pagar terminou e nenhum valor foi cobrado. Peça à loja uma nova cobrança."},
+			"failed":     {"Pagamento não concluído", "O pagamento foi recusado e nenhum valor foi cobrado. Fale com a loja para tentar de novo."},
+		},
+		ChooseMethod: "Como você quer pagar?",
+		MethodNames: map[string]string{
+			"pix": "Pix", "boleto": "Boleto", "multibanco": "Multibanco", "mbway": "MB WAY",
+			"card": "Cartão de crédito", "crypto": "Cripto",
+		},
+		Preparing:     "Preparando os dados de pagamento…",
+		MethodGone:    "Esta forma de pagamento não está disponível agora. Escolha outra ou fale com a loja.",
+		BoletoLine:    "Linha digitável",
+		BoletoHint:    "Copie a linha e pague no app do seu banco, em Pagar boleto.",
+		BoletoCopy:    "Copiar linha digitável",
+		BoletoCopied:  "Linha copiada!",
+		BoletoBarcode: "Código de barras",
+		BoletoPDF:     "Baixar boleto (PDF)",
+		BoletoDue:     "Vencimento",
+		MBIntro:       "Pague num caixa Multibanco ou no homebanking, em Pagamentos de serviços.",
+		MBEntity:      "Entidade",
+		MBReference:   "Referência",
+		MBAmount:      "Montante",
+		MBDue:         "Válida até",
+		MBWayNote:     "Enviamos o pedido de pagamento para o app MB WAY do telemóvel terminado em %s. Abra o app e confirme.",
+		CardIntro:     "Pague com cartão de crédito numa página segura.",
+		CardButton:    "Pagar com cartão",
+		CryptoIntro:   "Envie exatamente o valor abaixo para este endereço, na rede indicada.",
+		CryptoAddress: "Endereço",
+		CryptoCopy:    "Copiar endereço",
+		CryptoCopied:  "Endereço copiado!",
+		CryptoNetwork: "Rede",
+		CryptoAmount:  "Valor exato",
+		CryptoWarn:    "Enviar por outra rede ou outro valor pode causar a perda dos fundos.",
+		CardTitle:     "Cartão de teste",
+		CardBody:      "Esta é a tela de cartão do sandbox: nenhum cartão real é pedido nem cobrado. Escolha o resultado do pagamento.",
+		CardNumber:    "Cartão de teste",
+		CardApprove:   "Aprovar pagamento",
+		CardDecline:   "Recusar pagamento",
+		CardBack:      "Voltar para o pagamento",
+		CardClosed:    "Esta cobrança não está mais aguardando pagamento.",
+		CardFailed:    "Não foi possível registrar a resposta. Tente de novo.",
 	},
 	LangEnglish: {
 		Lang:           LangEnglish,
@@ -179,5 +269,50 @@ var catalog = map[string]*messages{
 		ErrorTitle:      "Something went wrong",
 		ErrorBody:       "We could not load this charge right now. Please try again in a moment.",
 		ExpiredCounting: "Time is up",
+		PayTitleAny:     "Payment",
+		FooterAny:       "Secure payment, processed by Quita.",
+		StatesAny: map[string]stateText{
+			"paid":       {"Payment confirmed", "We received your payment. You can close this page."},
+			"processing": {"Payment under review", "We received your payment and it is under review. The store will let you know when it is done."},
+			"expired":    {"This charge has expired", "The time to pay is over and nothing was charged. Ask the store for a new charge."},
+			"failed":     {"Payment not completed", "The payment was declined and nothing was charged. Contact the store to try again."},
+		},
+		ChooseMethod: "How do you want to pay?",
+		MethodNames: map[string]string{
+			"pix": "Pix", "boleto": "Boleto", "multibanco": "Multibanco", "mbway": "MB WAY",
+			"card": "Credit card", "crypto": "Crypto",
+		},
+		Preparing:     "Preparing the payment details…",
+		MethodGone:    "This payment method is not available right now. Choose another one or contact the store.",
+		BoletoLine:    "Digitable line",
+		BoletoHint:    "Copy the line and pay it in your bank app, under Pay a boleto.",
+		BoletoCopy:    "Copy digitable line",
+		BoletoCopied:  "Line copied!",
+		BoletoBarcode: "Barcode",
+		BoletoPDF:     "Download boleto (PDF)",
+		BoletoDue:     "Due date",
+		MBIntro:       "Pay at a Multibanco ATM or in your home banking, under Service payments.",
+		MBEntity:      "Entity",
+		MBReference:   "Reference",
+		MBAmount:      "Amount",
+		MBDue:         "Valid until",
+		MBWayNote:     "We sent the payment request to the MB WAY app on the phone ending in %s. Open the app and confirm.",
+		CardIntro:     "Pay by credit card on a secure page.",
+		CardButton:    "Pay by card",
+		CryptoIntro:   "Send exactly the amount below to this address, on the network shown.",
+		CryptoAddress: "Address",
+		CryptoCopy:    "Copy address",
+		CryptoCopied:  "Address copied!",
+		CryptoNetwork: "Network",
+		CryptoAmount:  "Exact amount",
+		CryptoWarn:    "Sending on another network or another amount may lose the funds.",
+		CardTitle:     "Test card",
+		CardBody:      "This is the sandbox card screen: no real card is asked for or charged. Choose how the payment ends.",
+		CardNumber:    "Test card",
+		CardApprove:   "Approve payment",
+		CardDecline:   "Decline payment",
+		CardBack:      "Back to the payment",
+		CardClosed:    "This charge is no longer awaiting payment.",
+		CardFailed:    "Could not record the answer. Please try again.",
 	},
 }

@@ -53,7 +53,7 @@ func TestCheckoutOnServer(t *testing.T) {
 		}
 		return m
 	}
-	if got := status(); got["status"] != "pending" || got["expires_at"] != ch.Pix.ExpiresAt || len(got) != 2 {
+	if got := status(); got["status"] != "pending" || got["expires_at"] != ch.Pix.ExpiresAt || got["methods_ready"] != true || len(got) != 3 {
 		t.Errorf("status before paying: %v", got)
 	}
 	payCharge(t, srv, acct.TestKey, ch.ID, nil)

@@ -1,11 +1,13 @@
-// Quita hosted checkout: copy button, countdown and live status.
-// Everything it needs comes from data-* attributes of #checkout; it talks
-// only to the page's own {id}/status endpoint.
+// Quita hosted checkout: method switcher, copy buttons, countdown and
+// live status; and the sandbox card screen. Everything it needs comes from
+// data-* attributes; it talks only to the page's own {id}/status endpoint
+// (and, on the card screen, to {id}/card).
 (function () {
   'use strict';
 
   var root = document.getElementById('checkout');
   if (!root) return;
+  var methodsPending = root.getAttribute('data-methods-pending') === 'true';
 
   var OPEN = { pending: true, processing: true };
   var status = root.getAttribute('data-status');
@@ -81,6 +83,13 @@
         failures = 0;
         var t = Date.parse(d.expires_at);
         if (!isNaN(t)) expiresAt = t;
+        // The acquirer finished the boleto/Multibanco/crypto data: load
+        // it (the chosen method survives in the address's #fragment).
+        if (methodsPending && d.methods_ready && d.status === 'pending') {
+          methodsPending = false;
+          location.reload();
+          return;
+        }
         show(d.status);
       })
       .catch(function () { failures++; })
@@ -131,40 +140,69 @@
     } catch (e) { /* keep the server's Brasília time */ }
   }
 
+  // --- method switcher ----------------------------------------------------
+
+  var radios = root.querySelectorAll('input[name="method"]');
+
+  function choose(kind, remember) {
+    var panels = root.querySelectorAll('.panel[data-method], [data-for]');
+    for (var i = 0; i < panels.length; i++) {
+      var p = panels[i];
+      var k = p.getAttribute('data-method') || p.getAttribute('data-for');
+      p.hidden = k !== kind;
+    }
+    if (remember && history.replaceState) history.replaceState(null, '', '#' + kind);
+  }
+
+  if (radios.length > 1) {
+    var initial = location.hash.slice(1);
+    var picked = null;
+    for (var r = 0; r < radios.length; r++) {
+      if (radios[r].value === initial) picked = radios[r];
+      radios[r].addEventListener('change', function (e) {
+        if (e.target.checked) choose(e.target.value, true);
+      });
+    }
+    if (picked) picked.checked = true;
+    for (r = 0; r < radios.length; r++) {
+      if (radios[r].checked) choose(radios[r].value, false);
+    }
+  }
+
   // --- copy ---------------------------------------------------------------
 
-  var copy = document.getElementById('copy');
-  var code = document.getElementById('brcode');
-  var copyLabel = document.getElementById('copy-label');
-  var feedback = document.getElementById('copy-feedback');
-  var resetTimer = 0;
+  function wireCopy(btn) {
+    var code = document.getElementById(btn.getAttribute('data-target'));
+    var label = btn.querySelector('.copy-label');
+    var feedback = document.getElementById(btn.getAttribute('data-feedback'));
+    var resetTimer = 0;
+    if (!code || !label || !feedback) return;
 
-  function selectCode() {
-    code.focus();
-    code.select();
-    code.setSelectionRange(0, code.value.length);
-  }
+    function selectCode() {
+      code.focus();
+      code.select();
+      code.setSelectionRange(0, code.value.length);
+    }
 
-  function legacyCopy() {
-    selectCode();
-    try { return document.execCommand('copy'); } catch (e) { return false; }
-  }
+    function legacyCopy() {
+      selectCode();
+      try { return document.execCommand('copy'); } catch (e) { return false; }
+    }
 
-  function copied(ok) {
-    copy.classList.toggle('copied', ok);
-    feedback.classList.toggle('fail', !ok);
-    copyLabel.textContent = ok ? copy.getAttribute('data-copied') : copy.getAttribute('data-label');
-    feedback.textContent = feedback.getAttribute(ok ? 'data-ok' : 'data-fail');
-    if (!ok) selectCode();
-    clearTimeout(resetTimer);
-    resetTimer = setTimeout(function () {
-      copy.classList.remove('copied');
-      copyLabel.textContent = copy.getAttribute('data-label');
-    }, 4000);
-  }
+    function copied(ok) {
+      btn.classList.toggle('copied', ok);
+      feedback.classList.toggle('fail', !ok);
+      label.textContent = ok ? btn.getAttribute('data-copied') : btn.getAttribute('data-label');
+      feedback.textContent = feedback.getAttribute(ok ? 'data-ok' : 'data-fail');
+      if (!ok) selectCode();
+      clearTimeout(resetTimer);
+      resetTimer = setTimeout(function () {
+        btn.classList.remove('copied');
+        label.textContent = btn.getAttribute('data-label');
+      }, 4000);
+    }
 
-  if (copy && code) {
-    copy.addEventListener('click', function () {
+    btn.addEventListener('click', function () {
       var text = code.value;
       if (navigator.clipboard && window.isSecureContext) {
         navigator.clipboard.writeText(text).then(
@@ -178,6 +216,9 @@
     code.addEventListener('focus', function () { code.select(); });
   }
 
+  var copyButtons = root.querySelectorAll('.copy-btn');
+  for (var c = 0; c < copyButtons.length; c++) wireCopy(copyButtons[c]);
+
   // --- start --------------------------------------------------------------
 
   if (OPEN[status]) {
@@ -186,5 +227,43 @@
       ticker = setInterval(tick, 1000);
     }
     schedule(pollMs);
+  }
+})();
+
+// The sandbox card screen: approve or decline, then back to the checkout.
+(function () {
+  'use strict';
+
+  var screen = document.getElementById('card-screen');
+  if (!screen) return;
+  var feedback = document.getElementById('card-feedback');
+  var buttons = screen.querySelectorAll('button[data-decision]');
+  var busy = false;
+
+  function decide(decision) {
+    if (busy) return;
+    busy = true;
+    for (var i = 0; i < buttons.length; i++) buttons[i].disabled = true;
+    fetch('card', {
+      method: 'POST',
+      cache: 'no-store',
+      credentials: 'omit',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify({ decision: decision })
+    }).then(function (r) {
+      if (r.status === 409) throw new Error('closed');
+      if (!r.ok) throw new Error('status ' + r.status);
+      location.href = screen.getAttribute('data-back');
+    }).catch(function (e) {
+      busy = false;
+      for (var i = 0; i < buttons.length; i++) buttons[i].disabled = false;
+      feedback.textContent = screen.getAttribute(e.message === 'closed' ? 'data-closed' : 'data-fail');
+    });
+  }
+
+  for (var i = 0; i < buttons.length; i++) {
+    buttons[i].addEventListener('click', function (e) {
+      decide(e.currentTarget.getAttribute('data-decision'));
+    });
   }
 })();
