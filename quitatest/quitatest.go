@@ -94,7 +94,7 @@ func NewServer(t testing.TB, opts Options) *Server {
 		PixFees:             domain.FeeSchedule{Provider: domain.Fee{BPS: 50}, Platform: domain.Fee{BPS: 49}},
 		WebhookAllowPrivate: !opts.StrictWebhookURLs, Webhooks: opts.Webhooks,
 	}
-	sb := sandbox.New(sandbox.Config{LocationHost: sandbox.LocationHostFromURL(cfg.CheckoutURLBase)}, opts.Clock)
+	sb := sandbox.New(sandbox.Config{LocationHost: sandbox.LocationHostFromURL(cfg.CheckoutURLBase), CheckoutBase: cfg.CheckoutURLBase}, opts.Clock)
 	a, cleanup, err := wiring.InitializeWith(context.Background(), cfg, log, opts.Clock, sb, sb)
 	if err != nil {
 		hs.Close()

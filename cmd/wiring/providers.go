@@ -231,7 +231,7 @@ type redisPinger struct{ c *redis.Client }
 func (p redisPinger) Ping(ctx context.Context) error { return p.c.Ping(ctx).Err() }
 
 func provideSandbox(cfg Config, clock ports.Clock) *sandbox.Acquirer {
-	return sandbox.New(sandbox.Config{LocationHost: sandbox.LocationHostFromURL(cfg.CheckoutURLBase)}, clock)
+	return sandbox.New(sandbox.Config{LocationHost: sandbox.LocationHostFromURL(cfg.CheckoutURLBase), CheckoutBase: cfg.CheckoutURLBase}, clock)
 }
 
 func provideLinks(cfg Config) domain.Links {

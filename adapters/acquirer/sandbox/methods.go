@@ -62,10 +62,8 @@ func (a *Acquirer) CreatePaymentMethods(_ context.Context, req ports.CreateMetho
 				return d, fmt.Errorf("%w: %v", ports.ErrAcquirerRejected, err)
 			}
 			d.BoletoBarcode, d.BoletoLine = b.Barcode, b.Line
-			d.BoletoPDFURL = a.cfg.LocationHost + "/boleto/" + req.ChargeID + ".pdf"
-			if !strings.Contains(d.BoletoPDFURL, "://") {
-				d.BoletoPDFURL = "https://" + d.BoletoPDFURL
-			}
+			// The sandbox bank prints no boleto PDF, so boletoPdfUrl stays null
+			// rather than pointing at a page nobody serves.
 			d.BoletoExpiresAt = due.Truncate(time.Second)
 		case domain.MethodMultibanco:
 			ref, err := domain.MultibancoReference(multibancoEntity, digitsOf("mb:"+req.ChargeID, 7), req.Amount)
@@ -74,8 +72,7 @@ func (a *Acquirer) CreatePaymentMethods(_ context.Context, req ports.CreateMetho
 			}
 			d.MBEntity, d.MBReference, d.MBExpiresAt = multibancoEntity, ref, now.Add(multibancoValid).Truncate(time.Second)
 		case domain.MethodCreditCard:
-			d.CardRedirectURL = "https://" + strings.TrimPrefix(strings.TrimPrefix(a.cfg.LocationHost, "https://"), "http://") +
-				"/card/" + req.ChargeID
+			d.CardRedirectURL = strings.TrimRight(a.cfg.CheckoutBase, "/") + "/" + req.ChargeID + "/card"
 		case domain.MethodCrypto:
 			sum := sha256.Sum256([]byte("crypto:" + req.ChargeID))
 			d.CryptoAddress = "0x" + hex.EncodeToString(sum[:20])

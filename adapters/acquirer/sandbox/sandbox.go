@@ -32,6 +32,9 @@ type Config struct {
 	// LocationHost is host[:port][/path] of the payload locations, without
 	// scheme (the BR Code carries the location without one).
 	LocationHost string
+	// CheckoutBase is {checkout_url_base} with its scheme; sandbox card
+	// payments are approved on the hosted checkout's card screen under it.
+	CheckoutBase string
 }
 
 // Acquirer is the sandbox acquirer.
