@@ -21,6 +21,9 @@ import (
 type PaymentsController struct {
 	payments *app.PaymentService
 	qr       QRRenderer
+	// webhooks checks a per-transaction webhookUrl at create with the
+	// endpoint rules (https, no private addresses in live mode).
+	webhooks *app.WebhookService
 }
 
 // Routes registers the payments routes.
@@ -204,6 +207,12 @@ func (c *PaymentsController) create(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, badRequest("currency", "parameter_invalid", "currency must be 3 to 8 characters"))
 		return
 	}
+	if req.WebhookURL != "" && c.webhooks != nil {
+		if err := c.webhooks.CheckWebhookURL(r.Context(), callerFrom(r.Context()).Mode, req.WebhookURL); err != nil {
+			writeError(w, r, renameParam(err, "url", "webhookUrl"))
+			return
+		}
+	}
 	in := app.CreateChargeInput{
 		Amount: *req.Amount, Currency: req.Currency, Methods: methods,
 		Customer:    domain.Customer{Name: req.CustomerName, Document: req.CustomerDocument, Email: req.CustomerEmail},
@@ -225,6 +234,18 @@ func (c *PaymentsController) create(w http.ResponseWriter, r *http.Request) {
 
 // paymentParam renames the charges surface's parameter names to the
 // payments surface's.
+// renameParam answers err with the param named as this surface names it.
+func renameParam(err error, from, to string) error {
+	ae := classify(err)
+	if ae == nil || ae.Param != from {
+		return err
+	}
+	cp := *ae
+	cp.Param = to
+	cp.Message = strings.Replace(cp.Message, from, to, 1)
+	return &cp
+}
+
 func paymentParam(err error) error {
 	ae := classify(err)
 	if ae == nil || ae.Param == "" {

@@ -366,3 +366,25 @@ func TestPaymentWebhookURLDelivery(t *testing.T) {
 		}
 	}
 }
+
+// A live payment's webhookUrl obeys the endpoint rules at create: a
+// private address is refused before anything is written.
+func TestPaymentWebhookURLCheckedAtCreate(t *testing.T) {
+	t.Parallel()
+	srv := quitatest.NewServer(t, quitatest.Options{StrictWebhookURLs: true})
+	acct := srv.NewAccount(t, "Loja SSRF")
+	for _, u := range []string{"https://127.0.0.1:9/tx", "https://[::1]/tx", "https://10.0.0.1/tx", "https://169.254.169.254/latest"} {
+		r := whCall(t, srv, "POST", "/v1/payments", acct.LiveKey, map[string]any{
+			"amount": 2500, "paymentMethods": []string{"PIX"}, "idempotencyKey": "tx-ssrf-" + strings.Repeat("0", 4),
+			"webhookUrl": u,
+		})
+		whWant(t, r, 400, "url_not_allowed")
+		if p := r.Body["error"].(map[string]any)["param"]; p != "webhookUrl" {
+			t.Errorf("%s: param %v, want webhookUrl", u, p)
+		}
+	}
+	list := whCall(t, srv, "GET", "/v1/payments", acct.LiveKey, nil)
+	if n := list.Body["total"]; n != float64(0) {
+		t.Errorf("refused payments were written: total %v", n)
+	}
+}
