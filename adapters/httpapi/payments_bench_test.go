@@ -49,13 +49,23 @@ VALUES (?, 'test', 'BRL', 1000000000000, 0, now())`, e.acct.AccountID)
 	if err != nil {
 		b.Fatalf("seed wallet: %v", err)
 	}
-	// The seed bypasses the store, so it fills the status counters as the
-	// migration does for existing rows.
+	// The seed bypasses the store, so it fills the status counters and the
+	// per-day totals as the migrations do for existing rows.
 	_, err = db.ExecContext(ctx, `INSERT INTO charge_counts (account_id, mode, status, shard, n)
 SELECT account_id, mode, status, 0, COUNT(*) FROM charges WHERE account_id = ? GROUP BY account_id, mode, status
 ON CONFLICT (account_id, mode, status, shard) DO UPDATE SET n = charge_counts.n + EXCLUDED.n`, e.acct.AccountID)
 	if err != nil {
 		b.Fatalf("seed counts: %v", err)
+	}
+	_, err = db.ExecContext(ctx, `INSERT INTO charge_day_totals (account_id, mode, day, currency, status, paid_with, shard, n, volume, refunded)
+SELECT account_id, mode, CAST(CAST(created_at AT TIME ZONE 'UTC' AS date) AS text), currency, status,
+    COALESCE(settlement_paid_with, ''), 0, COUNT(*), SUM(amount), SUM(refund_completed)
+FROM charges WHERE account_id = ? GROUP BY 1, 2, 3, 4, 5, 6
+ON CONFLICT (account_id, mode, day, currency, status, paid_with, shard) DO UPDATE
+SET n = charge_day_totals.n + EXCLUDED.n, volume = charge_day_totals.volume + EXCLUDED.volume,
+    refunded = charge_day_totals.refunded + EXCLUDED.refunded`, e.acct.AccountID)
+	if err != nil {
+		b.Fatalf("seed day totals: %v", err)
 	}
 	// What autovacuum would have done by the time an account has 200,000
 	// transactions: statistics and the visibility map.

@@ -51,7 +51,8 @@ func insertCharge(ctx context.Context, idb bun.IDB, row *chargeRow, evs []eventR
 	if idem != nil {
 		qs = append(qs, idb.NewInsert().Model(idem))
 	}
-	qs = append(qs, idb.NewInsert().Model(row), countDelta(idb, row.AccountID, row.Mode, row.Status, row.ID, 1))
+	qs = append(qs, idb.NewInsert().Model(row), countDelta(idb, row.AccountID, row.Mode, row.Status, row.ID, 1),
+		dayTotalsInsert(idb, row))
 	if len(evs) > 0 {
 		qs = append(qs, idb.NewInsert().Model(&evs))
 	}
@@ -167,6 +168,7 @@ func updateCharge(ctx context.Context, tx bun.IDB, scope ports.Scope, id string,
 	}
 	qs := []schema.QueryAppender{tx.NewUpdate().Model(upd).ExcludeColumn(chargeImmutableColumns...).WherePK()}
 	qs = append(qs, statusCountChanges(tx, row.AccountID, row.Mode, row.ID, row.Status, upd.Status)...)
+	qs = append(qs, dayTotalsChanges(tx, row, upd)...)
 	if evs := eventsFromDomain(events); len(evs) > 0 {
 		qs = append(qs, tx.NewInsert().Model(&evs))
 	}

@@ -159,6 +159,7 @@ func (db *DB) UpdateChargeTx(ctx context.Context, scope ports.Scope, id string, 
 		}
 		qs = append(qs, tx.NewUpdate().Model(upd).ExcludeColumn(chargeImmutableColumns...).WherePK())
 		qs = append(qs, statusCountChanges(tx, row.AccountID, row.Mode, row.ID, row.Status, upd.Status)...)
+		qs = append(qs, dayTotalsChanges(tx, row, upd)...)
 		if evs := eventsFromDomain(change.Events); len(evs) > 0 {
 			qs = append(qs, tx.NewInsert().Model(&evs))
 		}
@@ -416,7 +417,12 @@ func (db *DB) readTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx
 }
 
 // AggregatePayments groups charges for stats and metrics.
+// Windows that start at a UTC midnight (all the service asks for) read the
+// per-day totals; others scan the charges.
 func (db *DB) AggregatePayments(ctx context.Context, scope ports.Scope, since time.Time, cur domain.Currency) ([]ports.PaymentAggregate, error) {
+	if dayAligned(since) {
+		return db.aggregateDayTotals(ctx, scope, since, cur)
+	}
 	var rows []struct {
 		Day      string `bun:"day"`
 		Currency string `bun:"currency"`

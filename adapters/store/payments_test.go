@@ -3,6 +3,8 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -23,6 +25,7 @@ func TestPaymentStore(t *testing.T) {
 			db := openStore(t, d.dsn(t))
 			testLedgerWritesWithCharge(t, db)
 			testListPaymentsTotals(t, db)
+			testAggregateDayTotals(t, db)
 		})
 	}
 }
@@ -125,6 +128,113 @@ func testListPaymentsTotals(t *testing.T, db *store.DB) {
 	}
 	if _, _, err := db.ListPayments(ctx, ports.PaymentQuery{Scope: scope, Page: 1, Limit: 2, SortBy: "nope"}); !errors.Is(err, domain.ErrValidation) {
 		t.Errorf("unknown sortBy: %v", err)
+	}
+}
+
+// testAggregateDayTotals checks the per-day totals AggregatePayments reads
+// for day-aligned windows against a scan of the same charges (a window
+// starting one microsecond earlier, which no charge falls in), after
+// creates, settlements, cancellations, expiries and refunds, and against
+// figures worked out by hand.
+func testAggregateDayTotals(t *testing.T, db *store.DB) {
+	ctx := t.Context()
+	scope := ports.Scope{AccountID: "acct_day_totals", Mode: domain.ModeLive}
+	day0 := baseTime.Truncate(24*time.Hour).AddDate(0, 0, -2)
+	create := func(at time.Time, amount int64) string {
+		t.Helper()
+		c := newCharge(t, scope, at, func(p *domain.NewChargeParams) { p.Amount = amount })
+		attachPix(t, c, at)
+		mustCreate(t, db, c, nil, nil)
+		return c.ID()
+	}
+	settle := func(id string, at time.Time) {
+		t.Helper()
+		err := db.UpdateChargeTx(ctx, scope, id, func(_ context.Context, c *domain.Charge, _ ports.ChargeTx) (ports.ChargeChange, error) {
+			return ports.ChargeChange{}, c.Transition(domain.TxPaid, domain.MethodPix, nil, "E99999999202603011200abcdefghijk", at)
+		})
+		if err != nil {
+			t.Fatalf("settle %s: %v", id, err)
+		}
+	}
+	refund := func(id string, amount int64, at time.Time) {
+		t.Helper()
+		err := db.UpdateCharge(ctx, scope, id, func(c *domain.Charge) ([]domain.Event, error) {
+			if err := c.ReserveRefund(amount, at); err != nil {
+				return nil, err
+			}
+			return nil, c.CompleteRefund(amount, at)
+		})
+		if err != nil {
+			t.Fatalf("refund %s: %v", id, err)
+		}
+	}
+	before := create(day0.Add(-2*time.Microsecond), 700) // outside both windows
+	edge := create(day0, 1000)                           // first instant of the window
+	late := create(day0.Add(24*time.Hour-time.Microsecond), 2000)
+	partly := create(day0.Add(30*time.Hour), 3000)
+	fully := create(day0.Add(31*time.Hour), 4000)
+	cancelled := create(day0.Add(32*time.Hour), 5000)
+	expired := create(day0.Add(50*time.Hour), 6000)
+	create(day0.Add(51*time.Hour), 7000) // stays waiting
+	for _, id := range []string{before, edge, late, partly, fully} {
+		settle(id, day0.Add(52*time.Hour))
+	}
+	refund(partly, 1000, day0.Add(53*time.Hour))
+	refund(fully, 4000, day0.Add(53*time.Hour))
+	err := db.UpdateCharge(ctx, scope, cancelled, func(c *domain.Charge) ([]domain.Event, error) { return nil, c.Cancel(day0.Add(53 * time.Hour)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.UpdateCharge(ctx, scope, expired, func(c *domain.Charge) ([]domain.Event, error) { return nil, c.Expire(day0.Add(53 * time.Hour)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An update that changes nothing the totals hold writes no delta.
+	err = db.UpdateCharge(ctx, scope, edge, func(c *domain.Charge) ([]domain.Event, error) { return nil, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := func(a ports.PaymentAggregate) string {
+		return fmt.Sprintf("%s %s %s %s n=%d v=%d r=%d", a.Day, a.Currency, a.Status, a.PaidWith, a.Count, a.Volume, a.Refunded)
+	}
+	aggregate := func(since time.Time, cur domain.Currency) []string {
+		t.Helper()
+		aggs, err := db.AggregatePayments(ctx, scope, since, cur)
+		if err != nil {
+			t.Fatalf("AggregatePayments(%v): %v", since, err)
+		}
+		out := make([]string, len(aggs))
+		for i, a := range aggs {
+			out[i] = key(a)
+		}
+		slices.Sort(out)
+		return out
+	}
+	d := func(i int) string { return day0.AddDate(0, 0, i).Format(time.DateOnly) }
+	want := []string{
+		d(0) + " BRL PAID PIX n=2 v=3000 r=0",
+		d(1) + " BRL CANCELLED  n=1 v=5000 r=0",
+		d(1) + " BRL PAID PIX n=1 v=3000 r=1000",
+		d(1) + " BRL REFUNDED PIX n=1 v=4000 r=4000",
+		d(2) + " BRL EXPIRED  n=1 v=6000 r=0",
+		d(2) + " BRL WAITING_PAYMENT  n=1 v=7000 r=0",
+	}
+	for _, tt := range []struct {
+		name  string
+		since time.Time
+		cur   domain.Currency
+		want  []string
+	}{
+		{"totals", day0, "", want},
+		{"scan", day0.Add(-time.Microsecond), "", want},
+		{"totals BRL", day0, domain.CurrencyBRL, want},
+		{"totals other currency", day0, "EUR", []string{}},
+		{"totals last day", day0.AddDate(0, 0, 2), "", want[4:]},
+		{"scan last day", day0.AddDate(0, 0, 2).Add(-time.Microsecond), "", want[4:]},
+	} {
+		if got := aggregate(tt.since, tt.cur); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: aggregates\n%q\nwant\n%q", tt.name, got, tt.want)
+		}
 	}
 }
 

@@ -1,0 +1,130 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"hash/fnv"
+	"slices"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/schema"
+
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+// dayTotalRow is one group of charge_day_totals: the charges of an account
+// created on one UTC day, by currency, status and settlement method, in one
+// of countShards shards (by charge id, as charge_counts). Each charge
+// counts in exactly one group at any time with its amount and confirmed
+// refunds, so summing the shards gives what a scan of the charges would.
+type dayTotalRow struct {
+	bun.BaseModel `bun:"table:charge_day_totals,alias:dt"`
+
+	AccountID string `bun:"account_id,pk"`
+	Mode      string `bun:"mode,pk"`
+	Day       string `bun:"day,pk"`
+	Currency  string `bun:"currency,pk"`
+	Status    string `bun:"status,pk"`
+	PaidWith  string `bun:"paid_with,pk"`
+	Shard     int    `bun:"shard,pk"`
+	N         int64  `bun:"n"`
+	Volume    int64  `bun:"volume"`
+	Refunded  int64  `bun:"refunded"`
+}
+
+// dayTotalKey is the group a charge row counts in.
+type dayTotalKey struct{ day, currency, status, paidWith string }
+
+func dayTotalKeyOf(r *chargeRow, created dbTime) dayTotalKey {
+	return dayTotalKey{day: created.UTC().Format(time.DateOnly), currency: r.Currency, status: r.Status, paidWith: deref(r.SettlementPaidWith)}
+}
+
+func shardOf(chargeID string) int {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(chargeID))
+	return int(h.Sum32() % countShards)
+}
+
+func dayTotalDelta(idb bun.IDB, accountID, mode, chargeID string, k dayTotalKey, n, volume, refunded int64) schema.QueryAppender {
+	return idb.NewInsert().Model(&dayTotalRow{AccountID: accountID, Mode: mode, Day: k.day, Currency: k.currency,
+		Status: k.status, PaidWith: k.paidWith, Shard: shardOf(chargeID), N: n, Volume: volume, Refunded: refunded}).
+		On("CONFLICT (account_id, mode, day, currency, status, paid_with, shard) DO UPDATE").
+		Set("n = dt.n + EXCLUDED.n, volume = dt.volume + EXCLUDED.volume, refunded = dt.refunded + EXCLUDED.refunded")
+}
+
+// dayTotalsInsert is the delta of a new charge.
+func dayTotalsInsert(idb bun.IDB, row *chargeRow) schema.QueryAppender {
+	return dayTotalDelta(idb, row.AccountID, row.Mode, row.ID, dayTotalKeyOf(row, row.CreatedAt), 1, row.Amount, row.RefundCompleted)
+}
+
+// dayTotalsChanges are the deltas of a charge going from old to upd (none
+// when nothing the totals hold changed). Two groups are written in key
+// order, so two transactions never take the same pair of rows in opposite
+// orders.
+func dayTotalsChanges(idb bun.IDB, old, upd *chargeRow) []schema.QueryAppender {
+	from, to := dayTotalKeyOf(old, old.CreatedAt), dayTotalKeyOf(upd, old.CreatedAt)
+	if from == to {
+		dv, dr := upd.Amount-old.Amount, upd.RefundCompleted-old.RefundCompleted
+		if dv == 0 && dr == 0 {
+			return nil
+		}
+		return []schema.QueryAppender{dayTotalDelta(idb, old.AccountID, old.Mode, old.ID, from, 0, dv, dr)}
+	}
+	type delta struct {
+		k         dayTotalKey
+		n, v, ref int64
+	}
+	ds := []delta{{from, -1, -old.Amount, -old.RefundCompleted}, {to, 1, upd.Amount, upd.RefundCompleted}}
+	slices.SortFunc(ds, func(a, b delta) int {
+		return cmp.Or(cmp.Compare(a.k.day, b.k.day), cmp.Compare(a.k.currency, b.k.currency),
+			cmp.Compare(a.k.status, b.k.status), cmp.Compare(a.k.paidWith, b.k.paidWith))
+	})
+	qs := make([]schema.QueryAppender, len(ds))
+	for i, d := range ds {
+		qs[i] = dayTotalDelta(idb, old.AccountID, old.Mode, old.ID, d.k, d.n, d.v, d.ref)
+	}
+	return qs
+}
+
+// dayAligned reports whether since is a UTC midnight, where the per-day
+// totals answer exactly what a scan from since would.
+func dayAligned(since time.Time) bool {
+	u := since.UTC()
+	return u.Equal(u.Truncate(24 * time.Hour))
+}
+
+// aggregateDayTotals is AggregatePayments from the per-day totals: a few
+// rows per day instead of every charge of the window.
+func (db *DB) aggregateDayTotals(ctx context.Context, scope ports.Scope, since time.Time, cur domain.Currency) ([]ports.PaymentAggregate, error) {
+	var rows []struct {
+		Day      string `bun:"day"`
+		Currency string `bun:"currency"`
+		Status   string `bun:"status"`
+		PaidWith string `bun:"paid_with"`
+		Count    int64  `bun:"n"`
+		Volume   int64  `bun:"volume"`
+		Refunded int64  `bun:"refunded"`
+	}
+	q := whereScope(db.bun.NewSelect().Model((*dayTotalRow)(nil)), scope).
+		ColumnExpr("dt.day, dt.currency, dt.status, dt.paid_with").
+		ColumnExpr("CAST(SUM(dt.n) AS bigint) AS n, CAST(SUM(dt.volume) AS bigint) AS volume, CAST(SUM(dt.refunded) AS bigint) AS refunded").
+		Where("dt.day >= ?", since.UTC().Format(time.DateOnly)).
+		GroupExpr("dt.day, dt.currency, dt.status, dt.paid_with").
+		// Groups every charge has left (all deltas cancelled) are not
+		// groups a scan would return.
+		Having("SUM(dt.n) > 0")
+	if cur != "" {
+		q = q.Where("dt.currency = ?", string(cur))
+	}
+	if err := q.Scan(ctx, &rows); err != nil {
+		return nil, mapError(err)
+	}
+	out := make([]ports.PaymentAggregate, len(rows))
+	for i, r := range rows {
+		out[i] = ports.PaymentAggregate{Day: r.Day, Currency: domain.Currency(r.Currency), Status: domain.TxStatus(r.Status),
+			PaidWith: domain.Method(r.PaidWith), Count: r.Count, Volume: r.Volume, Refunded: r.Refunded}
+	}
+	return out, nil
+}
