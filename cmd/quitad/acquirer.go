@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/quitapix/quita/adapters/acquirer/bcbpix"
-	"github.com/quitapix/quita/cmd/wiring"
 	"github.com/quitapix/quita/domain"
 )
 
@@ -59,18 +58,14 @@ func acquirerConfigure(ctx context.Context, args []string, getenv func(string) s
 	if err := pc.Validate(); err != nil {
 		return err
 	}
-	var cfgArgs []string
-	if *dbURL != "" {
-		cfgArgs = []string{"-database-url", *dbURL}
-	}
-	cfg, err := parseConfig("quitad", cfgArgs, getenv)
+	cfg, err := adminConfig(*dbURL, getenv)
 	if err != nil {
 		return err
 	}
 	if cfg.MasterKey == "" {
 		return bcbpix.ErrNoMasterKey
 	}
-	a, cleanup, err := wiring.InitializeApp(ctx, cfg.Config, newLogger(stderr, cfg.LogLevel))
+	a, cleanup, err := openAdmin(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/quitapix/quita/cmd/wiring"
 	"github.com/quitapix/quita/ports"
 )
 
@@ -31,15 +30,11 @@ func accountGuards(ctx context.Context, args []string, getenv func(string) strin
 	if *account == "" {
 		return errors.New("usage: quitad account guards --account ID [flags]")
 	}
-	var cfgArgs []string
-	if *dbURL != "" {
-		cfgArgs = []string{"-database-url", *dbURL}
-	}
-	cfg, err := parseConfig("quitad", cfgArgs, getenv)
+	cfg, err := adminConfig(*dbURL, getenv)
 	if err != nil {
 		return err
 	}
-	a, cleanup, err := wiring.InitializeApp(ctx, cfg.Config, newLogger(stderr, cfg.LogLevel))
+	a, cleanup, err := openAdmin(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/quitapix/quita/cmd/wiring"
 	"github.com/quitapix/quita/domain"
 )
 
@@ -20,7 +19,7 @@ func ledgerVerify(ctx context.Context, args []string, getenv func(string) string
 	if err != nil {
 		return err
 	}
-	a, cleanup, err := wiring.InitializeApp(ctx, cfg.Config, newLogger(stderr, cfg.LogLevel))
+	a, cleanup, err := openAdmin(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
@@ -60,15 +59,11 @@ func feesCommand(ctx context.Context, args []string, getenv func(string) string,
 	if *account == "" {
 		return errors.New("--account is required")
 	}
-	var cfgArgs []string
-	if *dbURL != "" {
-		cfgArgs = []string{"-database-url", *dbURL}
-	}
-	cfg, err := parseConfig("quitad", cfgArgs, getenv)
+	cfg, err := adminConfig(*dbURL, getenv)
 	if err != nil {
 		return err
 	}
-	a, cleanup, err := wiring.InitializeApp(ctx, cfg.Config, newLogger(stderr, cfg.LogLevel))
+	a, cleanup, err := openAdmin(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}

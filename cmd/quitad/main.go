@@ -107,15 +107,11 @@ func createAccount(ctx context.Context, args []string, getenv func(string) strin
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	var cfgArgs []string
-	if *dbURL != "" {
-		cfgArgs = []string{"-database-url", *dbURL}
-	}
-	cfg, err := parseConfig("quitad", cfgArgs, getenv)
+	cfg, err := adminConfig(*dbURL, getenv)
 	if err != nil {
 		return err
 	}
-	a, cleanup, err := wiring.InitializeApp(ctx, cfg.Config, newLogger(stderr, cfg.LogLevel))
+	a, cleanup, err := openAdmin(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
@@ -208,4 +204,19 @@ func dialectOf(dsn string) string {
 		return "postgres"
 	}
 	return "sqlite"
+}
+
+// adminConfig reads the configuration of an admin subcommand: the
+// environment, with --database-url overriding QUITA_DATABASE_URL.
+func adminConfig(dbURL string, getenv func(string) string) (Config, error) {
+	var args []string
+	if dbURL != "" {
+		args = []string{"-database-url", dbURL}
+	}
+	return parseConfig("quitad", args, getenv)
+}
+
+// openAdmin wires the application for an admin subcommand.
+func openAdmin(ctx context.Context, cfg Config, stderr io.Writer) (*wiring.App, func(), error) {
+	return wiring.InitializeApp(ctx, cfg.Config, newLogger(stderr, cfg.LogLevel))
 }
