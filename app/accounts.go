@@ -21,11 +21,12 @@ type AccountService struct {
 	hasher   ports.PasswordHasher
 	clock    ports.Clock
 	ids      ports.IDGenerator
+	cache    *authCache
 }
 
 // NewAccountService wires an account service.
-func NewAccountService(accounts ports.AccountStore, keys ports.KeyStore, hasher ports.PasswordHasher, clock ports.Clock, ids ports.IDGenerator) *AccountService {
-	return &AccountService{accounts: accounts, keys: keys, hasher: hasher, clock: clock, ids: ids}
+func NewAccountService(accounts ports.AccountStore, keys ports.KeyStore, hasher ports.PasswordHasher, clock ports.Clock, ids ports.IDGenerator, ttl AuthCacheTTL) *AccountService {
+	return &AccountService{accounts: accounts, keys: keys, hasher: hasher, clock: clock, ids: ids, cache: newAuthCache(ttl)}
 }
 
 // NewAccountInput describes a merchant and its first dashboard user.
@@ -125,20 +126,28 @@ func (s *AccountService) newKey(accountID string, mode domain.Mode, label string
 	}, nil
 }
 
-// Authenticate resolves an API key to its caller. It reads the key store on
-// every call, so a revoked key fails on the next request everywhere.
+// Authenticate resolves an API key to its caller. A lookup is trusted for
+// at most the AuthCacheTTL; revocation waits that long before it answers,
+// so a revoked key fails on the next request everywhere.
 func (s *AccountService) Authenticate(ctx context.Context, key string) (Caller, *ports.APIKeyRecord, error) {
 	if _, err := domain.ParseAPIKey(key); err != nil {
 		return Caller{}, nil, ErrUnauthenticated
 	}
-	rec, acct, err := s.keys.LookupAPIKey(ctx, domain.APIKeyFingerprint(key))
+	fp := domain.APIKeyFingerprint(key)
+	if caller, rec, ok := s.cache.get(fp); ok {
+		return caller, &rec, nil
+	}
+	started := s.cache.now()
+	rec, acct, err := s.keys.LookupAPIKey(ctx, fp)
 	if errors.Is(err, ports.ErrNotFound) {
 		return Caller{}, nil, ErrUnauthenticated
 	}
 	if err != nil {
 		return Caller{}, nil, err
 	}
-	return Caller{Account: *acct, Mode: rec.Mode, KeyFingerprint: rec.Fingerprint}, rec, nil
+	caller := Caller{Account: *acct, Mode: rec.Mode, KeyFingerprint: rec.Fingerprint}
+	s.cache.put(fp, caller, *rec, started)
+	return caller, rec, nil
 }
 
 // CountAccounts counts accounts (to decide whether to seed a demo one).

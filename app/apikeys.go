@@ -27,6 +27,7 @@ type KeyService struct {
 	flusher  Flusher
 	clock    ports.Clock
 	ids      ports.IDGenerator
+	authTTL  time.Duration
 }
 
 // Flusher writes buffered request logs now.
@@ -36,9 +37,30 @@ type Flusher interface {
 
 // NewKeyService wires a key service.
 func NewKeyService(keys ports.KeyAdmin, audit ports.AuditLog, requests ports.RequestLogStore, flusher *RequestLogWriter,
-	clock ports.Clock, ids ports.IDGenerator,
+	clock ports.Clock, ids ports.IDGenerator, ttl AuthCacheTTL,
 ) *KeyService {
-	return &KeyService{keys: keys, audit: audit, requests: requests, flusher: flusher, clock: clock, ids: ids}
+	return &KeyService{keys: keys, audit: audit, requests: requests, flusher: flusher, clock: clock, ids: ids,
+		authTTL: time.Duration(ttl)}
+}
+
+// revocationMargin covers the drift between two processes' clocks over one
+// AuthCacheTTL.
+const revocationMargin = 50 * time.Millisecond
+
+// awaitAuthCaches returns once no process can still trust a key lookup made
+// before the revocation just committed (see AuthCacheTTL).
+func (s *KeyService) awaitAuthCaches(ctx context.Context) error {
+	if s.authTTL <= 0 {
+		return nil
+	}
+	t := time.NewTimer(s.authTTL + revocationMargin)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // IssuedKey is a new key with its cleartext, shown once.
@@ -117,7 +139,8 @@ func (s *KeyService) List(ctx context.Context, u DashboardUser) ([]ports.APIKeyR
 
 // Rotate revokes the account's key id and issues a successor of the same
 // mode (and label, unless one is given) in one transaction. ErrNotFound for
-// a key of another account, ports.ErrAPIKeyRevoked for a revoked one.
+// a key of another account, ports.ErrAPIKeyRevoked for a revoked one. It
+// answers once no process can still accept the old key (AuthCacheTTL).
 func (s *KeyService) Rotate(ctx context.Context, u DashboardUser, id string, label *string) (IssuedKey, error) {
 	if label != nil {
 		if err := validLabel(*label); err != nil {
@@ -149,11 +172,15 @@ func (s *KeyService) Rotate(ctx context.Context, u DashboardUser, id string, lab
 	if err != nil {
 		return IssuedKey{}, err
 	}
+	if err := s.awaitAuthCaches(ctx); err != nil {
+		return IssuedKey{}, err
+	}
 	return out, nil
 }
 
 // Revoke revokes the account's key id for good. Revoking a revoked key
 // succeeds and writes nothing. ErrNotFound for a key of another account.
+// It answers once no process can still accept the key (AuthCacheTTL).
 func (s *KeyService) Revoke(ctx context.Context, u DashboardUser, id string) error {
 	now := s.clock.Now()
 	err := s.keys.ReplaceAPIKey(ctx, u.AccountID, id, now, func(old ports.APIKeyRecord) (*ports.APIKeyRecord, []ports.AuditEntry, error) {
@@ -163,7 +190,10 @@ func (s *KeyService) Revoke(ctx context.Context, u DashboardUser, id string) err
 	if errors.Is(err, ports.ErrAPIKeyRevoked) {
 		return nil
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return s.awaitAuthCaches(ctx)
 }
 
 // AuditLogs lists the account's audit entries, newest first.

@@ -56,6 +56,10 @@ type Options struct {
 	// StrictWebhookURLs applies the production SSRF rules to endpoint URLs;
 	// by default a test server lets them point at loopback (httptest).
 	StrictWebhookURLs bool
+	// AuthCacheTTL is how long the server trusts an API-key lookup; revoke
+	// and rotate wait this long. Default 100 ms, so tests of revocation
+	// stay quick while exercising the same rule as production (1 s).
+	AuthCacheTTL time.Duration
 }
 
 // Server is a running Quita.
@@ -93,6 +97,10 @@ func NewServer(t testing.TB, opts Options) *Server {
 		BaseURL: origin + "/v1", CheckoutURLBase: origin + "/checkout",
 		PixFees:             domain.FeeSchedule{Provider: domain.Fee{BPS: 50}, Platform: domain.Fee{BPS: 49}},
 		WebhookAllowPrivate: !opts.StrictWebhookURLs, Webhooks: opts.Webhooks,
+		AuthCacheTTL: opts.AuthCacheTTL,
+	}
+	if cfg.AuthCacheTTL == 0 {
+		cfg.AuthCacheTTL = 100 * time.Millisecond
 	}
 	sb := sandbox.New(sandbox.Config{LocationHost: sandbox.LocationHostFromURL(cfg.CheckoutURLBase), CheckoutBase: cfg.CheckoutURLBase}, opts.Clock)
 	a, cleanup, err := wiring.InitializeWith(context.Background(), cfg, log, opts.Clock, sb, sb)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/cmd/wiring"
 	"github.com/quitapix/quita/domain"
 )
@@ -66,6 +67,16 @@ func parseConfig(name string, args []string, getenv func(string) string) (Config
 	allowPrivate := getenv("QUITA_WEBHOOK_ALLOW_PRIVATE")
 	fs.StringVar(&allowPrivate, "webhook-allow-private", allowPrivate,
 		"true lets webhook endpoints use http and loopback/private addresses in every mode; default true with SQLite, false with Postgres (env QUITA_WEBHOOK_ALLOW_PRIVATE)")
+	authTTL := time.Duration(app.DefaultAuthCacheTTL)
+	if v := getenv("QUITA_AUTH_CACHE_TTL"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return c, fmt.Errorf("QUITA_AUTH_CACHE_TTL: want a duration such as 1s (0s disables the cache), got %q", v)
+		}
+		authTTL = d
+	}
+	fs.DurationVar(&c.AuthCacheTTL, "auth-cache-ttl", authTTL,
+		"how long a process trusts an API-key lookup; revoke and rotate wait this long; 0 disables (env QUITA_AUTH_CACHE_TTL)")
 	shutdown := 20 * time.Second
 	if v := getenv("QUITA_SHUTDOWN_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -92,6 +103,9 @@ func parseConfig(name string, args []string, getenv func(string) string) (Config
 	}
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	if c.AuthCacheTTL == 0 {
+		c.AuthCacheTTL = -1 // wiring reads zero as the default
 	}
 	for _, s := range c.settings() {
 		if secretSettings[s.env] && *s.dst == "" {

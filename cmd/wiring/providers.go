@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/google/wire"
 	"github.com/redis/go-redis/v9"
@@ -62,6 +63,10 @@ type Config struct {
 	PixOutFee domain.Fee
 	// RedisPrefix namespaces Redis keys (default "quita:").
 	RedisPrefix string
+	// AuthCacheTTL bounds how long a process trusts an API-key lookup;
+	// revoke and rotate take this long. Zero means app.DefaultAuthCacheTTL,
+	// negative disables the cache.
+	AuthCacheTTL time.Duration
 	// JWTSecret signs dashboard tokens (HS256); empty = random per process.
 	JWTSecret string
 	// WebhookAllowPrivate lets webhook endpoints use http and loopback or
@@ -177,6 +182,7 @@ var appSet = wire.NewSet(
 	wire.Bind(new(ports.PasswordHasher), new(password.Argon2id)),
 	provideChargesConfig,
 	app.NewChargeService,
+	provideAuthCacheTTL,
 	app.NewAccountService,
 	providePaymentsConfig,
 	app.NewPaymentService,
@@ -298,4 +304,14 @@ var checkoutSet = wire.NewSet(app.NewCheckoutService, provideCheckout)
 
 func provideCheckout(cs *app.CheckoutService, log *slog.Logger) *checkout.Controller {
 	return checkout.New(cs, log, checkout.Config{})
+}
+
+func provideAuthCacheTTL(cfg Config) app.AuthCacheTTL {
+	switch {
+	case cfg.AuthCacheTTL == 0:
+		return app.DefaultAuthCacheTTL
+	case cfg.AuthCacheTTL < 0:
+		return 0
+	}
+	return app.AuthCacheTTL(cfg.AuthCacheTTL)
 }

@@ -49,7 +49,8 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	chargeService := app.NewChargeService(db, db, idempotencyCache, portsAcquirer, systemClock, randomIDs, log, chargesConfig)
 	params := _wireParamsValue
 	argon2id := password.New(params)
-	accountService := app.NewAccountService(db, db, argon2id, systemClock, randomIDs)
+	authCacheTTL := provideAuthCacheTTL(cfg)
+	accountService := app.NewAccountService(db, db, argon2id, systemClock, randomIDs, authCacheTTL)
 	renderer := provideQR()
 	checkoutService := app.NewCheckoutService(chargeService, db, systemClock, chargesConfig)
 	controller := provideCheckout(checkoutService, log)
@@ -69,7 +70,7 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	}
 	requestLogConfig := _wireRequestLogConfigValue
 	requestLogWriter, cleanup3 := provideRequestLogWriter(db, log, requestLogConfig)
-	keyService := app.NewKeyService(db, db, db, requestLogWriter, systemClock, randomIDs)
+	keyService := app.NewKeyService(db, db, db, requestLogWriter, systemClock, randomIDs, authCacheTTL)
 	guardDefaults := _wireGuardDefaultsValue
 	guardSettings := app.NewGuardSettings(db, systemClock, guardDefaults)
 	fraudGuard := app.NewFraudGuard(guardSettings, db, db, systemClock, randomIDs)
@@ -133,7 +134,8 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	chargeService := app.NewChargeService(db, db, idempotencyCache, acquirer, clock, randomIDs, log, chargesConfig)
 	params := _wireParamsValue
 	argon2id := password.New(params)
-	accountService := app.NewAccountService(db, db, argon2id, clock, randomIDs)
+	authCacheTTL := provideAuthCacheTTL(cfg)
+	accountService := app.NewAccountService(db, db, argon2id, clock, randomIDs, authCacheTTL)
 	renderer := provideQR()
 	checkoutService := app.NewCheckoutService(chargeService, db, clock, chargesConfig)
 	controller := provideCheckout(checkoutService, log)
@@ -153,7 +155,7 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	}
 	requestLogConfig := _wireRequestLogConfigValue
 	requestLogWriter, cleanup3 := provideRequestLogWriter(db, log, requestLogConfig)
-	keyService := app.NewKeyService(db, db, db, requestLogWriter, clock, randomIDs)
+	keyService := app.NewKeyService(db, db, db, requestLogWriter, clock, randomIDs, authCacheTTL)
 	guardDefaults := _wireGuardDefaultsValue
 	guardSettings := app.NewGuardSettings(db, clock, guardDefaults)
 	fraudGuard := app.NewFraudGuard(guardSettings, db, db, clock, randomIDs)
