@@ -59,7 +59,7 @@ func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter 
 // a 500 envelope and writes one access-log line. The line carries the
 // route template, never query strings, bodies or headers, so no key or
 // document reaches the log.
-func requestLog(log *slog.Logger, sink RequestRecorder) mux.MiddlewareFunc {
+func requestLog(log *slog.Logger, sink RequestRecorder, metrics *httpMetrics) mux.MiddlewareFunc {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
@@ -96,6 +96,9 @@ func requestLog(log *slog.Logger, sink RequestRecorder) mux.MiddlewareFunc {
 					attrs = append(attrs, "account", u.AccountID, "user", u.UserID)
 				}
 				log.InfoContext(ctx, "request", attrs...)
+				if metrics != nil {
+					metrics.observe(r, rec.status, time.Since(start))
+				}
 				if k := holder.rec; k != nil && sink != nil {
 					sink.Record(ports.RequestLogEntry{RequestID: id, AccountID: k.AccountID, Mode: string(k.Mode),
 						KeyFingerprint: k.Fingerprint, Method: r.Method, Path: route, Status: rec.status,

@@ -73,7 +73,8 @@ func CheckoutPathFromURL(base string) string {
 // NewHandler builds the whole HTTP interface.
 func NewHandler(cfg Config, d Deps) http.Handler {
 	r := mux.NewRouter()
-	rl := requestLog(d.Log, d.RequestLogs)
+	metrics := newHTTPMetrics()
+	rl := requestLog(d.Log, d.RequestLogs, metrics)
 	r.Use(rl)
 	// mux runs middleware only on matched routes: wrap the fallbacks so they
 	// carry a request id too.
@@ -89,6 +90,7 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 
 	health := &HealthController{ready: d.Ready}
 	health.Routes(r)
+	metrics.Routes(r)
 
 	public := &PublicController{charges: d.Charges, qr: d.QR}
 	checkout := r.PathPrefix(cfg.CheckoutPath).Subrouter()

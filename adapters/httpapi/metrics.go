@@ -1,0 +1,58 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gorilla/mux"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// httpMetrics are the HTTP layer's Prometheus series. Each handler has its
+// own registry, so several servers in one process (tests) never collide.
+type httpMetrics struct {
+	registry *prometheus.Registry
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+func newHTTPMetrics() *httpMetrics {
+	reg := prometheus.NewRegistry()
+	m := &httpMetrics{
+		registry: reg,
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "quita_http_requests_total",
+			Help: "HTTP requests by method, route template and status code.",
+		}, []string{"method", "route", "code"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "quita_http_request_duration_seconds",
+			Help:    "HTTP request latency by method and route template.",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
+		}, []string{"method", "route"}),
+	}
+	reg.MustRegister(m.requests, m.duration, collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// observe records one request. Only route templates become labels (an
+// unmatched path is "unmatched"), so ids never multiply the series.
+func (m *httpMetrics) observe(r *http.Request, status int, took time.Duration) {
+	route := "unmatched"
+	if cr := mux.CurrentRoute(r); cr != nil {
+		if tpl, err := cr.GetPathTemplate(); err == nil {
+			route = tpl
+		}
+	}
+	m.requests.WithLabelValues(r.Method, route, strconv.Itoa(status)).Inc()
+	m.duration.WithLabelValues(r.Method, route).Observe(took.Seconds())
+}
+
+// Routes registers GET /metrics in the Prometheus text format. It needs no
+// key: serve it to the monitoring network only (see docs/decisions.md).
+func (m *httpMetrics) Routes(r *mux.Router) {
+	r.Handle("/metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})).Methods(http.MethodGet).Name("metrics")
+}

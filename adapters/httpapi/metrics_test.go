@@ -1,0 +1,58 @@
+package httpapi_test
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/quitapix/quita/quitatest"
+)
+
+// /metrics counts requests by route template, never by raw path, so ids
+// and keys cannot become labels.
+func TestMetricsCountRoutesNotPaths(t *testing.T) {
+	t.Parallel()
+	srv := quitatest.NewServer(t, quitatest.Options{})
+	acct := srv.NewAccount(t, "Loja Métricas")
+	req, _ := http.NewRequest(http.MethodGet, srv.BaseURL+"/charges/ch_aaaaaaaaaaaaaaaaaaaaaaaaaa", nil)
+	req.Header.Set("apikey", acct.TestKey)
+	for range 2 {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	resp, err := http.Get(srv.URL + "/no/such/path/ch_bbbbbbbbbbbbbbbbbbbbbbbbbb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+
+	resp, err = http.Get(srv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	body := string(b)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /metrics = %d", resp.StatusCode)
+	}
+	for _, want := range []string{
+		`quita_http_requests_total{code="404",method="GET",route="/v1/charges/{id}"} 2`,
+		`quita_http_requests_total{code="404",method="GET",route="unmatched"} 1`,
+		`quita_http_request_duration_seconds_bucket{method="GET",route="/v1/charges/{id}",le="+Inf"} 2`,
+		`go_goroutines`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	for _, leak := range []string{"aaaaaaaaaaaaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbbbbbbbbbbbb", acct.TestKey, acct.AccountID} {
+		if strings.Contains(body, leak) {
+			t.Errorf("/metrics contains %q", leak)
+		}
+	}
+}
