@@ -82,13 +82,9 @@ func (c *ChargesController) create(pixShortcut bool) http.HandlerFunc {
 			writeError(w, r, err)
 			return
 		}
-		body, err := readBody(w, r, true)
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
 		var req createChargeRequest
-		if err := decodeStrict(body, &req); err != nil {
+		body, err := readJSON(w, r, true, &req)
+		if err != nil {
 			writeError(w, r, err)
 			return
 		}

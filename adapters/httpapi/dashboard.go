@@ -212,13 +212,8 @@ type loginRequest struct {
 }
 
 func (c *AuthController) login(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(w, r, false)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
 	var req loginRequest
-	if err := decodeStrict(body, &req); err != nil {
+	if _, err := readJSON(w, r, false, &req); err != nil {
 		writeError(w, r, err)
 		return
 	}

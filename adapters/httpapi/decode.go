@@ -30,6 +30,16 @@ func readBody(w http.ResponseWriter, r *http.Request, jsonOnly bool) ([]byte, er
 	return io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 }
 
+// readJSON reads the body (see readBody) and decodes it strictly into v,
+// returning the raw bytes for the idempotency fingerprint.
+func readJSON(w http.ResponseWriter, r *http.Request, jsonOnly bool, v any) ([]byte, error) {
+	body, err := readBody(w, r, jsonOnly)
+	if err != nil {
+		return nil, err
+	}
+	return body, decodeStrict(body, v)
+}
+
 // decodeStrict decodes one JSON object into v, refusing unknown fields,
 // wrong types and trailing data, and names the offending param.
 func decodeStrict(body []byte, v any) error {

@@ -171,13 +171,9 @@ func bodyIdempotencyKey(k *string) (string, error) {
 }
 
 func (c *PaymentsController) create(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(w, r, true)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
 	var req createPaymentRequest
-	if err := decodeStrict(body, &req); err != nil {
+	body, err := readJSON(w, r, true, &req)
+	if err != nil {
 		writeError(w, r, err)
 		return
 	}
@@ -412,13 +408,9 @@ func (c *PaymentsController) refund(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	body, err := readBody(w, r, true)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
 	var req refundRequest
-	if err := decodeStrict(body, &req); err != nil {
+	body, err := readJSON(w, r, true, &req)
+	if err != nil {
 		writeError(w, r, err)
 		return
 	}
@@ -647,13 +639,8 @@ func (c *PaymentsController) transition(w http.ResponseWriter, r *http.Request) 
 		writeError(w, r, err)
 		return
 	}
-	body, err := readBody(w, r, true)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
 	var req transitionRequest
-	if err := decodeStrict(body, &req); err != nil {
+	if _, err := readJSON(w, r, true, &req); err != nil {
 		writeError(w, r, err)
 		return
 	}

@@ -62,13 +62,8 @@ type createEndpointRequest struct {
 }
 
 func (c *WebhooksController) create(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(w, r, false)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
 	var req createEndpointRequest
-	if err := decodeStrict(body, &req); err != nil {
+	if _, err := readJSON(w, r, false, &req); err != nil {
 		writeError(w, r, err)
 		return
 	}
@@ -103,13 +98,8 @@ type updateEndpointRequest struct {
 }
 
 func (c *WebhooksController) update(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(w, r, false)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
 	var req updateEndpointRequest
-	if err := decodeStrict(body, &req); err != nil {
+	if _, err := readJSON(w, r, false, &req); err != nil {
 		writeError(w, r, err)
 		return
 	}
