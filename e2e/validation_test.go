@@ -78,6 +78,8 @@ func TestCreateValidation(t *testing.T) {
 			{name: "malformed JSON", body: `{"amount":100,`, code: "body_invalid"},
 			{name: "not JSON", body: `amount=100`, code: "body_invalid"},
 			{name: "trailing data", body: `{"amount":100,"payment_method":"pix"} {}`, code: "body_invalid"},
+			{name: "NUL in a description", body: `{"amount":100,"payment_method":"pix","description":"a\u0000b"}`, code: "body_invalid"},
+			{name: "NUL in metadata", body: `{"amount":100,"payment_method":"pix","metadata":{"k\u0000":"v"}}`, code: "body_invalid"},
 			{name: "array body", body: `[{"amount":100}]`},
 			{name: "empty body", body: ``, code: "body_missing"},
 			{name: "body over 1 MiB", body: big, status: http.StatusRequestEntityTooLarge, code: "request_too_large"},

@@ -54,7 +54,26 @@ func decodeStrict(body []byte, v any) error {
 	if dec.More() {
 		return badRequest("", "body_invalid", "the body must hold exactly one JSON object")
 	}
+	if bytes.Contains(body, []byte(`\u0000`)) && hasNUL(body) {
+		return badRequest("", "body_invalid", "text in the body must not contain the NUL character (\\u0000)")
+	}
 	return nil
+}
+
+// hasNUL reports whether any string (key or value) of the JSON document
+// holds U+0000, which neither database stores in text (Postgres refuses it;
+// SQLite cuts the string).
+func hasNUL(body []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if s, ok := tok.(string); ok && strings.IndexByte(s, 0) >= 0 {
+			return true
+		}
+	}
 }
 
 func jsonError(err error, body []byte, v any) error {
