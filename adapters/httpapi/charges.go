@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -55,9 +56,9 @@ func idempotencyKey(r *http.Request) (string, error) {
 		return "", badRequest("Idempotency-Key", "idempotency_key_missing",
 			"financial writes need an Idempotency-Key header (8 to 128 characters)")
 	}
-	if n := utf8.RuneCountInString(key); n < 8 || n > 128 {
+	if n := utf8.RuneCountInString(key); n < 8 || n > 128 || !utf8.ValidString(key) || strings.IndexByte(key, 0) >= 0 {
 		return "", badRequest("Idempotency-Key", "idempotency_key_invalid",
-			"the Idempotency-Key header must be 8 to 128 characters")
+			"the Idempotency-Key header must be 8 to 128 characters of valid UTF-8")
 	}
 	return key, nil
 }

@@ -6,7 +6,9 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gorilla/mux"
 
@@ -153,4 +155,23 @@ func requireAPIKey(auth Authenticator) mux.MiddlewareFunc {
 			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxCaller, caller)))
 		})
 	}
+}
+
+// rejectUnstorableText answers 400 for a path or query value that holds a
+// NUL character or invalid UTF-8: neither database can compare such text,
+// and the request could only fail later as a 500.
+func rejectUnstorableText(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		texts := []string{r.URL.Path}
+		for _, vs := range r.URL.Query() {
+			texts = append(texts, vs...)
+		}
+		for _, s := range texts {
+			if strings.IndexByte(s, 0) >= 0 || !utf8.ValidString(s) {
+				writeError(w, r, badRequest("", "parameter_invalid", "the path and query must be valid UTF-8 without NUL characters"))
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }

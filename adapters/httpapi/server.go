@@ -75,7 +75,7 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 	r := mux.NewRouter()
 	metrics := newHTTPMetrics()
 	rl := requestLog(d.Log, d.RequestLogs, metrics)
-	r.Use(rl)
+	r.Use(rl, rejectUnstorableText)
 	// mux runs middleware only on matched routes: wrap the fallbacks so they
 	// carry a request id too.
 	notFound := rl(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
