@@ -147,3 +147,11 @@ func TestConfigDefaultsAndOverrides(t *testing.T) {
 		t.Error("a fractional bps fee was accepted")
 	}
 }
+
+// `quitad --help` lists the commands and every setting, and succeeds.
+func TestHelpListsEverySetting(t *testing.T) {
+	t.Parallel()
+	if err := run(context.Background(), []string{"--help"}, noEnv, &bytes.Buffer{}, &bytes.Buffer{}); err != nil {
+		t.Fatalf("--help: %v", err)
+	}
+}
