@@ -571,6 +571,10 @@ type balanceEntry struct {
 	Total     int64           `json:"total"`
 }
 
+func newBalanceEntry(wl ports.Wallet) balanceEntry {
+	return balanceEntry{Currency: wl.Currency, Available: wl.Available, Pending: wl.Pending, Total: wl.Total()}
+}
+
 func (c *PaymentsController) balance(w http.ResponseWriter, r *http.Request) {
 	ws, err := c.payments.Wallets(r.Context(), callerFrom(r.Context()))
 	if err != nil {
@@ -599,13 +603,13 @@ func (c *PaymentsController) balance(w http.ResponseWriter, r *http.Request) {
 	primary := find(domain.CurrencyBRL)
 	bals := make([]balanceEntry, 0, len(ws))
 	for _, wl := range ws {
-		bals = append(bals, balanceEntry{Currency: wl.Currency, Available: wl.Available, Pending: wl.Pending, Total: wl.Total()})
+		bals = append(bals, newBalanceEntry(wl))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"available": primary.Available, "pending": primary.Pending, "total": primary.Total(), "retained": primary.Pending,
 		"currency": primary.Currency, "next_release_at": optTimePtr(primary.NextReleaseAt),
 		"next_release_amount": releaseAmount(primary), "balances": bals,
-		"primary": balanceEntry{Currency: primary.Currency, Available: primary.Available, Pending: primary.Pending, Total: primary.Total()},
+		"primary": newBalanceEntry(primary),
 	})
 }
 
