@@ -13,6 +13,7 @@ import (
 
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/domain/brcode"
 	"github.com/quitapix/quita/mocks"
 	"github.com/quitapix/quita/ports"
 )
@@ -114,7 +115,7 @@ func newHarness(t *testing.T) *harness {
 	h.acquirer = &mocks.AcquirerMock{
 		NameFunc: func() string { return "mock" },
 		CreatePixChargeFunc: func(_ context.Context, r ports.CreatePixChargeRequest) (*ports.CreatePixChargeResponse, error) {
-			code, err := domain.NewDynamicBRCode("pix.example.com/"+r.TxID, r.MerchantName, r.MerchantCity)
+			code, err := brcode.NewDynamic("pix.example.com/"+r.TxID, r.MerchantName, r.MerchantCity)
 			if err != nil {
 				return nil, err
 			}

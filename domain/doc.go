@@ -1,6 +1,7 @@
 // Package domain is Quita's payment core: charges and their two status
-// vocabularies, the payer lock, Pix BR Codes, Brazilian tax ids, money and
-// fees, API-key format, event envelopes and webhook signatures.
+// vocabularies, the payer lock, Brazilian tax ids, money and fees, API-key
+// format, event envelopes and webhook signatures. Pix BR Codes live in the
+// subpackage brcode, which stands alone.
 //
 // It imports only the standard library and never reads the clock or a random
 // source on its own: time and randomness come in as arguments, so another Go

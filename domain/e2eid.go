@@ -26,14 +26,14 @@ const (
 // in production, uniformly over [A-Za-z0-9] so collisions within a minute
 // stay as unlikely as 65 bits allow.
 func NewEndToEndID(ispb string, at time.Time, rnd io.Reader) (string, error) {
-	if len(ispb) != e2eISPBLen || !brcodeDigits(ispb) {
+	if len(ispb) != e2eISPBLen || !allDigits(ispb) {
 		return "", fmt.Errorf("end-to-end id: ISPB %q is not 8 digits", ispb)
 	}
 	if rnd == nil {
 		return "", errors.New("end-to-end id: no random source")
 	}
 	stamp := at.UTC().Format(e2eTimeLayout)
-	if len(stamp) != len(e2eTimeLayout) || !brcodeDigits(stamp) {
+	if len(stamp) != len(e2eTimeLayout) || !allDigits(stamp) {
 		return "", fmt.Errorf("end-to-end id: year of %v is not between 0000 and 9999", at)
 	}
 	suffix := make([]byte, 0, e2eSuffixLen)
@@ -62,14 +62,14 @@ func ValidEndToEndID(s string) bool {
 	ispb := s[1 : 1+e2eISPBLen]
 	stamp := s[1+e2eISPBLen : 1+e2eISPBLen+len(e2eTimeLayout)]
 	suffix := s[e2eLen-e2eSuffixLen:]
-	if !brcodeDigits(ispb) || !brcodeDigits(stamp) {
+	if !allDigits(ispb) || !allDigits(stamp) {
 		return false
 	}
 	if _, err := time.Parse(e2eTimeLayout, stamp); err != nil {
 		return false
 	}
 	for i := 0; i < len(suffix); i++ {
-		if !brcodeAlnum(suffix[i]) {
+		if !isAlnum(suffix[i]) {
 			return false
 		}
 	}
@@ -84,9 +84,13 @@ func ValidTxID(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		if !brcodeAlnum(s[i]) {
+		if !isAlnum(s[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }

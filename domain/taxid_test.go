@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/internal/golden"
 )
 
 // The vectors are shared with the SDKs; the payer lock depends on Quita and
 // every SDK agreeing on which ids are valid.
 func TestTaxIDVectors(t *testing.T) {
 	t.Parallel()
-	for _, line := range brcodeTestdataLines(t, "tax-id-vectors.txt") {
+	for _, line := range golden.Lines(t, "tax-id-vectors.txt") {
 		f := strings.Fields(line)
 		if len(f) != 3 || (f[2] != "valid" && f[2] != "invalid") {
 			t.Fatalf("bad vector line %q", line)
@@ -120,7 +121,7 @@ func TestTaxIDMasked(t *testing.T) {
 // two spellings of one id can never disagree, and that ParseTaxID agrees
 // with the Valid functions.
 func FuzzTaxID(f *testing.F) {
-	for _, line := range brcodeTestdataLines(f, "tax-id-vectors.txt") {
+	for _, line := range golden.Lines(f, "tax-id-vectors.txt") {
 		if fs := strings.Fields(line); len(fs) == 3 {
 			f.Add(fs[1])
 			f.Add(strings.ToLower(fs[1]))

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/domain/brcode"
 	"github.com/quitapix/quita/ports"
 )
 
@@ -90,7 +91,7 @@ func (a *Acquirer) CreatePixCharge(_ context.Context, req ports.CreatePixChargeR
 		return nil, fmt.Errorf("%w: txid %q", ports.ErrAcquirerRejected, req.TxID)
 	}
 	location := a.cfg.LocationHost + "/" + req.TxID
-	code, err := domain.NewDynamicBRCode(location, req.MerchantName, req.MerchantCity)
+	code, err := brcode.NewDynamic(location, req.MerchantName, req.MerchantCity)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ports.ErrAcquirerRejected, err)
 	}

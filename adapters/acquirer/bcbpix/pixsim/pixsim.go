@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/domain/brcode"
 )
 
 // Problem types of API Pix (RFC 7807 "type" values).
@@ -475,7 +476,7 @@ func (s *Server) putCob(w http.ResponseWriter, r *http.Request) {
 	loc := s.cfg.LocationHost + "/cobv2/" + txid
 	c.Loc = &Loc{ID: int64(len(s.cobs) + 1), Location: loc, TipoCob: "cob"}
 	c.Locat = loc
-	code, err := domain.NewDynamicBRCode(loc, "PIXSIM RECEBEDOR", "SAO PAULO")
+	code, err := brcode.NewDynamic(loc, "PIXSIM RECEBEDOR", "SAO PAULO")
 	if err != nil {
 		problem(w, http.StatusInternalServerError, ProblemUnavailable, "Erro interno", "")
 		return
