@@ -386,7 +386,7 @@ func (s *ChargeService) FinalizeMethods(ctx context.Context, scope ports.Scope, 
 	if err != nil {
 		return fmt.Errorf("create payment methods: %w", err)
 	}
-	return s.store.UpdateChargeTx(ctx, scope, id, func(_ context.Context, c *domain.Charge, _ ports.ChargeTx) (ports.ChargeChange, error) {
+	return s.store.UpdateCharge(ctx, scope, id, func(_ context.Context, c *domain.Charge, _ ports.ChargeTx) (ports.ChargeChange, error) {
 		if !c.MethodsPending() {
 			return ports.ChargeChange{}, nil
 		}
@@ -415,7 +415,7 @@ func (s *ChargeService) WaitBackground() { s.background.Wait() }
 // that credits the merchant when the change settled the charge.
 func (s *ChargeService) update(ctx context.Context, scope ports.Scope, id string, change func(*domain.Charge) error) (*domain.Charge, error) {
 	var out *domain.Charge
-	err := s.store.UpdateChargeTx(ctx, scope, id, func(_ context.Context, c *domain.Charge, _ ports.ChargeTx) (ports.ChargeChange, error) {
+	err := s.store.UpdateCharge(ctx, scope, id, func(_ context.Context, c *domain.Charge, _ ports.ChargeTx) (ports.ChargeChange, error) {
 		prev := c.Status()
 		wasCredited := c.Credited()
 		if err := change(c); err != nil {

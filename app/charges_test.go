@@ -61,23 +61,7 @@ func newHarness(t *testing.T) *harness {
 			}
 			return domain.UnmarshalChargeFromStorage(c.Snapshot()), nil
 		},
-		UpdateChargeFunc: func(_ context.Context, s ports.Scope, id string, fn func(*domain.Charge) ([]domain.Event, error)) error {
-			h.mu.Lock()
-			defer h.mu.Unlock()
-			c, ok := h.charges[id]
-			if !ok || c.AccountID() != s.AccountID || c.Mode() != s.Mode {
-				return ports.ErrNotFound
-			}
-			work := domain.UnmarshalChargeFromStorage(c.Snapshot())
-			evs, err := fn(work)
-			if err != nil {
-				return err
-			}
-			h.charges[id] = work
-			h.events = append(h.events, evs...)
-			return nil
-		},
-		UpdateChargeTxFunc: func(ctx context.Context, s ports.Scope, id string, fn ports.ChargeChangeFunc) error {
+		UpdateChargeFunc: func(ctx context.Context, s ports.Scope, id string, fn ports.ChargeChangeFunc) error {
 			h.mu.Lock()
 			defer h.mu.Unlock()
 			c, ok := h.charges[id]

@@ -124,7 +124,7 @@ func (s *PaymentService) Refund(ctx context.Context, caller Caller, id string, i
 	// computed from a sufficient read), and a fresh read decides again.
 	for range 5 {
 		computed = false
-		err = s.cstore.UpdateChargeTx(ctx, caller.Scope(), id, s.refundChange(in, idem, key, render, &body, &computed))
+		err = s.cstore.UpdateCharge(ctx, caller.Scope(), id, s.refundChange(in, idem, key, render, &body, &computed))
 		if !computed || !errors.Is(err, domain.ErrInsufficientBalance) {
 			break
 		}
@@ -318,7 +318,7 @@ func (s *PaymentService) FailRefund(ctx context.Context, caller Caller, refundID
 // stepRefund moves a refund to status to under its charge's lock, with
 // the ledger entry and charge change the step implies.
 func (s *PaymentService) stepRefund(ctx context.Context, scope ports.Scope, chargeID, refundID string, to domain.RefundStatus, providerRef string) error {
-	return s.cstore.UpdateChargeTx(ctx, scope, chargeID, func(ctx context.Context, c *domain.Charge, tx ports.ChargeTx) (ports.ChargeChange, error) {
+	return s.cstore.UpdateCharge(ctx, scope, chargeID, func(ctx context.Context, c *domain.Charge, tx ports.ChargeTx) (ports.ChargeChange, error) {
 		r, err := tx.GetRefund(ctx, refundID)
 		if err != nil {
 			return ports.ChargeChange{}, err
@@ -447,7 +447,7 @@ func (s *PaymentService) ResendWebhook(ctx context.Context, caller Caller, id st
 		return nil, err
 	}
 	var out *domain.Charge
-	err := s.cstore.UpdateChargeTx(ctx, caller.Scope(), id, func(_ context.Context, c *domain.Charge, _ ports.ChargeTx) (ports.ChargeChange, error) {
+	err := s.cstore.UpdateCharge(ctx, caller.Scope(), id, func(_ context.Context, c *domain.Charge, _ ports.ChargeTx) (ports.ChargeChange, error) {
 		out = c
 		evs, err := domain.StatusEvents(c, s.cfg.Links, s.ids.NewID, s.clock.Now())
 		return ports.ChargeChange{Events: evs}, err

@@ -132,8 +132,8 @@ func (s *ChargeService) returnToPayer(ctx context.Context, c *domain.Charge) err
 	if err != nil {
 		return err
 	}
-	err = s.store.UpdateCharge(ctx, scope, c.ID(), func(c *domain.Charge) ([]domain.Event, error) {
-		return nil, c.MarkReturned(s.clock.Now())
+	err = s.store.UpdateCharge(ctx, scope, c.ID(), func(_ context.Context, c *domain.Charge, _ ports.ChargeTx) (ports.ChargeChange, error) {
+		return ports.ChargeChange{}, c.MarkReturned(s.clock.Now())
 	})
 	if errors.Is(err, domain.ErrInvalidTransition) {
 		return nil // another worker recorded it first

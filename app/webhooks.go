@@ -41,22 +41,21 @@ type WebhooksConfig struct {
 
 // WebhookService manages endpoints and delivers events.
 type WebhookService struct {
-	store   ports.WebhookStore
-	outbox  ports.WebhookOutbox
-	sender  ports.WebhookSender
-	guard   ports.URLGuard
-	charges ports.ChargeStore
-	clock   ports.Clock
-	ids     ports.IDGenerator
-	links   domain.Links
-	log     *slog.Logger
-	cfg     WebhooksConfig
-	wake    chan struct{}
+	store  ports.WebhookStore
+	outbox ports.WebhookOutbox
+	sender ports.WebhookSender
+	guard  ports.URLGuard
+	clock  ports.Clock
+	ids    ports.IDGenerator
+	links  domain.Links
+	log    *slog.Logger
+	cfg    WebhooksConfig
+	wake   chan struct{}
 }
 
 // NewWebhookService wires the webhook service.
 func NewWebhookService(store ports.WebhookStore, outbox ports.WebhookOutbox, sender ports.WebhookSender, guard ports.URLGuard,
-	charges ports.ChargeStore, clock ports.Clock, ids ports.IDGenerator, links domain.Links, log *slog.Logger, cfg WebhooksConfig,
+	clock ports.Clock, ids ports.IDGenerator, log *slog.Logger, cfg WebhooksConfig,
 ) *WebhookService {
 	if cfg.RetrySchedule == nil {
 		cfg.RetrySchedule = domain.RetrySchedule
@@ -83,8 +82,8 @@ func NewWebhookService(store ports.WebhookStore, outbox ports.WebhookOutbox, sen
 		log = slog.Default()
 	}
 	return &WebhookService{
-		store: store, outbox: outbox, sender: sender, guard: guard, charges: charges,
-		clock: clock, ids: ids, links: links, log: log, cfg: cfg, wake: make(chan struct{}, 1),
+		store: store, outbox: outbox, sender: sender, guard: guard,
+		clock: clock, ids: ids, log: log, cfg: cfg, wake: make(chan struct{}, 1),
 	}
 }
 
@@ -225,26 +224,6 @@ func (s *WebhookService) ListDeliveries(ctx context.Context, q ports.DeliveryQue
 // DeliveryStats counts the caller's deliveries per status.
 func (s *WebhookService) DeliveryStats(ctx context.Context, caller Caller) (ports.DeliveryStats, error) {
 	return s.store.DeliveryStats(ctx, caller.Scope())
-}
-
-// ResendChargeEvents writes fresh events (new evt_ ids) for a charge's
-// current status to the outbox, so every subscribed receiver gets a new
-// delivery of it. It returns that status. ErrNotFound as GetCharge.
-func (s *WebhookService) ResendChargeEvents(ctx context.Context, scope ports.Scope, chargeID string) (domain.TxStatus, error) {
-	var status domain.TxStatus
-	err := s.charges.UpdateCharge(ctx, scope, chargeID, func(c *domain.Charge) ([]domain.Event, error) {
-		status = c.Status()
-		types := domain.TransitionEvents("", status)
-		if status == domain.TxPending || status == domain.TxWaitingPayment {
-			types = domain.CreationEvents()
-		}
-		return domain.NewChargeEvents(c, "", types, s.links, s.ids.NewID, s.clock.Now())
-	})
-	if err != nil {
-		return "", err
-	}
-	s.notify()
-	return status, nil
 }
 
 func (s *WebhookService) notify() {

@@ -24,8 +24,8 @@ var webhookNow = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
 func newWebhookService(store ports.WebhookStore, outbox ports.WebhookOutbox, sender ports.WebhookSender, guard ports.URLGuard) *app.WebhookService {
 	clock := &mocks.ClockMock{NowFunc: func() time.Time { return webhookNow }}
-	return app.NewWebhookService(store, outbox, sender, guard, &mocks.ChargeStoreMock{}, clock, &seqIDs{},
-		domain.Links{}, nil, app.WebhooksConfig{Jitter: func() float64 { return 0.5 }})
+	return app.NewWebhookService(store, outbox, sender, guard, clock, &seqIDs{},
+		nil, app.WebhooksConfig{Jitter: func() float64 { return 0.5 }})
 }
 
 // Fan-out: one delivery per subscribed ACTIVE endpoint of the event's own

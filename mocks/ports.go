@@ -157,11 +157,8 @@ var _ ports.ChargeStore = &ChargeStoreMock{}
 //			ListPendingReturnsFunc: func(ctx context.Context, limit int) ([]ports.ChargeRef, error) {
 //				panic("mock out the ListPendingReturns method")
 //			},
-//			UpdateChargeFunc: func(ctx context.Context, scope ports.Scope, id string, fn func(*domain.Charge) ([]domain.Event, error)) error {
+//			UpdateChargeFunc: func(ctx context.Context, scope ports.Scope, id string, fn ports.ChargeChangeFunc) error {
 //				panic("mock out the UpdateCharge method")
-//			},
-//			UpdateChargeTxFunc: func(ctx context.Context, scope ports.Scope, id string, fn ports.ChargeChangeFunc) error {
-//				panic("mock out the UpdateChargeTx method")
 //			},
 //		}
 //
@@ -189,10 +186,7 @@ type ChargeStoreMock struct {
 	ListPendingReturnsFunc func(ctx context.Context, limit int) ([]ports.ChargeRef, error)
 
 	// UpdateChargeFunc mocks the UpdateCharge method.
-	UpdateChargeFunc func(ctx context.Context, scope ports.Scope, id string, fn func(*domain.Charge) ([]domain.Event, error)) error
-
-	// UpdateChargeTxFunc mocks the UpdateChargeTx method.
-	UpdateChargeTxFunc func(ctx context.Context, scope ports.Scope, id string, fn ports.ChargeChangeFunc) error
+	UpdateChargeFunc func(ctx context.Context, scope ports.Scope, id string, fn ports.ChargeChangeFunc) error
 
 	// calls tracks calls to the methods.
 	calls struct {
@@ -255,17 +249,6 @@ type ChargeStoreMock struct {
 			// ID is the id argument value.
 			ID string
 			// Fn is the fn argument value.
-			Fn func(*domain.Charge) ([]domain.Event, error)
-		}
-		// UpdateChargeTx holds details about calls to the UpdateChargeTx method.
-		UpdateChargeTx []struct {
-			// Ctx is the ctx argument value.
-			Ctx context.Context
-			// Scope is the scope argument value.
-			Scope ports.Scope
-			// ID is the id argument value.
-			ID string
-			// Fn is the fn argument value.
 			Fn ports.ChargeChangeFunc
 		}
 	}
@@ -276,7 +259,6 @@ type ChargeStoreMock struct {
 	lockListOpenExpired    sync.RWMutex
 	lockListPendingReturns sync.RWMutex
 	lockUpdateCharge       sync.RWMutex
-	lockUpdateChargeTx     sync.RWMutex
 }
 
 // CreateCharge calls CreateChargeFunc.
@@ -512,7 +494,7 @@ func (mock *ChargeStoreMock) ListPendingReturnsCalls() []struct {
 }
 
 // UpdateCharge calls UpdateChargeFunc.
-func (mock *ChargeStoreMock) UpdateCharge(ctx context.Context, scope ports.Scope, id string, fn func(*domain.Charge) ([]domain.Event, error)) error {
+func (mock *ChargeStoreMock) UpdateCharge(ctx context.Context, scope ports.Scope, id string, fn ports.ChargeChangeFunc) error {
 	if mock.UpdateChargeFunc == nil {
 		panic("ChargeStoreMock.UpdateChargeFunc: method is nil but ChargeStore.UpdateCharge was just called")
 	}
@@ -520,7 +502,7 @@ func (mock *ChargeStoreMock) UpdateCharge(ctx context.Context, scope ports.Scope
 		Ctx   context.Context
 		Scope ports.Scope
 		ID    string
-		Fn    func(*domain.Charge) ([]domain.Event, error)
+		Fn    ports.ChargeChangeFunc
 	}{
 		Ctx:   ctx,
 		Scope: scope,
@@ -541,50 +523,6 @@ func (mock *ChargeStoreMock) UpdateChargeCalls() []struct {
 	Ctx   context.Context
 	Scope ports.Scope
 	ID    string
-	Fn    func(*domain.Charge) ([]domain.Event, error)
-} {
-	var calls []struct {
-		Ctx   context.Context
-		Scope ports.Scope
-		ID    string
-		Fn    func(*domain.Charge) ([]domain.Event, error)
-	}
-	mock.lockUpdateCharge.RLock()
-	calls = mock.calls.UpdateCharge
-	mock.lockUpdateCharge.RUnlock()
-	return calls
-}
-
-// UpdateChargeTx calls UpdateChargeTxFunc.
-func (mock *ChargeStoreMock) UpdateChargeTx(ctx context.Context, scope ports.Scope, id string, fn ports.ChargeChangeFunc) error {
-	if mock.UpdateChargeTxFunc == nil {
-		panic("ChargeStoreMock.UpdateChargeTxFunc: method is nil but ChargeStore.UpdateChargeTx was just called")
-	}
-	callInfo := struct {
-		Ctx   context.Context
-		Scope ports.Scope
-		ID    string
-		Fn    ports.ChargeChangeFunc
-	}{
-		Ctx:   ctx,
-		Scope: scope,
-		ID:    id,
-		Fn:    fn,
-	}
-	mock.lockUpdateChargeTx.Lock()
-	mock.calls.UpdateChargeTx = append(mock.calls.UpdateChargeTx, callInfo)
-	mock.lockUpdateChargeTx.Unlock()
-	return mock.UpdateChargeTxFunc(ctx, scope, id, fn)
-}
-
-// UpdateChargeTxCalls gets all the calls that were made to UpdateChargeTx.
-// Check the length with:
-//
-//	len(mockedChargeStore.UpdateChargeTxCalls())
-func (mock *ChargeStoreMock) UpdateChargeTxCalls() []struct {
-	Ctx   context.Context
-	Scope ports.Scope
-	ID    string
 	Fn    ports.ChargeChangeFunc
 } {
 	var calls []struct {
@@ -593,9 +531,9 @@ func (mock *ChargeStoreMock) UpdateChargeTxCalls() []struct {
 		ID    string
 		Fn    ports.ChargeChangeFunc
 	}
-	mock.lockUpdateChargeTx.RLock()
-	calls = mock.calls.UpdateChargeTx
-	mock.lockUpdateChargeTx.RUnlock()
+	mock.lockUpdateCharge.RLock()
+	calls = mock.calls.UpdateCharge
+	mock.lockUpdateCharge.RUnlock()
 	return calls
 }
 

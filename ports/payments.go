@@ -9,39 +9,6 @@ import (
 	"github.com/quitapix/quita/domain"
 )
 
-// ChargeChange is everything one change of a charge writes in the same
-// database transaction as the charge itself.
-type ChargeChange struct {
-	Events []domain.Event
-	// Entries are ledger journal entries; the store checks that each
-	// balances, applies them to the wallet balances and holds, and fails
-	// with domain.ErrInsufficientBalance rather than let a wallet go
-	// negative.
-	Entries []domain.JournalEntry
-	// Refunds are inserted, or updated when their id exists.
-	Refunds []domain.Refund
-	// Idempotency, when set, is inserted first; ErrIdempotencyKeyExists
-	// when its key is already used (nothing is written).
-	Idempotency *IdempotencyRecord
-}
-
-// ChargeTx reads what a change needs inside its transaction, under the
-// charge's row lock.
-type ChargeTx interface {
-	// Balance reads the wallet of the charge's scope in cur (zero when it
-	// has none yet) without locking it: the store applies entries as
-	// deltas and fails with domain.ErrInsufficientBalance if one would take
-	// a wallet below zero, so a debit computed from a stale read is never
-	// written. Callers may retry such a failure with a fresh read.
-	Balance(ctx context.Context, cur domain.Currency) (domain.Balance, error)
-	// GetRefund reads a refund of the locked charge. ErrNotFound when it
-	// is not one of its refunds.
-	GetRefund(ctx context.Context, id string) (*domain.Refund, error)
-}
-
-// ChargeChangeFunc computes a change of the locked charge.
-type ChargeChangeFunc func(ctx context.Context, c *domain.Charge, tx ChargeTx) (ChargeChange, error)
-
 // PaymentQuery is a page of the payments list.
 type PaymentQuery struct {
 	Scope

@@ -80,6 +80,39 @@ type ChargeQuery struct {
 	CustomerDocument string
 }
 
+// ChargeChange is everything one change of a charge writes in the same
+// database transaction as the charge itself.
+type ChargeChange struct {
+	Events []domain.Event
+	// Entries are ledger journal entries; the store checks that each
+	// balances, applies them to the wallet balances and holds, and fails
+	// with domain.ErrInsufficientBalance rather than let a wallet go
+	// negative.
+	Entries []domain.JournalEntry
+	// Refunds are inserted, or updated when their id exists.
+	Refunds []domain.Refund
+	// Idempotency, when set, is inserted first; ErrIdempotencyKeyExists
+	// when its key is already used (nothing is written).
+	Idempotency *IdempotencyRecord
+}
+
+// ChargeTx reads what a change needs inside its transaction, under the
+// charge's row lock.
+type ChargeTx interface {
+	// Balance reads the wallet of the charge's scope in cur (zero when it
+	// has none yet) without locking it: the store applies entries as
+	// deltas and fails with domain.ErrInsufficientBalance if one would take
+	// a wallet below zero, so a debit computed from a stale read is never
+	// written. Callers may retry such a failure with a fresh read.
+	Balance(ctx context.Context, cur domain.Currency) (domain.Balance, error)
+	// GetRefund reads a refund of the locked charge. ErrNotFound when it
+	// is not one of its refunds.
+	GetRefund(ctx context.Context, id string) (*domain.Refund, error)
+}
+
+// ChargeChangeFunc computes a change of the locked charge.
+type ChargeChangeFunc func(ctx context.Context, c *domain.Charge, tx ChargeTx) (ChargeChange, error)
+
 // ChargeStore keeps charges with their outbox events.
 type ChargeStore interface {
 	// CreateCharge inserts c, its events and rec (when not nil) in one
@@ -92,16 +125,15 @@ type ChargeStore interface {
 	// GetChargeByID loads a charge by raw id alone, for the public checkout
 	// and acquirer notifications. ErrNotFound when it does not exist.
 	GetChargeByID(ctx context.Context, id string) (*domain.Charge, error)
-	// UpdateCharge locks the charge row (SELECT ... FOR UPDATE on Postgres,
-	// the database write lock on SQLite) until the end of the transaction,
-	// calls fn, and when fn returns nil saves the charge and the events fn
-	// returned in the same transaction. An error from fn rolls back and is
-	// returned as is. ErrNotFound when the charge is not in scope.
-	UpdateCharge(ctx context.Context, scope Scope, id string, fn func(*domain.Charge) ([]domain.Event, error)) error
-	// UpdateChargeTx is UpdateCharge for changes that also write ledger
-	// entries, refunds or an idempotency record (see ChargeChange); fn may
-	// read balances and refunds through tx under the same lock.
-	UpdateChargeTx(ctx context.Context, scope Scope, id string, fn ChargeChangeFunc) error
+	// UpdateCharge is the one way to change a stored charge. It locks the
+	// charge row (SELECT ... FOR UPDATE on Postgres, the database write
+	// lock on SQLite) until the end of the transaction, calls fn, and when
+	// fn returns nil saves the charge and everything fn's ChargeChange
+	// names (events, ledger entries, refunds, idempotency record) in the
+	// same transaction; fn may read balances and refunds through tx under
+	// the same lock. An error from fn rolls back and is returned as is.
+	// ErrNotFound when the charge is not in scope.
+	UpdateCharge(ctx context.Context, scope Scope, id string, fn ChargeChangeFunc) error
 	// ListCharges returns up to q.Limit charges and whether more follow.
 	// ErrNotFound when q.StartingAfter is not a charge of the scope.
 	ListCharges(ctx context.Context, q ChargeQuery) ([]*domain.Charge, bool, error)

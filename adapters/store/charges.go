@@ -124,57 +124,6 @@ func whereScope(q *bun.SelectQuery, s ports.Scope) *bun.SelectQuery {
 	return q.Where("?TableAlias.account_id = ?", s.AccountID).Where("?TableAlias.mode = ?", string(s.Mode))
 }
 
-// UpdateCharge runs fn on the locked charge and saves what it did. fn's
-// error is returned exactly as fn returned it.
-func (db *DB) UpdateCharge(ctx context.Context, scope ports.Scope, id string, fn func(*domain.Charge) ([]domain.Event, error)) error {
-	var fnErr error
-	err := db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		var err error
-		fnErr, err = updateCharge(ctx, tx, scope, id, fn)
-		if fnErr != nil {
-			return fnErr
-		}
-		return err
-	})
-	if fnErr != nil {
-		return fnErr
-	}
-	return mapError(err)
-}
-
-// updateCharge is UpdateCharge inside the caller's transaction tx. It
-// reports fn's error apart from its own, so the caller can hand fn's back
-// untouched.
-func updateCharge(ctx context.Context, tx bun.IDB, scope ports.Scope, id string, fn func(*domain.Charge) ([]domain.Event, error)) (fnErr, err error) {
-	row, err := selectCharge(ctx, tx, &scope, id, true)
-	if err != nil {
-		return nil, err
-	}
-	c, err := row.toDomain()
-	if err != nil {
-		return nil, err
-	}
-	events, fnErr := fn(c)
-	if fnErr != nil {
-		return fnErr, nil
-	}
-	s := c.Snapshot()
-	if s.ID != row.ID || s.AccountID != row.AccountID || string(s.Mode) != row.Mode {
-		return nil, fmt.Errorf("store: update of charge %s changed its identity", id)
-	}
-	upd, err := chargeFromDomain(s)
-	if err != nil {
-		return nil, err
-	}
-	qs := []schema.QueryAppender{tx.NewUpdate().Model(upd).ExcludeColumn(chargeImmutableColumns...).WherePK()}
-	qs = append(qs, statusCountChanges(tx, row.AccountID, row.Mode, row.ID, row.Status, upd.Status)...)
-	qs = append(qs, dayTotalsChanges(tx, row, upd)...)
-	if evs := eventsFromDomain(events); len(evs) > 0 {
-		qs = append(qs, tx.NewInsert().Model(&evs))
-	}
-	return nil, execBatch(ctx, tx, qs...)
-}
-
 // ListCharges returns a page of the scope's charges, newest first.
 func (db *DB) ListCharges(ctx context.Context, q ports.ChargeQuery) ([]*domain.Charge, bool, error) {
 	return listCharges(ctx, db.bun, q)

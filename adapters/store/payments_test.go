@@ -30,7 +30,7 @@ func TestPaymentStore(t *testing.T) {
 	}
 }
 
-// paid creates a charge of testA and settles it through UpdateChargeTx with
+// paid creates a charge of testA and settles it through UpdateCharge with
 // its payment entry.
 func paid(t *testing.T, db *store.DB, amount int64) *domain.Charge {
 	t.Helper()
@@ -38,7 +38,7 @@ func paid(t *testing.T, db *store.DB, amount int64) *domain.Charge {
 	c := newCharge(t, testA, now, func(p *domain.NewChargeParams) { p.Amount = amount })
 	attachPix(t, c, now)
 	mustCreate(t, db, c, nil, nil)
-	err := db.UpdateChargeTx(t.Context(), testA, c.ID(), func(_ context.Context, c *domain.Charge, _ ports.ChargeTx) (ports.ChargeChange, error) {
+	err := db.UpdateCharge(t.Context(), testA, c.ID(), func(_ context.Context, c *domain.Charge, _ ports.ChargeTx) (ports.ChargeChange, error) {
 		if err := c.Transition(domain.TxPaid, domain.MethodPix, nil, "E99999999202603011200abcdefghijk", now); err != nil {
 			return ports.ChargeChange{}, err
 		}
@@ -59,7 +59,7 @@ func testLedgerWritesWithCharge(t *testing.T, db *store.DB) {
 		t.Fatalf("wallets after payment: %+v %v", ws, err)
 	}
 	// A debit larger than the wallet rolls the whole change back.
-	err = db.UpdateChargeTx(ctx, testA, c.ID(), func(ctx context.Context, c *domain.Charge, tx ports.ChargeTx) (ports.ChargeChange, error) {
+	err = db.UpdateCharge(ctx, testA, c.ID(), func(ctx context.Context, c *domain.Charge, tx ports.ChargeTx) (ports.ChargeChange, error) {
 		if err := c.ReserveRefund(1000, baseTime); err != nil {
 			return ports.ChargeChange{}, err
 		}
@@ -87,7 +87,7 @@ func testLedgerWritesWithCharge(t *testing.T, db *store.DB) {
 	rec := &ports.IdempotencyRecord{IdempotencyKey: ports.IdempotencyKey{Scope: testA, Key: "refund-key-1"}, Fingerprint: "f",
 		StatusCode: 201, Body: []byte("{}"), CreatedAt: baseTime}
 	mustCreate(t, db, newCharge(t, testA, baseTime, nil), nil, rec)
-	err = db.UpdateChargeTx(ctx, testA, c.ID(), func(context.Context, *domain.Charge, ports.ChargeTx) (ports.ChargeChange, error) {
+	err = db.UpdateCharge(ctx, testA, c.ID(), func(context.Context, *domain.Charge, ports.ChargeTx) (ports.ChargeChange, error) {
 		return ports.ChargeChange{Idempotency: rec}, nil
 	})
 	if !errors.Is(err, ports.ErrIdempotencyKeyExists) {
@@ -112,7 +112,7 @@ func testListPaymentsTotals(t *testing.T, db *store.DB) {
 		mustCreate(t, db, c, nil, nil)
 		ids = append(ids, c.ID())
 	}
-	err := db.UpdateCharge(ctx, scope, ids[0], func(c *domain.Charge) ([]domain.Event, error) { return nil, c.Cancel(baseTime) })
+	err := db.UpdateCharge(ctx, scope, ids[0], changeEvents(func(c *domain.Charge) ([]domain.Event, error) { return nil, c.Cancel(baseTime) }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func testAggregateDayTotals(t *testing.T, db *store.DB) {
 	}
 	settle := func(id string, at time.Time) {
 		t.Helper()
-		err := db.UpdateChargeTx(ctx, scope, id, func(_ context.Context, c *domain.Charge, _ ports.ChargeTx) (ports.ChargeChange, error) {
+		err := db.UpdateCharge(ctx, scope, id, func(_ context.Context, c *domain.Charge, _ ports.ChargeTx) (ports.ChargeChange, error) {
 			return ports.ChargeChange{}, c.Transition(domain.TxPaid, domain.MethodPix, nil, "E99999999202603011200abcdefghijk", at)
 		})
 		if err != nil {
@@ -158,12 +158,12 @@ func testAggregateDayTotals(t *testing.T, db *store.DB) {
 	}
 	refund := func(id string, amount int64, at time.Time) {
 		t.Helper()
-		err := db.UpdateCharge(ctx, scope, id, func(c *domain.Charge) ([]domain.Event, error) {
+		err := db.UpdateCharge(ctx, scope, id, changeEvents(func(c *domain.Charge) ([]domain.Event, error) {
 			if err := c.ReserveRefund(amount, at); err != nil {
 				return nil, err
 			}
 			return nil, c.CompleteRefund(amount, at)
-		})
+		}))
 		if err != nil {
 			t.Fatalf("refund %s: %v", id, err)
 		}
@@ -181,16 +181,16 @@ func testAggregateDayTotals(t *testing.T, db *store.DB) {
 	}
 	refund(partly, 1000, day0.Add(53*time.Hour))
 	refund(fully, 4000, day0.Add(53*time.Hour))
-	err := db.UpdateCharge(ctx, scope, cancelled, func(c *domain.Charge) ([]domain.Event, error) { return nil, c.Cancel(day0.Add(53 * time.Hour)) })
+	err := db.UpdateCharge(ctx, scope, cancelled, changeEvents(func(c *domain.Charge) ([]domain.Event, error) { return nil, c.Cancel(day0.Add(53 * time.Hour)) }))
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = db.UpdateCharge(ctx, scope, expired, func(c *domain.Charge) ([]domain.Event, error) { return nil, c.Expire(day0.Add(53 * time.Hour)) })
+	err = db.UpdateCharge(ctx, scope, expired, changeEvents(func(c *domain.Charge) ([]domain.Event, error) { return nil, c.Expire(day0.Add(53 * time.Hour)) }))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// An update that changes nothing the totals hold writes no delta.
-	err = db.UpdateCharge(ctx, scope, edge, func(c *domain.Charge) ([]domain.Event, error) { return nil, nil })
+	err = db.UpdateCharge(ctx, scope, edge, changeEvents(func(c *domain.Charge) ([]domain.Event, error) { return nil, nil }))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -429,10 +429,10 @@ func testChargeScopeIsolation(t *testing.T, db *store.DB) {
 		if _, err := db.GetCharge(ctx, other, c.ID()); !errors.Is(err, ports.ErrNotFound) {
 			t.Errorf("GetCharge from %v: err %v, want ErrNotFound", other, err)
 		}
-		err := db.UpdateCharge(ctx, other, c.ID(), func(*domain.Charge) ([]domain.Event, error) {
+		err := db.UpdateCharge(ctx, other, c.ID(), changeEvents(func(*domain.Charge) ([]domain.Event, error) {
 			t.Error("fn called for a charge of another scope")
 			return nil, nil
-		})
+		}))
 		if !errors.Is(err, ports.ErrNotFound) {
 			t.Errorf("UpdateCharge from %v: err %v, want ErrNotFound", other, err)
 		}
@@ -562,7 +562,7 @@ func testUpdateChargeSavesStateAndEvents(t *testing.T, db *store.DB) {
 	var want domain.ChargeSnapshot
 	var changed []domain.Event
 	at := baseTime.Add(2 * time.Second)
-	err := db.UpdateCharge(ctx, liveA, c.ID(), func(c *domain.Charge) ([]domain.Event, error) {
+	err := db.UpdateCharge(ctx, liveA, c.ID(), changeEvents(func(c *domain.Charge) ([]domain.Event, error) {
 		prev := c.Status()
 		attachPix(t, c, at)
 		if err := c.Cancel(at.Add(time.Second)); err != nil {
@@ -571,7 +571,7 @@ func testUpdateChargeSavesStateAndEvents(t *testing.T, db *store.DB) {
 		want = c.Snapshot()
 		changed = chargeEvents(t, c, prev, domain.TransitionEvents(prev, c.Status()), at)
 		return changed, nil
-	})
+	}))
 	if err != nil {
 		t.Fatalf("UpdateCharge: %v", err)
 	}
@@ -583,7 +583,7 @@ func testUpdateChargeSavesStateAndEvents(t *testing.T, db *store.DB) {
 	assertEvents(t, db, liveA, c.ID(), append(created, changed...))
 
 	// No events is fine too.
-	err = db.UpdateCharge(ctx, liveA, c.ID(), func(*domain.Charge) ([]domain.Event, error) { return nil, nil })
+	err = db.UpdateCharge(ctx, liveA, c.ID(), changeEvents(func(*domain.Charge) ([]domain.Event, error) { return nil, nil }))
 	if err != nil {
 		t.Fatalf("UpdateCharge without events: %v", err)
 	}
@@ -598,10 +598,10 @@ func testUpdateChargeRollsBackOnError(t *testing.T, db *store.DB) {
 	before := mustGet(t, db, liveA, c.ID()).Snapshot()
 
 	errBoom := errors.New("acquirer said no")
-	err := db.UpdateCharge(ctx, liveA, c.ID(), func(c *domain.Charge) ([]domain.Event, error) {
+	err := db.UpdateCharge(ctx, liveA, c.ID(), changeEvents(func(c *domain.Charge) ([]domain.Event, error) {
 		attachPix(t, c, baseTime.Add(time.Second))
 		return chargeEvents(t, c, domain.TxPending, []domain.EventType{domain.EventPaymentStatusChanged}, baseTime), errBoom
-	})
+	}))
 	if err != errBoom { // fn's error must come back unchanged, not even wrapped
 		t.Fatalf("UpdateCharge returned %v, want fn's error itself", err)
 	}
@@ -609,19 +609,19 @@ func testUpdateChargeRollsBackOnError(t *testing.T, db *store.DB) {
 	assertEvents(t, db, liveA, c.ID(), created)
 
 	// A domain sentinel comes back as is, too.
-	err = db.UpdateCharge(ctx, liveA, c.ID(), func(c *domain.Charge) ([]domain.Event, error) {
+	err = db.UpdateCharge(ctx, liveA, c.ID(), changeEvents(func(c *domain.Charge) ([]domain.Event, error) {
 		return nil, c.MarkReturned(baseTime)
-	})
+	}))
 	if !errors.Is(err, domain.ErrInvalidTransition) {
 		t.Fatalf("UpdateCharge: err %v, want ErrInvalidTransition", err)
 	}
 }
 
 func testUpdateChargeOutOfScope(t *testing.T, db *store.DB) {
-	err := db.UpdateCharge(t.Context(), liveA, newRawID(t), func(*domain.Charge) ([]domain.Event, error) {
+	err := db.UpdateCharge(t.Context(), liveA, newRawID(t), changeEvents(func(*domain.Charge) ([]domain.Event, error) {
 		t.Error("fn called for a missing charge")
 		return nil, nil
-	})
+	}))
 	if !errors.Is(err, ports.ErrNotFound) {
 		t.Fatalf("UpdateCharge of a missing charge: err %v, want ErrNotFound", err)
 	}
@@ -652,7 +652,7 @@ func concurrentIncrements(t *testing.T, dbs ...*store.DB) {
 	for i := range n {
 		db := dbs[i%len(dbs)]
 		wg.Go(func() {
-			err := db.UpdateCharge(context.Background(), liveA, c.ID(), func(c *domain.Charge) ([]domain.Event, error) {
+			err := db.UpdateCharge(context.Background(), liveA, c.ID(), changeEvents(func(c *domain.Charge) ([]domain.Event, error) {
 				s := c.Snapshot()
 				read := s.RefundedAmount
 				time.Sleep(2 * time.Millisecond) // widen the window a lost update needs
@@ -661,7 +661,7 @@ func concurrentIncrements(t *testing.T, dbs ...*store.DB) {
 				// fn may change the charge only through *c: replace it.
 				*c = *domain.UnmarshalChargeFromStorage(s)
 				return chargeEvents(t, c, c.Status(), []domain.EventType{domain.EventPaymentStatusChanged}, baseTime), nil
-			})
+			}))
 			if err != nil {
 				t.Errorf("UpdateCharge: %v", err)
 			}
@@ -789,13 +789,13 @@ func testListChargesFilters(t *testing.T, db *store.DB) {
 		case 2:
 			status[c.ID()] = domain.TxCancelled
 		}
-		err := db.UpdateCharge(t.Context(), liveA, c.ID(), func(c *domain.Charge) ([]domain.Event, error) {
+		err := db.UpdateCharge(t.Context(), liveA, c.ID(), changeEvents(func(c *domain.Charge) ([]domain.Event, error) {
 			if status[c.ID()] == domain.TxCancelled {
 				return nil, c.Cancel(baseTime.Add(time.Hour))
 			}
 			attachPix(t, c, baseTime.Add(time.Hour))
 			return nil, nil
-		})
+		}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -953,9 +953,9 @@ func testListOpenExpired(t *testing.T, db *store.DB) {
 	}
 
 	// Once expired, a charge is no longer listed.
-	err = db.UpdateCharge(ctx, liveA, earliest.ID(), func(c *domain.Charge) ([]domain.Event, error) {
+	err = db.UpdateCharge(ctx, liveA, earliest.ID(), changeEvents(func(c *domain.Charge) ([]domain.Event, error) {
 		return nil, c.Expire(now)
-	})
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -985,9 +985,9 @@ func testListPendingReturns(t *testing.T, db *store.DB) {
 	first := mismatched(liveA, baseTime.Add(time.Minute))
 	done := mismatched(liveA, baseTime.Add(30*time.Second))
 	mustCreate(t, db, newCharge(t, liveA, baseTime, nil), nil, nil)
-	err := db.UpdateCharge(ctx, liveA, done.ID(), func(c *domain.Charge) ([]domain.Event, error) {
+	err := db.UpdateCharge(ctx, liveA, done.ID(), changeEvents(func(c *domain.Charge) ([]domain.Event, error) {
 		return nil, c.MarkReturned(baseTime.Add(5 * time.Minute))
-	})
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1202,5 +1202,14 @@ func TestPostgresConcurrentMigrate(t *testing.T) {
 	}
 	if applied != len(files) {
 		t.Errorf("%d migration records, want %d (each migration applied once)", applied, len(files))
+	}
+}
+
+// changeEvents adapts a change that only writes events to
+// ports.ChargeChangeFunc.
+func changeEvents(fn func(*domain.Charge) ([]domain.Event, error)) ports.ChargeChangeFunc {
+	return func(_ context.Context, c *domain.Charge, _ ports.ChargeTx) (ports.ChargeChange, error) {
+		evs, err := fn(c)
+		return ports.ChargeChange{Events: evs}, err
 	}
 }

@@ -173,8 +173,17 @@ func newService(db *store.DB, clock ports.Clock, cfg app.WebhooksConfig) *app.We
 		cfg.RetrySchedule = testSchedule
 	}
 	p := webhook.Policy{AllowPrivate: true}
-	return app.NewWebhookService(db, db, webhook.NewSender(p), webhook.NewGuard(p), db, clock, app.RandomIDs{},
-		domain.Links{CheckoutBase: "https://pay.example.com/c"}, slog.New(slog.DiscardHandler), cfg)
+	return app.NewWebhookService(db, db, webhook.NewSender(p), webhook.NewGuard(p), clock, app.RandomIDs{},
+		slog.New(slog.DiscardHandler), cfg)
+}
+
+// payments is the payments surface over the engine's store, for the
+// resend path (no acquirer: a resend never calls one).
+func (e *engine) payments() *app.PaymentService {
+	log := slog.New(slog.DiscardHandler)
+	links := domain.Links{CheckoutBase: "https://pay.example.com/c"}
+	charges := app.NewChargeService(e.db, e.db, nil, nil, e.clock, app.RandomIDs{}, log, app.ChargesConfig{Links: links})
+	return app.NewPaymentService(charges, e.db, e.db, nil, e.clock, app.RandomIDs{}, log, app.PaymentsConfig{Links: links})
 }
 
 func (e *engine) caller() app.Caller { return app.Caller{Account: e.acct, Mode: e.scope.Mode} }
@@ -547,16 +556,17 @@ func TestResendCreatesFreshDelivery(t *testing.T) {
 	rc.setSecrets(ep.Secret)
 	c := e.charge(t, "")
 	e.drain(t, t.Context())
-	st, err := e.svc.ResendChargeEvents(t.Context(), e.scope, c.ID())
-	if err != nil || st != domain.TxPending {
-		t.Fatalf("resend: %s, %v", st, err)
+	payments := e.payments()
+	got, err := payments.ResendWebhook(t.Context(), e.caller(), c.ID())
+	if err != nil || got.Status() != domain.TxPending {
+		t.Fatalf("resend: %v", err)
 	}
 	e.drain(t, t.Context())
 	ds := e.deliveries(t, ports.DeliveryQuery{})
 	if len(ds) != 2 || ds[0].EventID == ds[1].EventID || ds[0].Status != domain.DeliveryDelivered {
 		t.Fatalf("after resend: %+v", ds)
 	}
-	if _, err := e.svc.ResendChargeEvents(t.Context(), e.scope, "nope"); !errors.Is(err, ports.ErrNotFound) {
+	if _, err := payments.ResendWebhook(t.Context(), e.caller(), "nope"); !errors.Is(err, ports.ErrNotFound) {
 		t.Fatalf("resend of an unknown charge: %v", err)
 	}
 }
