@@ -51,7 +51,7 @@ type ChargeService struct {
 	store    ports.ChargeStore
 	records  ports.IdempotencyRecords
 	cache    ports.IdempotencyCache
-	acquirer ports.Acquirer
+	acquirer acquirer
 	clock    ports.Clock
 	ids      ports.IDGenerator
 	log      *slog.Logger
@@ -61,13 +61,10 @@ type ChargeService struct {
 	background sync.WaitGroup
 }
 
-// SetFraudGuard makes Create refuse what g refuses, before any acquirer
-// call. Call it once while wiring.
-func (s *ChargeService) SetFraudGuard(g *FraudGuard) { s.guard = g }
-
-// NewChargeService wires a charge service.
+// NewChargeService wires a charge service. Create refuses what guard
+// refuses, before any acquirer call; a nil guard refuses nothing.
 func NewChargeService(store ports.ChargeStore, records ports.IdempotencyRecords, cache ports.IdempotencyCache,
-	acquirer ports.Acquirer, clock ports.Clock, ids ports.IDGenerator, log *slog.Logger, cfg ChargesConfig,
+	acquirer ports.Acquirer, guard *FraudGuard, clock ports.Clock, ids ports.IDGenerator, log *slog.Logger, cfg ChargesConfig,
 ) *ChargeService {
 	if cfg.IdempotencyLockTTL <= 0 {
 		cfg.IdempotencyLockTTL = 30 * time.Second
@@ -78,7 +75,7 @@ func NewChargeService(store ports.ChargeStore, records ports.IdempotencyRecords,
 	if cfg.Holding == nil {
 		cfg.Holding = domain.DefaultHoldingPeriods
 	}
-	return &ChargeService{store: store, records: records, cache: cache, acquirer: acquirer,
+	return &ChargeService{store: store, records: records, cache: cache, acquirer: acquirerOf(acquirer), guard: guard,
 		clock: clock, ids: ids, log: log, cfg: cfg}
 }
 
@@ -112,9 +109,12 @@ type Response struct {
 	Replayed   bool
 }
 
-// Renderer turns a created charge into the response body of the surface
-// that created it (charges or payments wire format).
-type Renderer func(*domain.Charge) ([]byte, error)
+// Respond is how the calling surface answers a resource a financial write
+// created: its status and body in that surface's wire format. App records
+// the answer with the resource, in the same transaction, so that a retry
+// with the same key gets it byte for byte (docs/decisions.md, "Who renders
+// an idempotent answer").
+type Respond[T any] func(T) (Response, error)
 
 // Create opens a charge with the acquirer exactly once per idempotency key.
 //
@@ -123,7 +123,7 @@ type Renderer func(*domain.Charge) ([]byte, error)
 // under a unique key, and the txid sent to the acquirer is derived from the
 // key, so a retry after a crash, a cache flush or a lost claim asks for the
 // same cob and can never commit a second charge.
-func (s *ChargeService) Create(ctx context.Context, caller Caller, in CreateChargeInput, idem Idempotency, render Renderer) (Response, error) {
+func (s *ChargeService) Create(ctx context.Context, caller Caller, in CreateChargeInput, idem Idempotency, respond Respond[*domain.Charge]) (Response, error) {
 	scope := caller.Scope()
 	dkey := ports.IdempotencyKey{Scope: scope, Key: idem.Key}
 	ckey := "idem:" + scope.AccountID + ":" + string(scope.Mode) + ":" + idem.Key
@@ -166,7 +166,7 @@ func (s *ChargeService) Create(ctx context.Context, caller Caller, in CreateChar
 		return Response{}, err
 	}
 
-	resp, err = s.create(ctx, caller, in, dkey, idem, render)
+	resp, err = s.create(ctx, caller, in, dkey, idem, respond)
 	if errors.Is(err, ports.ErrIdempotencyKeyExists) {
 		// Another process committed the same key first: answer as it did.
 		resp, err = s.replay(ctx, dkey, idem.Fingerprint)
@@ -203,7 +203,7 @@ func (s *ChargeService) complete(ctx context.Context, owned bool, ckey, fingerpr
 	return true
 }
 
-func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChargeInput, key ports.IdempotencyKey, idem Idempotency, render Renderer) (Response, error) {
+func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChargeInput, key ports.IdempotencyKey, idem Idempotency, respond Respond[*domain.Charge]) (Response, error) {
 	id, err := s.ids.NewID()
 	if err != nil {
 		return Response{}, err
@@ -233,13 +233,13 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 			return Response{}, fmt.Errorf("create pix charge: %w", err)
 		}
 		pix := domain.PixDetails{BRCode: cob.BRCode, TxID: cob.TxID, Location: cob.Location, ExpiresAt: cob.ExpiresAt}
-		if err := c.AttachPix(pix, ports.ProviderName(s.acquirer, key.Scope), cob.ProviderRef, now); err != nil {
+		if err := c.AttachPix(pix, s.acquirer.nameFor(key.Scope), cob.ProviderRef, now); err != nil {
 			return Response{}, err
 		}
 	}
 	// Method data other than the cob is filled asynchronously
 	// (FinalizeMethods): the create answers WAITING_PAYMENT at once.
-	provider := ports.ProviderName(s.acquirer, key.Scope)
+	provider := s.acquirer.nameFor(key.Scope)
 	if c.NeedsMethodData() {
 		err = c.AwaitMethods(provider, now)
 	} else if c.Status() == domain.TxPending {
@@ -252,13 +252,13 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 	if err != nil {
 		return Response{}, err
 	}
-	body, err := render(c)
+	answer, err := respond(c)
 	if err != nil {
 		return Response{}, err
 	}
 	rec := &ports.IdempotencyRecord{
 		IdempotencyKey: key, Fingerprint: idem.Fingerprint, ResourceID: id,
-		StatusCode: 201, Body: body, CreatedAt: now,
+		StatusCode: answer.StatusCode, Body: answer.Body, CreatedAt: now,
 	}
 	if err := s.store.CreateCharge(ctx, c, events, rec); err != nil {
 		return Response{}, err
@@ -267,7 +267,7 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 		s.finalizeInBackground(key.Scope, id)
 	}
 	s.log.InfoContext(ctx, "charge created", "charge", domain.PrefixCharge+id, "amount", c.Amount(), "mode", string(caller.Mode))
-	return Response{StatusCode: rec.StatusCode, Body: body}, nil
+	return Response{StatusCode: rec.StatusCode, Body: rec.Body}, nil
 }
 
 // payerDocument is the document the fraud guard counts: the payer lock,
@@ -287,6 +287,11 @@ func (s *ChargeService) Get(ctx context.Context, caller Caller, id string) (*dom
 		return nil, err
 	}
 	return s.expireIfDue(ctx, caller.Scope(), c)
+}
+
+// stored reads a charge of scope as stored, without expiring it.
+func (s *ChargeService) stored(ctx context.Context, scope ports.Scope, id string) (*domain.Charge, error) {
+	return s.store.GetCharge(ctx, scope, id)
 }
 
 // GetPublic reads a charge by raw id alone, for the hosted checkout.
@@ -357,6 +362,15 @@ func (s *ChargeService) feesFor(ctx context.Context, accountID string) (map[doma
 	return out, nil
 }
 
+// putAccountFee stores an account's override of one method's fees; the
+// settlements that follow read it (feesFor).
+func (s *ChargeService) putAccountFee(ctx context.Context, accountID string, m domain.Method, f domain.FeeSchedule) error {
+	if s.cfg.AccountFees == nil {
+		return errors.New("account fees are not configured")
+	}
+	return s.cfg.AccountFees.PutAccountFee(ctx, accountID, m, f, s.clock.Now())
+}
+
 // FinalizeMethods asks the acquirer for the data of a charge's methods
 // other than Pix (boleto, Multibanco, card redirect, crypto address) and
 // records it. It runs in the background right after create and, for
@@ -368,8 +382,8 @@ func (s *ChargeService) FinalizeMethods(ctx context.Context, scope ports.Scope, 
 	if err != nil || !c.MethodsPending() {
 		return err
 	}
-	ma, ok := s.acquirer.(ports.MethodAcquirer)
-	if !ok {
+	ma := s.acquirer.methods
+	if ma == nil {
 		return fmt.Errorf("%w: the acquirer supports only pix", ports.ErrAcquirerRejected)
 	}
 	var others []domain.Method
@@ -390,7 +404,7 @@ func (s *ChargeService) FinalizeMethods(ctx context.Context, scope ports.Scope, 
 		if !c.MethodsPending() {
 			return ports.ChargeChange{}, nil
 		}
-		return ports.ChargeChange{}, c.AttachMethods(d, ports.ProviderName(s.acquirer, scope), id, s.clock.Now())
+		return ports.ChargeChange{}, c.AttachMethods(d, s.acquirer.nameFor(scope), id, s.clock.Now())
 	})
 }
 

@@ -39,6 +39,12 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
+	return newGuardedHarness(t, nil)
+}
+
+// newGuardedHarness is newHarness with a fraud guard in front of Create.
+func newGuardedHarness(t *testing.T, guard *app.FraudGuard) *harness {
+	t.Helper()
 	h := &harness{now: t0, charges: map[string]*domain.Charge{}, recs: map[ports.IdempotencyKey]ports.IdempotencyRecord{}}
 	h.store = &mocks.ChargeStoreMock{
 		CreateChargeFunc: func(_ context.Context, c *domain.Charge, evs []domain.Event, rec *ports.IdempotencyRecord) error {
@@ -111,7 +117,7 @@ func newHarness(t *testing.T) *harness {
 	}
 	clock := &mocks.ClockMock{NowFunc: func() time.Time { h.clockMu.Lock(); defer h.clockMu.Unlock(); return h.now }}
 	ids := &mocks.IDGeneratorMock{NewIDFunc: func() (string, error) { return domain.NewRawID(rand.Reader) }}
-	h.svc = app.NewChargeService(h.store, h.records, h.cache, h.acquirer, clock, ids,
+	h.svc = app.NewChargeService(h.store, h.records, h.cache, h.acquirer, guard, clock, ids,
 		slog.New(slog.NewTextHandler(io.Discard, nil)), app.ChargesConfig{
 			Links: domain.Links{CheckoutBase: "https://pay.example.com/c"},
 			Fees:  map[domain.Method]domain.FeeSchedule{domain.MethodPix: {Provider: domain.Fee{BPS: 50}, Platform: domain.Fee{BPS: 49}}},
@@ -130,8 +136,9 @@ var caller = app.Caller{
 	Mode:    domain.ModeTest,
 }
 
-func render(c *domain.Charge) ([]byte, error) {
-	return json.Marshal(c.Public(domain.Links{CheckoutBase: "https://pay.example.com/c"}))
+func render(c *domain.Charge) (app.Response, error) {
+	b, err := json.Marshal(c.Public(domain.Links{CheckoutBase: "https://pay.example.com/c"}))
+	return app.Response{StatusCode: 201, Body: b}, err
 }
 
 func (h *harness) create(t *testing.T, in app.CreateChargeInput, key string) (app.Response, error) {

@@ -22,8 +22,7 @@ type guardHarness struct {
 
 func newGuardHarness(t *testing.T, settings ports.AccountSettings, blocked bool, recent int) *guardHarness {
 	t.Helper()
-	h := newHarness(t)
-	g := &guardHarness{harness: h}
+	g := &guardHarness{}
 	g.guards = &mocks.GuardStoreMock{
 		GetAccountSettingsFunc: func(context.Context, string) (ports.AccountSettings, error) { return settings, nil },
 		PayerBlockedFunc:       func(context.Context, string, string) (bool, error) { return blocked, nil },
@@ -35,7 +34,7 @@ func newGuardHarness(t *testing.T, settings ports.AccountSettings, blocked bool,
 	clock := &mocks.ClockMock{NowFunc: func() time.Time { return t0 }}
 	ids := &mocks.IDGeneratorMock{NewIDFunc: func() (string, error) { return "raw0000000000000000000001", nil }}
 	gs := app.NewGuardSettings(g.guards, clock, app.GuardDefaults{})
-	h.svc.SetFraudGuard(app.NewFraudGuard(gs, g.guards, g.audit, clock, ids))
+	g.harness = newGuardedHarness(t, app.NewFraudGuard(gs, g.guards, g.audit, clock, ids))
 	return g
 }
 

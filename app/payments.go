@@ -34,7 +34,7 @@ type PaymentService struct {
 	charges  *ChargeService
 	store    ports.PaymentStore
 	cstore   ports.ChargeStore
-	acquirer ports.Acquirer
+	acquirer acquirer
 	clock    ports.Clock
 	ids      ports.IDGenerator
 	log      *slog.Logger
@@ -45,7 +45,7 @@ type PaymentService struct {
 func NewPaymentService(charges *ChargeService, store ports.PaymentStore, cstore ports.ChargeStore, acquirer ports.Acquirer,
 	clock ports.Clock, ids ports.IDGenerator, log *slog.Logger, cfg PaymentsConfig,
 ) *PaymentService {
-	return &PaymentService{charges: charges, store: store, cstore: cstore, acquirer: acquirer, clock: clock, ids: ids, log: log, cfg: cfg}
+	return &PaymentService{charges: charges, store: store, cstore: cstore, acquirer: acquirerOf(acquirer), clock: clock, ids: ids, log: log, cfg: cfg}
 }
 
 // Charges is the charge service underneath.
@@ -99,14 +99,11 @@ type RefundInput struct {
 	DestinationKey  string
 }
 
-// RefundRenderer renders a created refund as the response body.
-type RefundRenderer func(domain.Refund) ([]byte, error)
-
 // Refund creates a refund exactly once per idempotency key: the key's
 // record, the refund, its ledger debit and the reservation on the charge
 // are written in one transaction under the charge's row lock, so
 // concurrent refunds can never exceed the amount.
-func (s *PaymentService) Refund(ctx context.Context, caller Caller, id string, in RefundInput, idem Idempotency, render RefundRenderer) (Response, error) {
+func (s *PaymentService) Refund(ctx context.Context, caller Caller, id string, in RefundInput, idem Idempotency, respond Respond[domain.Refund]) (Response, error) {
 	key := ports.IdempotencyKey{Scope: caller.Scope(), Key: idem.Key}
 	if resp, err := s.charges.replay(ctx, key, idem.Fingerprint); err == nil || !errors.Is(err, ports.ErrNotFound) {
 		return resp, err
@@ -115,7 +112,7 @@ func (s *PaymentService) Refund(ctx context.Context, caller Caller, id string, i
 		return Response{}, err
 	}
 	var (
-		body     []byte
+		answer   Response
 		computed bool
 		err      error
 	)
@@ -124,7 +121,7 @@ func (s *PaymentService) Refund(ctx context.Context, caller Caller, id string, i
 	// computed from a sufficient read), and a fresh read decides again.
 	for range 5 {
 		computed = false
-		err = s.cstore.UpdateCharge(ctx, caller.Scope(), id, s.refundChange(in, idem, key, render, &body, &computed))
+		err = s.cstore.UpdateCharge(ctx, caller.Scope(), id, s.refundChange(in, idem, key, respond, &answer, &computed))
 		if !computed || !errors.Is(err, domain.ErrInsufficientBalance) {
 			break
 		}
@@ -135,12 +132,12 @@ func (s *PaymentService) Refund(ctx context.Context, caller Caller, id string, i
 	if err != nil {
 		return Response{}, err
 	}
-	return Response{StatusCode: 201, Body: body}, nil
+	return Response{StatusCode: answer.StatusCode, Body: answer.Body}, nil
 }
 
 // refundChange is the change of one refund attempt.
-func (s *PaymentService) refundChange(in RefundInput, idem Idempotency, key ports.IdempotencyKey, render RefundRenderer,
-	body *[]byte, computed *bool,
+func (s *PaymentService) refundChange(in RefundInput, idem Idempotency, key ports.IdempotencyKey, respond Respond[domain.Refund],
+	answer *Response, computed *bool,
 ) ports.ChargeChangeFunc {
 	return func(ctx context.Context, c *domain.Charge, tx ports.ChargeTx) (ports.ChargeChange, error) {
 		now := s.clock.Now()
@@ -156,7 +153,7 @@ func (s *PaymentService) refundChange(in RefundInput, idem Idempotency, key port
 		if st.PaidWith == domain.MethodPix && strategy == "" {
 			strategy = domain.StrategyCashout
 		}
-		if st.PaidWith == domain.MethodPix && strategy == domain.StrategyCashout && !ports.SupportsCashout(s.acquirer, key.Scope) {
+		if st.PaidWith == domain.MethodPix && strategy == domain.StrategyCashout && !s.acquirer.supportsCashout(key.Scope) {
 			if in.Strategy != "" {
 				return ports.ChargeChange{}, ErrCashoutNotSupported
 			}
@@ -201,12 +198,12 @@ func (s *PaymentService) refundChange(in RefundInput, idem Idempotency, key port
 		if err != nil {
 			return ports.ChargeChange{}, err
 		}
-		if *body, err = render(r); err != nil {
+		if *answer, err = respond(r); err != nil {
 			return ports.ChargeChange{}, err
 		}
 		return ports.ChargeChange{Events: []domain.Event{ev}, Entries: []domain.JournalEntry{entry}, Refunds: []domain.Refund{r},
 			Idempotency: &ports.IdempotencyRecord{IdempotencyKey: key, Fingerprint: idem.Fingerprint, ResourceID: rid,
-				StatusCode: 201, Body: *body, CreatedAt: now}}, nil
+				StatusCode: answer.StatusCode, Body: answer.Body, CreatedAt: now}}, nil
 	}
 }
 
@@ -247,8 +244,8 @@ func (s *PaymentService) AdvanceRefunds(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	ra, ok := s.acquirer.(ports.RefundAcquirer)
-	if !ok {
+	ra := s.acquirer.refunds
+	if ra == nil {
 		return 0, nil
 	}
 	n := 0
@@ -473,8 +470,8 @@ func (s *PaymentService) ProviderStatus(ctx context.Context, caller Caller, id s
 	if ref == "" {
 		return ProviderStatusResult{Charge: c}, ErrNoProviderReference
 	}
-	ra, ok := s.acquirer.(ports.RefundAcquirer)
-	if !ok {
+	ra := s.acquirer.refunds
+	if ra == nil {
 		return ProviderStatusResult{Charge: c}, ErrNoProviderReference
 	}
 	st, err := ra.ChargeStatus(ctx, ref)
@@ -491,8 +488,8 @@ func (s *PaymentService) Receipt(ctx context.Context, caller Caller, id string) 
 		return nil, err
 	}
 	st := c.Settlement()
-	ra, ok := s.acquirer.(ports.RefundAcquirer)
-	if st == nil || !c.Credited() || !ok {
+	ra := s.acquirer.refunds
+	if st == nil || !c.Credited() || ra == nil {
 		return nil, ErrReceiptUnavailable
 	}
 	_, ref := c.Provider()
@@ -511,10 +508,7 @@ func (s *PaymentService) SetAccountFee(ctx context.Context, accountID string, m 
 			return &domain.ValidationError{Param: "fee", Code: domain.CodeParameterInvalid, Message: "fees are 0–10000 bps plus a non-negative fixed part"}
 		}
 	}
-	if s.charges.cfg.AccountFees == nil {
-		return errors.New("account fees are not configured")
-	}
-	return s.charges.cfg.AccountFees.PutAccountFee(ctx, accountID, m, f, s.clock.Now())
+	return s.charges.putAccountFee(ctx, accountID, m, f)
 }
 
 // AccountFees is the effective schedule of an account.

@@ -169,7 +169,7 @@ func (s *PixReceiptService) apply(ctx context.Context, accountID string, p ports
 	if err != nil {
 		return false, err
 	}
-	c, err := s.charges.store.GetCharge(ctx, scope, id)
+	c, err := s.charges.stored(ctx, scope, id)
 	if err != nil {
 		return false, err
 	}
@@ -198,7 +198,7 @@ func (s *PixReceiptService) apply(ctx context.Context, accountID string, p ports
 	_, err = s.charges.ApplyPixPayment(ctx, scope, id, pay)
 	if errors.Is(err, domain.ErrChargeNotPayable) || errors.Is(err, domain.ErrChargeExpired) {
 		// A Pix for a cob that is no longer payable: give it back.
-		_, rerr := s.charges.acquirer.ReturnPix(ctx, ports.ReturnPixRequest{Scope: scope, ChargeID: id, EndToEndID: p.EndToEndID,
+		_, rerr := s.charges.returnPix(ctx, ports.ReturnPixRequest{Scope: scope, ChargeID: id, EndToEndID: p.EndToEndID,
 			ReturnID: returnID(p.EndToEndID), Amount: p.Amount - p.Returned, Reason: "the charge is no longer payable"})
 		if rerr != nil {
 			return false, fmt.Errorf("return a pix for a closed charge: %w", rerr)

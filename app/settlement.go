@@ -117,6 +117,12 @@ func returnID(endToEndID string) string {
 	return "D" + endToEndID[1:]
 }
 
+// returnPix gives a received Pix back to its payer through the acquirer
+// (idempotent by ReturnID).
+func (s *ChargeService) returnPix(ctx context.Context, req ports.ReturnPixRequest) (*ports.ReturnPixResponse, error) {
+	return s.acquirer.ReturnPix(ctx, req)
+}
+
 // returnToPayer performs the automatic return a payer-lock mismatch owes and
 // records it. Safe to repeat: the return id is derived from the payment.
 func (s *ChargeService) returnToPayer(ctx context.Context, c *domain.Charge) error {

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/quitapix/quita/domain"
 )
@@ -54,25 +53,4 @@ func (s *ChargeService) RetryReturns(ctx context.Context) (int, error) {
 		n++
 	}
 	return n, nil
-}
-
-// RunEvery calls tick every interval until ctx ends, logging failures. A
-// tick that did work is followed at once by another, so backlogs drain.
-func (s *ChargeService) RunEvery(ctx context.Context, name string, interval time.Duration, tick func(context.Context) (int, error)) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		n, err := tick(ctx)
-		if err != nil && ctx.Err() == nil {
-			s.log.ErrorContext(ctx, "worker tick failed", "worker", name, "err", err)
-		}
-		if n >= workerBatch {
-			continue
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }

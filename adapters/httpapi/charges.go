@@ -111,8 +111,8 @@ func (c *ChargesController) create(pixShortcut bool) http.HandlerFunc {
 			ExpectedPayer: req.ExpectedPayerTaxID, Metadata: metadataValues(req.Metadata),
 		}
 		idem := app.Idempotency{Key: key, Fingerprint: fingerprint(r.Method, r.URL.Path, body)}
-		resp, err := c.charges.Create(r.Context(), callerFrom(r.Context()), in, idem, func(ch *domain.Charge) ([]byte, error) {
-			return json.Marshal(ch.Public(c.links))
+		resp, err := c.charges.Create(r.Context(), callerFrom(r.Context()), in, idem, func(ch *domain.Charge) (app.Response, error) {
+			return created(ch.Public(c.links))
 		})
 		if err != nil {
 			writeError(w, r, err)

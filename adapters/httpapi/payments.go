@@ -215,8 +215,8 @@ func (c *PaymentsController) create(w http.ResponseWriter, r *http.Request) {
 		CustomerRef: req.CustomerID, Metadata: metadataValues(req.Metadata), WebhookURL: req.WebhookURL,
 	}
 	idem := app.Idempotency{Key: key, Fingerprint: fingerprint(r.Method, r.URL.Path, body)}
-	resp, err := c.payments.Charges().Create(r.Context(), callerFrom(r.Context()), in, idem, func(ch *domain.Charge) ([]byte, error) {
-		return json.Marshal(txCreateBody(ch))
+	resp, err := c.payments.Charges().Create(r.Context(), callerFrom(r.Context()), in, idem, func(ch *domain.Charge) (app.Response, error) {
+		return created(txCreateBody(ch))
 	})
 	if err != nil {
 		writeError(w, r, paymentParam(err))
@@ -435,8 +435,8 @@ func (c *PaymentsController) refund(w http.ResponseWriter, r *http.Request) {
 	in := app.RefundInput{Amount: req.Amount, Reason: req.Reason, Strategy: strategy, PassFeeToTenant: req.PassFeeToTenant,
 		DestinationKey: req.DestinationKey}
 	idem := app.Idempotency{Key: key, Fingerprint: fingerprint(r.Method, r.URL.Path, body)}
-	resp, err := c.payments.Refund(r.Context(), callerFrom(r.Context()), raw, in, idem, func(rf domain.Refund) ([]byte, error) {
-		return json.Marshal(refundBody(rf))
+	resp, err := c.payments.Refund(r.Context(), callerFrom(r.Context()), raw, in, idem, func(rf domain.Refund) (app.Response, error) {
+		return created(refundBody(rf))
 	})
 	if err != nil {
 		writeError(w, r, err)

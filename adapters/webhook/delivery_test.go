@@ -182,7 +182,7 @@ func newService(db *store.DB, clock ports.Clock, cfg app.WebhooksConfig) *app.We
 func (e *engine) payments() *app.PaymentService {
 	log := slog.New(slog.DiscardHandler)
 	links := domain.Links{CheckoutBase: "https://pay.example.com/c"}
-	charges := app.NewChargeService(e.db, e.db, nil, nil, e.clock, app.RandomIDs{}, log, app.ChargesConfig{Links: links})
+	charges := app.NewChargeService(e.db, e.db, nil, nil, nil, e.clock, app.RandomIDs{}, log, app.ChargesConfig{Links: links})
 	return app.NewPaymentService(charges, e.db, e.db, nil, e.clock, app.RandomIDs{}, log, app.PaymentsConfig{Links: links})
 }
 

@@ -164,16 +164,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 	workers, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	wg.Go(func() { a.Charges.RunEvery(workers, "expiry", time.Second, a.Charges.ExpireDue) })
-	wg.Go(func() { a.Charges.RunEvery(workers, "returns", 5*time.Second, a.Charges.RetryReturns) })
-	wg.Go(func() { a.Charges.RunEvery(workers, "refunds", 300*time.Millisecond, a.Payments.AdvanceRefunds) })
-	wg.Go(func() { a.Charges.RunEvery(workers, "releases", 10*time.Second, a.Payments.ReleaseDue) })
-	wg.Go(func() { a.Charges.RunEvery(workers, "methods", time.Second, a.Payments.FinalizePendingMethods) })
+	wg.Go(func() { a.Workers.Run(workers) })
 	wg.Go(func() { a.Webhooks.Run(workers) })
-	if cfg.Acquirer == wiring.AcquirerBCBPix {
-		wg.Go(func() { a.Charges.RunEvery(workers, "pix-reconciliation", time.Minute, a.PixReceipts.Reconcile) })
-	}
-	wg.Go(func() { a.Charges.RunEvery(workers, "dashboard-housekeeping", time.Minute, a.Dashboard.Janitor.Sweep) })
 
 	srv := &http.Server{
 		Handler:           a.Handler,

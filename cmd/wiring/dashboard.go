@@ -29,8 +29,8 @@ type Dashboard struct {
 	Janitor *app.DashboardJanitor
 }
 
-// dashboardSet provides Dashboard; it also hands the fraud guard to the
-// charge service.
+// dashboardSet provides Dashboard and the fraud guard the charge service
+// is built with.
 //
 //lint:ignore U1000 used by the injectors in wire.go (build tag wireinject).
 var dashboardSet = wire.NewSet(
@@ -75,9 +75,13 @@ func provideRateLimiter(cfg Config, client *redis.Client, clock ports.Clock, log
 	return &ratelimit.Fallback{Primary: ratelimit.NewRedis(client, redisPrefix(cfg)), Secondary: mem, Log: log}
 }
 
+// defaultRedisPrefix namespaces Redis keys when Config.RedisPrefix is empty.
+const defaultRedisPrefix = "quita:"
+
+// redisPrefix is the one place the Redis key prefix is decided.
 func redisPrefix(cfg Config) string {
 	if cfg.RedisPrefix == "" {
-		return "quita:"
+		return defaultRedisPrefix
 	}
 	return cfg.RedisPrefix
 }
@@ -100,9 +104,8 @@ func provideJanitor(db *store.DB, clock ports.Clock, cfg app.JanitorConfig) *app
 }
 
 func provideDashboard(sessions *app.SessionService, keys *app.KeyService, settings *app.GuardSettings, guard *app.FraudGuard,
-	logs *app.RequestLogWriter, limiter ports.RateLimiter, charges *app.ChargeService, janitor *app.DashboardJanitor,
+	logs *app.RequestLogWriter, limiter ports.RateLimiter, janitor *app.DashboardJanitor,
 ) *Dashboard {
-	charges.SetFraudGuard(guard)
 	return &Dashboard{Sessions: sessions, Keys: keys, GuardSettings: settings, FraudGuard: guard, RequestLogs: logs,
 		Limiter: limiter, Janitor: janitor}
 }

@@ -46,6 +46,9 @@ type App struct {
 	BCBPix *bcbpix.Acquirer
 	// PixReceipts applies PSP notifications and runs reconciliation.
 	PixReceipts *app.PixReceiptService
+	// Workers runs the periodic workers (expiry, returns, refunds,
+	// releases, method data, reconciliation, housekeeping).
+	Workers *app.WorkerRunner
 }
 
 // Config is what wiring needs to know; quitad fills it from the
@@ -186,6 +189,7 @@ var appSet = wire.NewSet(
 	app.NewAccountService,
 	providePaymentsConfig,
 	app.NewPaymentService,
+	provideWorkers,
 )
 
 // ProvideDB opens the database and applies migrations.
@@ -225,11 +229,7 @@ func provideCache(cfg Config, client *redis.Client, clock ports.Clock) ports.Ide
 	if client == nil {
 		return idempotency.NewMemory(clock.Now)
 	}
-	prefix := cfg.RedisPrefix
-	if prefix == "" {
-		prefix = "quita:"
-	}
-	return idempotency.NewRedis(client, prefix)
+	return idempotency.NewRedis(client, redisPrefix(cfg))
 }
 
 type redisPinger struct{ c *redis.Client }

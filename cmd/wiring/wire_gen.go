@@ -44,9 +44,12 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 		cleanup()
 		return nil, nil, err
 	}
+	guardDefaults := _wireGuardDefaultsValue
+	guardSettings := app.NewGuardSettings(db, systemClock, guardDefaults)
 	randomIDs := app.RandomIDs{}
+	fraudGuard := app.NewFraudGuard(guardSettings, db, db, systemClock, randomIDs)
 	chargesConfig := provideChargesConfig(cfg, links, db)
-	chargeService := app.NewChargeService(db, db, idempotencyCache, portsAcquirer, systemClock, randomIDs, log, chargesConfig)
+	chargeService := app.NewChargeService(db, db, idempotencyCache, portsAcquirer, fraudGuard, systemClock, randomIDs, log, chargesConfig)
 	params := _wireParamsValue
 	argon2id := password.New(params)
 	authCacheTTL := provideAuthCacheTTL(cfg)
@@ -71,13 +74,10 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	requestLogConfig := _wireRequestLogConfigValue
 	requestLogWriter, cleanup3 := provideRequestLogWriter(db, log, requestLogConfig)
 	keyService := app.NewKeyService(db, db, db, requestLogWriter, systemClock, randomIDs, authCacheTTL)
-	guardDefaults := _wireGuardDefaultsValue
-	guardSettings := app.NewGuardSettings(db, systemClock, guardDefaults)
-	fraudGuard := app.NewFraudGuard(guardSettings, db, db, systemClock, randomIDs)
 	rateLimiter := provideRateLimiter(cfg, client, systemClock, log)
 	janitorConfig := _wireJanitorConfigValue
 	dashboardJanitor := provideJanitor(db, systemClock, janitorConfig)
-	dashboard := provideDashboard(sessionService, keyService, guardSettings, fraudGuard, requestLogWriter, rateLimiter, chargeService, dashboardJanitor)
+	dashboard := provideDashboard(sessionService, keyService, guardSettings, fraudGuard, requestLogWriter, rateLimiter, dashboardJanitor)
 	policy := provideWebhookPolicy(cfg)
 	sender := webhook.NewSender(policy)
 	guard := webhook.NewGuard(policy)
@@ -88,6 +88,7 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	pixReceiptsConfig := providePixReceiptsConfig(cfg)
 	pixReceiptService := app.NewPixReceiptService(chargeService, db, bcbpixAcquirer, systemClock, log, pixReceiptsConfig)
 	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService)
+	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard)
 	wiringApp := &App{
 		Handler:     handler,
 		Charges:     chargeService,
@@ -98,6 +99,7 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 		Payments:    paymentService,
 		BCBPix:      bcbpixAcquirer,
 		PixReceipts: pixReceiptService,
+		Workers:     workerRunner,
 	}
 	return wiringApp, func() {
 		cleanup3()
@@ -107,10 +109,10 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 }
 
 var (
+	_wireGuardDefaultsValue    = app.DefaultGuardDefaults
 	_wireParamsValue           = password.DefaultParams
 	_wireSessionConfigValue    = app.SessionConfig{}
 	_wireRequestLogConfigValue = app.RequestLogConfig{}
-	_wireGuardDefaultsValue    = app.DefaultGuardDefaults
 	_wireJanitorConfigValue    = app.JanitorConfig{}
 )
 
@@ -129,9 +131,12 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 		return nil, nil, err
 	}
 	idempotencyCache := provideCache(cfg, client, clock)
+	guardDefaults := _wireGuardDefaultsValue
+	guardSettings := app.NewGuardSettings(db, clock, guardDefaults)
 	randomIDs := app.RandomIDs{}
+	fraudGuard := app.NewFraudGuard(guardSettings, db, db, clock, randomIDs)
 	chargesConfig := provideChargesConfig(cfg, links, db)
-	chargeService := app.NewChargeService(db, db, idempotencyCache, acquirer, clock, randomIDs, log, chargesConfig)
+	chargeService := app.NewChargeService(db, db, idempotencyCache, acquirer, fraudGuard, clock, randomIDs, log, chargesConfig)
 	params := _wireParamsValue
 	argon2id := password.New(params)
 	authCacheTTL := provideAuthCacheTTL(cfg)
@@ -156,13 +161,10 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	requestLogConfig := _wireRequestLogConfigValue
 	requestLogWriter, cleanup3 := provideRequestLogWriter(db, log, requestLogConfig)
 	keyService := app.NewKeyService(db, db, db, requestLogWriter, clock, randomIDs, authCacheTTL)
-	guardDefaults := _wireGuardDefaultsValue
-	guardSettings := app.NewGuardSettings(db, clock, guardDefaults)
-	fraudGuard := app.NewFraudGuard(guardSettings, db, db, clock, randomIDs)
 	rateLimiter := provideRateLimiter(cfg, client, clock, log)
 	janitorConfig := _wireJanitorConfigValue
 	dashboardJanitor := provideJanitor(db, clock, janitorConfig)
-	dashboard := provideDashboard(sessionService, keyService, guardSettings, fraudGuard, requestLogWriter, rateLimiter, chargeService, dashboardJanitor)
+	dashboard := provideDashboard(sessionService, keyService, guardSettings, fraudGuard, requestLogWriter, rateLimiter, dashboardJanitor)
 	policy := provideWebhookPolicy(cfg)
 	sender := webhook.NewSender(policy)
 	guard := webhook.NewGuard(policy)
@@ -180,6 +182,7 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	pixReceiptsConfig := providePixReceiptsConfig(cfg)
 	pixReceiptService := app.NewPixReceiptService(chargeService, db, bcbpixAcquirer, clock, log, pixReceiptsConfig)
 	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService)
+	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard)
 	wiringApp := &App{
 		Handler:     handler,
 		Charges:     chargeService,
@@ -190,6 +193,7 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 		Payments:    paymentService,
 		BCBPix:      bcbpixAcquirer,
 		PixReceipts: pixReceiptService,
+		Workers:     workerRunner,
 	}
 	return wiringApp, func() {
 		cleanup3()
