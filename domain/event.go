@@ -219,3 +219,13 @@ func (c *Charge) legacyEnvelope(t EventType, prev TxStatus, now time.Time) Legac
 	}
 	return LegacyEnvelope{Event: t, Data: d}
 }
+
+// StatusEvents re-emits the events of the charge's current status, for a
+// webhook resend: the legacy status event plus its canonical counterpart.
+func StatusEvents(c *Charge, l Links, newID func() (string, error), now time.Time) ([]Event, error) {
+	types := TransitionEvents("", c.s.Status)
+	if c.s.Status.Open() {
+		types = CreationEvents()
+	}
+	return NewChargeEvents(c, "", types, l, newID, now)
+}

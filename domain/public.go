@@ -121,12 +121,6 @@ func (c *Charge) Public(l Links) PublicCharge {
 	return out
 }
 
-// credited reports whether the settling payment was accepted for the
-// merchant (not returned by the payer lock, not held for review).
-func (c *Charge) credited() bool {
-	return c.s.Settlement != nil && c.s.ReturnState == ReturnNone && c.s.Status != TxProcessing
-}
-
 // Masked hides documents for list responses: list pages travel further
 // (exports, logs, dashboards) than single reads, so documents show only
 // their last two characters there.

@@ -1,0 +1,219 @@
+package domain
+
+import (
+	"encoding/json"
+	"net/mail"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Limits of the create-charge contract.
+const (
+	MaxDescriptionLen = 500
+	MinExpiresIn      = 60
+	MaxExpiresIn      = 86400
+	DefaultExpiresIn  = 3600
+	MaxMetadataKeys   = 50
+	MaxMetadataKeyLen = 40
+	maxCustomerField  = 200
+)
+
+// NewChargeParams is the validated input of NewCharge. Pointers mark
+// optional values whose absence means something (ExpiresIn).
+type NewChargeParams struct {
+	ID            string
+	AccountID     string
+	Mode          Mode
+	Amount        int64
+	Currency      string
+	Methods       []Method
+	Description   string
+	ExpiresIn     *int64
+	DefaultExpiry time.Duration
+	Customer      Customer
+	// StrictDocument validates Customer.Document as a CPF or CNPJ (the
+	// charges surface); the payments surface accepts any tax id.
+	StrictDocument bool
+	CustomerRef    string
+	ExpectedPayer  string
+	Metadata       map[string]any
+	WebhookURL     string
+	Now            time.Time
+}
+
+// NewCharge validates p and returns a charge in PENDING, the internal
+// "being created" status, awaiting acquirer data (AttachPix).
+func NewCharge(p NewChargeParams) (*Charge, error) {
+	if !ValidRawID(p.ID) || p.AccountID == "" || !p.Mode.Valid() || p.Now.IsZero() {
+		return nil, invalid("id", "charge needs an id, account, mode and time")
+	}
+	if p.Amount <= 0 {
+		return nil, invalid("amount", "amount must be a positive integer in the smallest currency unit")
+	}
+	if p.Amount > MaxAmount {
+		return nil, invalid("amount", "amount must not exceed %d", MaxAmount)
+	}
+	cur, err := ParseCurrency(p.Currency)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.Methods) == 0 {
+		return nil, missing("payment_method")
+	}
+	for _, m := range p.Methods {
+		if !m.Valid() {
+			return nil, invalid("payment_method", "unknown payment method %q", string(m))
+		}
+	}
+	if err := checkMethods(p.Methods, cur, p.Metadata); err != nil {
+		return nil, err
+	}
+	if utf8.RuneCountInString(p.Description) > MaxDescriptionLen {
+		return nil, invalid("description", "description must be at most %d characters", MaxDescriptionLen)
+	}
+	expiry := p.DefaultExpiry
+	if expiry <= 0 {
+		expiry = DefaultExpiresIn * time.Second
+	}
+	if p.ExpiresIn != nil {
+		if *p.ExpiresIn < MinExpiresIn {
+			return nil, invalid("expires_in", "expires_in must be at least %d seconds", MinExpiresIn)
+		}
+		expiry = time.Duration(min(*p.ExpiresIn, MaxExpiresIn)) * time.Second
+	}
+	cust, err := validateCustomer(p.Customer, p.StrictDocument)
+	if err != nil {
+		return nil, err
+	}
+	payer, err := validatePayerLock(p.ExpectedPayer, cust)
+	if err != nil {
+		return nil, err
+	}
+	meta, err := cleanMetadata(p.Metadata, p.Description)
+	if err != nil {
+		return nil, err
+	}
+	now := p.Now.UTC()
+	return &Charge{s: ChargeSnapshot{
+		ID:            p.ID,
+		AccountID:     p.AccountID,
+		Mode:          p.Mode,
+		Amount:        p.Amount,
+		Currency:      cur,
+		Methods:       slices.Clone(p.Methods),
+		Status:        TxPending,
+		Description:   p.Description,
+		Customer:      cust,
+		CustomerRef:   p.CustomerRef,
+		ExpectedPayer: payer,
+		Metadata:      meta,
+		WebhookURL:    p.WebhookURL,
+		ExpiresAt:     now.Add(expiry).Truncate(time.Second),
+		CreatedAt:     now,
+		UpdatedAt:     now,
+	}}, nil
+}
+
+func validateCustomer(c Customer, strictDocument bool) (Customer, error) {
+	c.Name = strings.TrimSpace(c.Name)
+	for _, f := range []struct{ param, v string }{
+		{"customer.name", c.Name}, {"customer.document", c.Document}, {"customer.email", c.Email}, {"customer.phone", c.Phone},
+	} {
+		if utf8.RuneCountInString(f.v) > maxCustomerField {
+			return c, invalid(f.param, "%s must be at most %d characters", f.param, maxCustomerField)
+		}
+	}
+	if c.Email != "" && !ValidEmail(c.Email) {
+		return c, invalid("customer.email", "customer.email is not a valid e-mail address")
+	}
+	if c.Document != "" && strictDocument {
+		if _, err := ParseTaxID(c.Document); err != nil {
+			return c, invalid("customer.document", "customer.document must be a valid CPF or CNPJ")
+		}
+	}
+	return c, nil
+}
+
+// ValidEmail reports whether s is a bare RFC 5322 address (no display name).
+func ValidEmail(s string) bool {
+	a, err := mail.ParseAddress(s)
+	return err == nil && a.Address == s && strings.Contains(s[strings.LastIndexByte(s, '@')+1:], ".")
+}
+
+// cleanMetadata strips reserved keys (underscore-prefixed and "quita_"
+// ones), bounds the size and folds the description in.
+func cleanMetadata(in map[string]any, description string) (map[string]any, error) {
+	out := make(map[string]any, len(in)+1)
+	for k, v := range in {
+		if k == "" || strings.HasPrefix(k, "_") || strings.HasPrefix(strings.ToLower(k), "quita_") {
+			continue
+		}
+		if utf8.RuneCountInString(k) > MaxMetadataKeyLen {
+			return nil, invalid("metadata", "metadata keys must be at most %d characters", MaxMetadataKeyLen)
+		}
+		out[k] = v
+	}
+	if description != "" {
+		out["description"] = description
+	}
+	if len(out) > MaxMetadataKeys {
+		return nil, invalid("metadata", "metadata may hold at most %d keys", MaxMetadataKeys)
+	}
+	return out, nil
+}
+
+var e164 = regexp.MustCompile(`^\+[1-9][0-9]{6,14}$`)
+
+// methodCurrencies fixes which currencies a method accepts (nil: any).
+var methodCurrencies = map[Method][]Currency{
+	MethodPix:        {CurrencyBRL},
+	MethodBoleto:     {CurrencyBRL},
+	MethodMultibanco: {"EUR"},
+	MethodMBWay:      {"EUR"},
+}
+
+// checkMethods validates the methods against the currency and metadata
+// (MBWAY needs metadata.phone in E.164).
+func checkMethods(methods []Method, cur Currency, meta map[string]any) error {
+	for _, m := range methods {
+		if allowed := methodCurrencies[m]; allowed != nil && !slices.Contains(allowed, cur) {
+			names := make([]string, len(allowed))
+			for i, a := range allowed {
+				names[i] = string(a)
+			}
+			return invalid("currency", "%s accepts only %s", strings.ToLower(string(m)), strings.Join(names, ", "))
+		}
+		if m == MethodMBWay {
+			phone, _ := MetadataString(meta["phone"])
+			if !e164.MatchString(phone) {
+				return invalid("metadata.phone", "MBWAY requires metadata.phone in E.164 format (e.g. +351912345678)")
+			}
+		}
+	}
+	return nil
+}
+
+// MetadataString reads a metadata value that is a JSON string, whether it
+// was decoded into a string or kept as raw JSON.
+func MetadataString(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case json.RawMessage:
+		var s string
+		if json.Unmarshal(x, &s) == nil {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+// CardMethod reports whether m settles as APPROVED (cards) rather than PAID.
+func (m Method) CardMethod() bool { return m == MethodCreditCard }
+
+// Refundable reports whether the method's provider can refund (Pix and
+// card providers can; the others cannot).
+func (m Method) Refundable() bool { return m == MethodPix || m == MethodCreditCard }

@@ -1,0 +1,142 @@
+package domain
+
+import (
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Errors of the payments surface.
+var (
+	// ErrRefundExceedsAmount: the refund is larger than what remains.
+	ErrRefundExceedsAmount = errors.New("refund exceeds the refundable amount")
+	// ErrChargeNotRefundable: only PAID and APPROVED charges are refunded.
+	ErrChargeNotRefundable = errors.New("only PAID or APPROVED transactions can be refunded")
+	// ErrRefundNotSupported: the provider of the method cannot refund.
+	ErrRefundNotSupported = errors.New("the provider of this payment method cannot refund")
+	// ErrInsufficientBalance: the merchant's wallet cannot cover a debit.
+	ErrInsufficientBalance = errors.New("insufficient balance")
+	// ErrRefundNotOpen: the refund already reached REFUNDED or FAILED.
+	ErrRefundNotOpen = errors.New("refund is already final")
+)
+
+// ReserveRefund reserves amount of a settled charge for a new refund: the
+// refunds not failed never exceed the charge amount. Call it under the
+// charge's row lock.
+func (c *Charge) ReserveRefund(amount int64, now time.Time) error {
+	if !c.s.Status.Settled() {
+		return ErrChargeNotRefundable
+	}
+	if c.s.Settlement == nil || !c.s.Settlement.PaidWith.Refundable() {
+		return ErrRefundNotSupported
+	}
+	if amount <= 0 || amount > c.s.Amount-c.s.RefundedAmount {
+		return ErrRefundExceedsAmount
+	}
+	c.s.RefundedAmount += amount
+	c.s.UpdatedAt = now.UTC()
+	return nil
+}
+
+// RefundableAmount is what may still be refunded.
+func (c *Charge) RefundableAmount() int64 { return c.s.Amount - c.s.RefundedAmount }
+
+// CompleteRefund records a refund the acquirer confirmed. When confirmed
+// refunds reach the amount the charge becomes REFUNDED.
+func (c *Charge) CompleteRefund(amount int64, now time.Time) error {
+	if amount <= 0 || c.s.RefundCompleted+amount > c.s.RefundedAmount {
+		return ErrRefundExceedsAmount
+	}
+	c.s.RefundCompleted += amount
+	c.s.UpdatedAt = now.UTC()
+	if c.s.RefundCompleted == c.s.Amount && c.s.Status != TxRefunded {
+		return c.setStatus(TxRefunded, now)
+	}
+	return nil
+}
+
+// ReleaseRefund gives back the reservation of a failed refund.
+func (c *Charge) ReleaseRefund(amount int64, now time.Time) error {
+	if amount <= 0 || amount > c.s.RefundedAmount-c.s.RefundCompleted {
+		return ErrRefundExceedsAmount
+	}
+	c.s.RefundedAmount -= amount
+	c.s.UpdatedAt = now.UTC()
+	return nil
+}
+
+// RefundStatus is the status of a refund.
+type RefundStatus string
+
+// Refund statuses.
+const (
+	RefundPending    RefundStatus = "PENDING"
+	RefundInProgress RefundStatus = "IN_PROGRESS"
+	RefundRefunded   RefundStatus = "REFUNDED"
+	RefundFailed     RefundStatus = "FAILED"
+)
+
+// Final reports whether the refund reached REFUNDED or FAILED.
+func (s RefundStatus) Final() bool { return s == RefundRefunded || s == RefundFailed }
+
+// RefundStrategy is how a Pix refund travels.
+type RefundStrategy string
+
+// Pix refund strategies.
+const (
+	StrategyDevolution RefundStrategy = "devolution"
+	StrategyCashout    RefundStrategy = "cashout"
+)
+
+// Refund is money returned to the payer of a settled charge.
+type Refund struct {
+	ID              string
+	ChargeID        string
+	AccountID       string
+	Mode            Mode
+	Amount          int64
+	Currency        Currency
+	Status          RefundStatus
+	Reason          string
+	Strategy        RefundStrategy
+	PassFeeToTenant bool
+	DestinationKey  string
+	// Fee is the Pix-out fee debited from the merchant (cashout with
+	// passFeeToTenant), returned if the refund fails.
+	Fee         int64
+	EndToEndID  string
+	ProviderRef string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// Advance moves an open refund one step: PENDING → IN_PROGRESS →
+// REFUNDED, or to FAILED from either.
+func (r *Refund) Advance(to RefundStatus, now time.Time) error {
+	switch {
+	case r.Status.Final():
+		return ErrRefundNotOpen
+	case to == RefundFailed,
+		r.Status == RefundPending && to == RefundInProgress,
+		r.Status == RefundInProgress && to == RefundRefunded:
+		r.Status = to
+		r.UpdatedAt = now.UTC()
+		return nil
+	}
+	return ErrInvalidTransition
+}
+
+// RefundEvent is the payment.refunded event announcing a refund's step.
+func RefundEvent(c *Charge, r Refund, eventID string, now time.Time) (Event, error) {
+	env := c.legacyEnvelope(EventPaymentRefunded, c.s.Status, now)
+	env.Data.RefundID = PrefixRefund + r.ID
+	env.Data.RefundStatus = string(r.Status)
+	amt := r.Amount
+	env.Data.RefundAmount = &amt
+	body, err := json.Marshal(env)
+	if err != nil {
+		return Event{}, err
+	}
+	return Event{ID: PrefixEvent + eventID, Type: EventPaymentRefunded, AccountID: c.s.AccountID, Mode: c.s.Mode,
+		ChargeID: c.s.ID, CreatedAt: now.UTC(), Payload: body}, nil
+}

@@ -1,0 +1,181 @@
+package domain
+
+import (
+	"slices"
+	"time"
+)
+
+// validatePayerLock applies the spec's payer-lock rules and returns the
+// normalised expected document.
+func validatePayerLock(expected string, c Customer) (string, error) {
+	if expected == "" {
+		return "", nil
+	}
+	if c.Name == "" {
+		return "", &ValidationError{Param: "customer.name", Code: CodeParameterMissing,
+			Message: "customer.name is required when expected_payer_tax_id is set"}
+	}
+	id, err := ParseTaxID(expected)
+	if err != nil {
+		return "", invalid("expected_payer_tax_id", "expected_payer_tax_id must be a valid 11-digit CPF or 14-character CNPJ")
+	}
+	if c.Document != "" && NormalizeTaxID(c.Document) != id.Value {
+		return "", invalid("expected_payer_tax_id", "expected_payer_tax_id must match customer.document")
+	}
+	return id.Value, nil
+}
+
+// PixPayment is a Pix credit the acquirer reports for a charge.
+type PixPayment struct {
+	EndToEndID string
+	Amount     int64
+	// PayerTaxID is the payer's CPF or CNPJ when the bank disclosed it, ""
+	// when it did not.
+	PayerTaxID string
+	PayerName  string
+	PaidAt     time.Time
+}
+
+// SettlementOutcome is what the payer lock decided about a Pix payment.
+type SettlementOutcome string
+
+// Settlement outcomes, one per row of the spec's charge-status table.
+const (
+	// OutcomePaid: no lock, or the payer matched. Credit the merchant.
+	OutcomePaid SettlementOutcome = "paid"
+	// OutcomePayerMismatch: the lock's document differs from the payer's.
+	// The money is returned to the payer; the charge reads refunded.
+	OutcomePayerMismatch SettlementOutcome = "payer_mismatch"
+	// OutcomeHeldForReview: under a lock the bank did not disclose the
+	// payer. The charge reads processing and is never credited.
+	OutcomeHeldForReview SettlementOutcome = "held_for_review"
+	// OutcomeUnderpaid: the amount differs (Pix is exact-match). The bank
+	// returns the money; the charge stays pending.
+	OutcomeUnderpaid SettlementOutcome = "underpaid"
+	// OutcomeDuplicate: this end-to-end id already settled the charge.
+	OutcomeDuplicate SettlementOutcome = "duplicate"
+)
+
+// SettlePix applies a Pix payment to the charge under the payer lock and
+// returns the outcome. fees is the method's schedule, applied only when the
+// charge becomes paid. A payment whose end-to-end id already settled this
+// charge is reported as OutcomeDuplicate and changes nothing, so acquirer
+// notifications may be replayed safely.
+func (c *Charge) SettlePix(p PixPayment, fees FeeSchedule) (SettlementOutcome, error) {
+	if st := c.s.Settlement; st != nil && st.EndToEndID == p.EndToEndID {
+		return OutcomeDuplicate, nil
+	}
+	if p.EndToEndID == "" || p.Amount <= 0 || p.PaidAt.IsZero() {
+		return "", invalid("payment", "a pix payment needs an end-to-end id, a positive amount and a time")
+	}
+	if !c.s.Status.Open() || !slices.Contains(c.s.Methods, MethodPix) {
+		return "", ErrChargeNotPayable
+	}
+	if !p.PaidAt.Before(c.s.ExpiresAt) {
+		return "", ErrChargeExpired
+	}
+	if p.Amount != c.s.Amount {
+		return OutcomeUnderpaid, nil
+	}
+	settlement := &Settlement{
+		EndToEndID: p.EndToEndID,
+		Amount:     p.Amount,
+		PaidAt:     p.PaidAt.UTC(),
+		PaidWith:   MethodPix,
+		PayerTaxID: NormalizeTaxID(p.PayerTaxID),
+		PayerName:  p.PayerName,
+	}
+	var (
+		to      TxStatus
+		outcome SettlementOutcome
+	)
+	switch {
+	case c.s.ExpectedPayer == "" || settlement.PayerTaxID == c.s.ExpectedPayer:
+		to, outcome = TxPaid, OutcomePaid
+	case settlement.PayerTaxID == "":
+		to, outcome = TxProcessing, OutcomeHeldForReview
+	default:
+		to, outcome = TxRefunded, OutcomePayerMismatch
+	}
+	if err := c.setStatus(to, p.PaidAt); err != nil {
+		return "", err
+	}
+	c.s.Settlement = settlement
+	switch outcome {
+	case OutcomePaid:
+		c.s.Fees = fees.Apply(p.Amount)
+	case OutcomePayerMismatch:
+		c.s.RefundedAmount = p.Amount
+		c.s.ReturnState = ReturnRequested
+	}
+	return outcome, nil
+}
+
+// MarkReturned records that the automatic return to a mismatched payer was
+// accepted by the acquirer.
+func (c *Charge) MarkReturned(now time.Time) error {
+	if c.s.ReturnState != ReturnRequested {
+		return ErrInvalidTransition
+	}
+	c.s.ReturnState = ReturnDone
+	c.s.UpdatedAt = now.UTC()
+	return nil
+}
+
+// Credited reports whether the merchant was credited for this charge: it
+// settled and the money was not returned by the payer lock nor held.
+func (c *Charge) Credited() bool {
+	return c.credited() && (c.s.Status.Settled() || c.s.Status == TxRefunded || c.s.Status == TxDispute || c.s.Status == TxChargeback)
+}
+
+// credited reports whether the settling payment was accepted for the
+// merchant (not returned by the payer lock, not held for review).
+func (c *Charge) credited() bool {
+	return c.s.Settlement != nil && c.s.ReturnState == ReturnNone && c.s.Status != TxProcessing
+}
+
+// Transition drives the charge to status to, as the acquirer reports for
+// methods other than Pix (and the test helper does). A move into PAID or
+// APPROVED from an unsettled status settles the charge: paidWith must be one
+// of its methods (default: the first that fits), APPROVED is for cards and
+// PAID for the rest, and fees are applied. REFUNDED is reached only through
+// refunds.
+func (c *Charge) Transition(to TxStatus, paidWith Method, fees map[Method]FeeSchedule, endToEndID string, now time.Time) error {
+	if !to.Valid() {
+		return invalid("status", "unknown transaction status %q", string(to))
+	}
+	if to == TxRefunded {
+		return invalid("status", "REFUNDED is reached by refunding the transaction")
+	}
+	if !CanTransition(c.s.Status, to) {
+		return ErrInvalidTransition
+	}
+	settling := to.Settled() && !c.s.Status.Settled() && c.s.Status != TxDispute
+	if settling {
+		if paidWith == "" {
+			for _, m := range c.s.Methods {
+				if m.CardMethod() == (to == TxApproved) {
+					paidWith = m
+					break
+				}
+			}
+		}
+		if paidWith == "" || !slices.Contains(c.s.Methods, paidWith) {
+			return invalid("paidWith", "paidWith must be one of the transaction's paymentMethods")
+		}
+		if paidWith.CardMethod() != (to == TxApproved) {
+			return invalid("status", "cards settle as APPROVED, other methods as PAID")
+		}
+		if paidWith != MethodPix {
+			endToEndID = ""
+		}
+	}
+	if err := c.setStatus(to, now); err != nil {
+		return err
+	}
+	if settling {
+		c.s.Settlement = &Settlement{EndToEndID: endToEndID, Amount: c.s.Amount, PaidAt: now.UTC(), PaidWith: paidWith}
+		c.s.Fees = fees[paidWith].Apply(c.s.Amount)
+	}
+	return nil
+}
