@@ -59,11 +59,11 @@ func (s *AccountService) CreateAccount(ctx context.Context, in NewAccountInput) 
 	in.Name = strings.TrimSpace(in.Name)
 	switch {
 	case in.Name == "":
-		return NewAccount{}, &domain.ValidationError{Param: "name", Code: domain.CodeParameterMissing, Message: "name is required"}
+		return NewAccount{}, domain.Missing(domain.FieldAccountName)
 	case !domain.ValidEmail(in.Email):
-		return NewAccount{}, &domain.ValidationError{Param: "email", Code: domain.CodeParameterInvalid, Message: "email is not a valid address"}
+		return NewAccount{}, domain.Invalid(domain.FieldAccountEmail, "%s is not a valid address", domain.FieldAccountEmail)
 	case len(in.Password) < MinPasswordLen:
-		return NewAccount{}, &domain.ValidationError{Param: "password", Code: domain.CodeParameterInvalid, Message: "password must be at least 10 characters"}
+		return NewAccount{}, domain.Invalid(domain.FieldPassword, "%s must be at least 10 characters", domain.FieldPassword)
 	}
 	if in.City == "" {
 		in.City = "SAO PAULO"

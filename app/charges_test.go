@@ -287,7 +287,7 @@ func TestCreateValidationStoresNothing(t *testing.T) {
 	h := newHarness(t)
 	_, err := h.create(t, app.CreateChargeInput{Amount: 100, ExpectedPayer: "52998224725"}, "val-key-1")
 	var ve *domain.ValidationError
-	if !errors.As(err, &ve) || ve.Param != "customer.name" {
+	if !errors.As(err, &ve) || ve.Field != domain.FieldCustomerName {
 		t.Fatalf("err = %v, want customer.name validation", err)
 	}
 	if len(h.acquirer.CreatePixChargeCalls()) != 0 || len(h.store.CreateChargeCalls()) != 0 {

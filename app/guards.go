@@ -120,7 +120,7 @@ func (g *GuardSettings) Effective(ctx context.Context, accountID string) (ports.
 // process's cached copy.
 func (g *GuardSettings) Set(ctx context.Context, accountID string, s ports.AccountSettings) error {
 	if s.RateLimitPerSecond < 0 || s.RateLimitBurst < 0 || s.VelocityPerHour < 0 || s.AmountLimit < 0 {
-		return &domain.ValidationError{Param: "settings", Code: domain.CodeParameterInvalid, Message: "settings must not be negative"}
+		return domain.Invalid(domain.FieldGuardSettings, "%s must not be negative", domain.FieldGuardSettings)
 	}
 	if err := g.store.PutAccountSettings(ctx, accountID, s, g.clock.Now()); err != nil {
 		return err
@@ -217,7 +217,7 @@ func (g *FraudGuard) Check(ctx context.Context, caller Caller, a ChargeAttempt) 
 func (g *FraudGuard) BlockPayer(ctx context.Context, accountID, document string) error {
 	doc := domain.NormalizeTaxID(document)
 	if doc == "" {
-		return &domain.ValidationError{Param: "document", Code: domain.CodeParameterInvalid, Message: "document is empty"}
+		return domain.Invalid(domain.FieldBlockedDocument, "%s is empty", domain.FieldBlockedDocument)
 	}
 	return g.store.BlockPayer(ctx, accountID, doc, g.clock.Now())
 }

@@ -160,8 +160,8 @@ func (s *PaymentService) refundChange(in RefundInput, idem Idempotency, key port
 			strategy = domain.StrategyDevolution // the provider's only way back
 		}
 		if st.PaidWith != domain.MethodPix && strategy != "" {
-			return ports.ChargeChange{}, &domain.ValidationError{Param: "strategy", Code: domain.CodeParameterInvalid,
-				Message: "strategy applies to PIX refunds only"}
+			return ports.ChargeChange{}, domain.Invalid(domain.FieldRefundStrategy,
+				"%s applies to PIX refunds only", domain.FieldRefundStrategy)
 		}
 		if err := c.ReserveRefund(amount, now); err != nil {
 			return ports.ChargeChange{}, err
@@ -501,11 +501,11 @@ func (s *PaymentService) Receipt(ctx context.Context, caller Caller, id string) 
 // `quitad fees set`).
 func (s *PaymentService) SetAccountFee(ctx context.Context, accountID string, m domain.Method, f domain.FeeSchedule) error {
 	if !m.Valid() {
-		return &domain.ValidationError{Param: "method", Code: domain.CodeParameterInvalid, Message: "unknown payment method"}
+		return domain.Invalid(domain.FieldFeeMethod, "unknown payment method")
 	}
 	for _, fee := range []domain.Fee{f.Provider, f.Platform} {
 		if fee.BPS < 0 || fee.BPS > 10_000 || fee.Fixed < 0 {
-			return &domain.ValidationError{Param: "fee", Code: domain.CodeParameterInvalid, Message: "fees are 0–10000 bps plus a non-negative fixed part"}
+			return domain.Invalid(domain.FieldFee, "fees are 0–10000 bps plus a non-negative fixed part")
 		}
 	}
 	return s.charges.putAccountFee(ctx, accountID, m, f)

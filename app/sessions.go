@@ -177,7 +177,7 @@ func (s *SessionService) Logout(ctx context.Context, u DashboardUser) error {
 // validLabel checks an API key label.
 func validLabel(label string) error {
 	if len([]rune(label)) > 64 {
-		return &domain.ValidationError{Param: "label", Code: domain.CodeParameterInvalid, Message: "label must be at most 64 characters"}
+		return domain.Invalid(domain.FieldSessionLabel, "%s must be at most 64 characters", domain.FieldSessionLabel)
 	}
 	return nil
 }

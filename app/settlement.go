@@ -32,8 +32,8 @@ func (s *ChargeService) SimulatePayment(ctx context.Context, sim ports.PaymentSi
 	}
 	if in.PayerDocument != "" {
 		if _, err := domain.ParseTaxID(in.PayerDocument); err != nil {
-			return Settled{}, &domain.ValidationError{Param: "payer_document", Code: domain.CodeParameterInvalid,
-				Message: "payer_document must be a valid CPF or CNPJ"}
+			return Settled{}, domain.Invalid(domain.FieldPayerDocument,
+				"%s must be a valid CPF or CNPJ", domain.FieldPayerDocument)
 		}
 	}
 	c, err := s.Get(ctx, caller, id)
@@ -43,8 +43,8 @@ func (s *ChargeService) SimulatePayment(ctx context.Context, sim ports.PaymentSi
 	amount := c.Amount()
 	if in.Amount != nil {
 		if *in.Amount <= 0 || *in.Amount > domain.MaxAmount {
-			return Settled{}, &domain.ValidationError{Param: "amount", Code: domain.CodeParameterInvalid,
-				Message: "amount must be a positive integer"}
+			return Settled{}, domain.Invalid(domain.FieldAmount,
+				"%s must be a positive integer", domain.FieldAmount)
 		}
 		amount = *in.Amount
 	}

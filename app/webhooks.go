@@ -113,7 +113,7 @@ func (s *WebhookService) newSecret() (string, error) { return domain.NewWebhookS
 
 // CreateEndpoint registers an endpoint, ACTIVE, with a fresh secret.
 func (s *WebhookService) CreateEndpoint(ctx context.Context, caller Caller, in EndpointInput) (domain.WebhookEndpoint, error) {
-	events, err := domain.ValidateEvents("events", in.Events)
+	events, err := domain.ValidateEvents(in.Events)
 	if err != nil {
 		return domain.WebhookEndpoint{}, err
 	}
@@ -155,7 +155,7 @@ func (s *WebhookService) UpdateEndpoint(ctx context.Context, caller Caller, id s
 		p.URL = in.URL
 	}
 	if in.Events != nil {
-		evs, err := domain.ValidateEvents("events", *in.Events)
+		evs, err := domain.ValidateEvents(*in.Events)
 		if err != nil {
 			return nil, err
 		}
@@ -164,7 +164,7 @@ func (s *WebhookService) UpdateEndpoint(ctx context.Context, caller Caller, id s
 	if in.Status != nil {
 		st := domain.EndpointStatus(*in.Status)
 		if !st.Valid() {
-			return nil, &domain.ValidationError{Param: "status", Code: domain.CodeParameterInvalid, Message: "status must be ACTIVE or INACTIVE"}
+			return nil, domain.Invalid(domain.FieldStatus, "%s must be ACTIVE or INACTIVE", domain.FieldStatus)
 		}
 		p.Status = &st
 	}

@@ -48,31 +48,31 @@ type NewChargeParams struct {
 // "being created" status, awaiting acquirer data (AttachPix).
 func NewCharge(p NewChargeParams) (*Charge, error) {
 	if !ValidRawID(p.ID) || p.AccountID == "" || !p.Mode.Valid() || p.Now.IsZero() {
-		return nil, invalid("id", "charge needs an id, account, mode and time")
+		return nil, Invalid(FieldID, "charge needs an id, account, mode and time")
 	}
 	if p.Amount <= 0 {
-		return nil, invalid("amount", "amount must be a positive integer in the smallest currency unit")
+		return nil, Invalid(FieldAmount, "%s must be a positive integer in the smallest currency unit", FieldAmount)
 	}
 	if p.Amount > MaxAmount {
-		return nil, invalid("amount", "amount must not exceed %d", MaxAmount)
+		return nil, Invalid(FieldAmount, "%s must not exceed %d", FieldAmount, MaxAmount)
 	}
 	cur, err := ParseCurrency(p.Currency)
 	if err != nil {
 		return nil, err
 	}
 	if len(p.Methods) == 0 {
-		return nil, missing("payment_method")
+		return nil, Missing(FieldPaymentMethod)
 	}
 	for _, m := range p.Methods {
 		if !m.Valid() {
-			return nil, invalid("payment_method", "unknown payment method %q", string(m))
+			return nil, Invalid(FieldPaymentMethod, "unknown payment method %q", string(m))
 		}
 	}
 	if err := checkMethods(p.Methods, cur, p.Metadata); err != nil {
 		return nil, err
 	}
 	if utf8.RuneCountInString(p.Description) > MaxDescriptionLen {
-		return nil, invalid("description", "description must be at most %d characters", MaxDescriptionLen)
+		return nil, Invalid(FieldDescription, "%s must be at most %d characters", FieldDescription, MaxDescriptionLen)
 	}
 	expiry := p.DefaultExpiry
 	if expiry <= 0 {
@@ -80,7 +80,7 @@ func NewCharge(p NewChargeParams) (*Charge, error) {
 	}
 	if p.ExpiresIn != nil {
 		if *p.ExpiresIn < MinExpiresIn {
-			return nil, invalid("expires_in", "expires_in must be at least %d seconds", MinExpiresIn)
+			return nil, Invalid(FieldExpiresIn, "%s must be at least %d seconds", FieldExpiresIn, MinExpiresIn)
 		}
 		expiry = time.Duration(min(*p.ExpiresIn, MaxExpiresIn)) * time.Second
 	}
@@ -119,19 +119,22 @@ func NewCharge(p NewChargeParams) (*Charge, error) {
 
 func validateCustomer(c Customer, strictDocument bool) (Customer, error) {
 	c.Name = strings.TrimSpace(c.Name)
-	for _, f := range []struct{ param, v string }{
-		{"customer.name", c.Name}, {"customer.document", c.Document}, {"customer.email", c.Email}, {"customer.phone", c.Phone},
+	for _, f := range []struct {
+		field Field
+		v     string
+	}{
+		{FieldCustomerName, c.Name}, {FieldCustomerDocument, c.Document}, {FieldCustomerEmail, c.Email}, {FieldCustomerPhone, c.Phone},
 	} {
 		if utf8.RuneCountInString(f.v) > maxCustomerField {
-			return c, invalid(f.param, "%s must be at most %d characters", f.param, maxCustomerField)
+			return c, Invalid(f.field, "%s must be at most %d characters", f.field, maxCustomerField)
 		}
 	}
 	if c.Email != "" && !ValidEmail(c.Email) {
-		return c, invalid("customer.email", "customer.email is not a valid e-mail address")
+		return c, Invalid(FieldCustomerEmail, "%s is not a valid e-mail address", FieldCustomerEmail)
 	}
 	if c.Document != "" && strictDocument {
 		if _, err := ParseTaxID(c.Document); err != nil {
-			return c, invalid("customer.document", "customer.document must be a valid CPF or CNPJ")
+			return c, Invalid(FieldCustomerDocument, "%s must be a valid CPF or CNPJ", FieldCustomerDocument)
 		}
 	}
 	return c, nil
@@ -152,7 +155,7 @@ func cleanMetadata(in map[string]any, description string) (map[string]any, error
 			continue
 		}
 		if utf8.RuneCountInString(k) > MaxMetadataKeyLen {
-			return nil, invalid("metadata", "metadata keys must be at most %d characters", MaxMetadataKeyLen)
+			return nil, Invalid(FieldMetadata, "%s keys must be at most %d characters", FieldMetadata, MaxMetadataKeyLen)
 		}
 		out[k] = v
 	}
@@ -160,7 +163,7 @@ func cleanMetadata(in map[string]any, description string) (map[string]any, error
 		out["description"] = description
 	}
 	if len(out) > MaxMetadataKeys {
-		return nil, invalid("metadata", "metadata may hold at most %d keys", MaxMetadataKeys)
+		return nil, Invalid(FieldMetadata, "%s may hold at most %d keys", FieldMetadata, MaxMetadataKeys)
 	}
 	return out, nil
 }
@@ -184,12 +187,12 @@ func checkMethods(methods []Method, cur Currency, meta map[string]any) error {
 			for i, a := range allowed {
 				names[i] = string(a)
 			}
-			return invalid("currency", "%s accepts only %s", strings.ToLower(string(m)), strings.Join(names, ", "))
+			return Invalid(FieldCurrency, "%s accepts only %s", strings.ToLower(string(m)), strings.Join(names, ", "))
 		}
 		if m == MethodMBWay {
 			phone, _ := MetadataString(meta["phone"])
 			if !e164.MatchString(phone) {
-				return invalid("metadata.phone", "MBWAY requires metadata.phone in E.164 format (e.g. +351912345678)")
+				return Invalid(FieldMetadataPhone, "MBWAY requires %s in E.164 format (e.g. +351912345678)", FieldMetadataPhone)
 			}
 		}
 	}

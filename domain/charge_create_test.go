@@ -86,48 +86,48 @@ func TestNewChargeRejects(t *testing.T) {
 	tests := []struct {
 		name      string
 		edit      func(*domain.NewChargeParams)
-		wantParam string
+		wantField domain.Field
 		wantCode  string
 	}{
-		{"id not a raw id", func(p *domain.NewChargeParams) { p.ID = "ch_" + chargeRawID }, "id", domain.CodeParameterInvalid},
-		{"no account", func(p *domain.NewChargeParams) { p.AccountID = "" }, "id", domain.CodeParameterInvalid},
-		{"unknown mode", func(p *domain.NewChargeParams) { p.Mode = "prod" }, "id", domain.CodeParameterInvalid},
-		{"no time", func(p *domain.NewChargeParams) { p.Now = time.Time{} }, "id", domain.CodeParameterInvalid},
-		{"zero amount", func(p *domain.NewChargeParams) { p.Amount = 0 }, "amount", domain.CodeParameterInvalid},
-		{"negative amount", func(p *domain.NewChargeParams) { p.Amount = -1 }, "amount", domain.CodeParameterInvalid},
-		{"amount above the maximum", func(p *domain.NewChargeParams) { p.Amount = domain.MaxAmount + 1 }, "amount", domain.CodeParameterInvalid},
-		{"currency too short", func(p *domain.NewChargeParams) { p.Currency = "BR" }, "currency", domain.CodeParameterInvalid},
-		{"currency with a symbol", func(p *domain.NewChargeParams) { p.Currency = "R$L" }, "currency", domain.CodeParameterInvalid},
-		{"pix in another currency", func(p *domain.NewChargeParams) { p.Currency = "USD" }, "currency", domain.CodeParameterInvalid},
-		{"no method", func(p *domain.NewChargeParams) { p.Methods = nil }, "payment_method", domain.CodeParameterMissing},
-		{"unknown method", func(p *domain.NewChargeParams) { p.Methods = []domain.Method{"pix"} }, "payment_method", domain.CodeParameterInvalid},
-		{"description too long", func(p *domain.NewChargeParams) { p.Description = strings.Repeat("é", domain.MaxDescriptionLen+1) }, "description", domain.CodeParameterInvalid},
-		{"expires_in below the minimum", func(p *domain.NewChargeParams) { p.ExpiresIn = &short }, "expires_in", domain.CodeParameterInvalid},
-		{"customer name too long", func(p *domain.NewChargeParams) { p.Customer.Name = strings.Repeat("a", 201) }, "customer.name", domain.CodeParameterInvalid},
-		{"customer phone too long", func(p *domain.NewChargeParams) { p.Customer.Phone = strings.Repeat("1", 201) }, "customer.phone", domain.CodeParameterInvalid},
-		{"customer email invalid", func(p *domain.NewChargeParams) { p.Customer.Email = "maria@" }, "customer.email", domain.CodeParameterInvalid},
-		{"customer email with display name", func(p *domain.NewChargeParams) { p.Customer.Email = "Maria <maria@example.com>" }, "customer.email", domain.CodeParameterInvalid},
-		{"customer email without a domain dot", func(p *domain.NewChargeParams) { p.Customer.Email = "maria@localhost" }, "customer.email", domain.CodeParameterInvalid},
+		{"id not a raw id", func(p *domain.NewChargeParams) { p.ID = "ch_" + chargeRawID }, domain.FieldID, domain.CodeParameterInvalid},
+		{"no account", func(p *domain.NewChargeParams) { p.AccountID = "" }, domain.FieldID, domain.CodeParameterInvalid},
+		{"unknown mode", func(p *domain.NewChargeParams) { p.Mode = "prod" }, domain.FieldID, domain.CodeParameterInvalid},
+		{"no time", func(p *domain.NewChargeParams) { p.Now = time.Time{} }, domain.FieldID, domain.CodeParameterInvalid},
+		{"zero amount", func(p *domain.NewChargeParams) { p.Amount = 0 }, domain.FieldAmount, domain.CodeParameterInvalid},
+		{"negative amount", func(p *domain.NewChargeParams) { p.Amount = -1 }, domain.FieldAmount, domain.CodeParameterInvalid},
+		{"amount above the maximum", func(p *domain.NewChargeParams) { p.Amount = domain.MaxAmount + 1 }, domain.FieldAmount, domain.CodeParameterInvalid},
+		{"currency too short", func(p *domain.NewChargeParams) { p.Currency = "BR" }, domain.FieldCurrency, domain.CodeParameterInvalid},
+		{"currency with a symbol", func(p *domain.NewChargeParams) { p.Currency = "R$L" }, domain.FieldCurrency, domain.CodeParameterInvalid},
+		{"pix in another currency", func(p *domain.NewChargeParams) { p.Currency = "USD" }, domain.FieldCurrency, domain.CodeParameterInvalid},
+		{"no method", func(p *domain.NewChargeParams) { p.Methods = nil }, domain.FieldPaymentMethod, domain.CodeParameterMissing},
+		{"unknown method", func(p *domain.NewChargeParams) { p.Methods = []domain.Method{"pix"} }, domain.FieldPaymentMethod, domain.CodeParameterInvalid},
+		{"description too long", func(p *domain.NewChargeParams) { p.Description = strings.Repeat("é", domain.MaxDescriptionLen+1) }, domain.FieldDescription, domain.CodeParameterInvalid},
+		{"expires_in below the minimum", func(p *domain.NewChargeParams) { p.ExpiresIn = &short }, domain.FieldExpiresIn, domain.CodeParameterInvalid},
+		{"customer name too long", func(p *domain.NewChargeParams) { p.Customer.Name = strings.Repeat("a", 201) }, domain.FieldCustomerName, domain.CodeParameterInvalid},
+		{"customer phone too long", func(p *domain.NewChargeParams) { p.Customer.Phone = strings.Repeat("1", 201) }, domain.FieldCustomerPhone, domain.CodeParameterInvalid},
+		{"customer email invalid", func(p *domain.NewChargeParams) { p.Customer.Email = "maria@" }, domain.FieldCustomerEmail, domain.CodeParameterInvalid},
+		{"customer email with display name", func(p *domain.NewChargeParams) { p.Customer.Email = "Maria <maria@example.com>" }, domain.FieldCustomerEmail, domain.CodeParameterInvalid},
+		{"customer email without a domain dot", func(p *domain.NewChargeParams) { p.Customer.Email = "maria@localhost" }, domain.FieldCustomerEmail, domain.CodeParameterInvalid},
 		{"strict document invalid", func(p *domain.NewChargeParams) {
 			p.StrictDocument, p.Customer.Document = true, "52998224724"
-		}, "customer.document", domain.CodeParameterInvalid},
-		{"payer lock without customer name", func(p *domain.NewChargeParams) { p.ExpectedPayer = chargeCPF }, "customer.name", domain.CodeParameterMissing},
+		}, domain.FieldCustomerDocument, domain.CodeParameterInvalid},
+		{"payer lock without customer name", func(p *domain.NewChargeParams) { p.ExpectedPayer = chargeCPF }, domain.FieldCustomerName, domain.CodeParameterMissing},
 		{"payer lock with blank customer name", func(p *domain.NewChargeParams) {
 			p.ExpectedPayer, p.Customer.Name = chargeCPF, "   "
-		}, "customer.name", domain.CodeParameterMissing},
+		}, domain.FieldCustomerName, domain.CodeParameterMissing},
 		{"payer lock with a bad check digit", func(p *domain.NewChargeParams) {
 			p.ExpectedPayer, p.Customer.Name = "52998224724", "Maria"
-		}, "expected_payer_tax_id", domain.CodeParameterInvalid},
+		}, domain.FieldExpectedPayer, domain.CodeParameterInvalid},
 		{"payer lock differing from customer.document", func(p *domain.NewChargeParams) {
 			p.ExpectedPayer, p.Customer.Name, p.Customer.Document = chargeCPF, "Maria", chargeCPF2
-		}, "expected_payer_tax_id", domain.CodeParameterInvalid},
+		}, domain.FieldExpectedPayer, domain.CodeParameterInvalid},
 		{"metadata key too long", func(p *domain.NewChargeParams) {
 			p.Metadata = map[string]any{strings.Repeat("k", domain.MaxMetadataKeyLen+1): 1}
-		}, "metadata", domain.CodeParameterInvalid},
-		{"too many metadata keys", func(p *domain.NewChargeParams) { p.Metadata = many(domain.MaxMetadataKeys + 1) }, "metadata", domain.CodeParameterInvalid},
+		}, domain.FieldMetadata, domain.CodeParameterInvalid},
+		{"too many metadata keys", func(p *domain.NewChargeParams) { p.Metadata = many(domain.MaxMetadataKeys + 1) }, domain.FieldMetadata, domain.CodeParameterInvalid},
 		{"description pushes metadata over the limit", func(p *domain.NewChargeParams) {
 			p.Metadata, p.Description = many(domain.MaxMetadataKeys), "order 1"
-		}, "metadata", domain.CodeParameterInvalid},
+		}, domain.FieldMetadata, domain.CodeParameterInvalid},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -142,8 +142,8 @@ func TestNewChargeRejects(t *testing.T) {
 			if !errors.As(err, &ve) {
 				t.Fatalf("error %T is not a *ValidationError", err)
 			}
-			if ve.Param != tt.wantParam || ve.Code != tt.wantCode {
-				t.Errorf("error param, code = %q, %q; want %q, %q", ve.Param, ve.Code, tt.wantParam, tt.wantCode)
+			if ve.Field != tt.wantField || ve.Code != tt.wantCode {
+				t.Errorf("error field, code = %q, %q; want %q, %q", ve.Field, ve.Code, tt.wantField, tt.wantCode)
 			}
 		})
 	}

@@ -12,15 +12,15 @@ func validatePayerLock(expected string, c Customer) (string, error) {
 		return "", nil
 	}
 	if c.Name == "" {
-		return "", &ValidationError{Param: "customer.name", Code: CodeParameterMissing,
-			Message: "customer.name is required when expected_payer_tax_id is set"}
+		return "", NewValidationError(FieldCustomerName, CodeParameterMissing,
+			"%s is required when %s is set", FieldCustomerName, FieldExpectedPayer)
 	}
 	id, err := ParseTaxID(expected)
 	if err != nil {
-		return "", invalid("expected_payer_tax_id", "expected_payer_tax_id must be a valid 11-digit CPF or 14-character CNPJ")
+		return "", Invalid(FieldExpectedPayer, "%s must be a valid 11-digit CPF or 14-character CNPJ", FieldExpectedPayer)
 	}
 	if c.Document != "" && NormalizeTaxID(c.Document) != id.Value {
-		return "", invalid("expected_payer_tax_id", "expected_payer_tax_id must match customer.document")
+		return "", Invalid(FieldExpectedPayer, "%s must match %s", FieldExpectedPayer, FieldCustomerDocument)
 	}
 	return id.Value, nil
 }
@@ -66,7 +66,7 @@ func (c *Charge) SettlePix(p PixPayment, fees FeeSchedule) (SettlementOutcome, e
 		return OutcomeDuplicate, nil
 	}
 	if p.EndToEndID == "" || p.Amount <= 0 || p.PaidAt.IsZero() {
-		return "", invalid("payment", "a pix payment needs an end-to-end id, a positive amount and a time")
+		return "", Invalid(FieldPayment, "a pix payment needs an end-to-end id, a positive amount and a time")
 	}
 	if !c.s.Status.Open() || !slices.Contains(c.s.Methods, MethodPix) {
 		return "", ErrChargeNotPayable
@@ -142,10 +142,10 @@ func (c *Charge) credited() bool {
 // refunds.
 func (c *Charge) Transition(to TxStatus, paidWith Method, fees map[Method]FeeSchedule, endToEndID string, now time.Time) error {
 	if !to.Valid() {
-		return invalid("status", "unknown transaction status %q", string(to))
+		return Invalid(FieldStatus, "unknown transaction status %q", string(to))
 	}
 	if to == TxRefunded {
-		return invalid("status", "REFUNDED is reached by refunding the transaction")
+		return Invalid(FieldStatus, "REFUNDED is reached by refunding the transaction")
 	}
 	if !CanTransition(c.s.Status, to) {
 		return ErrInvalidTransition
@@ -161,10 +161,10 @@ func (c *Charge) Transition(to TxStatus, paidWith Method, fees map[Method]FeeSch
 			}
 		}
 		if paidWith == "" || !slices.Contains(c.s.Methods, paidWith) {
-			return invalid("paidWith", "paidWith must be one of the transaction's paymentMethods")
+			return Invalid(FieldPaidWith, "%s must be one of the transaction's %s", FieldPaidWith, FieldPaymentMethod)
 		}
 		if paidWith.CardMethod() != (to == TxApproved) {
-			return invalid("status", "cards settle as APPROVED, other methods as PAID")
+			return Invalid(FieldStatus, "cards settle as APPROVED, other methods as PAID")
 		}
 		if paidWith != MethodPix {
 			endToEndID = ""

@@ -12,4 +12,7 @@
 // the current state and return a named error (ErrChargeNotPayable,
 // ErrChargeNotCancellable, ...). UnmarshalChargeFromStorage is the one way to
 // skip validation and exists for storage adapters that load what was saved.
+//
+// Bad input comes back as a *ValidationError naming a neutral Field, never a
+// wire parameter: adapters translate each Field to their own names.
 package domain

@@ -5,22 +5,59 @@ import (
 	"fmt"
 )
 
-// ValidationError reports one invalid input field. Param names the field as
-// the caller sent it (for example "customer.email"), so an HTTP adapter can
-// point the merchant at it.
+// ValidationError reports one invalid input field. It names the field with a
+// neutral Field, never a wire parameter: each adapter maps Field to its own
+// names (the HTTP API has two wire formats that spell fields differently)
+// and renders Message with the same mapping, so the text and the param
+// always agree.
 type ValidationError struct {
-	Param   string
-	Code    string
-	Message string
+	// Field is the input the rule is about.
+	Field Field
+	// Indexed says the error is about the element at Index of a list-valued
+	// Field rather than the field as a whole.
+	Indexed bool
+	Index   int
+	// Code is CodeParameterMissing or CodeParameterInvalid.
+	Code string
+	// Err is the broken rule when a caller may want to react to it
+	// (ErrUnknownEvent); nil otherwise.
+	Err error
+
+	// format and args make the message; a Field among args is rendered by
+	// Message with the caller's name for it.
+	format string
+	args   []any
+}
+
+// NewValidationError returns a ValidationError about f whose message is
+// fmt.Sprintf(format, args...), where every Field in args is written with
+// the name the rendering adapter gives it.
+func NewValidationError(f Field, code, format string, args ...any) *ValidationError {
+	return &ValidationError{Field: f, Code: code, format: format, args: args}
+}
+
+// Message renders the explanation, writing each field as name spells it.
+func (e *ValidationError) Message(name func(Field) string) string {
+	args := make([]any, len(e.args))
+	for i, a := range e.args {
+		if f, ok := a.(Field); ok {
+			a = name(f)
+		}
+		args[i] = a
+	}
+	return fmt.Sprintf(e.format, args...)
 }
 
 func (e *ValidationError) Error() string {
-	return fmt.Sprintf("%s: %s", e.Param, e.Message)
+	return fmt.Sprintf("%s: %s", e.Field, e.Message(func(f Field) string { return string(f) }))
 }
 
 // Is reports whether target is ErrValidation so callers can test the kind
 // with errors.Is without a type assertion.
 func (e *ValidationError) Is(target error) bool { return target == ErrValidation }
+
+// Unwrap returns Err, so errors.Is finds the broken rule too.
+func (e *ValidationError) Unwrap() error { return e.Err }
 
 // ErrValidation is matched by every *ValidationError.
 var ErrValidation = errors.New("validation failed")
@@ -31,12 +68,14 @@ const (
 	CodeParameterInvalid = "parameter_invalid"
 )
 
-func invalid(param, format string, args ...any) error {
-	return &ValidationError{Param: param, Code: CodeParameterInvalid, Message: fmt.Sprintf(format, args...)}
+// Invalid returns a CodeParameterInvalid error about f (see NewValidationError).
+func Invalid(f Field, format string, args ...any) *ValidationError {
+	return NewValidationError(f, CodeParameterInvalid, format, args...)
 }
 
-func missing(param string) error {
-	return &ValidationError{Param: param, Code: CodeParameterMissing, Message: param + " is required"}
+// Missing returns the CodeParameterMissing error "<f> is required".
+func Missing(f Field) *ValidationError {
+	return NewValidationError(f, CodeParameterMissing, "%s is required", f)
 }
 
 var (

@@ -21,11 +21,11 @@ func ParseCurrency(s string) (Currency, error) {
 	}
 	s = strings.ToUpper(strings.TrimSpace(s))
 	if len(s) < 3 || len(s) > 8 {
-		return "", invalid("currency", "currency must be 3 to 8 characters")
+		return "", Invalid(FieldCurrency, "%s must be 3 to 8 characters", FieldCurrency)
 	}
 	for _, r := range s {
 		if (r < 'A' || r > 'Z') && (r < '0' || r > '9') {
-			return "", invalid("currency", "currency must be letters and digits")
+			return "", Invalid(FieldCurrency, "%s must be letters and digits", FieldCurrency)
 		}
 	}
 	return Currency(s), nil

@@ -73,11 +73,10 @@ type PublicCustomer struct {
 
 // PublicPix is the pix block of a public charge.
 type PublicPix struct {
-	BRCode       string    `json:"br_code"`
-	QRCodeURL    string    `json:"qr_code_url,omitempty"`
-	QRCodeBase64 string    `json:"qr_code_base64,omitempty"`
-	ExpiresAt    Timestamp `json:"expires_at"`
-	TxID         string    `json:"txid,omitempty"`
+	BRCode    string    `json:"br_code"`
+	QRCodeURL string    `json:"qr_code_url,omitempty"`
+	ExpiresAt Timestamp `json:"expires_at"`
+	TxID      string    `json:"txid,omitempty"`
 }
 
 // PublicSettlement is {} until the charge is paid.

@@ -1,7 +1,7 @@
 package domain
 
 import (
-	"fmt"
+	"errors"
 	"net/url"
 	"time"
 )
@@ -48,18 +48,24 @@ func (e *WebhookEndpoint) Subscribes(t EventType) bool {
 	return false
 }
 
-// ValidateEvents checks a subscription list against the catalog and
-// returns it without duplicates, in the order given.
-func ValidateEvents(param string, events []string) ([]EventType, error) {
+// ErrUnknownEvent is the rule an events list breaks when it names an event
+// outside EventCatalog; the ValidationError for it unwraps to this, so an
+// adapter can point the caller at its catalog.
+var ErrUnknownEvent = errors.New("unknown event")
+
+// ValidateEvents checks a subscription list (FieldEvents) against the
+// catalog and returns it without duplicates, in the order given.
+func ValidateEvents(events []string) ([]EventType, error) {
 	if len(events) == 0 {
-		return nil, &ValidationError{Param: param, Code: CodeParameterMissing, Message: param + " must list at least one event"}
+		return nil, NewValidationError(FieldEvents, CodeParameterMissing, "%s must list at least one event", FieldEvents)
 	}
 	seen := map[EventType]bool{}
 	out := make([]EventType, 0, len(events))
 	for i, e := range events {
 		t := EventType(e)
 		if !KnownEvent(t) {
-			return nil, invalid(fmt.Sprintf("%s[%d]", param, i), "unknown event %q; see GET /v1/webhooks/event-catalog", e)
+			return nil, &ValidationError{Field: FieldEvents, Indexed: true, Index: i, Code: CodeParameterInvalid, Err: ErrUnknownEvent,
+				format: "unknown event %q", args: []any{e}}
 		}
 		if !seen[t] {
 			seen[t] = true
@@ -71,27 +77,28 @@ func ValidateEvents(param string, events []string) ([]EventType, error) {
 
 // ValidateWebhookURL checks the shape of a receiver URL: absolute http or
 // https (https only when requireHTTPS), a host, no credentials, no
-// fragment. Where it points (SSRF) is the URL guard's job.
-func ValidateWebhookURL(param, raw string, requireHTTPS bool) (*url.URL, error) {
+// fragment. Errors name FieldWebhookURL. Where it points (SSRF) is the URL
+// guard's job.
+func ValidateWebhookURL(raw string, requireHTTPS bool) (*url.URL, error) {
 	if raw == "" {
-		return nil, missing(param)
+		return nil, Missing(FieldWebhookURL)
 	}
 	if len(raw) > MaxWebhookURLLen {
-		return nil, invalid(param, "%s must be at most %d characters", param, MaxWebhookURLLen)
+		return nil, Invalid(FieldWebhookURL, "%s must be at most %d characters", FieldWebhookURL, MaxWebhookURLLen)
 	}
 	u, err := url.Parse(raw)
 	if err != nil || !u.IsAbs() || u.Host == "" || u.Hostname() == "" {
-		return nil, invalid(param, "%s must be an absolute http(s) URL", param)
+		return nil, Invalid(FieldWebhookURL, "%s must be an absolute http(s) URL", FieldWebhookURL)
 	}
 	switch {
 	case u.Scheme != "https" && u.Scheme != "http":
-		return nil, invalid(param, "%s must use https", param)
+		return nil, Invalid(FieldWebhookURL, "%s must use https", FieldWebhookURL)
 	case requireHTTPS && u.Scheme != "https":
-		return nil, invalid(param, "%s must use https in live mode", param)
+		return nil, Invalid(FieldWebhookURL, "%s must use https in live mode", FieldWebhookURL)
 	case u.User != nil:
-		return nil, invalid(param, "%s must not carry credentials", param)
+		return nil, Invalid(FieldWebhookURL, "%s must not carry credentials", FieldWebhookURL)
 	case u.Fragment != "":
-		return nil, invalid(param, "%s must not carry a fragment", param)
+		return nil, Invalid(FieldWebhookURL, "%s must not carry a fragment", FieldWebhookURL)
 	}
 	return u, nil
 }

@@ -247,13 +247,13 @@ func TestDeliveryTransitions(t *testing.T) {
 
 func TestValidateEventsAndURL(t *testing.T) {
 	t.Parallel()
-	if _, err := domain.ValidateEvents("events", []string{"charge.paid", "nope"}); !errors.Is(err, domain.ErrValidation) {
+	if _, err := domain.ValidateEvents([]string{"charge.paid", "nope"}); !errors.Is(err, domain.ErrValidation) {
 		t.Fatalf("unknown event: %v", err)
 	}
-	if _, err := domain.ValidateEvents("events", nil); !errors.Is(err, domain.ErrValidation) {
+	if _, err := domain.ValidateEvents(nil); !errors.Is(err, domain.ErrValidation) {
 		t.Fatalf("no events: %v", err)
 	}
-	evs, err := domain.ValidateEvents("events", []string{"charge.paid", "payment.completed", "charge.paid"})
+	evs, err := domain.ValidateEvents([]string{"charge.paid", "payment.completed", "charge.paid"})
 	if err != nil || len(evs) != 2 {
 		t.Fatalf("%v %v", evs, err)
 	}
@@ -271,7 +271,7 @@ func TestValidateEventsAndURL(t *testing.T) {
 		{"https://example.com/#frag", false, false},
 		{"", false, false},
 	} {
-		_, err := domain.ValidateWebhookURL("url", tt.url, tt.https)
+		_, err := domain.ValidateWebhookURL(tt.url, tt.https)
 		if (err == nil) != tt.ok {
 			t.Errorf("%q https=%v: %v", tt.url, tt.https, err)
 		}

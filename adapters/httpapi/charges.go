@@ -143,9 +143,24 @@ func (c *ChargesController) get(w http.ResponseWriter, r *http.Request) {
 			writeError(w, r, err)
 			return
 		}
-		pub.Pix.QRCodeBase64 = base64.StdEncoding.EncodeToString(png)
+		writeJSON(w, http.StatusOK, chargeWithQR{PublicCharge: pub,
+			Pix: &pixWithQR{PublicPix: *pub.Pix, QRCodeBase64: base64.StdEncoding.EncodeToString(png)}})
+		return
 	}
 	writeJSON(w, http.StatusOK, pub)
+}
+
+// chargeWithQR is a charge with its QR PNG inline (?include=qr_code_base64).
+// The image is a convenience of this API, so the domain's public shape does
+// not carry it.
+type chargeWithQR struct {
+	domain.PublicCharge
+	Pix *pixWithQR `json:"pix,omitempty"`
+}
+
+type pixWithQR struct {
+	domain.PublicPix
+	QRCodeBase64 string `json:"qr_code_base64,omitempty"`
 }
 
 type listResponse struct {

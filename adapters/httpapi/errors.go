@@ -54,10 +54,10 @@ type errorDetail struct {
 	Param   string `json:"param,omitempty"`
 }
 
-// classify maps every error the handlers may see to status, type and code.
-// It is the one place that knows the mapping; an error it does not know is
-// a logged 500 with a generic message.
-func classify(err error) *apiError {
+// classify maps every error the handlers may see to status, type and code,
+// naming fields as params does. It is the one place that knows the mapping;
+// an error it does not know is a logged 500 with a generic message.
+func classify(params wireParams, err error) *apiError {
 	var (
 		ae *apiError
 		ve *domain.ValidationError
@@ -67,7 +67,7 @@ func classify(err error) *apiError {
 	case errors.As(err, &ae):
 		return ae
 	case errors.As(err, &ve):
-		return badRequest(ve.Param, ve.Code, ve.Message)
+		return params.validation(ve)
 	case errors.As(err, &mb):
 		return &apiError{Status: http.StatusRequestEntityTooLarge, Type: typeInvalidRequest, Code: "request_too_large",
 			Message: "request body is larger than 1 MiB"}
@@ -75,8 +75,7 @@ func classify(err error) *apiError {
 		return &apiError{Status: http.StatusUnauthorized, Type: typeAuthentication, Code: "api_key_invalid",
 			Message: "the apikey header does not hold a valid API key"}
 	case errors.Is(err, ports.ErrURLForbidden):
-		return badRequest("url", "url_not_allowed",
-			"url must not point at a loopback, private, link-local or metadata address")
+		return params.urlForbidden()
 	case errors.Is(err, ports.ErrNotFound), errors.Is(err, app.ErrTestModeOnly):
 		return &apiError{Status: http.StatusNotFound, Type: typeInvalidRequest, Code: "resource_not_found",
 			Message: "no such resource"}
@@ -135,7 +134,7 @@ func classify(err error) *apiError {
 
 // writeError answers err in the error envelope.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
-	ae := classify(err)
+	ae := classify(paramsFor(r.Context()), err)
 	if ae == nil {
 		slog.ErrorContext(r.Context(), "unhandled error", "err", err, "path", r.URL.Path)
 		ae = &apiError{Status: http.StatusInternalServerError, Type: typeAPI, Code: "internal_error",

@@ -27,7 +27,8 @@ type PaymentsController struct {
 }
 
 // Routes registers the payments routes.
-func (c *PaymentsController) Routes(r *mux.Router) {
+func (c *PaymentsController) Routes(mr *mux.Router) {
+	r := paramsRouter{mr, paymentsParams}
 	r.HandleFunc("/payments", c.create).Methods(http.MethodPost).Name("payments.create")
 	r.HandleFunc("/payments", c.list).Methods(http.MethodGet).Name("payments.list")
 	r.HandleFunc("/payments/stats", c.stats).Methods(http.MethodGet).Name("payments.stats")
@@ -205,7 +206,7 @@ func (c *PaymentsController) create(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.WebhookURL != "" && c.webhooks != nil {
 		if err := c.webhooks.CheckWebhookURL(r.Context(), callerFrom(r.Context()).Mode, req.WebhookURL); err != nil {
-			writeError(w, r, renameParam(err, "url", "webhookUrl"))
+			writeError(w, r, err)
 			return
 		}
 	}
@@ -219,43 +220,13 @@ func (c *PaymentsController) create(w http.ResponseWriter, r *http.Request) {
 		return created(txCreateBody(ch))
 	})
 	if err != nil {
-		writeError(w, r, paymentParam(err))
+		writeError(w, r, err)
 		return
 	}
 	if resp.Replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
 	}
 	writeRaw(w, resp.StatusCode, resp.Body)
-}
-
-// paymentParam renames the charges surface's parameter names to the
-// payments surface's.
-// renameParam answers err with the param named as this surface names it.
-func renameParam(err error, from, to string) error {
-	ae := classify(err)
-	if ae == nil || ae.Param != from {
-		return err
-	}
-	cp := *ae
-	cp.Param = to
-	cp.Message = strings.Replace(cp.Message, from, to, 1)
-	return &cp
-}
-
-func paymentParam(err error) error {
-	ae := classify(err)
-	if ae == nil || ae.Param == "" {
-		return err
-	}
-	names := map[string]string{"customer.name": "customerName", "customer.email": "customerEmail",
-		"customer.document": "customerDocument", "payment_method": "paymentMethods"}
-	if n, ok := names[ae.Param]; ok {
-		cp := *ae
-		cp.Param = n
-		cp.Message = strings.ReplaceAll(cp.Message, ae.Param, n)
-		return &cp
-	}
-	return err
 }
 
 func (c *PaymentsController) paymentID(w http.ResponseWriter, r *http.Request) (string, bool) {

@@ -254,8 +254,8 @@ func (db *DB) ListPayments(ctx context.Context, q ports.PaymentQuery) ([]*domain
 		col, ok = "c.created_at", true
 	}
 	if !ok {
-		return nil, 0, &domain.ValidationError{Param: "sortBy", Code: domain.CodeParameterInvalid,
-			Message: "sortBy must be a field of the transaction, such as createdAt, amount or status"}
+		return nil, 0, domain.Invalid(domain.FieldSortBy,
+			"%s must be a field of the transaction, such as createdAt, amount or status", domain.FieldSortBy)
 	}
 	filter := func(sel *bun.SelectQuery) *bun.SelectQuery {
 		sel = whereScope(sel, q.Scope)

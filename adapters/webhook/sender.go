@@ -72,7 +72,7 @@ func NewGuard(p Policy) *Guard { return &Guard{Policy: p, Resolver: net.DefaultR
 // address must be allowed.
 func (g *Guard) CheckURL(ctx context.Context, mode domain.Mode, rawURL string) error {
 	requireHTTPS := mode == domain.ModeLive && !g.Policy.AllowPrivate
-	u, err := domain.ValidateWebhookURL("url", rawURL, requireHTTPS)
+	u, err := domain.ValidateWebhookURL(rawURL, requireHTTPS)
 	if err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ func (g *Guard) CheckURL(ctx context.Context, mode domain.Mode, rawURL string) e
 	defer cancel()
 	addrs, err := g.Resolver.LookupNetIP(rctx, "ip", host)
 	if err != nil || len(addrs) == 0 {
-		return &domain.ValidationError{Param: "url", Code: domain.CodeParameterInvalid, Message: "url host does not resolve"}
+		return domain.Invalid(domain.FieldWebhookURL, "%s host does not resolve", domain.FieldWebhookURL)
 	}
 	for _, a := range addrs {
 		if !g.Policy.allowed(a) {

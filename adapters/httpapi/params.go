@@ -1,0 +1,141 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"github.com/quitapix/quita/domain"
+)
+
+// wireParams names every domain.Field the way one wire format spells its
+// request parameters. The domain names inputs neutrally; this file is the
+// only place that knows what a client calls them, so an error's param and
+// the field names inside its message always agree. Each table lists every
+// domain.Field (TestWireParamsAreComplete).
+type wireParams map[domain.Field]string
+
+// chargesParams is the snake_case format of /v1/charges, /v1/webhooks, the
+// dashboard and everything else that is not the payments surface.
+var chargesParams = wireParams{
+	domain.FieldID:               "id",
+	domain.FieldAmount:           "amount",
+	domain.FieldCurrency:         "currency",
+	domain.FieldPaymentMethod:    "payment_method",
+	domain.FieldDescription:      "description",
+	domain.FieldExpiresIn:        "expires_in",
+	domain.FieldCustomerName:     "customer.name",
+	domain.FieldCustomerDocument: "customer.document",
+	domain.FieldCustomerEmail:    "customer.email",
+	domain.FieldCustomerPhone:    "customer.phone",
+	domain.FieldExpectedPayer:    "expected_payer_tax_id",
+	domain.FieldMetadata:         "metadata",
+	domain.FieldMetadataPhone:    "metadata.phone",
+	domain.FieldPayment:          "payment",
+	domain.FieldStatus:           "status",
+	domain.FieldPaidWith:         "paidWith",
+	domain.FieldRefundStrategy:   "strategy",
+	domain.FieldPayerDocument:    "payer_document",
+	domain.FieldSortBy:           "sortBy",
+	domain.FieldWebhookURL:       "url",
+	domain.FieldEvents:           "events",
+	domain.FieldAccountName:      "name",
+	domain.FieldAccountEmail:     "email",
+	domain.FieldPassword:         "password",
+	domain.FieldSessionLabel:     "label",
+	domain.FieldGuardSettings:    "settings",
+	domain.FieldBlockedDocument:  "document",
+	domain.FieldFeeMethod:        "method",
+	domain.FieldFee:              "fee",
+}
+
+// paymentsParams is the camelCase format of /v1/payments, /v1/wallets and
+// their test helpers, registered through paramsRouter.
+var paymentsParams = wireParams{
+	domain.FieldID:               "id",
+	domain.FieldAmount:           "amount",
+	domain.FieldCurrency:         "currency",
+	domain.FieldPaymentMethod:    "paymentMethods",
+	domain.FieldDescription:      "description",
+	domain.FieldExpiresIn:        "expires_in",
+	domain.FieldCustomerName:     "customerName",
+	domain.FieldCustomerDocument: "customerDocument",
+	domain.FieldCustomerEmail:    "customerEmail",
+	domain.FieldCustomerPhone:    "customer.phone",
+	domain.FieldExpectedPayer:    "expected_payer_tax_id",
+	domain.FieldMetadata:         "metadata",
+	domain.FieldMetadataPhone:    "metadata.phone",
+	domain.FieldPayment:          "payment",
+	domain.FieldStatus:           "status",
+	domain.FieldPaidWith:         "paidWith",
+	domain.FieldRefundStrategy:   "strategy",
+	domain.FieldPayerDocument:    "payer_document",
+	domain.FieldSortBy:           "sortBy",
+	domain.FieldWebhookURL:       "webhookUrl",
+	domain.FieldEvents:           "events",
+	domain.FieldAccountName:      "name",
+	domain.FieldAccountEmail:     "email",
+	domain.FieldPassword:         "password",
+	domain.FieldSessionLabel:     "label",
+	domain.FieldGuardSettings:    "settings",
+	domain.FieldBlockedDocument:  "document",
+	domain.FieldFeeMethod:        "method",
+	domain.FieldFee:              "fee",
+}
+
+// name is f as this format spells it. A Field missing from the table (a
+// test failure) falls back to its neutral words rather than an empty param.
+func (p wireParams) name(f domain.Field) string {
+	if n, ok := p[f]; ok {
+		return n
+	}
+	return string(f)
+}
+
+// validation renders ve as this format's 400: the param names the field
+// (and the list element, as "events[2]"), the message names fields alike.
+func (p wireParams) validation(ve *domain.ValidationError) *apiError {
+	param := p.name(ve.Field)
+	if ve.Indexed {
+		param = fmt.Sprintf("%s[%d]", param, ve.Index)
+	}
+	msg := ve.Message(p.name)
+	if errors.Is(ve, domain.ErrUnknownEvent) {
+		msg += "; see GET /v1/webhooks/event-catalog"
+	}
+	return badRequest(param, ve.Code, msg)
+}
+
+// urlForbidden answers a webhook URL the SSRF guard refused.
+func (p wireParams) urlForbidden() *apiError {
+	n := p.name(domain.FieldWebhookURL)
+	return badRequest(n, "url_not_allowed", n+" must not point at a loopback, private, link-local or metadata address")
+}
+
+type ctxParamsKey struct{}
+
+// paramsFor is the wire format of the route serving ctx's request.
+func paramsFor(ctx context.Context) wireParams {
+	if p, ok := ctx.Value(ctxParamsKey{}).(wireParams); ok {
+		return p
+	}
+	return chargesParams
+}
+
+// paramsRouter registers routes whose errors name fields in params instead
+// of chargesParams.
+type paramsRouter struct {
+	*mux.Router
+	params wireParams
+}
+
+// HandleFunc is mux.Router.HandleFunc with the route's wire format attached
+// to every request.
+func (r paramsRouter) HandleFunc(path string, f func(http.ResponseWriter, *http.Request)) *mux.Route {
+	return r.Router.HandleFunc(path, func(w http.ResponseWriter, req *http.Request) {
+		f(w, req.WithContext(context.WithValue(req.Context(), ctxParamsKey{}, r.params)))
+	})
+}

@@ -1,0 +1,51 @@
+package domain
+
+// Field names an input that a validation rule is about, in no wire format's
+// vocabulary: the values read as plain words so that logs stay readable, and
+// adapters translate every Field to their own parameter names. Add a Field
+// with its translations in each adapter; never reuse one for a different
+// input.
+type Field string
+
+// The inputs a ValidationError can name.
+const (
+	FieldID               Field = "charge identity"
+	FieldAmount           Field = "amount"
+	FieldCurrency         Field = "currency"
+	FieldPaymentMethod    Field = "payment methods"
+	FieldDescription      Field = "description"
+	FieldExpiresIn        Field = "expiry"
+	FieldCustomerName     Field = "customer name"
+	FieldCustomerDocument Field = "customer document"
+	FieldCustomerEmail    Field = "customer email"
+	FieldCustomerPhone    Field = "customer phone"
+	FieldExpectedPayer    Field = "expected payer tax id"
+	FieldMetadata         Field = "metadata"
+	FieldMetadataPhone    Field = "metadata phone"
+	FieldPayment          Field = "pix payment"
+	FieldStatus           Field = "status"
+	FieldPaidWith         Field = "paid with"
+	FieldRefundStrategy   Field = "refund strategy"
+	FieldPayerDocument    Field = "payer document"
+	FieldSortBy           Field = "sort order"
+	FieldWebhookURL       Field = "webhook url"
+	FieldEvents           Field = "webhook events"
+	FieldAccountName      Field = "account name"
+	FieldAccountEmail     Field = "account email"
+	FieldPassword         Field = "password"
+	FieldSessionLabel     Field = "session label"
+	FieldGuardSettings    Field = "guard settings"
+	FieldBlockedDocument  Field = "blocked document"
+	FieldFeeMethod        Field = "fee method"
+	FieldFee              Field = "fee"
+)
+
+// Fields lists every Field, so adapters can prove their translation tables
+// complete.
+var Fields = []Field{
+	FieldID, FieldAmount, FieldCurrency, FieldPaymentMethod, FieldDescription, FieldExpiresIn,
+	FieldCustomerName, FieldCustomerDocument, FieldCustomerEmail, FieldCustomerPhone, FieldExpectedPayer,
+	FieldMetadata, FieldMetadataPhone, FieldPayment, FieldStatus, FieldPaidWith, FieldRefundStrategy,
+	FieldPayerDocument, FieldSortBy, FieldWebhookURL, FieldEvents, FieldAccountName, FieldAccountEmail,
+	FieldPassword, FieldSessionLabel, FieldGuardSettings, FieldBlockedDocument, FieldFeeMethod, FieldFee,
+}
