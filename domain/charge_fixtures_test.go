@@ -1,6 +1,7 @@
 package domain_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -90,4 +91,31 @@ func chargePayment(payer string) domain.PixPayment {
 		EndToEndID: chargeE2E, Amount: chargeAmount, PayerTaxID: payer,
 		PayerName: "Payer Name", PaidAt: chargeT0.Add(10 * time.Minute),
 	}
+}
+
+// settledCharge is a charge paid (or, for cards, approved) through
+// Transition, the way the payments surface settles it.
+func settledCharge(t *testing.T, amount int64, method domain.Method, cur string) *domain.Charge {
+	t.Helper()
+	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	c, err := domain.NewCharge(domain.NewChargeParams{ID: strings.Repeat("a", 26), AccountID: "acct_1", Mode: domain.ModeTest,
+		Amount: amount, Currency: cur, Methods: []domain.Method{method}, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AttachMethods(domain.MethodDetails{}, "sandbox", "", now); err != nil {
+		t.Fatal(err)
+	}
+	status := domain.TxPaid
+	if method.CardMethod() {
+		status = domain.TxApproved
+	}
+	fees := map[domain.Method]domain.FeeSchedule{
+		domain.MethodPix:        {Provider: domain.Fee{BPS: 50}, Platform: domain.Fee{BPS: 49}},
+		domain.MethodCreditCard: {Provider: domain.Fee{BPS: 299}, Platform: domain.Fee{BPS: 349, Fixed: 39}},
+	}
+	if err := c.Transition(status, method, fees, "E99999999202611011200abcdefghijk", now); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

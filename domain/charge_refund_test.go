@@ -1,0 +1,48 @@
+package domain_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/quitapix/quita/domain"
+)
+
+func TestRefundReservation(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)
+	c := settledCharge(t, 1000, domain.MethodPix, "BRL")
+	if err := c.ReserveRefund(600, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ReserveRefund(401, now); !errors.Is(err, domain.ErrRefundExceedsAmount) {
+		t.Errorf("over-refund: %v", err)
+	}
+	if err := c.ReserveRefund(400, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ReleaseRefund(400, now); err != nil || c.RefundableAmount() != 400 {
+		t.Errorf("release: %v, refundable %d", err, c.RefundableAmount())
+	}
+	if err := c.CompleteRefund(600, now); err != nil || c.Status() != domain.TxPaid {
+		t.Errorf("partial completion: %v %s", err, c.Status())
+	}
+	if err := c.ReserveRefund(400, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CompleteRefund(400, now); err != nil || c.Status() != domain.TxRefunded {
+		t.Errorf("full completion: %v %s", err, c.Status())
+	}
+	boleto := settledCharge(t, 1000, domain.MethodBoleto, "BRL")
+	if err := boleto.ReserveRefund(1, now); !errors.Is(err, domain.ErrRefundNotSupported) {
+		t.Errorf("boleto refund: %v", err)
+	}
+	r := domain.Refund{Status: domain.RefundPending}
+	if r.Advance(domain.RefundRefunded, now) == nil {
+		t.Error("PENDING → REFUNDED skipped IN_PROGRESS")
+	}
+	if r.Advance(domain.RefundInProgress, now) != nil || r.Advance(domain.RefundRefunded, now) != nil ||
+		!errors.Is(r.Advance(domain.RefundFailed, now), domain.ErrRefundNotOpen) {
+		t.Errorf("refund steps: %+v", r)
+	}
+}
