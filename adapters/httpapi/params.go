@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 
 	"github.com/gorilla/mux"
@@ -53,37 +54,21 @@ var chargesParams = wireParams{
 }
 
 // paymentsParams is the camelCase format of /v1/payments, /v1/wallets and
-// their test helpers, registered through paramsRouter.
-var paymentsParams = wireParams{
-	domain.FieldID:               "id",
-	domain.FieldAmount:           "amount",
-	domain.FieldCurrency:         "currency",
+// their test helpers, registered through paramsRouter. It spells five
+// fields its own way and the rest as chargesParams does.
+var paymentsParams = chargesParams.with(wireParams{
 	domain.FieldPaymentMethod:    "paymentMethods",
-	domain.FieldDescription:      "description",
-	domain.FieldExpiresIn:        "expires_in",
 	domain.FieldCustomerName:     "customerName",
 	domain.FieldCustomerDocument: "customerDocument",
 	domain.FieldCustomerEmail:    "customerEmail",
-	domain.FieldCustomerPhone:    "customer.phone",
-	domain.FieldExpectedPayer:    "expected_payer_tax_id",
-	domain.FieldMetadata:         "metadata",
-	domain.FieldMetadataPhone:    "metadata.phone",
-	domain.FieldPayment:          "payment",
-	domain.FieldStatus:           "status",
-	domain.FieldPaidWith:         "paidWith",
-	domain.FieldRefundStrategy:   "strategy",
-	domain.FieldPayerDocument:    "payer_document",
-	domain.FieldSortBy:           "sortBy",
 	domain.FieldWebhookURL:       "webhookUrl",
-	domain.FieldEvents:           "events",
-	domain.FieldAccountName:      "name",
-	domain.FieldAccountEmail:     "email",
-	domain.FieldPassword:         "password",
-	domain.FieldSessionLabel:     "label",
-	domain.FieldGuardSettings:    "settings",
-	domain.FieldBlockedDocument:  "document",
-	domain.FieldFeeMethod:        "method",
-	domain.FieldFee:              "fee",
+})
+
+// with returns a copy of p with the names in override replaced.
+func (p wireParams) with(override wireParams) wireParams {
+	out := maps.Clone(p)
+	maps.Copy(out, override)
+	return out
 }
 
 // name is f as this format spells it. A Field missing from the table (a
