@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/gorilla/mux"
 
@@ -49,20 +47,6 @@ type createChargeRequest struct {
 	Metadata           map[string]json.RawMessage `json:"metadata"`
 }
 
-// idempotencyKey reads and checks the Idempotency-Key header (8–128).
-func idempotencyKey(r *http.Request) (string, error) {
-	key := r.Header.Get("Idempotency-Key")
-	if key == "" {
-		return "", badRequest("Idempotency-Key", "idempotency_key_missing",
-			"financial writes need an Idempotency-Key header (8 to 128 characters)")
-	}
-	if n := utf8.RuneCountInString(key); n < 8 || n > 128 || !utf8.ValidString(key) || strings.IndexByte(key, 0) >= 0 {
-		return "", badRequest("Idempotency-Key", "idempotency_key_invalid",
-			"the Idempotency-Key header must be 8 to 128 characters of valid UTF-8")
-	}
-	return key, nil
-}
-
 // metadataValues keeps metadata values as the exact JSON the merchant sent
 // (numbers included), so they are returned as sent.
 func metadataValues(m map[string]json.RawMessage) map[string]any {
@@ -78,7 +62,7 @@ func metadataValues(m map[string]json.RawMessage) map[string]any {
 
 func (c *ChargesController) create(pixShortcut bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		key, err := idempotencyKey(r)
+		key, err := checkIdempotencyKey("Idempotency-Key", r.Header.Get("Idempotency-Key"))
 		if err != nil {
 			writeError(w, r, err)
 			return

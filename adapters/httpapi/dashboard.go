@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"errors"
 	"math"
 	"net/http"
 	"strconv"
@@ -434,32 +433,6 @@ func isHexSHA256(s string) bool {
 		}
 	}
 	return true
-}
-
-// classifyDashboard maps the dashboard's and the guards' errors; classify
-// calls it.
-func classifyDashboard(err error) *apiError {
-	var (
-		te *app.ThrottledError
-		fe *app.FraudError
-	)
-	switch {
-	case errors.As(err, &te):
-		return &apiError{Status: http.StatusTooManyRequests, Type: typeRateLimit, Code: "rate_limited",
-			Message: "too many requests; retry after the Retry-After delay", retryAfter: max(ceilSeconds(te.RetryAfter), 1)}
-	case errors.As(err, &fe):
-		return &apiError{Status: http.StatusForbidden, Type: typeFraud, Code: fe.Code, Message: fe.Message}
-	case errors.Is(err, app.ErrInvalidCredentials):
-		return &apiError{Status: http.StatusUnauthorized, Type: typeAuthentication, Code: "invalid_credentials",
-			Message: "the e-mail or password is wrong"}
-	case errors.Is(err, app.ErrInvalidSession):
-		return &apiError{Status: http.StatusUnauthorized, Type: typeAuthentication, Code: "token_invalid",
-			Message: "the dashboard token is invalid, expired or logged out; log in again"}
-	case errors.Is(err, ports.ErrAPIKeyRevoked):
-		return &apiError{Status: http.StatusConflict, Type: typeInvalidRequest, Code: "api_key_revoked",
-			Message: "the API key is already revoked"}
-	}
-	return nil
 }
 
 // dashboardRoutes mounts the dashboard routes ahead of the apikey-guarded

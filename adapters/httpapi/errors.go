@@ -54,6 +54,10 @@ type errorDetail struct {
 	Param   string `json:"param,omitempty"`
 }
 
+// errInternal answers an error classify does not know, and a panic.
+var errInternal = &apiError{Status: http.StatusInternalServerError, Type: typeAPI, Code: "internal_error",
+	Message: "something went wrong on our side; it is safe to retry with the same Idempotency-Key"}
+
 // classify maps every error the handlers may see to status, type and code,
 // naming fields as params does. It is the one place that knows the mapping;
 // an error it does not know is a logged 500 with a generic message.
@@ -62,6 +66,8 @@ func classify(params wireParams, err error) *apiError {
 		ae *apiError
 		ve *domain.ValidationError
 		mb *http.MaxBytesError
+		te *app.ThrottledError
+		fe *app.FraudError
 	)
 	switch {
 	case errors.As(err, &ae):
@@ -84,7 +90,7 @@ func classify(params wireParams, err error) *apiError {
 			Message: "this Idempotency-Key was already used with a different request"}
 	case errors.Is(err, app.ErrIdempotencyKeyInUse):
 		return &apiError{Status: http.StatusConflict, Type: typeIdempotency, Code: "idempotency_key_in_use",
-			Message: "a request with this Idempotency-Key is still in progress; retry shortly"}
+			Message: "a request with this Idempotency-Key is still in progress; retry shortly", retryAfter: 1}
 	case errors.Is(err, domain.ErrChargeExpired):
 		return &apiError{Status: http.StatusConflict, Type: typeInvalidRequest, Code: "charge_expired",
 			Message: "the charge has expired; create a new charge"}
@@ -128,20 +134,32 @@ func classify(params wireParams, err error) *apiError {
 			Message: "a receipt exists only for settled transactions"}
 	case errors.Is(err, context.Canceled):
 		return &apiError{Status: 499, Type: typeAPI, Code: "request_cancelled", Message: "the request was cancelled"}
+	case errors.As(err, &te):
+		return &apiError{Status: http.StatusTooManyRequests, Type: typeRateLimit, Code: "rate_limited",
+			Message: "too many requests; retry after the Retry-After delay", retryAfter: max(ceilSeconds(te.RetryAfter), 1)}
+	case errors.As(err, &fe):
+		return &apiError{Status: http.StatusForbidden, Type: typeFraud, Code: fe.Code, Message: fe.Message}
+	case errors.Is(err, app.ErrInvalidCredentials):
+		return &apiError{Status: http.StatusUnauthorized, Type: typeAuthentication, Code: "invalid_credentials",
+			Message: "the e-mail or password is wrong"}
+	case errors.Is(err, app.ErrInvalidSession):
+		return &apiError{Status: http.StatusUnauthorized, Type: typeAuthentication, Code: "token_invalid",
+			Message: "the dashboard token is invalid, expired or logged out; log in again"}
+	case errors.Is(err, ports.ErrAPIKeyRevoked):
+		return &apiError{Status: http.StatusConflict, Type: typeInvalidRequest, Code: "api_key_revoked",
+			Message: "the API key is already revoked"}
 	}
-	return classifyDashboard(err)
+	return nil
 }
+
+func isNotFound(err error) bool { return errors.Is(err, ports.ErrNotFound) }
 
 // writeError answers err in the error envelope.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	ae := classify(paramsFor(r.Context()), err)
 	if ae == nil {
 		slog.ErrorContext(r.Context(), "unhandled error", "err", err, "path", r.URL.Path)
-		ae = &apiError{Status: http.StatusInternalServerError, Type: typeAPI, Code: "internal_error",
-			Message: "something went wrong on our side; it is safe to retry with the same Idempotency-Key"}
-	}
-	if ae.Code == "idempotency_key_in_use" {
-		w.Header().Set("Retry-After", "1")
+		ae = errInternal
 	}
 	if ae.retryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(ae.retryAfter))

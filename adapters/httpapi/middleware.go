@@ -112,8 +112,8 @@ func requestLog(log *slog.Logger, sink RequestRecorder, metrics *httpMetrics) mu
 	}
 }
 
-var errPanic = &apiError{Status: http.StatusInternalServerError, Type: typeAPI, Code: "internal_error",
-	Message: "something went wrong on our side; it is safe to retry with the same Idempotency-Key"}
+// errPanic: a panic answers as any error classify does not know.
+var errPanic = errInternal
 
 // keyHolder lets the auth middleware hand the key record back to the
 // access log, which wraps it.

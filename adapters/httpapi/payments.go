@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/gorilla/mux"
 
@@ -56,7 +55,7 @@ type createPaymentRequest struct {
 	CustomerEmail    string                     `json:"customerEmail"`
 	Metadata         map[string]json.RawMessage `json:"metadata"`
 	WebhookURL       string                     `json:"webhookUrl"`
-	IdempotencyKey   *string                    `json:"idempotencyKey"`
+	IdempotencyKey   string                     `json:"idempotencyKey"`
 }
 
 // txCreated is the create response of the payments surface.
@@ -160,17 +159,6 @@ func (c *PaymentsController) txBody(ch *domain.Charge, withQR bool) txRead {
 	return out
 }
 
-// bodyIdempotencyKey checks the idempotencyKey body field (8–128).
-func bodyIdempotencyKey(k *string) (string, error) {
-	if k == nil || *k == "" {
-		return "", badRequest("idempotencyKey", "idempotency_key_missing", "idempotencyKey is required (8 to 128 characters)")
-	}
-	if n := utf8.RuneCountInString(*k); n < 8 || n > 128 {
-		return "", badRequest("idempotencyKey", "idempotency_key_invalid", "idempotencyKey must be 8 to 128 characters")
-	}
-	return *k, nil
-}
-
 func (c *PaymentsController) create(w http.ResponseWriter, r *http.Request) {
 	var req createPaymentRequest
 	body, err := readJSON(w, r, true, &req)
@@ -178,7 +166,7 @@ func (c *PaymentsController) create(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	key, err := bodyIdempotencyKey(req.IdempotencyKey)
+	key, err := checkIdempotencyKey("idempotencyKey", req.IdempotencyKey)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -346,12 +334,12 @@ func (c *PaymentsController) cancel(w http.ResponseWriter, r *http.Request) {
 }
 
 type refundRequest struct {
-	IdempotencyKey  *string `json:"idempotencyKey"`
-	Amount          *int64  `json:"amount"`
-	Reason          string  `json:"reason"`
-	Strategy        string  `json:"strategy"`
-	PassFeeToTenant bool    `json:"passFeeToTenant"`
-	DestinationKey  string  `json:"destinationKey"`
+	IdempotencyKey  string `json:"idempotencyKey"`
+	Amount          *int64 `json:"amount"`
+	Reason          string `json:"reason"`
+	Strategy        string `json:"strategy"`
+	PassFeeToTenant bool   `json:"passFeeToTenant"`
+	DestinationKey  string `json:"destinationKey"`
 }
 
 type refundJSON struct {
@@ -385,7 +373,7 @@ func (c *PaymentsController) refund(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	key, err := bodyIdempotencyKey(req.IdempotencyKey)
+	key, err := checkIdempotencyKey("idempotencyKey", req.IdempotencyKey)
 	if err != nil {
 		writeError(w, r, err)
 		return

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/gorilla/mux"
@@ -10,8 +9,6 @@ import (
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/ports"
 )
-
-func isNotFound(err error) bool { return errors.Is(err, ports.ErrNotFound) }
 
 // TestHelpersController serves /v1/test_helpers: test mode only; a live key
 // gets 404 as if the routes did not exist.
