@@ -18,7 +18,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -27,6 +26,7 @@ import (
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/cmd/wiring"
 	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/internal/testkit"
 	"github.com/quitapix/quita/ports"
 )
 
@@ -141,28 +141,12 @@ func (s *Server) NewAccount(t testing.TB, name string) Account {
 	return a
 }
 
-// Clock follows the wall clock plus an offset that tests move forward, so
-// a charge can expire without the test sleeping.
-type Clock struct {
-	mu     sync.Mutex
-	offset time.Duration
-}
+// Clock follows the wall clock plus an offset that tests move forward
+// (Advance), so a charge can expire without the test sleeping. It is the
+// clock Quita's own tests share.
+type Clock = testkit.Clock
 
 var _ ports.Clock = (*Clock)(nil)
 
 // NewClock returns a clock at the wall-clock time.
-func NewClock() *Clock { return &Clock{} }
-
-// Now implements ports.Clock.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().UTC().Add(c.offset)
-}
-
-// Advance moves the clock forward by d.
-func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.offset += d
-	c.mu.Unlock()
-}
+func NewClock() *Clock { return testkit.NewClock(time.Time{}) }

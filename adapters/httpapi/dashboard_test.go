@@ -7,7 +7,6 @@ import (
 	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
-	"io"
 	"net/http"
 	"regexp"
 	"slices"
@@ -23,6 +22,7 @@ import (
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/internal/testenv"
+	"github.com/quitapix/quita/internal/testkit"
 	"github.com/quitapix/quita/ports"
 	"github.com/quitapix/quita/quitatest"
 )
@@ -158,52 +158,29 @@ func (e *env) account(srv *quitatest.Server, name string) merchant {
 	return merchant{Account: a, Email: email}
 }
 
-type resp struct {
-	Status int
-	Header http.Header
-	Body   []byte
-}
+// resp is a fully read answer of the dashboard tests.
+type resp struct{ *testkit.Response }
 
 func (r resp) json(t *testing.T) map[string]any {
 	t.Helper()
 	var m map[string]any
-	if err := json.Unmarshal(r.Body, &m); err != nil {
-		t.Fatalf("decode %s: %v", r.Body, err)
-	}
+	r.Decode(t, &m)
 	return m
 }
 
 func (r resp) errCode() (string, string) {
-	var b struct {
-		Error struct{ Type, Code string }
-	}
-	_ = json.Unmarshal(r.Body, &b)
-	return b.Error.Type, b.Error.Code
+	e := r.Error()
+	return e.Type, e.Code
 }
 
+// call sends body ("" = none) with the headers in hdr.
 func call(t *testing.T, method, url string, hdr map[string]string, body string) resp {
 	t.Helper()
-	var rd io.Reader
+	var b any
 	if body != "" {
-		rd = strings.NewReader(body)
+		b = body
 	}
-	req, err := http.NewRequest(method, url, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return resp{Status: res.StatusCode, Header: res.Header, Body: b}
+	return resp{testkit.Do(t, method, url, b, hdr)}
 }
 
 func bearerHdr(token string) map[string]string {

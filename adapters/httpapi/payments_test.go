@@ -6,9 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math/rand/v2"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -46,55 +44,11 @@ func newPayEnv(t testing.TB, dsn string) *payEnv {
 	return &payEnv{t: t, srv: srv, clock: clock, acct: srv.NewAccount(t, "Loja Pagamentos")}
 }
 
-type payResp struct {
-	Status int
-	Body   map[string]any
-	Raw    []byte
-	Header http.Header
-}
-
-func (r payResp) str(k string) string { s, _ := r.Body[k].(string); return s }
-func (r payResp) num(k string) int64 {
-	f, _ := r.Body[k].(float64)
-	return int64(f)
-}
-func (r payResp) code() string {
-	e, _ := r.Body["error"].(map[string]any)
-	s, _ := e["code"].(string)
-	return s
-}
+type payResp = apiResp
 
 func (e *payEnv) call(method, path, key string, body any) payResp {
 	e.t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, e.srv.BaseURL+path, rd)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	req.Header.Set("apikey", key)
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	out := payResp{Status: res.StatusCode, Raw: raw, Header: res.Header}
-	if len(raw) > 0 && raw[0] == '{' {
-		if err := json.Unmarshal(raw, &out.Body); err != nil {
-			e.t.Fatalf("%s %s: decode %s: %v", method, path, raw, err)
-		}
-	}
-	return out
+	return apiCall(e.t, method, e.srv.BaseURL+path, key, body)
 }
 
 func (e *payEnv) key() string {
@@ -106,9 +60,7 @@ func (e *payEnv) key() string {
 
 func (e *payEnv) want(r payResp, status int, code string) {
 	e.t.Helper()
-	if r.Status != status || (code != "" && r.code() != code) {
-		e.t.Fatalf("got %d %s, want %d %s: %s", r.Status, r.code(), status, code, r.Raw)
-	}
+	wantStatus(e.t, r, status, code)
 }
 
 // create makes a payment and returns its tx_ id.

@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -14,72 +13,20 @@ import (
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/internal/testenv"
+	"github.com/quitapix/quita/internal/testkit"
 	"github.com/quitapix/quita/quitatest"
 )
 
-type whResp struct {
-	Status int
-	Body   map[string]any
-	List   []any
-	Raw    []byte
-}
-
-func (r whResp) str(k string) string { s, _ := r.Body[k].(string); return s }
-func (r whResp) code() string {
-	e, _ := r.Body["error"].(map[string]any)
-	s, _ := e["code"].(string)
-	return s
-}
-func (r whResp) param() string {
-	e, _ := r.Body["error"].(map[string]any)
-	s, _ := e["param"].(string)
-	return s
-}
+type whResp = apiResp
 
 func whCall(t *testing.T, srv *quitatest.Server, method, path, key string, body any) whResp {
 	t.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	default:
-		raw, err := json.Marshal(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequest(method, srv.URL+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if key != "" {
-		req.Header.Set("apikey", key)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	out := whResp{Status: resp.StatusCode, Raw: raw}
-	if len(raw) > 0 && raw[0] == '[' {
-		_ = json.Unmarshal(raw, &out.List)
-	} else {
-		_ = json.Unmarshal(raw, &out.Body)
-	}
-	return out
+	return apiCall(t, method, srv.URL+path, key, body)
 }
 
 func whWant(t *testing.T, r whResp, status int, code string) {
 	t.Helper()
-	if r.Status != status || (code != "" && r.code() != code) {
-		t.Fatalf("got %d %s, want %d %s: %s", r.Status, r.code(), status, code, r.Raw)
-	}
+	wantStatus(t, r, status, code)
 }
 
 // whReceiver verifies every delivery with the secret it is given.
@@ -205,15 +152,8 @@ func testWebhooksHTTP(t *testing.T, dsn string) {
 	rc.secret = r.str("secret")
 
 	// A charge: its events are delivered, signed with the new secret.
-	req, _ := http.NewRequest("POST", srv.BaseURL+"/charges", strings.NewReader(`{"amount":1500,"payment_method":"pix"}`))
-	req.Header.Set("apikey", key)
-	req.Header.Set("Idempotency-Key", "webhooks-http-0001")
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil || resp.StatusCode != 201 {
-		t.Fatalf("create charge: %v %v", resp, err)
-	}
-	resp.Body.Close()
+	testkit.Do(t, "POST", srv.BaseURL+"/charges", `{"amount":1500,"payment_method":"pix"}`,
+		testkit.Header{"apikey": key, "Idempotency-Key": "webhooks-http-0001"}).Want(t, 201)
 	ctx := t.Context()
 	for range 5 {
 		if _, err := srv.App.Webhooks.DispatchOnce(ctx); err != nil {

@@ -19,26 +19,9 @@ import (
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/internal/testenv"
+	"github.com/quitapix/quita/internal/testkit"
 	"github.com/quitapix/quita/ports"
 )
-
-// manualClock is a clock tests move by hand.
-type manualClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *manualClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *manualClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 // receiver is a merchant's webhook endpoint: it verifies every signature
 // with the secrets it currently trusts, counts deliveries, and answers
@@ -312,7 +295,7 @@ func TestKilledWorkerLosesNothing(t *testing.T) {
 	for name, dsn := range dialects(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			clock := &manualClock{now: time.Now().UTC()}
+			clock := testkit.NewClock(time.Now().UTC())
 			e := newEngine(t, dsn(t), clock, app.WebhooksConfig{Lease: time.Minute})
 			rc := newReceiver(t, clock)
 			ep := e.endpoint(t, rc.srv.URL, "charge.created")

@@ -10,12 +10,9 @@ import (
 	"github.com/quitapix/quita/adapters/acquirer/modes"
 	"github.com/quitapix/quita/adapters/acquirer/sandbox"
 	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/internal/testkit"
 	"github.com/quitapix/quita/ports"
 )
-
-type clock struct{}
-
-func (clock) Now() time.Time { return time.Now() }
 
 type noStore struct{ ports.AcquirerAccountStore }
 
@@ -25,7 +22,7 @@ func (noStore) GetAcquirerAccount(context.Context, string, string) (*ports.Acqui
 
 func TestRouterSendsTestModeToTheSandbox(t *testing.T) {
 	t.Parallel()
-	sb := sandbox.New(sandbox.Config{LocationHost: "pay.example.com/pix"}, clock{})
+	sb := sandbox.New(sandbox.Config{LocationHost: "pay.example.com/pix"}, testkit.NewClock(time.Time{}))
 	sealer, _ := bcbpix.NewSealer(nil)
 	r := &modes.Router{Test: sb, Live: bcbpix.New(noStore{}, sealer, bcbpix.Options{})}
 	ctx := context.Background()
