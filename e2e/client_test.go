@@ -3,12 +3,9 @@
 package e2e_test
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -18,6 +15,7 @@ import (
 	"time"
 
 	"github.com/quitapix/quita/internal/testenv"
+	"github.com/quitapix/quita/internal/testkit"
 	"github.com/quitapix/quita/quitatest"
 )
 
@@ -107,14 +105,10 @@ func (e *env) client(key string) *client {
 }
 
 // response is a fully read HTTP answer.
-type response struct {
-	Status int
-	Header http.Header
-	Body   []byte
-}
+type response struct{ *testkit.Response }
 
 // hdr is a set of request headers; a value of "-" removes a default header.
-type hdr map[string]string
+type hdr = testkit.Header
 
 // do sends method path with body: nil (no body), string or []byte (sent
 // as is) or any other value (JSON-encoded). Content-Type defaults to
@@ -130,73 +124,35 @@ func (c *client) do(t *testing.T, method, path string, body any, h hdr) *respons
 
 // send is do for goroutines other than the test's: it returns errors.
 func (c *client) send(method, path string, body any, h hdr) (*response, error) {
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	case []byte:
-		rd = bytes.NewReader(b)
-	default:
-		enc, err := json.Marshal(b)
-		if err != nil {
-			return nil, fmt.Errorf("encode body: %w", err)
-		}
-		rd = bytes.NewReader(enc)
-	}
 	url := path
 	if !strings.HasPrefix(path, "http") {
 		url = c.base + path
 	}
-	req, err := http.NewRequest(method, url, rd)
+	all := hdr{}
+	if c.key != "" {
+		all["apikey"] = c.key
+	}
+	for k, v := range h {
+		all[k] = v
+	}
+	r, err := testkit.Send(httpClient, method, url, body, all)
 	if err != nil {
 		return nil, err
 	}
-	if c.key != "" {
-		req.Header.Set("apikey", c.key)
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for k, v := range h {
-		if v == "-" {
-			req.Header.Del(k)
-			continue
-		}
-		req.Header.Set(k, v)
-	}
-	resp, err := httpClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", method, path, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: read body: %w", method, path, err)
-	}
-	return &response{Status: resp.StatusCode, Header: resp.Header, Body: data}, nil
+	return &response{r}, nil
 }
 
 // want fails the test unless the status is status.
 func (r *response) want(t *testing.T, status int) *response {
 	t.Helper()
-	if r.Status != status {
-		t.Fatalf("status %d, want %d; body %s", r.Status, status, r.Body)
-	}
+	r.Want(t, status)
 	return r
-}
-
-func (r *response) decode(t *testing.T, v any) {
-	t.Helper()
-	if err := json.Unmarshal(r.Body, v); err != nil {
-		t.Fatalf("decode %s: %v", r.Body, err)
-	}
 }
 
 func (r *response) charge(t *testing.T) charge {
 	t.Helper()
 	var c charge
-	r.decode(t, &c)
+	r.Decode(t, &c)
 	return c
 }
 
@@ -204,7 +160,7 @@ func (r *response) charge(t *testing.T) charge {
 func (r *response) keys(t *testing.T) map[string]json.RawMessage {
 	t.Helper()
 	var m map[string]json.RawMessage
-	r.decode(t, &m)
+	r.Decode(t, &m)
 	return m
 }
 
@@ -214,7 +170,7 @@ func (r *response) apiErr(t *testing.T, status int, code, param string) errorEnv
 	t.Helper()
 	r.want(t, status)
 	var env errorEnvelope
-	r.decode(t, &env)
+	r.Decode(t, &env)
 	// The envelope holds exactly error and request_id.
 	top := r.keys(t)
 	if len(top) != 2 || top["error"] == nil || top["request_id"] == nil {
@@ -314,7 +270,7 @@ func (c *client) pay(t *testing.T, id string, body any) *response {
 func (c *client) list(t *testing.T, query string) chargeList {
 	t.Helper()
 	var l chargeList
-	c.do(t, http.MethodGet, "/charges"+query, nil, nil).want(t, http.StatusOK).decode(t, &l)
+	c.do(t, http.MethodGet, "/charges"+query, nil, nil).want(t, http.StatusOK).Decode(t, &l)
 	return l
 }
 

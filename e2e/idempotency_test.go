@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/quitapix/quita/internal/testenv"
+	"github.com/quitapix/quita/internal/testkit"
 	"github.com/quitapix/quita/quitatest"
 )
 
@@ -131,7 +132,7 @@ func TestConcurrentCreatesOneKey(t *testing.T) {
 
 		original := checkBurst(t, burst(t, a.test, 50, key, body), 1)
 		var c charge
-		(&response{Body: original}).decode(t, &c)
+		(&response{&testkit.Response{Body: original}}).Decode(t, &c)
 		e.assertOneCharge(t, a, c.ID)
 
 		// A later retry is a replay of the very same bytes, with its own
@@ -285,7 +286,7 @@ func TestReplayAfterRedisFlush(t *testing.T) {
 		body := map[string]any{"amount": 3100, "payment_method": "pix"}
 		original := checkBurst(t, burst(t, a.test, 20, key, body), 1)
 		var c charge
-		(&response{Body: original}).decode(t, &c)
+		(&response{&testkit.Response{Body: original}}).Decode(t, &c)
 		e.assertOneCharge(t, a, c.ID)
 	})
 }

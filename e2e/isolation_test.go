@@ -106,7 +106,7 @@ func TestAccountAndModeIsolation(t *testing.T) {
 					return
 				}
 				var got chargeList
-				r.want(t, http.StatusOK).decode(t, &got)
+				r.want(t, http.StatusOK).Decode(t, &got)
 				ids := []string{}
 				for _, c := range got.Data {
 					ids = append(ids, c.ID)

@@ -1,16 +1,14 @@
 package checkout_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/quitapix/quita/internal/testkit"
 	"github.com/quitapix/quita/quitatest"
 )
 
@@ -29,37 +27,12 @@ type apiCharge struct {
 
 var idemSeq atomic.Int64
 
-// call sends a JSON request with the test key and decodes a charge.
+// call sends a JSON request with the test key and a fresh Idempotency-Key
+// and decodes a charge.
 func call(t testing.TB, method, url, key string, body any, want int) apiCharge {
 	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, url, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("apikey", key)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Idempotency-Key", fmt.Sprintf("checkout-test-%08d", idemSeq.Add(1)))
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	if res.StatusCode != want {
-		t.Fatalf("%s %s: %d, want %d: %s", method, url, res.StatusCode, want, raw)
-	}
 	var c apiCharge
-	if err := json.Unmarshal(raw, &c); err != nil {
-		t.Fatalf("decode %s: %v", raw, err)
-	}
+	doJSON(t, method, url, key, body, &c, want, "Idempotency-Key", fmt.Sprintf("checkout-test-%08d", idemSeq.Add(1)))
 	return c
 }
 
@@ -78,22 +51,15 @@ func expireCharge(t testing.TB, srv *quitatest.Server, key, id string) apiCharge
 	return call(t, http.MethodPost, srv.BaseURL+"/test_helpers/charges/"+id+"/expire", key, nil, http.StatusOK)
 }
 
-func fetch(t testing.TB, url string, header ...string) (*http.Response, string) {
+// fetch GETs url with the header name/value pairs.
+func fetch(t testing.TB, url string, header ...string) (*testkit.Response, string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := testkit.Header{}
 	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
+		h[header[i]] = header[i+1]
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return res, string(b)
+	r := testkit.Do(t, http.MethodGet, url, nil, h)
+	return r, string(r.Body)
 }
 
 // apiPayment is the part of the transaction read format the tests read.
@@ -110,36 +76,20 @@ type apiPayment struct {
 	CryptoCurrency  *string `json:"cryptoCurrency"`
 }
 
-// doJSON sends a JSON request with the key and decodes the answer into out.
-func doJSON(t testing.TB, method, url, key string, body, out any, want int) {
+// doJSON sends a JSON request with the key (and the header name/value
+// pairs) and decodes the answer into out.
+func doJSON(t testing.TB, method, url, key string, body, out any, want int, header ...string) {
 	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd = bytes.NewReader(b)
+	h := testkit.Header{"apikey": key, "Content-Type": "application/json"}
+	for i := 0; i+1 < len(header); i += 2 {
+		h[header[i]] = header[i+1]
 	}
-	req, err := http.NewRequest(method, url, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("apikey", key)
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
-	if res.StatusCode != want {
-		t.Fatalf("%s %s: %d, want %d: %s", method, url, res.StatusCode, want, raw)
+	r := testkit.Do(t, method, url, body, h)
+	if r.Status != want {
+		t.Fatalf("%s %s: %d, want %d: %s", method, url, r.Status, want, r.Body)
 	}
 	if out != nil {
-		if err := json.Unmarshal(raw, out); err != nil {
-			t.Fatalf("decode %s: %v", raw, err)
-		}
+		r.Decode(t, out)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quitapix/quita/internal/testkit"
 	"github.com/quitapix/quita/quitatest"
 )
 
@@ -26,8 +27,8 @@ func TestMultiMethodPageOnServer(t *testing.T) {
 		t.Fatalf("method data not filled: %+v", brl)
 	}
 	res, body := fetch(t, ch.CheckoutURL)
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("page: %d", res.StatusCode)
+	if res.Status != http.StatusOK {
+		t.Fatalf("page: %d", res.Status)
 	}
 	for _, want := range []string{
 		`id="m-pix" value="pix" aria-controls="panel-pix" checked`, `id="m-boleto"`, `id="m-card"`, `id="m-crypto"`,
@@ -74,8 +75,8 @@ func TestMultiMethodPageOnServer(t *testing.T) {
 		t.Errorf("English EUR page: %.300s", body)
 	}
 	// No card on this payment, and it is test mode: no card screen.
-	if res, _ := fetch(t, ch2.CheckoutURL+"/card"); res.StatusCode != http.StatusNotFound {
-		t.Errorf("card screen of a payment without CREDIT_CARD: %d", res.StatusCode)
+	if res, _ := fetch(t, ch2.CheckoutURL+"/card"); res.Status != http.StatusNotFound {
+		t.Errorf("card screen of a payment without CREDIT_CARD: %d", res.Status)
 	}
 }
 
@@ -91,8 +92,8 @@ func TestCardScreenOnServer(t *testing.T) {
 	})
 	screen := ch.CheckoutURL + "/card"
 	res, body := fetch(t, screen)
-	if res.StatusCode != http.StatusOK || !strings.Contains(body, `id="card-approve"`) || !strings.Contains(body, `href="../static/checkout.css?v=`) {
-		t.Fatalf("card screen: %d %.400s", res.StatusCode, body)
+	if res.Status != http.StatusOK || !strings.Contains(body, `id="card-approve"`) || !strings.Contains(body, `href="../static/checkout.css?v=`) {
+		t.Fatalf("card screen: %d %.400s", res.Status, body)
 	}
 	// The sandbox's cardRedirectUrl is that screen.
 	if p.CardRedirectURL == nil || *p.CardRedirectURL != screen {
@@ -101,16 +102,10 @@ func TestCardScreenOnServer(t *testing.T) {
 
 	post := func(ct, body string) (int, map[string]any) {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodPost, screen, strings.NewReader(body))
-		req.Header.Set("Content-Type", ct)
-		res, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
+		res := testkit.Do(t, http.MethodPost, screen, body, testkit.Header{"Content-Type": ct})
 		var m map[string]any
-		_ = json.NewDecoder(res.Body).Decode(&m)
-		return res.StatusCode, m
+		_ = json.Unmarshal(res.Body, &m)
+		return res.Status, m
 	}
 	if code, _ := post("application/x-www-form-urlencoded", "decision=approve"); code != http.StatusUnsupportedMediaType {
 		t.Errorf("form post: %d, want 415", code)
@@ -146,8 +141,8 @@ func TestCardScreenOnServer(t *testing.T) {
 
 	// Live mode: no card screen, and the page links to the acquirer's URL.
 	lp, live := createPayment(t, srv, acct.LiveKey, map[string]any{"amount": 700, "paymentMethods": []string{"PIX", "CREDIT_CARD"}})
-	if res, _ := fetch(t, live.CheckoutURL+"/card"); res.StatusCode != http.StatusNotFound {
-		t.Errorf("live card screen: %d, want 404", res.StatusCode)
+	if res, _ := fetch(t, live.CheckoutURL+"/card"); res.Status != http.StatusNotFound {
+		t.Errorf("live card screen: %d, want 404", res.Status)
 	}
 	screen = live.CheckoutURL + "/card"
 	if code, _ := post("application/json", `{"decision":"approve"}`); code != http.StatusNotFound {

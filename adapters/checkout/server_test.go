@@ -28,8 +28,8 @@ func TestCheckoutOnServer(t *testing.T) {
 		t.Fatalf("checkout_url %q does not end with the raw id of %s", ch.CheckoutURL, ch.ID)
 	}
 	res, body := fetch(t, ch.CheckoutURL)
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("page: %d", res.StatusCode)
+	if res.Status != http.StatusOK {
+		t.Fatalf("page: %d", res.Status)
 	}
 	for _, want := range []string{
 		"Café do Porto", "R$ 45,90", "2 cafés e 1 pão de queijo",
@@ -44,8 +44,8 @@ func TestCheckoutOnServer(t *testing.T) {
 	status := func() map[string]any {
 		t.Helper()
 		res, body := fetch(t, ch.CheckoutURL+"/status")
-		if res.StatusCode != http.StatusOK {
-			t.Fatalf("status: %d %s", res.StatusCode, body)
+		if res.Status != http.StatusOK {
+			t.Fatalf("status: %d %s", res.Status, body)
 		}
 		var m map[string]any
 		if err := json.Unmarshal([]byte(body), &m); err != nil {
@@ -69,8 +69,8 @@ func TestCheckoutOnServer(t *testing.T) {
 	}
 
 	// The raw id of another surface's form is not an address.
-	if res, _ := fetch(t, strings.Replace(ch.CheckoutURL, "/checkout/", "/checkout/ch_", 1)); res.StatusCode != http.StatusNotFound {
-		t.Errorf("ch_ form: %d", res.StatusCode)
+	if res, _ := fetch(t, strings.Replace(ch.CheckoutURL, "/checkout/", "/checkout/ch_", 1)); res.Status != http.StatusNotFound {
+		t.Errorf("ch_ form: %d", res.Status)
 	}
 }
 

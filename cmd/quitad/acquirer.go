@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,7 +16,7 @@ import (
 // under QUITA_MASTER_KEY, and registers the PSP webhook. It prints what it
 // stored without any secret.
 func acquirerConfigure(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("quitad acquirer configure", flag.ContinueOnError)
+	fs := newAdminFlags("quitad acquirer configure")
 	account := fs.String("account", "", "account id (acct_...)")
 	baseURL := fs.String("base-url", "", "the PSP's API Pix base URL")
 	tokenURL := fs.String("token-url", "", "OAuth2 token URL (default <base-url>/oauth/token)")
@@ -30,7 +28,6 @@ func acquirerConfigure(ctx context.Context, args []string, getenv func(string) s
 	pixKey := fs.String("pix-key", "", "the account's Pix key (chave) at the PSP")
 	webhookURL := fs.String("webhook-url", "", "callback URL to register at the PSP (default <QUITA_BASE_URL>/providers/bcbpix/<account>)")
 	noWebhook := fs.Bool("no-webhook", false, "do not register the webhook at the PSP")
-	dbURL := fs.String("database-url", "", "overrides QUITA_DATABASE_URL")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -58,7 +55,7 @@ func acquirerConfigure(ctx context.Context, args []string, getenv func(string) s
 	if err := pc.Validate(); err != nil {
 		return err
 	}
-	cfg, err := adminConfig(*dbURL, getenv)
+	cfg, err := fs.config(getenv)
 	if err != nil {
 		return err
 	}
@@ -88,7 +85,5 @@ func acquirerConfigure(ctx context.Context, args []string, getenv func(string) s
 		}
 		out["webhook_url"] = hook
 	}
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return printJSON(stdout, out)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -15,7 +14,7 @@ import (
 // account's rate limit, fraud limits and payer block list. Flags left out
 // keep their stored values; 0 means the service default.
 func accountGuards(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("quitad account guards", flag.ContinueOnError)
+	fs := newAdminFlags("quitad account guards")
 	account := fs.String("account", "", "account id (acct_...)")
 	rate := fs.Int("rate", 0, "API requests per second per key (0 = default 100)")
 	burst := fs.Int("burst", 0, "API request burst per key (0 = default 200)")
@@ -23,18 +22,13 @@ func accountGuards(ctx context.Context, args []string, getenv func(string) strin
 	amount := fs.Int64("amount-limit", 0, "largest charge in minor units (0 = default 10000000)")
 	block := fs.String("block", "", "add a payer CPF/CNPJ to the block list")
 	unblock := fs.String("unblock", "", "remove a payer CPF/CNPJ from the block list")
-	dbURL := fs.String("database-url", "", "overrides QUITA_DATABASE_URL")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *account == "" {
 		return errors.New("usage: quitad account guards --account ID [flags]")
 	}
-	cfg, err := adminConfig(*dbURL, getenv)
-	if err != nil {
-		return err
-	}
-	a, cleanup, err := openAdmin(ctx, cfg, stderr)
+	a, cleanup, err := fs.open(ctx, getenv, stderr)
 	if err != nil {
 		return err
 	}
@@ -78,9 +72,7 @@ func accountGuards(ctx context.Context, args []string, getenv func(string) strin
 	if err != nil {
 		return err
 	}
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(settingsJSON(eff))
+	return printJSON(stdout, settingsJSON(eff))
 }
 
 type guardSettingsJSON struct {

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 
@@ -47,23 +45,18 @@ func feesCommand(ctx context.Context, args []string, getenv func(string) string,
 		return errors.New("usage: quitad fees show|set --account A [--method M --provider <bps>[+<fixed>] --platform <bps>[+<fixed>]]")
 	}
 	sub := args[0]
-	fs := flag.NewFlagSet("quitad fees "+sub, flag.ContinueOnError)
+	fs := newAdminFlags("quitad fees " + sub)
 	account := fs.String("account", "", "account id (acct_...)")
 	method := fs.String("method", "", "payment method: PIX, CREDIT_CARD, BOLETO, MULTIBANCO, MBWAY or CRYPTO")
 	provider := fs.String("provider", "", "provider fee, <bps>[+<fixed minor units>]")
 	platform := fs.String("platform", "", "platform fee, <bps>[+<fixed minor units>]")
-	dbURL := fs.String("database-url", "", "overrides QUITA_DATABASE_URL")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
 	if *account == "" {
 		return errors.New("--account is required")
 	}
-	cfg, err := adminConfig(*dbURL, getenv)
-	if err != nil {
-		return err
-	}
-	a, cleanup, err := openAdmin(ctx, cfg, stderr)
+	a, cleanup, err := fs.open(ctx, getenv, stderr)
 	if err != nil {
 		return err
 	}
@@ -90,7 +83,5 @@ func feesCommand(ctx context.Context, args []string, getenv func(string) string,
 	if err != nil {
 		return err
 	}
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(fees)
+	return printJSON(stdout, fees)
 }

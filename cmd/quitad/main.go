@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -107,20 +106,15 @@ func migrate(ctx context.Context, args []string, getenv func(string) string, std
 }
 
 func createAccount(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("quitad account create", flag.ContinueOnError)
+	fs := newAdminFlags("quitad account create")
 	name := fs.String("name", "", "merchant name (shown in BR Codes)")
 	email := fs.String("email", "", "dashboard login e-mail")
 	pw := fs.String("password", "", "dashboard password (at least 10 characters)")
 	city := fs.String("city", "SAO PAULO", "merchant city (shown in BR Codes)")
-	dbURL := fs.String("database-url", "", "overrides QUITA_DATABASE_URL")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	cfg, err := adminConfig(*dbURL, getenv)
-	if err != nil {
-		return err
-	}
-	a, cleanup, err := openAdmin(ctx, cfg, stderr)
+	a, cleanup, err := fs.open(ctx, getenv, stderr)
 	if err != nil {
 		return err
 	}
@@ -129,9 +123,7 @@ func createAccount(ctx context.Context, args []string, getenv func(string) strin
 	if err != nil {
 		return err
 	}
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return printJSON(stdout, out)
 }
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -205,19 +197,4 @@ func dialectOf(dsn string) string {
 		return "postgres"
 	}
 	return "sqlite"
-}
-
-// adminConfig reads the configuration of an admin subcommand: the
-// environment, with --database-url overriding QUITA_DATABASE_URL.
-func adminConfig(dbURL string, getenv func(string) string) (Config, error) {
-	var args []string
-	if dbURL != "" {
-		args = []string{"-database-url", dbURL}
-	}
-	return parseConfig("quitad", args, getenv)
-}
-
-// openAdmin wires the application for an admin subcommand.
-func openAdmin(ctx context.Context, cfg Config, stderr io.Writer) (*wiring.App, func(), error) {
-	return wiring.InitializeApp(ctx, cfg.Config, newLogger(stderr, cfg.LogLevel))
 }
