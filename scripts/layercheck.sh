@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Enforces the direction of imports between Quita's layers (docs: DESIGN.md,
-# "Architecture"): domain ← ports ← app ← adapters ← cmd.
+# Enforces the direction of imports between Quita's layers (docs/design.md,
+# "Layers"): domain ← ports ← app ← adapters ← cmd.
 #
-#   domain/...  standard library only (and other domain packages)
-#   ports/...   standard library, domain/... (and other ports packages)
-#   app/...     anything except adapters/... and cmd/...
+#   domain/...    standard library only (and other domain packages)
+#   ports/...     standard library, domain/... (and other ports packages)
+#   app/...       anything except adapters/... and cmd/...
+#   adapters/...  no cmd/..., and no other adapter: adapters meet only
+#                 through ports, wired in cmd. An adapter is adapters/X, or
+#                 adapters/X/Y when adapters/X holds no Go file of its own
+#                 (adapters/acquirer groups sandbox, bcbpix, modes); its
+#                 sub-packages (bcbpix/pixsim) belong to it.
 #
 # So domain and ports can never pull in bun, go-redis, gorilla/mux, wire or
 # any other third-party module. Only non-test files count (go list's
@@ -28,9 +33,10 @@ under() {
 	[[ $1 == "$module/$2" || $1 == "$module/$2/"* ]]
 }
 
-# why_forbidden LAYER IMPORT prints why IMPORT is forbidden in LAYER, or nothing.
+# why_forbidden LAYER PKG IMPORT prints why IMPORT is forbidden in package
+# PKG of LAYER, or nothing.
 why_forbidden() {
-	local layer=$1 imp=$2
+	local layer=$1 pkg=$2 imp=$3
 	case $layer in
 	domain)
 		is_std "$imp" || under "$imp" domain ||
@@ -45,13 +51,35 @@ why_forbidden() {
 			echo "app may not import adapters or cmd"
 		fi
 		;;
+	adapters)
+		if under "$imp" cmd; then
+			echo "adapters may not import cmd"
+		elif under "$imp" adapters && [[ $(adapter_of "${imp#"$module"/}") != $(adapter_of "${pkg#"$module"/}") ]]; then
+			echo "an adapter may not import another adapter (meet through ports)"
+		fi
+		;;
 	esac
+}
+
+# adapter_of DIR prints the adapter DIR (a package path below the module,
+# adapters/...) belongs to: adapters/X, or adapters/X/Y when adapters/X is
+# only a folder of adapters.
+adapter_of() {
+	local rest=${1#adapters/} first second
+	first=${rest%%/*}
+	if compgen -G "adapters/$first/*.go" >/dev/null || [[ $rest != */* ]]; then
+		echo "adapters/$first"
+		return
+	fi
+	second=${rest#*/}
+	second=${second%%/*}
+	echo "adapters/$first/$second"
 }
 
 offenders=()
 checked=0
 
-for layer in domain ports app; do
+for layer in domain ports app adapters; do
 	if [[ ! -d $layer ]]; then
 		echo "layercheck: $layer/ does not exist yet, skipped"
 		continue
@@ -74,7 +102,7 @@ for layer in domain ports app; do
 		checked=$((checked + 1))
 		read -ra imports <<<"${line#*:}"
 		for imp in "${imports[@]}"; do
-			reason=$(why_forbidden "$layer" "$imp")
+			reason=$(why_forbidden "$layer" "$pkg" "$imp")
 			if [[ -n $reason ]]; then
 				offenders+=("${pkg#"$module"/} imports $imp ($reason)")
 			fi
