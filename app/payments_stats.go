@@ -129,7 +129,7 @@ type DailyMetrics struct {
 	Volume  int64  `json:"volume"`
 }
 
-// Metrics is GET /v1/payments/metrics (DESIGN.md fixes the body).
+// Metrics is GET /v1/payments/metrics (docs/payments-and-ledger.md gives the body).
 type Metrics struct {
 	Days               int              `json:"days"`
 	Currency           *domain.Currency `json:"currency"`

@@ -59,7 +59,7 @@ func TestCreateReadPayRead(t *testing.T) {
 			t.Errorf("metadata number not returned as sent: %s", r1.Body)
 		}
 
-		// Read by ch_ id and by raw id (and the tx_ form DESIGN.md allows):
+		// Read by ch_ id and by raw id (and the tx_ form docs/design.md allows):
 		// the same charge as created.
 		for _, id := range []string{c1.ID, c1.raw(), "tx_" + c1.raw()} {
 			g := a.test.get(t, id).want(t, http.StatusOK)
