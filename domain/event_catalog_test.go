@@ -23,7 +23,7 @@ func TestCreationEvents(t *testing.T) {
 	}
 }
 
-// The rows follow the spec's emission rules and DESIGN's "Charge life"
+// The rows follow the spec's emission rules and docs/design.md's "Charge life"
 // table; payment.status_changed fires on every transaction-status change
 // except opening a created charge (creation has its own events).
 func TestTransitionEvents(t *testing.T) {
