@@ -98,15 +98,7 @@ func dayAligned(since time.Time) bool {
 // aggregateDayTotals is AggregatePayments from the per-day totals: a few
 // rows per day instead of every charge of the window.
 func (db *DB) aggregateDayTotals(ctx context.Context, scope ports.Scope, since time.Time, cur domain.Currency) ([]ports.PaymentAggregate, error) {
-	var rows []struct {
-		Day      string `bun:"day"`
-		Currency string `bun:"currency"`
-		Status   string `bun:"status"`
-		PaidWith string `bun:"paid_with"`
-		Count    int64  `bun:"n"`
-		Volume   int64  `bun:"volume"`
-		Refunded int64  `bun:"refunded"`
-	}
+	var rows []aggregateRow
 	q := whereScope(db.bun.NewSelect().Model((*dayTotalRow)(nil)), scope).
 		ColumnExpr("dt.day, dt.currency, dt.status, dt.paid_with").
 		ColumnExpr("CAST(SUM(dt.n) AS bigint) AS n, CAST(SUM(dt.volume) AS bigint) AS volume, CAST(SUM(dt.refunded) AS bigint) AS refunded").
@@ -121,10 +113,5 @@ func (db *DB) aggregateDayTotals(ctx context.Context, scope ports.Scope, since t
 	if err := q.Scan(ctx, &rows); err != nil {
 		return nil, mapError(err)
 	}
-	out := make([]ports.PaymentAggregate, len(rows))
-	for i, r := range rows {
-		out[i] = ports.PaymentAggregate{Day: r.Day, Currency: domain.Currency(r.Currency), Status: domain.TxStatus(r.Status),
-			PaidWith: domain.Method(r.PaidWith), Count: r.Count, Volume: r.Volume, Refunded: r.Refunded}
-	}
-	return out, nil
+	return aggregatesToPort(rows), nil
 }

@@ -3,231 +3,17 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/schema"
 
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/ports"
 )
 
 var _ ports.PaymentStore = (*DB)(nil)
-
-type refundRow struct {
-	bun.BaseModel `bun:"table:refunds,alias:r"`
-
-	ID             string `bun:"id,pk"`
-	AccountID      string `bun:"account_id"`
-	Mode           string `bun:"mode"`
-	ChargeID       string `bun:"charge_id"`
-	Amount         int64  `bun:"amount"`
-	Currency       string `bun:"currency"`
-	Status         string `bun:"status"`
-	Reason         string `bun:"reason"`
-	Strategy       string `bun:"strategy"`
-	PassFee        bool   `bun:"pass_fee"`
-	DestinationKey string `bun:"destination_key"`
-	Fee            int64  `bun:"fee"`
-	EndToEndID     string `bun:"end_to_end_id"`
-	ProviderRef    string `bun:"provider_ref"`
-	CreatedAt      dbTime `bun:"created_at"`
-	UpdatedAt      dbTime `bun:"updated_at"`
-}
-
-func refundFromDomain(r domain.Refund) refundRow {
-	return refundRow{ID: r.ID, AccountID: r.AccountID, Mode: string(r.Mode), ChargeID: r.ChargeID, Amount: r.Amount,
-		Currency: string(r.Currency), Status: string(r.Status), Reason: r.Reason, Strategy: string(r.Strategy),
-		PassFee: r.PassFeeToTenant, DestinationKey: r.DestinationKey, Fee: r.Fee, EndToEndID: r.EndToEndID,
-		ProviderRef: r.ProviderRef, CreatedAt: newDBTime(r.CreatedAt), UpdatedAt: newDBTime(r.UpdatedAt)}
-}
-
-func (r *refundRow) toDomain() domain.Refund {
-	return domain.Refund{ID: r.ID, AccountID: r.AccountID, Mode: domain.Mode(r.Mode), ChargeID: r.ChargeID, Amount: r.Amount,
-		Currency: domain.Currency(r.Currency), Status: domain.RefundStatus(r.Status), Reason: r.Reason,
-		Strategy: domain.RefundStrategy(r.Strategy), PassFeeToTenant: r.PassFee, DestinationKey: r.DestinationKey,
-		Fee: r.Fee, EndToEndID: r.EndToEndID, ProviderRef: r.ProviderRef, CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time}
-}
-
-type entryRow struct {
-	bun.BaseModel `bun:"table:ledger_entries,alias:le"`
-
-	ID        string `bun:"id,pk"`
-	AccountID string `bun:"account_id"`
-	Mode      string `bun:"mode"`
-	ChargeID  string `bun:"charge_id"`
-	RefundID  string `bun:"refund_id"`
-	Kind      string `bun:"kind"`
-	CreatedAt dbTime `bun:"created_at"`
-}
-
-type postingRow struct {
-	bun.BaseModel `bun:"table:ledger_postings,alias:lp"`
-
-	ID            int64  `bun:"id,pk,autoincrement"`
-	EntryID       string `bun:"entry_id"`
-	AccountID     string `bun:"account_id"`
-	Mode          string `bun:"mode"`
-	Currency      string `bun:"currency"`
-	LedgerAccount string `bun:"ledger_account"`
-	Amount        int64  `bun:"amount"`
-}
-
-type balanceRow struct {
-	bun.BaseModel `bun:"table:wallet_balances,alias:wb"`
-
-	AccountID string `bun:"account_id,pk"`
-	Mode      string `bun:"mode,pk"`
-	Currency  string `bun:"currency,pk"`
-	Available int64  `bun:"available"`
-	Pending   int64  `bun:"pending"`
-	UpdatedAt dbTime `bun:"updated_at"`
-}
-
-type holdRow struct {
-	bun.BaseModel `bun:"table:ledger_holds,alias:lh"`
-
-	ID        int64  `bun:"id,pk,autoincrement"`
-	AccountID string `bun:"account_id"`
-	Mode      string `bun:"mode"`
-	Currency  string `bun:"currency"`
-	ChargeID  string `bun:"charge_id"`
-	Amount    int64  `bun:"amount"`
-	ReleaseAt dbTime `bun:"release_at"`
-}
-
-type walletDelta struct{ available, pending int64 }
-
-// applyEntries writes entries and applies them to the wallets: a credit to
-// pending opens a hold until its ReleaseAt; a debit of pending (other than
-// a release, which deletes its hold itself) consumes the holds that would
-// be released last. A wallet that would go negative fails the whole
-// transaction with domain.ErrInsufficientBalance.
-func applyEntries(ctx context.Context, tx bun.IDB, entries []domain.JournalEntry) error {
-	qs, err := entryStatements(ctx, tx, entries)
-	if err != nil || len(qs) == 0 {
-		return err
-	}
-	return execBatch(ctx, tx, qs...)
-}
-
-// entryStatements is applyEntries without running the final statements:
-// the writes of entries, postings, holds, and the wallet updates last.
-func entryStatements(ctx context.Context, tx bun.IDB, entries []domain.JournalEntry) ([]schema.QueryAppender, error) {
-	if len(entries) == 0 {
-		return nil, nil
-	}
-	var (
-		ers    []entryRow
-		ps     []postingRow
-		holds  []holdRow
-		deltas = map[domain.WalletKey]*walletDelta{}
-		keys   []domain.WalletKey
-	)
-	for _, e := range entries {
-		if err := e.Validate(); err != nil {
-			return nil, err
-		}
-		ers = append(ers, entryRow{ID: e.ID, AccountID: e.AccountID, Mode: string(e.Mode), ChargeID: e.ChargeID,
-			RefundID: e.RefundID, Kind: string(e.Kind), CreatedAt: newDBTime(e.CreatedAt)})
-		for _, p := range e.Postings {
-			ps = append(ps, postingRow{EntryID: e.ID, AccountID: e.AccountID, Mode: string(e.Mode), Currency: string(p.Currency),
-				LedgerAccount: string(p.Account), Amount: p.Amount})
-			if p.Account != domain.LedgerAvailable && p.Account != domain.LedgerPending {
-				continue
-			}
-			k := domain.WalletKey{AccountID: e.AccountID, Mode: e.Mode, Currency: p.Currency}
-			d := deltas[k]
-			if d == nil {
-				d = &walletDelta{}
-				deltas[k] = d
-				keys = append(keys, k)
-			}
-			if p.Account == domain.LedgerAvailable {
-				d.available += p.Amount
-				continue
-			}
-			d.pending += p.Amount
-			switch {
-			case p.Amount > 0:
-				if p.ReleaseAt.IsZero() {
-					return nil, fmt.Errorf("store: pending credit in entry %s without a release time", e.ID)
-				}
-				holds = append(holds, holdRow{AccountID: e.AccountID, Mode: string(e.Mode), Currency: string(p.Currency),
-					ChargeID: e.ChargeID, Amount: p.Amount, ReleaseAt: newDBTime(p.ReleaseAt)})
-			case e.Kind != domain.EntryRelease:
-				if err := consumeHolds(ctx, tx, k, -p.Amount); err != nil {
-					return nil, err
-				}
-			}
-		}
-	}
-	qs := []schema.QueryAppender{tx.NewInsert().Model(&ers), tx.NewInsert().Model(&ps)}
-	if len(holds) > 0 {
-		qs = append(qs, tx.NewInsert().Model(&holds))
-	}
-	sort.Slice(keys, func(i, j int) bool { return walletLess(keys[i], keys[j]) })
-	now := newDBTime(time.Now())
-	for _, k := range keys {
-		d := deltas[k]
-		// Create the wallet at zero, then add: an upsert would check the
-		// non-negative constraints against the debit itself.
-		qs = append(qs, tx.NewInsert().Model(&balanceRow{AccountID: k.AccountID, Mode: string(k.Mode), Currency: string(k.Currency),
-			UpdatedAt: now}).On("CONFLICT DO NOTHING"),
-			tx.NewUpdate().Model((*balanceRow)(nil)).
-				Set("available = available + ?", d.available).Set("pending = pending + ?", d.pending).Set("updated_at = ?", now).
-				Where("account_id = ?", k.AccountID).Where("mode = ?", string(k.Mode)).Where("currency = ?", string(k.Currency)))
-	}
-	return qs, nil
-}
-
-func walletLess(a, b domain.WalletKey) bool {
-	if a.AccountID != b.AccountID {
-		return a.AccountID < b.AccountID
-	}
-	if a.Mode != b.Mode {
-		return a.Mode < b.Mode
-	}
-	return a.Currency < b.Currency
-}
-
-// consumeHolds takes amount from the wallet's holds, latest release first.
-func consumeHolds(ctx context.Context, tx bun.IDB, k domain.WalletKey, amount int64) error {
-	var rows []holdRow
-	q := tx.NewSelect().Model(&rows).Where("lh.account_id = ?", k.AccountID).Where("lh.mode = ?", string(k.Mode)).
-		Where("lh.currency = ?", string(k.Currency)).OrderExpr("lh.release_at DESC, lh.id DESC")
-	if postgres(tx) {
-		// A release deleting one of these holds meanwhile is waited for.
-		q = q.For("UPDATE")
-	}
-	if err := q.Scan(ctx); err != nil {
-		return mapError(err)
-	}
-	for _, h := range rows {
-		if amount == 0 {
-			return nil
-		}
-		take := min(amount, h.Amount)
-		amount -= take
-		var err error
-		if take == h.Amount {
-			_, err = tx.NewDelete().Model((*holdRow)(nil)).Where("id = ?", h.ID).Exec(ctx)
-		} else {
-			_, err = tx.NewUpdate().Model((*holdRow)(nil)).Set("amount = amount - ?", take).Where("id = ?", h.ID).Exec(ctx)
-		}
-		if err != nil {
-			return mapError(err)
-		}
-	}
-	if amount > 0 {
-		return domain.ErrInsufficientBalance
-	}
-	return nil
-}
 
 // paymentSortColumns maps every top-level field of the transaction read
 // format to what orders it.
@@ -332,6 +118,27 @@ func (db *DB) readTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx
 	})
 }
 
+// aggregateRow is one group of AggregatePayments, from the charges or
+// from the per-day totals.
+type aggregateRow struct {
+	Day      string `bun:"day"`
+	Currency string `bun:"currency"`
+	Status   string `bun:"status"`
+	PaidWith string `bun:"paid_with"`
+	Count    int64  `bun:"n"`
+	Volume   int64  `bun:"volume"`
+	Refunded int64  `bun:"refunded"`
+}
+
+func aggregatesToPort(rows []aggregateRow) []ports.PaymentAggregate {
+	out := make([]ports.PaymentAggregate, len(rows))
+	for i, r := range rows {
+		out[i] = ports.PaymentAggregate{Day: r.Day, Currency: domain.Currency(r.Currency), Status: domain.TxStatus(r.Status),
+			PaidWith: domain.Method(r.PaidWith), Count: r.Count, Volume: r.Volume, Refunded: r.Refunded}
+	}
+	return out
+}
+
 // AggregatePayments groups charges for stats and metrics.
 // Windows that start at a UTC midnight (all the service asks for) read the
 // per-day totals; others scan the charges.
@@ -339,15 +146,7 @@ func (db *DB) AggregatePayments(ctx context.Context, scope ports.Scope, since ti
 	if dayAligned(since) {
 		return db.aggregateDayTotals(ctx, scope, since, cur)
 	}
-	var rows []struct {
-		Day      string `bun:"day"`
-		Currency string `bun:"currency"`
-		Status   string `bun:"status"`
-		PaidWith string `bun:"paid_with"`
-		Count    int64  `bun:"n"`
-		Volume   int64  `bun:"volume"`
-		Refunded int64  `bun:"refunded"`
-	}
+	var rows []aggregateRow
 	err := db.readTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 		q := whereScope(tx.NewSelect().Model((*chargeRow)(nil)), scope).
 			ColumnExpr(db.dayExpr()+" AS day").ColumnExpr("c.currency, c.status").
@@ -362,12 +161,7 @@ func (db *DB) AggregatePayments(ctx context.Context, scope ports.Scope, since ti
 	if err != nil {
 		return nil, mapError(err)
 	}
-	out := make([]ports.PaymentAggregate, len(rows))
-	for i, r := range rows {
-		out[i] = ports.PaymentAggregate{Day: r.Day, Currency: domain.Currency(r.Currency), Status: domain.TxStatus(r.Status),
-			PaidWith: domain.Method(r.PaidWith), Count: r.Count, Volume: r.Volume, Refunded: r.Refunded}
-	}
-	return out, nil
+	return aggregatesToPort(rows), nil
 }
 
 // MedianSecondsToPay is the median of paid_at − created_at of the charges
@@ -411,31 +205,6 @@ func (db *DB) MedianSecondsToPay(ctx context.Context, scope ports.Scope, since t
 	return &m, nil
 }
 
-// ListRefunds returns a charge's refunds, newest first.
-func (db *DB) ListRefunds(ctx context.Context, scope ports.Scope, chargeID string) ([]domain.Refund, error) {
-	var rows []refundRow
-	err := whereScope(db.bun.NewSelect().Model(&rows), scope).Where("r.charge_id = ?", chargeID).
-		OrderExpr("r.created_at DESC, r.id DESC").Scan(ctx)
-	if err != nil {
-		return nil, mapError(err)
-	}
-	out := make([]domain.Refund, len(rows))
-	for i := range rows {
-		out[i] = rows[i].toDomain()
-	}
-	return out, nil
-}
-
-// FindRefund finds a refund of the scope.
-func (db *DB) FindRefund(ctx context.Context, scope ports.Scope, id string) (*domain.Refund, error) {
-	row := new(refundRow)
-	if err := whereScope(db.bun.NewSelect().Model(row), scope).Where("r.id = ?", id).Scan(ctx); err != nil {
-		return nil, mapError(err)
-	}
-	r := row.toDomain()
-	return &r, nil
-}
-
 // ListMethodsPending returns charges awaiting their method data.
 func (db *DB) ListMethodsPending(ctx context.Context, before time.Time, limit int) ([]ports.ChargeRef, error) {
 	pending := "c.methods_pending = 1"
@@ -445,155 +214,4 @@ func (db *DB) ListMethodsPending(ctx context.Context, before time.Time, limit in
 	return listChargeRefs(ctx, db.bun, limit, func(q *bun.SelectQuery) *bun.SelectQuery {
 		return q.Where(pending).Where("c.created_at <= ?", newDBTime(before)).OrderExpr("c.created_at, c.id")
 	})
-}
-
-// ListOpenRefunds returns refunds still moving, longest waiting first.
-func (db *DB) ListOpenRefunds(ctx context.Context, limit int) ([]ports.RefundRef, error) {
-	var rows []refundRow
-	err := db.bun.NewSelect().Model(&rows).Column("id", "charge_id", "account_id", "mode").
-		Where("r.status IN ('PENDING', 'IN_PROGRESS')").OrderExpr("r.updated_at, r.id").Limit(int64(limit)).Scan(ctx)
-	if err != nil {
-		return nil, mapError(err)
-	}
-	out := make([]ports.RefundRef, len(rows))
-	for i, r := range rows {
-		out[i] = ports.RefundRef{Scope: ports.Scope{AccountID: r.AccountID, Mode: domain.Mode(r.Mode)}, ChargeID: r.ChargeID, RefundID: r.ID}
-	}
-	return out, nil
-}
-
-// Wallets returns the scope's balances with their next release.
-func (db *DB) Wallets(ctx context.Context, scope ports.Scope) ([]ports.Wallet, error) {
-	var rows []balanceRow
-	err := db.bun.NewSelect().Model(&rows).Where("wb.account_id = ?", scope.AccountID).Where("wb.mode = ?", string(scope.Mode)).
-		OrderExpr("wb.currency").Scan(ctx)
-	if err != nil {
-		return nil, mapError(err)
-	}
-	out := make([]ports.Wallet, len(rows))
-	for i, r := range rows {
-		out[i].Balance = domain.Balance{Currency: domain.Currency(r.Currency), Available: r.Available, Pending: r.Pending}
-		var next holdRow
-		err := db.bun.NewSelect().Model(&next).Column("release_at").
-			Where("lh.account_id = ?", scope.AccountID).Where("lh.mode = ?", string(scope.Mode)).
-			Where("lh.currency = ?", r.Currency).OrderExpr("lh.release_at").Limit(1).Scan(ctx)
-		if errors.Is(mapError(err), ports.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, mapError(err)
-		}
-		var sum int64
-		err = db.bun.NewSelect().Model((*holdRow)(nil)).ColumnExpr("COALESCE(SUM(lh.amount), 0)").
-			Where("lh.account_id = ?", scope.AccountID).Where("lh.mode = ?", string(scope.Mode)).
-			Where("lh.currency = ?", r.Currency).Where("lh.release_at = ?", next.ReleaseAt).Scan(ctx, &sum)
-		if err != nil {
-			return nil, mapError(err)
-		}
-		at := next.ReleaseAt.Time
-		out[i].NextReleaseAt, out[i].NextReleaseAmount = &at, sum
-	}
-	return out, nil
-}
-
-// ListDueHolds returns holds due at now, earliest first.
-func (db *DB) ListDueHolds(ctx context.Context, now time.Time, limit int) ([]ports.Hold, error) {
-	var rows []holdRow
-	err := db.bun.NewSelect().Model(&rows).Where("lh.release_at <= ?", newDBTime(now)).
-		OrderExpr("lh.release_at, lh.id").Limit(int64(limit)).Scan(ctx)
-	if err != nil {
-		return nil, mapError(err)
-	}
-	out := make([]ports.Hold, len(rows))
-	for i, r := range rows {
-		out[i] = ports.Hold{ID: r.ID, Scope: ports.Scope{AccountID: r.AccountID, Mode: domain.Mode(r.Mode)},
-			Currency: domain.Currency(r.Currency), ChargeID: r.ChargeID, Amount: r.Amount, ReleaseAt: r.ReleaseAt.Time}
-	}
-	return out, nil
-}
-
-// ReleaseHold releases one hold exactly once. Like every writer of a
-// wallet it locks holds before the wallet row (which it updates last), so
-// releases and refunds never deadlock; a hold a refund reduced meanwhile is
-// left for the next tick.
-func (db *DB) ReleaseHold(ctx context.Context, h ports.Hold, entry domain.JournalEntry) (bool, error) {
-	released := false
-	err := db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		res, err := tx.NewDelete().Model((*holdRow)(nil)).Where("id = ?", h.ID).Where("amount = ?", h.Amount).Exec(ctx)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return nil
-		}
-		released = true
-		return applyEntries(ctx, tx, []domain.JournalEntry{entry})
-	})
-	return released, mapError(err)
-}
-
-// LedgerTotals sums the postings, balances and holds of every wallet.
-func (db *DB) LedgerTotals(ctx context.Context) (ports.LedgerTotals, error) {
-	t := ports.LedgerTotals{Posted: map[domain.WalletKey]domain.Balance{}, Stored: map[domain.WalletKey]domain.Balance{},
-		Held: map[domain.WalletKey]int64{}}
-	var posted []struct {
-		AccountID     string `bun:"account_id"`
-		Mode          string `bun:"mode"`
-		Currency      string `bun:"currency"`
-		LedgerAccount string `bun:"ledger_account"`
-		Sum           int64  `bun:"total"`
-	}
-	err := db.bun.NewSelect().Model((*postingRow)(nil)).ColumnExpr("account_id, mode, currency, ledger_account, SUM(amount) AS total").
-		Where("ledger_account IN (?)", bun.List([]string{string(domain.LedgerAvailable), string(domain.LedgerPending)})).
-		GroupExpr("account_id, mode, currency, ledger_account").Scan(ctx, &posted)
-	if err != nil {
-		return t, mapError(err)
-	}
-	for _, p := range posted {
-		k := domain.WalletKey{AccountID: p.AccountID, Mode: domain.Mode(p.Mode), Currency: domain.Currency(p.Currency)}
-		b := t.Posted[k]
-		b.Currency = k.Currency
-		if p.LedgerAccount == string(domain.LedgerAvailable) {
-			b.Available = p.Sum
-		} else {
-			b.Pending = p.Sum
-		}
-		t.Posted[k] = b
-	}
-	var bals []balanceRow
-	if err := db.bun.NewSelect().Model(&bals).Scan(ctx); err != nil {
-		return t, mapError(err)
-	}
-	for _, b := range bals {
-		k := domain.WalletKey{AccountID: b.AccountID, Mode: domain.Mode(b.Mode), Currency: domain.Currency(b.Currency)}
-		t.Stored[k] = domain.Balance{Currency: k.Currency, Available: b.Available, Pending: b.Pending}
-	}
-	var held []struct {
-		AccountID string `bun:"account_id"`
-		Mode      string `bun:"mode"`
-		Currency  string `bun:"currency"`
-		Sum       int64  `bun:"total"`
-	}
-	err = db.bun.NewSelect().Model((*holdRow)(nil)).ColumnExpr("account_id, mode, currency, SUM(amount) AS total").
-		GroupExpr("account_id, mode, currency").Scan(ctx, &held)
-	if err != nil {
-		return t, mapError(err)
-	}
-	for _, h := range held {
-		t.Held[domain.WalletKey{AccountID: h.AccountID, Mode: domain.Mode(h.Mode), Currency: domain.Currency(h.Currency)}] = h.Sum
-	}
-	var unbalanced []struct {
-		EntryID  string `bun:"entry_id"`
-		Currency string `bun:"currency"`
-		Sum      int64  `bun:"total"`
-	}
-	err = db.bun.NewSelect().Model((*postingRow)(nil)).ColumnExpr("entry_id, currency, SUM(amount) AS total").
-		GroupExpr("entry_id, currency").Having("SUM(amount) <> 0").Scan(ctx, &unbalanced)
-	if err != nil {
-		return t, mapError(err)
-	}
-	for _, u := range unbalanced {
-		t.Unbalanced = append(t.Unbalanced, fmt.Sprintf("entry %s does not balance in %s (%d)", u.EntryID, u.Currency, u.Sum))
-	}
-	return t, nil
 }

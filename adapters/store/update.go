@@ -28,16 +28,6 @@ func (t *chargeTx) Balance(ctx context.Context, cur domain.Currency) (domain.Bal
 	return domain.Balance{Currency: cur, Available: row.Available, Pending: row.Pending}, nil
 }
 
-func (t *chargeTx) GetRefund(ctx context.Context, id string) (*domain.Refund, error) {
-	row := new(refundRow)
-	err := whereScope(t.tx.NewSelect().Model(row), t.scope).Where("r.id = ?", id).Where("r.charge_id = ?", t.chargeID).Scan(ctx)
-	if err != nil {
-		return nil, mapError(err)
-	}
-	r := row.toDomain()
-	return &r, nil
-}
-
 // UpdateCharge runs fn on the locked charge and writes the charge, its
 // events, ledger entries (with balances and holds), refunds and
 // idempotency record in one transaction. fn's error is returned exactly
@@ -76,12 +66,7 @@ func (db *DB) UpdateCharge(ctx context.Context, scope ports.Scope, id string, fn
 		if evs := eventsFromDomain(change.Events); len(evs) > 0 {
 			qs = append(qs, tx.NewInsert().Model(&evs))
 		}
-		for _, r := range change.Refunds {
-			rr := refundFromDomain(r)
-			qs = append(qs, tx.NewInsert().Model(&rr).
-				On("CONFLICT (id) DO UPDATE").
-				Set("status = EXCLUDED.status, provider_ref = EXCLUDED.provider_ref, end_to_end_id = EXCLUDED.end_to_end_id, updated_at = EXCLUDED.updated_at"))
-		}
+		qs = append(qs, refundUpserts(tx, change.Refunds)...)
 		// The ledger's statements come last, the wallet updates last of
 		// all: the wallet rows are locked only from there to the commit,
 		// one round trip later.

@@ -1,0 +1,130 @@
+package store
+
+import (
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+type accountRow struct {
+	bun.BaseModel `bun:"table:accounts,alias:a"`
+
+	ID                   string `bun:"id,pk"`
+	Name                 string `bun:"name"`
+	MerchantName         string `bun:"merchant_name"`
+	MerchantCity         string `bun:"merchant_city"`
+	DefaultExpirySeconds int64  `bun:"default_expiry_seconds"`
+	// TransactionWebhookSecret: see migration 20260401000001_webhooks.
+	TransactionWebhookSecret string `bun:"transaction_webhook_secret"`
+	CreatedAt                dbTime `bun:"created_at"`
+}
+
+// accountFromDomain stores DefaultExpiry in whole seconds, the unit of
+// expires_in; a fraction of a second is dropped.
+func accountFromDomain(a domain.Account) *accountRow {
+	return &accountRow{
+		ID:                       a.ID,
+		Name:                     a.Name,
+		MerchantName:             a.MerchantName,
+		MerchantCity:             a.MerchantCity,
+		DefaultExpirySeconds:     int64(a.DefaultExpiry / time.Second),
+		TransactionWebhookSecret: a.TransactionWebhookSecret,
+		CreatedAt:                newDBTime(a.CreatedAt),
+	}
+}
+
+func (r *accountRow) toDomain() *domain.Account {
+	return &domain.Account{
+		ID:                       r.ID,
+		Name:                     r.Name,
+		MerchantName:             r.MerchantName,
+		MerchantCity:             r.MerchantCity,
+		DefaultExpiry:            time.Duration(r.DefaultExpirySeconds) * time.Second,
+		TransactionWebhookSecret: r.TransactionWebhookSecret,
+		CreatedAt:                r.CreatedAt.Time,
+	}
+}
+
+type userRow struct {
+	bun.BaseModel `bun:"table:users,alias:u"`
+
+	ID           string `bun:"id,pk"`
+	AccountID    string `bun:"account_id"`
+	Email        string `bun:"email"`
+	EmailKey     string `bun:"email_key"`
+	PasswordHash string `bun:"password_hash"`
+	CreatedAt    dbTime `bun:"created_at"`
+}
+
+// emailKey is an e-mail address as logins compare it.
+func emailKey(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+
+func userFromPort(u ports.User) *userRow {
+	return &userRow{
+		ID:           u.ID,
+		AccountID:    u.AccountID,
+		Email:        u.Email,
+		EmailKey:     emailKey(u.Email),
+		PasswordHash: u.PasswordHash,
+		CreatedAt:    newDBTime(u.CreatedAt),
+	}
+}
+
+func (r *userRow) toPort() *ports.User {
+	return &ports.User{
+		ID:           r.ID,
+		AccountID:    r.AccountID,
+		Email:        r.Email,
+		PasswordHash: r.PasswordHash,
+		CreatedAt:    r.CreatedAt.Time,
+	}
+}
+
+type apiKeyRow struct {
+	bun.BaseModel `bun:"table:api_keys,alias:k"`
+
+	ID          string `bun:"id,pk"`
+	AccountID   string `bun:"account_id"`
+	Mode        string `bun:"mode"`
+	Fingerprint string `bun:"fingerprint"`
+	Prefix      string `bun:"prefix"`
+	Label       string `bun:"label"`
+	CreatedAt   dbTime `bun:"created_at"`
+	RevokedAt   dbTime `bun:"revoked_at"`
+
+	// Account is filled by LookupAPIKey's join only.
+	Account *accountRow `bun:"rel:belongs-to,join:account_id=id"`
+}
+
+func apiKeyFromPort(k ports.APIKeyRecord) apiKeyRow {
+	r := apiKeyRow{
+		ID:          k.ID,
+		AccountID:   k.AccountID,
+		Mode:        string(k.Mode),
+		Fingerprint: k.Fingerprint,
+		Prefix:      k.Prefix,
+		Label:       k.Label,
+		CreatedAt:   newDBTime(k.CreatedAt),
+	}
+	if k.RevokedAt != nil {
+		r.RevokedAt = newDBTime(*k.RevokedAt)
+	}
+	return r
+}
+
+func (r *apiKeyRow) toPort() ports.APIKeyRecord {
+	return ports.APIKeyRecord{
+		ID:          r.ID,
+		AccountID:   r.AccountID,
+		Mode:        domain.Mode(r.Mode),
+		Fingerprint: r.Fingerprint,
+		Prefix:      r.Prefix,
+		Label:       r.Label,
+		CreatedAt:   r.CreatedAt.Time,
+		RevokedAt:   r.RevokedAt.ptr(),
+	}
+}

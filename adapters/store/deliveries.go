@@ -1,0 +1,302 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+type deliveryRow struct {
+	bun.BaseModel `bun:"table:webhook_deliveries,alias:d"`
+
+	ID             string  `bun:"id,pk"`
+	AccountID      string  `bun:"account_id"`
+	Mode           string  `bun:"mode"`
+	EndpointID     string  `bun:"endpoint_id"`
+	URL            string  `bun:"url"`
+	EventID        string  `bun:"event_id"`
+	EventType      string  `bun:"event_type"`
+	ChargeID       string  `bun:"charge_id"`
+	Payload        []byte  `bun:"payload"`
+	Status         string  `bun:"status"`
+	Attempts       int     `bun:"attempts"`
+	MaxAttempts    int     `bun:"max_attempts"`
+	LastStatusCode *int    `bun:"last_status_code"`
+	LastError      *string `bun:"last_error"`
+	NextRetryAt    dbTime  `bun:"next_retry_at"`
+	LeaseToken     *string `bun:"lease_token"`
+	LeaseUntil     dbTime  `bun:"lease_until"`
+	DeliveredAt    dbTime  `bun:"delivered_at"`
+	CreatedAt      dbTime  `bun:"created_at"`
+	UpdatedAt      dbTime  `bun:"updated_at"`
+
+	// Filled by ClaimDeliveries' joins only.
+	EndpointURL    *string `bun:"ep_url,scanonly"`
+	EndpointSecret *string `bun:"ep_secret,scanonly"`
+	AccountSecret  *string `bun:"acct_secret,scanonly"`
+}
+
+func deliveryFromDomain(d domain.WebhookDelivery) deliveryRow {
+	r := deliveryRow{
+		ID: d.ID, AccountID: d.AccountID, Mode: string(d.Mode), EndpointID: d.EndpointID, URL: d.URL,
+		EventID: d.EventID, EventType: string(d.EventType), ChargeID: d.ChargeID, Payload: nonNil(d.Payload),
+		Status: string(d.Status), Attempts: d.Attempts, MaxAttempts: d.MaxAttempts,
+		LastStatusCode: d.LastStatusCode, LastError: d.LastError,
+		CreatedAt: newDBTime(d.CreatedAt), UpdatedAt: newDBTime(d.UpdatedAt),
+	}
+	if d.NextRetryAt != nil {
+		r.NextRetryAt = newDBTime(*d.NextRetryAt)
+	}
+	if d.DeliveredAt != nil {
+		r.DeliveredAt = newDBTime(*d.DeliveredAt)
+	}
+	return r
+}
+
+func (r *deliveryRow) toDomain() domain.WebhookDelivery {
+	return domain.WebhookDelivery{
+		ID: r.ID, AccountID: r.AccountID, Mode: domain.Mode(r.Mode), EndpointID: r.EndpointID, URL: r.URL,
+		EventID: r.EventID, EventType: domain.EventType(r.EventType), ChargeID: r.ChargeID, Payload: r.Payload,
+		Status: domain.DeliveryStatus(r.Status), Attempts: r.Attempts, MaxAttempts: r.MaxAttempts,
+		LastStatusCode: r.LastStatusCode, LastError: r.LastError,
+		NextRetryAt: r.NextRetryAt.ptr(), DeliveredAt: r.DeliveredAt.ptr(),
+		CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time,
+	}
+}
+
+// ClaimDeliveries leases due deliveries. See ports.WebhookStore.
+func (db *DB) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, limit int) ([]ports.DeliveryClaim, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	token, err := domain.NewRawID(rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	var rows []deliveryRow
+	err = db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		// Expired leases first (rare: a worker died), then due PENDING
+		// deliveries; each through its own partial index.
+		ids, err := pickDue(ctx, tx, "d.status = 'PROCESSING'", "d.lease_until", now, limit)
+		if err != nil {
+			return err
+		}
+		if len(ids) < limit {
+			more, err := pickDue(ctx, tx, "d.status = 'PENDING'", "d.next_retry_at", now, limit-len(ids))
+			if err != nil {
+				return err
+			}
+			ids = append(ids, more...)
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		_, err = tx.NewUpdate().Model((*deliveryRow)(nil)).
+			Set("status = ?", string(domain.DeliveryProcessing)).Set("attempts = attempts + 1").
+			Set("lease_token = ?", token).Set("lease_until = ?", newDBTime(leaseUntil)).
+			Set("next_retry_at = NULL").Set("updated_at = ?", newDBTime(now)).
+			Where("id IN (?)", bun.List(ids)).Exec(ctx)
+		if err != nil {
+			return mapError(err)
+		}
+		return mapError(tx.NewSelect().Model(&rows).
+			ColumnExpr("d.*").
+			ColumnExpr("we.url AS ep_url").ColumnExpr("we.secret AS ep_secret").
+			ColumnExpr("a.transaction_webhook_secret AS acct_secret").
+			Join("LEFT JOIN webhook_endpoints AS we ON we.id = d.endpoint_id AND d.endpoint_id <> ''").
+			Join("LEFT JOIN accounts AS a ON a.id = d.account_id").
+			Where("d.id IN (?)", bun.List(ids)).Scan(ctx))
+	})
+	if err != nil {
+		return nil, mapError(err)
+	}
+	out := make([]ports.DeliveryClaim, len(rows))
+	for i := range rows {
+		r := &rows[i]
+		c := ports.DeliveryClaim{Delivery: r.toDomain(), LeaseToken: token}
+		if r.EndpointID != "" {
+			c.URL, c.Secret = deref(r.EndpointURL), deref(r.EndpointSecret)
+		} else {
+			c.URL, c.Secret = r.URL, deref(r.AccountSecret)
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+// pickDue selects (and on Postgres locks, skipping rows other workers
+// hold) up to limit due deliveries matching statusSQL, oldest due first.
+// Deliveries of an INACTIVE endpoint are left waiting.
+func pickDue(ctx context.Context, tx bun.IDB, statusSQL, dueCol string, now time.Time, limit int) ([]string, error) {
+	var ids []string
+	q := tx.NewSelect().TableExpr("webhook_deliveries AS d").Column("d.id").
+		Where(statusSQL).Where("? <= ?", bun.Safe(dueCol), newDBTime(now)).
+		Where("(d.endpoint_id = '' OR EXISTS (SELECT 1 FROM webhook_endpoints AS we WHERE we.id = d.endpoint_id AND we.status = 'ACTIVE'))").
+		OrderExpr(dueCol).Limit(int64(limit))
+	if postgres(tx) {
+		q = q.For("UPDATE OF d SKIP LOCKED")
+	}
+	if err := q.Scan(ctx, &ids); err != nil {
+		return nil, mapError(err)
+	}
+	return ids, nil
+}
+
+// CompleteDelivery saves an attempt's outcome under its lease.
+func (db *DB) CompleteDelivery(ctx context.Context, d domain.WebhookDelivery, leaseToken string, deactivate bool) error {
+	row := deliveryFromDomain(d)
+	update := func(ctx context.Context, idb bun.IDB) error {
+		res, err := idb.NewUpdate().Model(&row).
+			Column("status", "attempts", "last_status_code", "last_error", "next_retry_at", "delivered_at", "updated_at").
+			Set("lease_token = NULL").Set("lease_until = NULL").
+			Where("d.id = ?", d.ID).Where("d.lease_token = ?", leaseToken).Where("d.status = 'PROCESSING'").
+			Exec(ctx)
+		if err := oneRow(res, err); err != nil {
+			if errors.Is(err, ports.ErrNotFound) {
+				return ports.ErrLeaseLost
+			}
+			return err
+		}
+		return nil
+	}
+	if !deactivate || d.EndpointID == "" {
+		return update(ctx, db.bun)
+	}
+	return mapError(db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := update(ctx, tx); err != nil {
+			return err
+		}
+		_, err := tx.NewUpdate().Model((*endpointRow)(nil)).
+			Set("status = ?", string(domain.EndpointInactive)).Set("updated_at = ?", newDBTime(d.UpdatedAt)).
+			Where("id = ?", d.EndpointID).Exec(ctx)
+		if err != nil {
+			return mapError(err)
+		}
+		return cancelOpenDeliveries(ctx, tx, d.EndpointID, d.ID, d.UpdatedAt)
+	}))
+}
+
+// ListDeliveries returns one page of a scope's deliveries, newest first.
+func (db *DB) ListDeliveries(ctx context.Context, q ports.DeliveryQuery) ([]domain.WebhookDelivery, int, error) {
+	var rows []deliveryRow
+	sel := whereScope(db.bun.NewSelect().Model(&rows), q.Scope)
+	if q.Status != "" {
+		sel = sel.Where("d.status = ?", string(q.Status))
+	}
+	if q.EventType != "" {
+		sel = sel.Where("d.event_type = ?", string(q.EventType))
+	}
+	if q.EndpointID != "" {
+		sel = sel.Where("d.endpoint_id = ?", q.EndpointID)
+	}
+	limit := min(max(q.Limit, 1), maxListLimit)
+	total, err := sel.OrderExpr("d.created_at DESC, d.id DESC").Limit(int64(limit)).Offset(int64(max(q.Offset, 0))).ScanAndCount(ctx)
+	if err != nil {
+		return nil, 0, mapError(err)
+	}
+	out := make([]domain.WebhookDelivery, len(rows))
+	for i := range rows {
+		out[i] = rows[i].toDomain()
+	}
+	return out, int(total), nil
+}
+
+// DeliveryStats counts the scope's deliveries per status.
+func (db *DB) DeliveryStats(ctx context.Context, scope ports.Scope) (ports.DeliveryStats, error) {
+	var rows []struct {
+		Status string `bun:"status"`
+		N      int    `bun:"n"`
+	}
+	err := whereScope(db.bun.NewSelect().Model((*deliveryRow)(nil)), scope).
+		ColumnExpr("d.status AS status").ColumnExpr("count(*) AS n").GroupExpr("d.status").Scan(ctx, &rows)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	out := ports.DeliveryStats{}
+	for _, s := range domain.DeliveryStatuses {
+		out[s] = 0
+	}
+	for _, r := range rows {
+		out[domain.DeliveryStatus(r.Status)] = r.N
+	}
+	return out, nil
+}
+
+type outboxRow struct {
+	eventRow   `bun:",extend"`
+	WebhookURL *string `bun:"webhook_url,scanonly"`
+}
+
+// DispatchEvents fans undispatched events out. See ports.WebhookOutbox.
+func (db *DB) DispatchEvents(ctx context.Context, limit int, now time.Time, fan func(ports.OutboxBatch) ([]domain.WebhookDelivery, error)) (int, error) {
+	n := 0
+	err := db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var rows []outboxRow
+		q := tx.NewSelect().Model(&rows).ColumnExpr("e.*").ColumnExpr("c.webhook_url AS webhook_url").
+			Join("LEFT JOIN charges AS c ON c.id = e.charge_id").
+			Where("e.dispatched_at IS NULL").OrderExpr("e.seq").Limit(int64(limit))
+		if postgres(tx) {
+			q = q.For("UPDATE OF e SKIP LOCKED")
+		}
+		if err := q.Scan(ctx); err != nil {
+			return mapError(err)
+		}
+		if len(rows) == 0 {
+			return nil
+		}
+		batch := ports.OutboxBatch{Events: make([]ports.OutboxEvent, len(rows)), Endpoints: map[ports.Scope][]domain.WebhookEndpoint{}}
+		accounts := map[string]bool{}
+		seqs := make([]int64, len(rows))
+		for i := range rows {
+			batch.Events[i] = ports.OutboxEvent{Event: rows[i].toDomain(), WebhookURL: deref(rows[i].WebhookURL)}
+			accounts[rows[i].AccountID] = true
+			seqs[i] = rows[i].Seq
+		}
+		ids := make([]string, 0, len(accounts))
+		for a := range accounts {
+			ids = append(ids, a)
+		}
+		var eps []endpointRow
+		err := tx.NewSelect().Model(&eps).Where("we.account_id IN (?)", bun.List(ids)).
+			Where("we.deleted_at IS NULL").Where("we.status = ?", string(domain.EndpointActive)).
+			OrderExpr("we.created_at, we.id").Scan(ctx)
+		if err != nil {
+			return mapError(err)
+		}
+		for i := range eps {
+			e, err := eps[i].toDomain()
+			if err != nil {
+				return err
+			}
+			s := ports.Scope{AccountID: e.AccountID, Mode: e.Mode}
+			batch.Endpoints[s] = append(batch.Endpoints[s], e)
+		}
+		ds, err := fan(batch)
+		if err != nil {
+			return err
+		}
+		if len(ds) > 0 {
+			drs := make([]deliveryRow, len(ds))
+			for i, d := range ds {
+				drs[i] = deliveryFromDomain(d)
+			}
+			if _, err := tx.NewInsert().Model(&drs).Exec(ctx); err != nil {
+				return mapError(err)
+			}
+		}
+		_, err = tx.NewUpdate().Model((*eventRow)(nil)).Set("dispatched_at = ?", newDBTime(now)).
+			Where("seq IN (?)", bun.List(seqs)).Exec(ctx)
+		if err != nil {
+			return mapError(err)
+		}
+		n = len(rows)
+		return nil
+	})
+	return n, mapError(err)
+}

@@ -1,0 +1,112 @@
+package store
+
+import (
+	"context"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/schema"
+
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+// refundRow is a row of the refunds table. Every statement on that table
+// is in this file.
+type refundRow struct {
+	bun.BaseModel `bun:"table:refunds,alias:r"`
+
+	ID             string `bun:"id,pk"`
+	AccountID      string `bun:"account_id"`
+	Mode           string `bun:"mode"`
+	ChargeID       string `bun:"charge_id"`
+	Amount         int64  `bun:"amount"`
+	Currency       string `bun:"currency"`
+	Status         string `bun:"status"`
+	Reason         string `bun:"reason"`
+	Strategy       string `bun:"strategy"`
+	PassFee        bool   `bun:"pass_fee"`
+	DestinationKey string `bun:"destination_key"`
+	Fee            int64  `bun:"fee"`
+	EndToEndID     string `bun:"end_to_end_id"`
+	ProviderRef    string `bun:"provider_ref"`
+	CreatedAt      dbTime `bun:"created_at"`
+	UpdatedAt      dbTime `bun:"updated_at"`
+}
+
+func refundFromDomain(r domain.Refund) refundRow {
+	return refundRow{ID: r.ID, AccountID: r.AccountID, Mode: string(r.Mode), ChargeID: r.ChargeID, Amount: r.Amount,
+		Currency: string(r.Currency), Status: string(r.Status), Reason: r.Reason, Strategy: string(r.Strategy),
+		PassFee: r.PassFeeToTenant, DestinationKey: r.DestinationKey, Fee: r.Fee, EndToEndID: r.EndToEndID,
+		ProviderRef: r.ProviderRef, CreatedAt: newDBTime(r.CreatedAt), UpdatedAt: newDBTime(r.UpdatedAt)}
+}
+
+func (r *refundRow) toDomain() domain.Refund {
+	return domain.Refund{ID: r.ID, AccountID: r.AccountID, Mode: domain.Mode(r.Mode), ChargeID: r.ChargeID, Amount: r.Amount,
+		Currency: domain.Currency(r.Currency), Status: domain.RefundStatus(r.Status), Reason: r.Reason,
+		Strategy: domain.RefundStrategy(r.Strategy), PassFeeToTenant: r.PassFee, DestinationKey: r.DestinationKey,
+		Fee: r.Fee, EndToEndID: r.EndToEndID, ProviderRef: r.ProviderRef, CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time}
+}
+
+// ListRefunds returns a charge's refunds, newest first.
+func (db *DB) ListRefunds(ctx context.Context, scope ports.Scope, chargeID string) ([]domain.Refund, error) {
+	var rows []refundRow
+	err := whereScope(db.bun.NewSelect().Model(&rows), scope).Where("r.charge_id = ?", chargeID).
+		OrderExpr("r.created_at DESC, r.id DESC").Scan(ctx)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	out := make([]domain.Refund, len(rows))
+	for i := range rows {
+		out[i] = rows[i].toDomain()
+	}
+	return out, nil
+}
+
+// FindRefund finds a refund of the scope.
+func (db *DB) FindRefund(ctx context.Context, scope ports.Scope, id string) (*domain.Refund, error) {
+	row := new(refundRow)
+	if err := whereScope(db.bun.NewSelect().Model(row), scope).Where("r.id = ?", id).Scan(ctx); err != nil {
+		return nil, mapError(err)
+	}
+	r := row.toDomain()
+	return &r, nil
+}
+
+// ListOpenRefunds returns refunds still moving, longest waiting first.
+func (db *DB) ListOpenRefunds(ctx context.Context, limit int) ([]ports.RefundRef, error) {
+	var rows []refundRow
+	err := db.bun.NewSelect().Model(&rows).Column("id", "charge_id", "account_id", "mode").
+		Where("r.status IN ('PENDING', 'IN_PROGRESS')").OrderExpr("r.updated_at, r.id").Limit(int64(limit)).Scan(ctx)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	out := make([]ports.RefundRef, len(rows))
+	for i, r := range rows {
+		out[i] = ports.RefundRef{Scope: ports.Scope{AccountID: r.AccountID, Mode: domain.Mode(r.Mode)}, ChargeID: r.ChargeID, RefundID: r.ID}
+	}
+	return out, nil
+}
+
+// GetRefund reads a refund of the locked charge.
+func (t *chargeTx) GetRefund(ctx context.Context, id string) (*domain.Refund, error) {
+	row := new(refundRow)
+	err := whereScope(t.tx.NewSelect().Model(row), t.scope).Where("r.id = ?", id).Where("r.charge_id = ?", t.chargeID).Scan(ctx)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	r := row.toDomain()
+	return &r, nil
+}
+
+// refundUpserts inserts refunds, or moves on the ones that exist: only
+// their status, provider reference, end-to-end id and update time change.
+func refundUpserts(tx bun.IDB, refunds []domain.Refund) []schema.QueryAppender {
+	qs := make([]schema.QueryAppender, 0, len(refunds))
+	for _, r := range refunds {
+		rr := refundFromDomain(r)
+		qs = append(qs, tx.NewInsert().Model(&rr).
+			On("CONFLICT (id) DO UPDATE").
+			Set("status = EXCLUDED.status, provider_ref = EXCLUDED.provider_ref, end_to_end_id = EXCLUDED.end_to_end_id, updated_at = EXCLUDED.updated_at"))
+	}
+	return qs
+}
