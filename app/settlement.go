@@ -146,12 +146,3 @@ func (s *ChargeService) returnToPayer(ctx context.Context, c *domain.Charge) err
 	}
 	return err
 }
-
-// ExpireTestCharge is the expire test helper: it closes an open test-mode
-// charge now.
-func (s *ChargeService) ExpireTestCharge(ctx context.Context, caller Caller, id string) (*domain.Charge, error) {
-	if caller.Mode != domain.ModeTest {
-		return nil, ErrTestModeOnly
-	}
-	return s.expire(ctx, caller.Scope(), id, s.clock.Now())
-}

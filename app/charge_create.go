@@ -1,0 +1,211 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+// CreateChargeInput is a create request after decoding.
+type CreateChargeInput struct {
+	Amount      int64
+	Currency    string
+	Methods     []domain.Method
+	Description string
+	ExpiresIn   *int64
+	Customer    domain.Customer
+	// StrictDocument validates customer.document as CPF/CNPJ.
+	StrictDocument bool
+	CustomerRef    string
+	ExpectedPayer  string
+	Metadata       map[string]any
+	WebhookURL     string
+}
+
+// Idempotency identifies a financial write: the merchant's key and the
+// fingerprint of the request (method, path and canonical body).
+type Idempotency struct {
+	Key         string
+	Fingerprint string
+}
+
+// Response is what a financial write answered, replayed verbatim on retry.
+type Response struct {
+	StatusCode int
+	Body       []byte
+	Replayed   bool
+}
+
+// Respond is how the calling surface answers a resource a financial write
+// created: its status and body in that surface's wire format. App records
+// the answer with the resource, in the same transaction, so that a retry
+// with the same key gets it byte for byte (docs/decisions.md, "Who renders
+// an idempotent answer").
+type Respond[T any] func(T) (Response, error)
+
+// Create opens a charge with the acquirer exactly once per idempotency key.
+//
+// The fast path claims the key in the cache; the guarantee is the database:
+// the idempotency record is inserted in the same transaction as the charge
+// under a unique key, and the txid sent to the acquirer is derived from the
+// key, so a retry after a crash, a cache flush or a lost claim asks for the
+// same cob and can never commit a second charge.
+func (s *ChargeService) Create(ctx context.Context, caller Caller, in CreateChargeInput, idem Idempotency, respond Respond[*domain.Charge]) (Response, error) {
+	scope := caller.Scope()
+	dkey := ports.IdempotencyKey{Scope: scope, Key: idem.Key}
+	ckey := "idem:" + scope.AccountID + ":" + string(scope.Mode) + ":" + idem.Key
+
+	claim, err := s.cache.Begin(ctx, ckey, idem.Fingerprint, s.cfg.IdempotencyLockTTL)
+	if err != nil {
+		s.log.WarnContext(ctx, "idempotency cache unavailable, using the database alone", "err", err)
+		claim = ports.Claim{}
+	}
+	switch claim.State {
+	case ports.ClaimCompleted:
+		if claim.Fingerprint != idem.Fingerprint {
+			return Response{}, ErrIdempotencyKeyReused
+		}
+		return Response{StatusCode: claim.StatusCode, Body: claim.Body, Replayed: true}, nil
+	case ports.ClaimInFlight:
+		if claim.Fingerprint != idem.Fingerprint {
+			return Response{}, ErrIdempotencyKeyReused
+		}
+		return Response{}, ErrIdempotencyKeyInUse
+	}
+	owned := claim.State == ports.ClaimAcquired
+	completed := false
+	defer func() {
+		if owned && !completed {
+			// A detached context: a cancelled request must still free the key.
+			ctx := context.WithoutCancel(ctx)
+			if err := s.cache.Release(ctx, ckey, idem.Fingerprint); err != nil {
+				s.log.WarnContext(ctx, "release idempotency claim", "err", err)
+			}
+		}
+	}()
+
+	resp, err := s.replay(ctx, dkey, idem.Fingerprint)
+	if err == nil {
+		completed = s.complete(ctx, owned, ckey, idem.Fingerprint, resp)
+		return resp, nil
+	}
+	if !errors.Is(err, ports.ErrNotFound) {
+		return Response{}, err
+	}
+
+	resp, err = s.create(ctx, caller, in, dkey, idem, respond)
+	if errors.Is(err, ports.ErrIdempotencyKeyExists) {
+		// Another process committed the same key first: answer as it did.
+		resp, err = s.replay(ctx, dkey, idem.Fingerprint)
+	}
+	if err != nil {
+		return Response{}, err
+	}
+	completed = s.complete(ctx, owned, ckey, idem.Fingerprint, resp)
+	return resp, nil
+}
+
+// replay answers from the durable record: the original response, or
+// ErrIdempotencyKeyReused for a different request.
+func (s *ChargeService) replay(ctx context.Context, key ports.IdempotencyKey, fingerprint string) (Response, error) {
+	rec, err := s.records.GetIdempotencyRecord(ctx, key)
+	if err != nil {
+		return Response{}, err
+	}
+	if rec.Fingerprint != fingerprint {
+		return Response{}, ErrIdempotencyKeyReused
+	}
+	return Response{StatusCode: rec.StatusCode, Body: rec.Body, Replayed: true}, nil
+}
+
+func (s *ChargeService) complete(ctx context.Context, owned bool, ckey, fingerprint string, resp Response) bool {
+	if !owned {
+		return false
+	}
+	err := s.cache.Complete(ctx, ckey, fingerprint, resp.StatusCode, resp.Body, s.cfg.IdempotencyTTL)
+	if err != nil {
+		s.log.WarnContext(ctx, "cache idempotent response", "err", err)
+		return false
+	}
+	return true
+}
+
+func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChargeInput, key ports.IdempotencyKey, idem Idempotency, respond Respond[*domain.Charge]) (Response, error) {
+	id, err := s.ids.NewID()
+	if err != nil {
+		return Response{}, err
+	}
+	now := s.clock.Now()
+	c, err := domain.NewCharge(domain.NewChargeParams{
+		ID: id, AccountID: caller.Account.ID, Mode: caller.Mode,
+		Amount: in.Amount, Currency: in.Currency, Methods: in.Methods,
+		Description: in.Description, ExpiresIn: in.ExpiresIn, DefaultExpiry: caller.Account.DefaultExpiry,
+		Customer: in.Customer, StrictDocument: in.StrictDocument, CustomerRef: in.CustomerRef,
+		ExpectedPayer: in.ExpectedPayer, Metadata: in.Metadata, WebhookURL: in.WebhookURL, Now: now,
+	})
+	if err != nil {
+		return Response{}, err
+	}
+	if err := s.guard.Check(ctx, caller, ChargeAttempt{Amount: c.Amount(), PayerDocument: payerDocument(c)}); err != nil {
+		return Response{}, err
+	}
+	txid := domain.DeriveTxID(key.AccountID, string(key.Mode), key.Key)
+	if slices.Contains(c.Methods(), domain.MethodPix) {
+		cob, err := s.acquirer.CreatePixCharge(ctx, ports.CreatePixChargeRequest{
+			Scope: key.Scope, ChargeID: id, TxID: txid, Amount: c.Amount(), ExpiresAt: c.ExpiresAt(),
+			Description: in.Description, PayerTaxID: c.ExpectedPayer(), PayerName: in.Customer.Name,
+			MerchantName: caller.Account.MerchantName, MerchantCity: caller.Account.MerchantCity,
+		})
+		if err != nil {
+			return Response{}, fmt.Errorf("create pix charge: %w", err)
+		}
+		pix := domain.PixDetails{BRCode: cob.BRCode, TxID: cob.TxID, Location: cob.Location, ExpiresAt: cob.ExpiresAt}
+		if err := c.AttachPix(pix, s.acquirer.nameFor(key.Scope), cob.ProviderRef, now); err != nil {
+			return Response{}, err
+		}
+	}
+	// Method data other than the cob is filled asynchronously
+	// (FinalizeMethods): the create answers WAITING_PAYMENT at once.
+	provider := s.acquirer.nameFor(key.Scope)
+	if c.NeedsMethodData() {
+		err = c.AwaitMethods(provider, now)
+	} else if c.Status() == domain.TxPending {
+		err = c.AttachMethods(domain.MethodDetails{}, provider, "", now)
+	}
+	if err != nil {
+		return Response{}, err
+	}
+	events, err := domain.NewChargeEvents(c, "", domain.CreationEvents(), s.cfg.Links, s.ids.NewID, now)
+	if err != nil {
+		return Response{}, err
+	}
+	answer, err := respond(c)
+	if err != nil {
+		return Response{}, err
+	}
+	rec := &ports.IdempotencyRecord{
+		IdempotencyKey: key, Fingerprint: idem.Fingerprint, ResourceID: id,
+		StatusCode: answer.StatusCode, Body: answer.Body, CreatedAt: now,
+	}
+	if err := s.store.CreateCharge(ctx, c, events, rec); err != nil {
+		return Response{}, err
+	}
+	if c.MethodsPending() {
+		s.finalizeInBackground(key.Scope, id)
+	}
+	s.log.InfoContext(ctx, "charge created", "charge", domain.PrefixCharge+id, "amount", c.Amount(), "mode", string(caller.Mode))
+	return Response{StatusCode: rec.StatusCode, Body: rec.Body}, nil
+}
+
+// payerDocument is the document the fraud guard counts: the payer lock,
+// or else the customer's document.
+func payerDocument(c *domain.Charge) string {
+	if p := c.ExpectedPayer(); p != "" {
+		return p
+	}
+	return c.Snapshot().Customer.Document
+}

@@ -1,0 +1,61 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/quitapix/quita/domain"
+)
+
+// SetAccountFee overrides one method's fees for an account (operators:
+// `quitad fees set`).
+func (s *PaymentService) SetAccountFee(ctx context.Context, accountID string, m domain.Method, f domain.FeeSchedule) error {
+	if !m.Valid() {
+		return domain.Invalid(domain.FieldFeeMethod, "unknown payment method")
+	}
+	for _, fee := range []domain.Fee{f.Provider, f.Platform} {
+		if fee.BPS < 0 || fee.BPS > 10_000 || fee.Fixed < 0 {
+			return domain.Invalid(domain.FieldFee, "fees are 0–10000 bps plus a non-negative fixed part")
+		}
+	}
+	return s.charges.putAccountFee(ctx, accountID, m, f)
+}
+
+// AccountFees is the effective schedule of an account.
+func (s *PaymentService) AccountFees(ctx context.Context, accountID string) (map[domain.Method]domain.FeeSchedule, error) {
+	return s.charges.feesFor(ctx, accountID)
+}
+
+// feesFor is the fee schedule of an account: the configured schedule with
+// the account's overrides on top. A failure to read the overrides fails
+// the settlement rather than charge the wrong fee.
+func (s *ChargeService) feesFor(ctx context.Context, accountID string) (map[domain.Method]domain.FeeSchedule, error) {
+	if s.cfg.AccountFees == nil {
+		return s.cfg.Fees, nil
+	}
+	over, err := s.cfg.AccountFees.AccountFees(ctx, accountID)
+	if err != nil {
+		return nil, fmt.Errorf("account fees: %w", err)
+	}
+	if len(over) == 0 {
+		return s.cfg.Fees, nil
+	}
+	out := make(map[domain.Method]domain.FeeSchedule, len(s.cfg.Fees)+len(over))
+	for m, f := range s.cfg.Fees {
+		out[m] = f
+	}
+	for m, f := range over {
+		out[m] = f
+	}
+	return out, nil
+}
+
+// putAccountFee stores an account's override of one method's fees; the
+// settlements that follow read it (feesFor).
+func (s *ChargeService) putAccountFee(ctx context.Context, accountID string, m domain.Method, f domain.FeeSchedule) error {
+	if s.cfg.AccountFees == nil {
+		return errors.New("account fees are not configured")
+	}
+	return s.cfg.AccountFees.PutAccountFee(ctx, accountID, m, f, s.clock.Now())
+}

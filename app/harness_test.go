@@ -1,0 +1,162 @@
+package app_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/domain/brcode"
+	"github.com/quitapix/quita/mocks"
+	"github.com/quitapix/quita/ports"
+)
+
+var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+// harness wires a ChargeService over moq mocks whose store keeps charges
+// in a map, so tests can assert both results and recorded calls.
+type harness struct {
+	svc      *app.ChargeService
+	store    *mocks.ChargeStoreMock
+	records  *mocks.IdempotencyRecordsMock
+	cache    *mocks.IdempotencyCacheMock
+	acquirer *mocks.AcquirerMock
+	clockMu  sync.Mutex
+	now      time.Time
+
+	mu      sync.Mutex
+	charges map[string]*domain.Charge
+	events  []domain.Event
+	recs    map[ports.IdempotencyKey]ports.IdempotencyRecord
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	return newGuardedHarness(t, nil)
+}
+
+// newGuardedHarness is newHarness with a fraud guard in front of Create.
+func newGuardedHarness(t *testing.T, guard *app.FraudGuard) *harness {
+	t.Helper()
+	h := &harness{now: t0, charges: map[string]*domain.Charge{}, recs: map[ports.IdempotencyKey]ports.IdempotencyRecord{}}
+	h.store = &mocks.ChargeStoreMock{
+		CreateChargeFunc: func(_ context.Context, c *domain.Charge, evs []domain.Event, rec *ports.IdempotencyRecord) error {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			if _, ok := h.recs[rec.IdempotencyKey]; ok {
+				return ports.ErrIdempotencyKeyExists
+			}
+			h.recs[rec.IdempotencyKey] = *rec
+			h.charges[c.ID()] = domain.UnmarshalChargeFromStorage(c.Snapshot())
+			h.events = append(h.events, evs...)
+			return nil
+		},
+		GetChargeFunc: func(_ context.Context, s ports.Scope, id string) (*domain.Charge, error) {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			c, ok := h.charges[id]
+			if !ok || c.AccountID() != s.AccountID || c.Mode() != s.Mode {
+				return nil, ports.ErrNotFound
+			}
+			return domain.UnmarshalChargeFromStorage(c.Snapshot()), nil
+		},
+		UpdateChargeFunc: func(ctx context.Context, s ports.Scope, id string, fn ports.ChargeChangeFunc) error {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			c, ok := h.charges[id]
+			if !ok || c.AccountID() != s.AccountID || c.Mode() != s.Mode {
+				return ports.ErrNotFound
+			}
+			work := domain.UnmarshalChargeFromStorage(c.Snapshot())
+			change, err := fn(ctx, work, nil)
+			if err != nil {
+				return err
+			}
+			h.charges[id] = work
+			h.events = append(h.events, change.Events...)
+			return nil
+		},
+	}
+	h.records = &mocks.IdempotencyRecordsMock{
+		GetIdempotencyRecordFunc: func(_ context.Context, k ports.IdempotencyKey) (*ports.IdempotencyRecord, error) {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			r, ok := h.recs[k]
+			if !ok {
+				return nil, ports.ErrNotFound
+			}
+			return &r, nil
+		},
+	}
+	h.cache = &mocks.IdempotencyCacheMock{
+		BeginFunc: func(context.Context, string, string, time.Duration) (ports.Claim, error) {
+			return ports.Claim{State: ports.ClaimAcquired}, nil
+		},
+		CompleteFunc: func(context.Context, string, string, int, []byte, time.Duration) error { return nil },
+		ReleaseFunc:  func(context.Context, string, string) error { return nil },
+	}
+	h.acquirer = &mocks.AcquirerMock{
+		NameFunc: func() string { return "mock" },
+		CreatePixChargeFunc: func(_ context.Context, r ports.CreatePixChargeRequest) (*ports.CreatePixChargeResponse, error) {
+			code, err := brcode.NewDynamic("pix.example.com/"+r.TxID, r.MerchantName, r.MerchantCity)
+			if err != nil {
+				return nil, err
+			}
+			return &ports.CreatePixChargeResponse{BRCode: code, TxID: r.TxID, Location: "pix.example.com/" + r.TxID, ExpiresAt: r.ExpiresAt, ProviderRef: r.TxID}, nil
+		},
+		ReturnPixFunc: func(_ context.Context, r ports.ReturnPixRequest) (*ports.ReturnPixResponse, error) {
+			return &ports.ReturnPixResponse{ProviderRef: r.ReturnID, Status: "DEVOLVIDO"}, nil
+		},
+	}
+	clock := &mocks.ClockMock{NowFunc: func() time.Time { h.clockMu.Lock(); defer h.clockMu.Unlock(); return h.now }}
+	ids := &mocks.IDGeneratorMock{NewIDFunc: func() (string, error) { return domain.NewRawID(rand.Reader) }}
+	h.svc = app.NewChargeService(h.store, h.records, h.cache, h.acquirer, guard, clock, ids,
+		slog.New(slog.NewTextHandler(io.Discard, nil)), app.ChargesConfig{
+			Links: domain.Links{CheckoutBase: "https://pay.example.com/c"},
+			Fees:  map[domain.Method]domain.FeeSchedule{domain.MethodPix: {Provider: domain.Fee{BPS: 50}, Platform: domain.Fee{BPS: 49}}},
+		})
+	return h
+}
+
+func (h *harness) advance(d time.Duration) {
+	h.clockMu.Lock()
+	h.now = h.now.Add(d)
+	h.clockMu.Unlock()
+}
+
+var caller = app.Caller{
+	Account: domain.Account{ID: "acct_1", MerchantName: "Loja", MerchantCity: "SAO PAULO", DefaultExpiry: time.Hour},
+	Mode:    domain.ModeTest,
+}
+
+func render(c *domain.Charge) (app.Response, error) {
+	b, err := json.Marshal(c.Public(domain.Links{CheckoutBase: "https://pay.example.com/c"}))
+	return app.Response{StatusCode: 201, Body: b}, err
+}
+
+func (h *harness) create(t *testing.T, in app.CreateChargeInput, key string) (app.Response, error) {
+	t.Helper()
+	if in.Methods == nil {
+		in.Methods = []domain.Method{domain.MethodPix}
+	}
+	return h.svc.Create(context.Background(), caller, in, app.Idempotency{Key: key, Fingerprint: "fp-" + key}, render)
+}
+
+func chargeID(t *testing.T, body []byte) string {
+	t.Helper()
+	var pc domain.PublicCharge
+	if err := json.Unmarshal(body, &pc); err != nil {
+		t.Fatal(err)
+	}
+	raw, ok := domain.ParseChargeID(pc.ID)
+	if !ok {
+		t.Fatalf("bad id %q", pc.ID)
+	}
+	return raw
+}
