@@ -1,0 +1,106 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/quitapix/quita/adapters/store"
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+func testDuplicateIdempotencyKeyWritesNothing(t *testing.T, db *store.DB) {
+	ctx := t.Context()
+	first := newCharge(t, liveA, baseTime, nil)
+	rec := idemRecord(liveA, "order-42-attempt", first.ID())
+	mustCreate(t, db, first, chargeEvents(t, first, "", domain.CreationEvents(), baseTime), rec)
+
+	got, err := db.GetIdempotencyRecord(ctx, rec.IdempotencyKey)
+	if err != nil {
+		t.Fatalf("GetIdempotencyRecord: %v", err)
+	}
+	want := *rec
+	want.CreatedAt = micro(want.CreatedAt)
+	if !reflect.DeepEqual(*got, want) {
+		t.Errorf("idempotency record\n got: %+v\nwant: %+v", *got, want)
+	}
+
+	second := newCharge(t, liveA, baseTime, nil)
+	err = db.CreateCharge(ctx, second, chargeEvents(t, second, "", domain.CreationEvents(), baseTime),
+		idemRecord(liveA, rec.Key, second.ID()))
+	if !errors.Is(err, ports.ErrIdempotencyKeyExists) {
+		t.Fatalf("second CreateCharge with the key: err %v, want ErrIdempotencyKeyExists", err)
+	}
+	if _, err := db.GetCharge(ctx, liveA, second.ID()); !errors.Is(err, ports.ErrNotFound) {
+		t.Errorf("the refused charge was written (GetCharge err %v)", err)
+	}
+	if evs, err := db.ListChargeEvents(ctx, liveA, second.ID()); err != nil || len(evs) != 0 {
+		t.Errorf("the refused charge's events were written: %d, err %v", len(evs), err)
+	}
+	if got, _ := db.GetIdempotencyRecord(ctx, rec.IdempotencyKey); got == nil || got.ResourceID != first.ID() {
+		t.Errorf("the record now points at %v, want the first charge", got)
+	}
+
+	// The key is scoped: the same key in test mode or another account is
+	// a different key.
+	for _, other := range []ports.Scope{testA, liveB} {
+		c := newCharge(t, other, baseTime, nil)
+		if err := db.CreateCharge(ctx, c, nil, idemRecord(other, rec.Key, c.ID())); err != nil {
+			t.Errorf("same key in scope %v: %v", other, err)
+		}
+	}
+	if _, err := db.GetIdempotencyRecord(ctx, ports.IdempotencyKey{Scope: liveA, Key: "unused"}); !errors.Is(err, ports.ErrNotFound) {
+		t.Errorf("GetIdempotencyRecord of an unused key: err %v, want ErrNotFound", err)
+	}
+}
+
+func testConcurrentIdempotencyKeyHasOneWinner(t *testing.T, db *store.DB) {
+	const n = 8
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		winners []string
+	)
+	for range n {
+		c := newCharge(t, liveA, baseTime, nil)
+		evs := chargeEvents(t, c, "", domain.CreationEvents(), baseTime)
+		wg.Go(func() {
+			err := db.CreateCharge(context.Background(), c, evs, idemRecord(liveA, "same-key-everywhere", c.ID()))
+			switch {
+			case err == nil:
+				mu.Lock()
+				winners = append(winners, c.ID())
+				mu.Unlock()
+			case !errors.Is(err, ports.ErrIdempotencyKeyExists):
+				t.Errorf("CreateCharge: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if len(winners) != 1 {
+		t.Fatalf("%d creates won the key, want exactly 1", len(winners))
+	}
+	list, _, err := db.ListCharges(t.Context(), ports.ChargeQuery{Scope: liveA, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || list[0].ID() != winners[0] {
+		t.Errorf("%d charges stored, want only the winner", len(list))
+	}
+}
+
+func testDuplicateChargeIDIsDuplicate(t *testing.T, db *store.DB) {
+	c := newCharge(t, liveA, baseTime, nil)
+	mustCreate(t, db, c, nil, nil)
+	err := db.CreateCharge(t.Context(), c, nil, idemRecord(liveA, "fresh-key", c.ID()))
+	if !errors.Is(err, ports.ErrDuplicate) || errors.Is(err, ports.ErrIdempotencyKeyExists) {
+		t.Fatalf("CreateCharge of an existing id: err %v, want ErrDuplicate", err)
+	}
+	// The transaction rolled back: the fresh key is still free.
+	if _, err := db.GetIdempotencyRecord(t.Context(), ports.IdempotencyKey{Scope: liveA, Key: "fresh-key"}); !errors.Is(err, ports.ErrNotFound) {
+		t.Errorf("key of the failed create: err %v, want ErrNotFound", err)
+	}
+}

@@ -1,0 +1,211 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/quitapix/quita/adapters/store"
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+func testDispatchFansOutOnce(t *testing.T, db *store.DB) {
+	ctx := context.Background()
+	scope := webhookAccount(t, db)
+	newEndpoint(t, db, scope, domain.EventChargeCreated)
+	newEndpoint(t, db, scope, domain.EventChargeCreated, domain.EventPaymentCreated)
+	newEndpoint(t, db, scope, domain.EventChargePaid)
+	newEndpoint(t, db, ports.Scope{AccountID: scope.AccountID, Mode: domain.ModeTest}, domain.EventChargeCreated)
+	// 3 endpoint deliveries + 1 to the webhookUrl (payment.created).
+	if n := seedDeliveries(t, db, scope, "https://merchant.example.com/tx"); n != 4 {
+		t.Fatalf("fan-out made %d deliveries, want 4", n)
+	}
+	n, err := db.DispatchEvents(ctx, 100, baseTime, func(ports.OutboxBatch) ([]domain.WebhookDelivery, error) {
+		t.Fatal("dispatched events handed out again")
+		return nil, nil
+	})
+	if err != nil || n != 0 {
+		t.Fatalf("second dispatch: %d, %v", n, err)
+	}
+	// A failing fan-out rolls back: the events stay undispatched.
+	c := newCharge(t, scope, baseTime, nil)
+	mustCreate(t, db, c, chargeEvents(t, c, "", domain.CreationEvents(), baseTime), nil)
+	boom := errors.New("boom")
+	if _, err := db.DispatchEvents(ctx, 100, baseTime, func(ports.OutboxBatch) ([]domain.WebhookDelivery, error) { return nil, boom }); !errors.Is(err, boom) {
+		t.Fatalf("fan error: %v", err)
+	}
+	n, err = db.DispatchEvents(ctx, 100, baseTime, fanAll(t, baseTime))
+	if err != nil || n != 2 {
+		t.Fatalf("dispatch after rollback: %d, %v", n, err)
+	}
+	ds, total, err := db.ListDeliveries(ctx, ports.DeliveryQuery{Scope: scope, Limit: 100})
+	if err != nil || total != 7 || len(ds) != 7 {
+		t.Fatalf("deliveries %d/%d, %v", len(ds), total, err)
+	}
+	for _, d := range ds {
+		if len(d.Payload) == 0 || d.Status != domain.DeliveryPending || d.MaxAttempts != domain.MaxDeliveryAttempts || d.EventID == "" {
+			t.Fatalf("delivery %+v", d)
+		}
+	}
+}
+
+func testClaimLeaseAndComplete(t *testing.T, db *store.DB) {
+	ctx := context.Background()
+	scope := webhookAccount(t, db)
+	e := newEndpoint(t, db, scope, domain.EventChargeCreated)
+	seedDeliveries(t, db, scope, "https://merchant.example.com/tx")
+	now := baseTime.Add(time.Second)
+	claims, err := db.ClaimDeliveries(ctx, now, now.Add(30*time.Second), 10)
+	if err != nil || len(claims) != 2 {
+		t.Fatalf("claims %d, %v", len(claims), err)
+	}
+	for _, c := range claims {
+		if c.Delivery.Status != domain.DeliveryProcessing || c.Delivery.Attempts != 1 || c.LeaseToken == "" {
+			t.Fatalf("claim %+v", c)
+		}
+		if c.Delivery.EndpointID == e.ID && (c.URL != e.URL || c.Secret != e.Secret) {
+			t.Fatalf("endpoint claim url/secret %q %q", c.URL, c.Secret)
+		}
+		if c.Delivery.EndpointID == "" && (c.URL != "https://merchant.example.com/tx" || c.Secret != "txsecret") {
+			t.Fatalf("transaction claim url/secret %q %q", c.URL, c.Secret)
+		}
+	}
+	if more, _ := db.ClaimDeliveries(ctx, now, now.Add(30*time.Second), 10); len(more) != 0 {
+		t.Fatalf("leased deliveries claimed again: %d", len(more))
+	}
+	// The lease runs out (the worker died): another worker takes them.
+	later := now.Add(31 * time.Second)
+	again, err := db.ClaimDeliveries(ctx, later, later.Add(30*time.Second), 10)
+	if err != nil || len(again) != 2 || again[0].Delivery.Attempts != 2 || again[0].LeaseToken == claims[0].LeaseToken {
+		t.Fatalf("reclaim: %+v, %v", again, err)
+	}
+	old := claims[0].Delivery
+	if err := old.RecordAttempt(domain.AttemptResult{StatusCode: 200}, domain.RetrySchedule, later, 0.5); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CompleteDelivery(ctx, old, claims[0].LeaseToken, false); !errors.Is(err, ports.ErrLeaseLost) {
+		t.Fatalf("complete under a lost lease: %v", err)
+	}
+	for _, c := range again {
+		d := c.Delivery
+		if err := d.RecordAttempt(domain.AttemptResult{StatusCode: 500}, domain.RetrySchedule, later, 0.5); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.CompleteDelivery(ctx, d, c.LeaseToken, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Not due before the retry wait (30 s after attempt 2).
+	if c, _ := db.ClaimDeliveries(ctx, later.Add(29*time.Second), later.Add(time.Hour), 10); len(c) != 0 {
+		t.Fatalf("claimed before due: %d", len(c))
+	}
+	due, err := db.ClaimDeliveries(ctx, later.Add(31*time.Second), later.Add(time.Hour), 10)
+	if err != nil || len(due) != 2 || due[0].Delivery.Attempts != 3 || due[0].Delivery.LastStatusCode == nil || *due[0].Delivery.LastStatusCode != 500 {
+		t.Fatalf("due claims %+v, %v", due, err)
+	}
+	d := due[0].Delivery
+	if err := d.RecordAttempt(domain.AttemptResult{StatusCode: 204}, domain.RetrySchedule, later, 0.5); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CompleteDelivery(ctx, d, due[0].LeaseToken, false); err != nil {
+		t.Fatal(err)
+	}
+	ds, _, _ := db.ListDeliveries(ctx, ports.DeliveryQuery{Scope: scope, Status: domain.DeliveryDelivered, Limit: 10})
+	if len(ds) != 1 || ds[0].DeliveredAt == nil || ds[0].Attempts != 3 {
+		t.Fatalf("delivered %+v", ds)
+	}
+}
+
+func testInactiveEndpointWaits(t *testing.T, db *store.DB) {
+	ctx := context.Background()
+	scope := webhookAccount(t, db)
+	e := newEndpoint(t, db, scope, domain.EventChargeCreated)
+	seedDeliveries(t, db, scope, "")
+	inactive, active := domain.EndpointInactive, domain.EndpointActive
+	if _, err := db.UpdateEndpoint(ctx, scope, e.ID, ports.EndpointPatch{Status: &inactive}, baseTime); err != nil {
+		t.Fatal(err)
+	}
+	now := baseTime.Add(time.Minute)
+	if c, _ := db.ClaimDeliveries(ctx, now, now.Add(time.Minute), 10); len(c) != 0 {
+		t.Fatalf("delivery to an INACTIVE endpoint claimed")
+	}
+	if _, err := db.UpdateEndpoint(ctx, scope, e.ID, ports.EndpointPatch{Status: &active}, baseTime); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := db.ClaimDeliveries(ctx, now, now.Add(time.Minute), 10); len(c) != 1 {
+		t.Fatalf("delivery not claimed after reactivation: %d", len(c))
+	}
+}
+
+func testListAndStats(t *testing.T, db *store.DB) {
+	ctx := context.Background()
+	scope := webhookAccount(t, db)
+	newEndpoint(t, db, scope, domain.EventChargeCreated, domain.EventPaymentCreated)
+	for range 3 {
+		seedDeliveries(t, db, scope, "")
+	}
+	ds, total, err := db.ListDeliveries(ctx, ports.DeliveryQuery{Scope: scope, Limit: 4, Offset: 4})
+	if err != nil || total != 6 || len(ds) != 2 {
+		t.Fatalf("page: %d of %d, %v", len(ds), total, err)
+	}
+	_, n, _ := db.ListDeliveries(ctx, ports.DeliveryQuery{Scope: scope, EventType: domain.EventPaymentCreated, Limit: 10})
+	if n != 3 {
+		t.Fatalf("eventType filter: %d", n)
+	}
+	_, n, _ = db.ListDeliveries(ctx, ports.DeliveryQuery{Scope: ports.Scope{AccountID: scope.AccountID, Mode: domain.ModeTest}, Limit: 10})
+	if n != 0 {
+		t.Fatalf("test mode sees %d live deliveries", n)
+	}
+	st, err := db.DeliveryStats(ctx, scope)
+	if err != nil || st[domain.DeliveryPending] != 6 || len(st) != len(domain.DeliveryStatuses) {
+		t.Fatalf("stats %v, %v", st, err)
+	}
+}
+
+// testConcurrentClaimsNeverOverlap: workers claiming at once never get the
+// same delivery (SKIP LOCKED on Postgres, the write lock on SQLite).
+func testConcurrentClaimsNeverOverlap(t *testing.T, db *store.DB) {
+	ctx := context.Background()
+	scope := webhookAccount(t, db)
+	newEndpoint(t, db, scope, domain.EventChargeCreated, domain.EventPaymentCreated)
+	for range 20 {
+		seedDeliveries(t, db, scope, "")
+	}
+	now := baseTime.Add(time.Second)
+	var (
+		mu   sync.Mutex
+		seen = map[string]int{}
+		wg   sync.WaitGroup
+	)
+	for range 8 {
+		wg.Go(func() {
+			for {
+				cs, err := db.ClaimDeliveries(ctx, now, now.Add(time.Minute), 3)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if len(cs) == 0 {
+					return
+				}
+				mu.Lock()
+				for _, c := range cs {
+					seen[c.Delivery.ID]++
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(seen) != 40 {
+		t.Fatalf("claimed %d distinct deliveries, want 40", len(seen))
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Fatalf("%s claimed %d times", id, n)
+		}
+	}
+}
