@@ -2,19 +2,10 @@ package app
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/ports"
-)
-
-var (
-	// ErrNoProviderReference: the charge never reached a provider.
-	ErrNoProviderReference = errors.New("TRANSACTION_HAS_NO_PROVIDER_REFERENCE")
-	// ErrReceiptUnavailable: no receipt exists for an unsettled charge or
-	// a provider without receipts.
-	ErrReceiptUnavailable = errors.New("receipt unavailable")
 )
 
 // PaymentsConfig tunes the payments surface.

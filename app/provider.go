@@ -2,9 +2,18 @@ package app
 
 import (
 	"context"
+	"errors"
 
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/ports"
+)
+
+var (
+	// ErrNoProviderReference: the charge never reached a provider.
+	ErrNoProviderReference = errors.New("TRANSACTION_HAS_NO_PROVIDER_REFERENCE")
+	// ErrReceiptUnavailable: no receipt exists for an unsettled charge or
+	// a provider without receipts.
+	ErrReceiptUnavailable = errors.New("receipt unavailable")
 )
 
 // ProviderStatusResult is the provider-status answer.
