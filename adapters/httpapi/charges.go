@@ -23,10 +23,10 @@ type ChargesController struct {
 
 // Routes registers the charge routes.
 func (c *ChargesController) Routes(r *mux.Router) {
-	r.HandleFunc("/charges", c.create(false)).Methods(http.MethodPost).Name("charges.create")
-	r.HandleFunc("/pix/charges", c.create(true)).Methods(http.MethodPost).Name("pix_charges.create")
-	r.HandleFunc("/charges", c.list).Methods(http.MethodGet).Name("charges.list")
-	r.HandleFunc("/charges/{id}", c.get).Methods(http.MethodGet).Name("charges.get")
+	r.HandleFunc("/charges", handle(c.create(false))).Methods(http.MethodPost).Name("charges.create")
+	r.HandleFunc("/pix/charges", handle(c.create(true))).Methods(http.MethodPost).Name("pix_charges.create")
+	r.HandleFunc("/charges", handle(c.list)).Methods(http.MethodGet).Name("charges.list")
+	r.HandleFunc("/charges/{id}", onCharge(c.get)).Methods(http.MethodGet).Name("charges.get")
 }
 
 type customerJSON struct {
@@ -60,30 +60,25 @@ func metadataValues(m map[string]json.RawMessage) map[string]any {
 	return out
 }
 
-func (c *ChargesController) create(pixShortcut bool) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+func (c *ChargesController) create(pixShortcut bool) answerFunc {
+	return func(w http.ResponseWriter, r *http.Request) (any, error) {
 		key, err := checkIdempotencyKey("Idempotency-Key", r.Header.Get("Idempotency-Key"))
 		if err != nil {
-			writeError(w, r, err)
-			return
+			return nil, err
 		}
 		var req createChargeRequest
 		body, err := readJSON(w, r, true, &req)
 		if err != nil {
-			writeError(w, r, err)
-			return
+			return nil, err
 		}
 		if req.Amount == nil {
-			writeError(w, r, badRequest("amount", "parameter_missing", "amount is required"))
-			return
+			return nil, badRequest("amount", "parameter_missing", "amount is required")
 		}
 		switch {
 		case req.PaymentMethod == nil && !pixShortcut:
-			writeError(w, r, badRequest("payment_method", "parameter_missing", "payment_method is required; the only accepted value is pix"))
-			return
+			return nil, badRequest("payment_method", "parameter_missing", "payment_method is required; the only accepted value is pix")
 		case req.PaymentMethod != nil && *req.PaymentMethod != "pix":
-			writeError(w, r, badRequest("payment_method", "parameter_invalid", "payment_method must be pix"))
-			return
+			return nil, badRequest("payment_method", "parameter_invalid", "payment_method must be pix")
 		}
 		var cust domain.Customer
 		if req.Customer != nil {
@@ -95,43 +90,27 @@ func (c *ChargesController) create(pixShortcut bool) http.HandlerFunc {
 			ExpectedPayer: req.ExpectedPayerTaxID, Metadata: metadataValues(req.Metadata),
 		}
 		idem := app.Idempotency{Key: key, Fingerprint: fingerprint(r.Method, r.URL.Path, body)}
-		resp, err := c.charges.Create(r.Context(), callerFrom(r.Context()), in, idem, func(ch *domain.Charge) (app.Response, error) {
+		return c.charges.Create(r.Context(), callerFrom(r.Context()), in, idem, func(ch *domain.Charge) (app.Response, error) {
 			return created(ch.Public(c.links))
 		})
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
-		if resp.Replayed {
-			w.Header().Set("Idempotent-Replayed", "true")
-		}
-		writeRaw(w, resp.StatusCode, resp.Body)
 	}
 }
 
-func (c *ChargesController) get(w http.ResponseWriter, r *http.Request) {
-	raw, ok := domain.ParseChargeID(mux.Vars(r)["id"])
-	if !ok {
-		writeError(w, r, ports.ErrNotFound)
-		return
-	}
-	ch, err := c.charges.Get(r.Context(), callerFrom(r.Context()), raw)
+func (c *ChargesController) get(_ http.ResponseWriter, r *http.Request, caller app.Caller, raw string) (any, error) {
+	ch, err := c.charges.Get(r.Context(), caller, raw)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	pub := ch.Public(c.links)
 	if r.URL.Query().Get("include") == "qr_code_base64" && pub.Pix != nil {
 		png, err := c.qr.PNG(pub.Pix.BRCode)
 		if err != nil {
-			writeError(w, r, err)
-			return
+			return nil, err
 		}
-		writeJSON(w, http.StatusOK, chargeWithQR{PublicCharge: pub,
-			Pix: &pixWithQR{PublicPix: *pub.Pix, QRCodeBase64: base64.StdEncoding.EncodeToString(png)}})
-		return
+		return chargeWithQR{PublicCharge: pub,
+			Pix: &pixWithQR{PublicPix: *pub.Pix, QRCodeBase64: base64.StdEncoding.EncodeToString(png)}}, nil
 	}
-	writeJSON(w, http.StatusOK, pub)
+	return pub, nil
 }
 
 // chargeWithQR is a charge with its QR PNG inline (?include=qr_code_base64).
@@ -156,20 +135,18 @@ type listResponse struct {
 
 // list serves the charge list with a cursor (starting_after), never pages
 // or offsets.
-func (c *ChargesController) list(w http.ResponseWriter, r *http.Request) {
+func (c *ChargesController) list(_ http.ResponseWriter, r *http.Request) (any, error) {
 	caller := callerFrom(r.Context())
 	q, err := parseChargeQuery(r, caller.Scope())
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	cs, more, err := c.charges.List(r.Context(), q)
 	if err != nil {
 		if q.StartingAfter != "" && isNotFound(err) {
 			err = badRequest("starting_after", "parameter_invalid", "starting_after is not a charge of this account")
 		}
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	out := listResponse{Object: "list", Data: make([]domain.PublicCharge, 0, len(cs)), HasMore: more}
 	for _, ch := range cs {
@@ -179,7 +156,7 @@ func (c *ChargesController) list(w http.ResponseWriter, r *http.Request) {
 		next := domain.PrefixCharge + cs[len(cs)-1].ID()
 		out.NextCursor = &next
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out, nil
 }
 
 func parseChargeQuery(r *http.Request, scope ports.Scope) (ports.ChargeQuery, error) {

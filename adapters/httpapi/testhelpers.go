@@ -20,8 +20,8 @@ type TestHelpersController struct {
 
 // Routes registers the test helper routes.
 func (c *TestHelpersController) Routes(r *mux.Router) {
-	r.HandleFunc("/test_helpers/charges/{id}/pay", c.pay).Methods(http.MethodPost).Name("test_helpers.charges.pay")
-	r.HandleFunc("/test_helpers/charges/{id}/expire", c.expire).Methods(http.MethodPost).Name("test_helpers.charges.expire")
+	r.HandleFunc("/test_helpers/charges/{id}/pay", handle(c.pay)).Methods(http.MethodPost).Name("test_helpers.charges.pay")
+	r.HandleFunc("/test_helpers/charges/{id}/expire", handle(c.expire)).Methods(http.MethodPost).Name("test_helpers.charges.expire")
 }
 
 type payRequest struct {
@@ -40,44 +40,38 @@ func testCharge(r *http.Request) (app.Caller, string, error) {
 	return caller, raw, nil
 }
 
-func (c *TestHelpersController) pay(w http.ResponseWriter, r *http.Request) {
+func (c *TestHelpersController) pay(w http.ResponseWriter, r *http.Request) (any, error) {
 	caller, raw, err := testCharge(r)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	body, err := readBody(w, r, false)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	var req payRequest
 	if len(body) > 0 {
 		if err := decodeStrict(body, &req); err != nil {
-			writeError(w, r, err)
-			return
+			return nil, err
 		}
 	}
 	res, err := c.charges.SimulatePayment(r.Context(), c.sim, caller, raw, app.PayInput{
 		Amount: req.Amount, PayerDocument: req.PayerDocument, PayerName: req.PayerName,
 	})
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
-	writeJSON(w, http.StatusOK, res.Charge.Public(c.links))
+	return res.Charge.Public(c.links), nil
 }
 
-func (c *TestHelpersController) expire(w http.ResponseWriter, r *http.Request) {
+func (c *TestHelpersController) expire(_ http.ResponseWriter, r *http.Request) (any, error) {
 	caller, raw, err := testCharge(r)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	ch, err := c.charges.ExpireTestCharge(r.Context(), caller, raw)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
-	writeJSON(w, http.StatusOK, ch.Public(c.links))
+	return ch.Public(c.links), nil
 }

@@ -22,23 +22,23 @@ type WebhooksController struct {
 // CatalogRoutes registers GET /v1/webhooks/event-catalog, which needs no
 // authentication, on the root router.
 func (c *WebhooksController) CatalogRoutes(r *mux.Router) {
-	r.HandleFunc("/v1/webhooks/event-catalog", c.catalog).Methods(http.MethodGet).Name("webhooks.event_catalog")
+	r.HandleFunc("/v1/webhooks/event-catalog", handle(c.catalog)).Methods(http.MethodGet).Name("webhooks.event_catalog")
 }
 
 // Routes registers the authenticated webhook routes on the /v1 router.
 func (c *WebhooksController) Routes(r *mux.Router) {
-	r.HandleFunc("/webhooks/endpoints", c.create).Methods(http.MethodPost).Name("webhooks.endpoints.create")
-	r.HandleFunc("/webhooks/endpoints", c.list).Methods(http.MethodGet).Name("webhooks.endpoints.list")
-	r.HandleFunc("/webhooks/endpoints/{id}", c.update).Methods(http.MethodPatch).Name("webhooks.endpoints.update")
-	r.HandleFunc("/webhooks/endpoints/{id}", c.delete).Methods(http.MethodDelete).Name("webhooks.endpoints.delete")
-	r.HandleFunc("/webhooks/endpoints/{id}/rotate-secret", c.rotate).Methods(http.MethodPost).Name("webhooks.endpoints.rotate_secret")
-	r.HandleFunc("/webhooks/deliveries", c.deliveries).Methods(http.MethodGet).Name("webhooks.deliveries.list")
-	r.HandleFunc("/webhooks/stats", c.stats).Methods(http.MethodGet).Name("webhooks.stats")
-	r.HandleFunc("/webhooks/transaction-secret/rotate", c.rotateTransaction).Methods(http.MethodPost).Name("webhooks.transaction_secret.rotate")
+	r.HandleFunc("/webhooks/endpoints", handle(c.create)).Methods(http.MethodPost).Name("webhooks.endpoints.create")
+	r.HandleFunc("/webhooks/endpoints", handle(c.list)).Methods(http.MethodGet).Name("webhooks.endpoints.list")
+	r.HandleFunc("/webhooks/endpoints/{id}", handle(c.update)).Methods(http.MethodPatch).Name("webhooks.endpoints.update")
+	r.HandleFunc("/webhooks/endpoints/{id}", handle(c.delete)).Methods(http.MethodDelete).Name("webhooks.endpoints.delete")
+	r.HandleFunc("/webhooks/endpoints/{id}/rotate-secret", handle(c.rotate)).Methods(http.MethodPost).Name("webhooks.endpoints.rotate_secret")
+	r.HandleFunc("/webhooks/deliveries", handle(c.deliveries)).Methods(http.MethodGet).Name("webhooks.deliveries.list")
+	r.HandleFunc("/webhooks/stats", handle(c.stats)).Methods(http.MethodGet).Name("webhooks.stats")
+	r.HandleFunc("/webhooks/transaction-secret/rotate", handle(c.rotateTransaction)).Methods(http.MethodPost).Name("webhooks.transaction_secret.rotate")
 }
 
-func (c *WebhooksController) catalog(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, domain.EventCatalog)
+func (c *WebhooksController) catalog(_ http.ResponseWriter, _ *http.Request) (any, error) {
+	return domain.EventCatalog, nil
 }
 
 // endpointJSON is an endpoint as listed: never its secret.
@@ -61,34 +61,31 @@ type createEndpointRequest struct {
 	Events []string `json:"events"`
 }
 
-func (c *WebhooksController) create(w http.ResponseWriter, r *http.Request) {
+func (c *WebhooksController) create(w http.ResponseWriter, r *http.Request) (any, error) {
 	var req createEndpointRequest
 	if _, err := readJSON(w, r, false, &req); err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	e, err := c.webhooks.CreateEndpoint(r.Context(), callerFrom(r.Context()), app.EndpointInput{URL: req.URL, Events: req.Events})
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
-	writeJSON(w, http.StatusCreated, struct {
+	return created(struct {
 		endpointJSON
 		Secret string `json:"secret"`
 	}{toEndpointJSON(e), e.Secret})
 }
 
-func (c *WebhooksController) list(w http.ResponseWriter, r *http.Request) {
+func (c *WebhooksController) list(_ http.ResponseWriter, r *http.Request) (any, error) {
 	eps, err := c.webhooks.ListEndpoints(r.Context(), callerFrom(r.Context()))
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	out := make([]endpointJSON, len(eps))
 	for i, e := range eps {
 		out[i] = toEndpointJSON(e)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": out})
+	return map[string]any{"data": out}, nil
 }
 
 type updateEndpointRequest struct {
@@ -97,35 +94,31 @@ type updateEndpointRequest struct {
 	Status *string   `json:"status"`
 }
 
-func (c *WebhooksController) update(w http.ResponseWriter, r *http.Request) {
+func (c *WebhooksController) update(w http.ResponseWriter, r *http.Request) (any, error) {
 	var req updateEndpointRequest
 	if _, err := readJSON(w, r, false, &req); err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	e, err := c.webhooks.UpdateEndpoint(r.Context(), callerFrom(r.Context()), mux.Vars(r)["id"],
 		app.EndpointUpdate{URL: req.URL, Events: req.Events, Status: req.Status})
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"id": e.ID, "url": e.URL, "events": e.Events, "status": e.Status})
+	return map[string]any{"id": e.ID, "url": e.URL, "events": e.Events, "status": e.Status}, nil
 }
 
-func (c *WebhooksController) delete(w http.ResponseWriter, r *http.Request) {
+func (c *WebhooksController) delete(_ http.ResponseWriter, r *http.Request) (any, error) {
 	if err := c.webhooks.DeleteEndpoint(r.Context(), callerFrom(r.Context()), mux.Vars(r)["id"]); err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
-	writeJSON(w, http.StatusOK, map[string]bool{"deleted": true})
+	return map[string]bool{"deleted": true}, nil
 }
 
-func (c *WebhooksController) rotate(w http.ResponseWriter, r *http.Request) {
+func (c *WebhooksController) rotate(w http.ResponseWriter, r *http.Request) (any, error) {
 	id := mux.Vars(r)["id"]
 	body, err := readBody(w, r, false)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	// The spec's body is {id}; it is optional and must name the path's
 	// endpoint when sent.
@@ -134,29 +127,25 @@ func (c *WebhooksController) rotate(w http.ResponseWriter, r *http.Request) {
 			ID string `json:"id"`
 		}
 		if err := decodeStrict(body, &req); err != nil {
-			writeError(w, r, err)
-			return
+			return nil, err
 		}
 		if req.ID != "" && req.ID != id {
-			writeError(w, r, badRequest("id", "parameter_invalid", "id must match the endpoint in the path"))
-			return
+			return nil, badRequest("id", "parameter_invalid", "id must match the endpoint in the path")
 		}
 	}
 	secret, err := c.webhooks.RotateEndpointSecret(r.Context(), callerFrom(r.Context()), id)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"id": id, "secret": secret})
+	return map[string]string{"id": id, "secret": secret}, nil
 }
 
-func (c *WebhooksController) rotateTransaction(w http.ResponseWriter, r *http.Request) {
+func (c *WebhooksController) rotateTransaction(_ http.ResponseWriter, r *http.Request) (any, error) {
 	secret, err := c.webhooks.RotateTransactionSecret(r.Context(), callerFrom(r.Context()))
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"transactionWebhookSecret": secret})
+	return map[string]string{"transactionWebhookSecret": secret}, nil
 }
 
 // deliveryJSON is a delivery record with the payload as sent.
@@ -236,35 +225,32 @@ func parseDeliveryQuery(r *http.Request, scope ports.Scope) (ports.DeliveryQuery
 	return q, nil
 }
 
-func (c *WebhooksController) deliveries(w http.ResponseWriter, r *http.Request) {
+func (c *WebhooksController) deliveries(_ http.ResponseWriter, r *http.Request) (any, error) {
 	caller := callerFrom(r.Context())
 	q, err := parseDeliveryQuery(r, caller.Scope())
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	ds, total, err := c.webhooks.ListDeliveries(r.Context(), q)
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	data := make([]deliveryJSON, len(ds))
 	for i, d := range ds {
 		data[i] = toDeliveryJSON(d)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"data": data, "total": total, "limit": q.Limit, "offset": q.Offset})
+	return map[string]any{"data": data, "total": total, "limit": q.Limit, "offset": q.Offset}, nil
 }
 
-func (c *WebhooksController) stats(w http.ResponseWriter, r *http.Request) {
+func (c *WebhooksController) stats(_ http.ResponseWriter, r *http.Request) (any, error) {
 	st, err := c.webhooks.DeliveryStats(r.Context(), callerFrom(r.Context()))
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return nil, err
 	}
 	out := map[string]int{"total": 0}
 	for _, s := range domain.DeliveryStatuses {
 		out[string(s)] = st[s]
 		out["total"] += st[s]
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out, nil
 }

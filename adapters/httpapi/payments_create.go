@@ -1,0 +1,66 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/domain"
+)
+
+type createPaymentRequest struct {
+	Amount           *int64                     `json:"amount"`
+	Currency         string                     `json:"currency"`
+	PaymentMethods   []string                   `json:"paymentMethods"`
+	CustomerID       string                     `json:"customerId"`
+	CustomerName     string                     `json:"customerName"`
+	CustomerDocument string                     `json:"customerDocument"`
+	CustomerEmail    string                     `json:"customerEmail"`
+	Metadata         map[string]json.RawMessage `json:"metadata"`
+	WebhookURL       string                     `json:"webhookUrl"`
+	IdempotencyKey   string                     `json:"idempotencyKey"`
+}
+
+func (c *PaymentsController) create(w http.ResponseWriter, r *http.Request) (any, error) {
+	var req createPaymentRequest
+	body, err := readJSON(w, r, true, &req)
+	if err != nil {
+		return nil, err
+	}
+	key, err := checkIdempotencyKey("idempotencyKey", req.IdempotencyKey)
+	if err != nil {
+		return nil, err
+	}
+	if req.Amount == nil {
+		return nil, badRequest("amount", "parameter_missing", "amount is required")
+	}
+	if len(req.PaymentMethods) == 0 {
+		return nil, badRequest("paymentMethods", "parameter_missing", "paymentMethods needs one or more of PIX, CREDIT_CARD, MBWAY, MULTIBANCO, BOLETO, CRYPTO")
+	}
+	methods := make([]domain.Method, 0, len(req.PaymentMethods))
+	for _, m := range req.PaymentMethods {
+		dm := domain.Method(m)
+		if !dm.Valid() {
+			return nil, badRequest("paymentMethods", "parameter_invalid", "unknown payment method "+strconv.Quote(m))
+		}
+		methods = append(methods, dm)
+	}
+	if req.Currency != "" && (len(req.Currency) < 3 || len(req.Currency) > 8) {
+		return nil, badRequest("currency", "parameter_invalid", "currency must be 3 to 8 characters")
+	}
+	if req.WebhookURL != "" && c.webhooks != nil {
+		if err := c.webhooks.CheckWebhookURL(r.Context(), callerFrom(r.Context()).Mode, req.WebhookURL); err != nil {
+			return nil, err
+		}
+	}
+	in := app.CreateChargeInput{
+		Amount: *req.Amount, Currency: req.Currency, Methods: methods,
+		Customer:    domain.Customer{Name: req.CustomerName, Document: req.CustomerDocument, Email: req.CustomerEmail},
+		CustomerRef: req.CustomerID, Metadata: metadataValues(req.Metadata), WebhookURL: req.WebhookURL,
+	}
+	idem := app.Idempotency{Key: key, Fingerprint: fingerprint(r.Method, r.URL.Path, body)}
+	return c.payments.Charges().Create(r.Context(), callerFrom(r.Context()), in, idem, func(ch *domain.Charge) (app.Response, error) {
+		return created(txCreateBody(ch))
+	})
+}

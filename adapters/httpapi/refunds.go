@@ -1,0 +1,78 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/domain"
+)
+
+type refundRequest struct {
+	IdempotencyKey  string `json:"idempotencyKey"`
+	Amount          *int64 `json:"amount"`
+	Reason          string `json:"reason"`
+	Strategy        string `json:"strategy"`
+	PassFeeToTenant bool   `json:"passFeeToTenant"`
+	DestinationKey  string `json:"destinationKey"`
+}
+
+type refundJSON struct {
+	ID            string              `json:"id"`
+	TransactionID string              `json:"transactionId"`
+	Amount        int64               `json:"amount"`
+	Currency      domain.Currency     `json:"currency"`
+	Status        domain.RefundStatus `json:"status"`
+	Reason        string              `json:"reason"`
+	CreatedAt     domain.Timestamp    `json:"createdAt"`
+}
+
+func refundBody(rf domain.Refund) refundJSON {
+	return refundJSON{ID: domain.PrefixRefund + rf.ID, TransactionID: domain.PrefixTransaction + rf.ChargeID, Amount: rf.Amount,
+		Currency: rf.Currency, Status: rf.Status, Reason: rf.Reason, CreatedAt: domain.Timestamp(rf.CreatedAt)}
+}
+
+func (c *PaymentsController) refund(w http.ResponseWriter, r *http.Request, caller app.Caller, raw string) (any, error) {
+	// Another account's payment is 404 before any body is looked at.
+	if _, err := c.payments.Charges().Get(r.Context(), caller, raw); err != nil {
+		return nil, err
+	}
+	var req refundRequest
+	body, err := readJSON(w, r, true, &req)
+	if err != nil {
+		return nil, err
+	}
+	key, err := checkIdempotencyKey("idempotencyKey", req.IdempotencyKey)
+	if err != nil {
+		return nil, err
+	}
+	if req.Amount != nil && *req.Amount <= 0 {
+		return nil, badRequest("amount", "parameter_invalid", "amount must be a positive integer")
+	}
+	if len([]rune(req.Reason)) > 500 {
+		return nil, badRequest("reason", "parameter_invalid", "reason must be at most 500 characters")
+	}
+	strategy := domain.RefundStrategy(req.Strategy)
+	if strategy != "" && strategy != domain.StrategyDevolution && strategy != domain.StrategyCashout {
+		return nil, badRequest("strategy", "parameter_invalid", "strategy must be devolution or cashout")
+	}
+	in := app.RefundInput{Amount: req.Amount, Reason: req.Reason, Strategy: strategy, PassFeeToTenant: req.PassFeeToTenant,
+		DestinationKey: req.DestinationKey}
+	idem := app.Idempotency{Key: key, Fingerprint: fingerprint(r.Method, r.URL.Path, body)}
+	return c.payments.Refund(r.Context(), caller, raw, in, idem, func(rf domain.Refund) (app.Response, error) {
+		return created(refundBody(rf))
+	})
+}
+
+func (c *PaymentsController) refunds(_ http.ResponseWriter, r *http.Request, caller app.Caller, raw string) (any, error) {
+	rs, err := c.payments.ListRefunds(r.Context(), caller, raw)
+	if err != nil {
+		return nil, err
+	}
+	out := struct {
+		Data []refundJSON `json:"data"`
+	}{Data: make([]refundJSON, 0, len(rs))}
+	for _, rf := range rs {
+		out.Data = append(out.Data, refundBody(rf))
+	}
+	return out, nil
+}
