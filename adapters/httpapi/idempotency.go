@@ -1,8 +1,11 @@
 package httpapi
 
 import (
+	"net/http"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/quitapix/quita/app"
 )
 
 // checkIdempotencyKey is the one rule for an idempotency key, whichever wire
@@ -20,4 +23,26 @@ func checkIdempotencyKey(param, key string) (string, error) {
 			param+" must be 8 to 128 characters of valid UTF-8")
 	}
 	return key, nil
+}
+
+// keyedRequest is a payments-surface request body that carries its own
+// idempotencyKey field.
+type keyedRequest interface{ idempotencyKey() string }
+
+func (r *createPaymentRequest) idempotencyKey() string { return r.IdempotencyKey }
+func (r *refundRequest) idempotencyKey() string        { return r.IdempotencyKey }
+
+// readKeyedJSON reads a financial write of the payments surface: the body
+// strictly into v, then its idempotencyKey under the one rule, and returns
+// the key with the request's fingerprint.
+func readKeyedJSON(w http.ResponseWriter, r *http.Request, v keyedRequest) (app.Idempotency, error) {
+	body, err := readJSON(w, r, true, v)
+	if err != nil {
+		return app.Idempotency{}, err
+	}
+	key, err := checkIdempotencyKey("idempotencyKey", v.idempotencyKey())
+	if err != nil {
+		return app.Idempotency{}, err
+	}
+	return app.Idempotency{Key: key, Fingerprint: fingerprint(r.Method, r.URL.Path, body)}, nil
 }

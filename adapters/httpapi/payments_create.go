@@ -24,11 +24,7 @@ type createPaymentRequest struct {
 
 func (c *PaymentsController) create(w http.ResponseWriter, r *http.Request) (any, error) {
 	var req createPaymentRequest
-	body, err := readJSON(w, r, true, &req)
-	if err != nil {
-		return nil, err
-	}
-	key, err := checkIdempotencyKey("idempotencyKey", req.IdempotencyKey)
+	idem, err := readKeyedJSON(w, r, &req)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +55,6 @@ func (c *PaymentsController) create(w http.ResponseWriter, r *http.Request) (any
 		Customer:    domain.Customer{Name: req.CustomerName, Document: req.CustomerDocument, Email: req.CustomerEmail},
 		CustomerRef: req.CustomerID, Metadata: metadataValues(req.Metadata), WebhookURL: req.WebhookURL,
 	}
-	idem := app.Idempotency{Key: key, Fingerprint: fingerprint(r.Method, r.URL.Path, body)}
 	return c.payments.Charges().Create(r.Context(), callerFrom(r.Context()), in, idem, func(ch *domain.Charge) (app.Response, error) {
 		return created(txCreateBody(ch))
 	})

@@ -37,11 +37,7 @@ func (c *PaymentsController) refund(w http.ResponseWriter, r *http.Request, call
 		return nil, err
 	}
 	var req refundRequest
-	body, err := readJSON(w, r, true, &req)
-	if err != nil {
-		return nil, err
-	}
-	key, err := checkIdempotencyKey("idempotencyKey", req.IdempotencyKey)
+	idem, err := readKeyedJSON(w, r, &req)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +53,6 @@ func (c *PaymentsController) refund(w http.ResponseWriter, r *http.Request, call
 	}
 	in := app.RefundInput{Amount: req.Amount, Reason: req.Reason, Strategy: strategy, PassFeeToTenant: req.PassFeeToTenant,
 		DestinationKey: req.DestinationKey}
-	idem := app.Idempotency{Key: key, Fingerprint: fingerprint(r.Method, r.URL.Path, body)}
 	return c.payments.Refund(r.Context(), caller, raw, in, idem, func(rf domain.Refund) (app.Response, error) {
 		return created(refundBody(rf))
 	})
