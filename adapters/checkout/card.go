@@ -11,7 +11,6 @@ import (
 
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/domain"
-	"github.com/quitapix/quita/ports"
 )
 
 // cardRedirect sends the sandbox's cardRedirectUrl to the card screen.
@@ -57,10 +56,8 @@ type cardDecision struct {
 // only, so a cross-site form cannot post it (a cross-origin JSON request
 // needs a preflight nobody answers).
 func (c *Controller) cardDecide(w http.ResponseWriter, r *http.Request) {
-	jsonHeaders(w)
-	raw := mux.Vars(r)["id"]
-	if !domain.ValidRawID(raw) {
-		c.writeStatusError(w, http.StatusNotFound)
+	raw, ok := c.statusRawID(w, r)
+	if !ok {
 		return
 	}
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
@@ -75,18 +72,10 @@ func (c *Controller) cardDecide(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st, err := c.src.CardDecision(r.Context(), raw, in.Decision == "approve")
-	switch {
-	case errors.Is(err, ports.ErrNotFound):
-		c.writeStatusError(w, http.StatusNotFound)
-		return
-	case errors.Is(err, app.ErrCardScreenUnavailable):
+	if errors.Is(err, app.ErrCardScreenUnavailable) {
 		w.WriteHeader(http.StatusConflict)
 		_, _ = w.Write([]byte(`{"error":{"type":"invalid_request_error","code":"charge_not_payable","message":"this charge can no longer be paid by card"}}`))
 		return
-	case err != nil:
-		c.log.ErrorContext(r.Context(), "checkout card decision", "err", err)
-		c.writeStatusError(w, http.StatusInternalServerError)
-		return
 	}
-	c.writeStatus(w, st)
+	c.answerStatus(w, r, "checkout card decision", st, err)
 }

@@ -22,23 +22,38 @@ type statusBody struct {
 }
 
 func (c *Controller) status(w http.ResponseWriter, r *http.Request) {
-	jsonHeaders(w)
-	raw := mux.Vars(r)["id"]
-	if !domain.ValidRawID(raw) {
-		c.writeStatusError(w, http.StatusNotFound)
+	raw, ok := c.statusRawID(w, r)
+	if !ok {
 		return
 	}
 	st, err := c.src.Status(r.Context(), raw)
-	if err != nil {
-		code := http.StatusNotFound
-		if !errors.Is(err, ports.ErrNotFound) {
-			c.log.ErrorContext(r.Context(), "checkout status", "err", err)
-			code = http.StatusInternalServerError
-		}
-		c.writeStatusError(w, code)
-		return
+	c.answerStatus(w, r, "checkout status", st, err)
+}
+
+// statusRawID sets the headers of a JSON answer and returns the path's raw
+// id; a malformed one is answered 404 (ok false).
+func (c *Controller) statusRawID(w http.ResponseWriter, r *http.Request) (raw string, ok bool) {
+	jsonHeaders(w)
+	raw = mux.Vars(r)["id"]
+	if !domain.ValidRawID(raw) {
+		c.writeStatusError(w, http.StatusNotFound)
+		return "", false
 	}
-	c.writeStatus(w, st)
+	return raw, true
+}
+
+// answerStatus writes st, or what err means: 404 for an unknown charge, a
+// logged 500 (named what) for anything else.
+func (c *Controller) answerStatus(w http.ResponseWriter, r *http.Request, what string, st app.CheckoutStatus, err error) {
+	switch {
+	case err == nil:
+		c.writeStatus(w, st)
+	case errors.Is(err, ports.ErrNotFound):
+		c.writeStatusError(w, http.StatusNotFound)
+	default:
+		c.log.ErrorContext(r.Context(), what, "err", err)
+		c.writeStatusError(w, http.StatusInternalServerError)
+	}
 }
 
 // jsonHeaders are the headers of every JSON answer of the checkout.

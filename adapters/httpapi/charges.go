@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -167,12 +166,9 @@ func parseChargeQuery(r *http.Request, scope ports.Scope) (ports.ChargeQuery, er
 			return q, badRequest(p, "parameter_unsupported", p+" is not supported: use limit and starting_after (a cursor)")
 		}
 	}
-	if s := v.Get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > 100 {
-			return q, badRequest("limit", "parameter_invalid", "limit must be an integer from 1 to 100")
-		}
-		q.Limit = n
+	var err error
+	if q.Limit, err = intParam(v.Get("limit"), "limit", 1, 100, 25); err != nil {
+		return q, err
 	}
 	if s := v.Get("starting_after"); s != "" {
 		raw, ok := domain.ParseChargeID(s)

@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -171,6 +172,18 @@ func jsonKind(kind string) string {
 		return "of another type"
 	}
 	return "of another type"
+}
+
+// intParam reads an integer query parameter from lo to hi; def when absent.
+func intParam(v string, param string, lo, hi, def int) (int, error) {
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, badRequest(param, "parameter_invalid", param+" must be an integer from "+strconv.Itoa(lo)+" to "+strconv.Itoa(hi))
+	}
+	return n, nil
 }
 
 // fingerprint identifies a request for idempotency: SHA-256 over method,

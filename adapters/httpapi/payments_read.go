@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/quitapix/quita/app"
@@ -23,17 +22,6 @@ type paymentsPage struct {
 	Total int      `json:"total"`
 	Page  int      `json:"page"`
 	Limit int      `json:"limit"`
-}
-
-func intParam(v string, param string, lo, hi, def int) (int, error) {
-	if v == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < lo || n > hi {
-		return 0, badRequest(param, "parameter_invalid", param+" must be an integer from "+strconv.Itoa(lo)+" to "+strconv.Itoa(hi))
-	}
-	return n, nil
 }
 
 func (c *PaymentsController) list(_ http.ResponseWriter, r *http.Request) (any, error) {

@@ -193,12 +193,9 @@ func toDeliveryJSON(d domain.WebhookDelivery) deliveryJSON {
 func parseDeliveryQuery(r *http.Request, scope ports.Scope) (ports.DeliveryQuery, error) {
 	v := r.URL.Query()
 	q := ports.DeliveryQuery{Scope: scope, Limit: 25}
-	if s := v.Get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 || n > 100 {
-			return q, badRequest("limit", "parameter_invalid", "limit must be an integer from 1 to 100")
-		}
-		q.Limit = n
+	var err error
+	if q.Limit, err = intParam(v.Get("limit"), "limit", 1, 100, 25); err != nil {
+		return q, err
 	}
 	if s := v.Get("offset"); s != "" {
 		n, err := strconv.Atoi(s)
