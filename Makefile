@@ -14,7 +14,7 @@ GO ?= go
 FUZZTIME ?= 20s
 ARTIFACTS := artifacts
 
-.PHONY: help services run build test bench fuzz generate lint check
+.PHONY: help services run build test chaos bench fuzz generate lint check
 
 help: ## List the targets
 	@echo 'Quita make targets:'
@@ -55,6 +55,14 @@ test: services ## Run every test with -race against the local services
 			printf "test: %d passed, %d failed, %d skipped\n", pass, fail, skip; \
 		}' $(ARTIFACTS)/test.log; \
 	exit $$status
+
+# The fault-injection run (e2e/chaos, build tag chaos): quitad processes on
+# PostgreSQL + Redis are killed, cut off and flushed under load, then the
+# invariants are checked. About 4 minutes; CHAOS_SEED replays a schedule.
+# quitad's logs stay in $(ARTIFACTS)/chaos.
+chaos: services ## Fault-injection run (CHAOS_SEED, CHAOS_DURATION; see e2e/chaos)
+	@mkdir -p $(ARTIFACTS)/chaos
+	CHAOS_LOG_DIR=$(CURDIR)/$(ARTIFACTS)/chaos $(GO) test -tags chaos -count=1 -v -timeout 10m -run '^TestChaos$$' ./e2e/chaos
 
 bench: services ## Run the benchmarks (and cmd/quitabench when it exists)
 	$(GO) test -run='^$$' -bench=. -benchmem -count=1 ./...

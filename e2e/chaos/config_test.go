@@ -1,0 +1,127 @@
+//go:build chaos
+
+package chaos
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// config is one run's settings, read from the environment.
+type config struct {
+	seed     int64
+	duration time.Duration
+	clients  int
+	drain    time.Duration
+	limits   thresholds
+}
+
+// thresholds are the figures the run must stay within. Those that today's
+// code does not meet yet have a loose default that names the target, so
+// the fix that meets it can tighten the default (docs/operations.md lists
+// them); a negative count means "report only".
+type thresholds struct {
+	// keyBlocked bounds how long one Idempotency-Key may answer
+	// 409 idempotency_key_in_use before it answers for good. Today a
+	// request cut off by a kill holds its claim for the full 30 s lock TTL
+	// (issue 12, item 3); the target is about 5 s.
+	keyBlocked time.Duration
+	// outside5xx bounds the 5xx answers outside every fault window.
+	outside5xx int
+	// db500 bounds the 500s inside database fault windows. Today a lost
+	// connection answers 500 (issue 12, item 2); the target is 0 (503
+	// with Retry-After instead). Negative = report only.
+	db500 int
+	// recovery bounds the time from a fault to the first 2xx on every
+	// running process.
+	recovery time.Duration
+	// openRefunds bounds the refunds still PENDING or IN_PROGRESS at the
+	// end of the drain. Today the refund worker falls behind (issue 12,
+	// item 1); the target is 0. Negative = report only.
+	openRefunds int
+	// grace extends each fault window past its recovery, for requests
+	// that were already in flight or found a broken pooled connection.
+	grace time.Duration
+}
+
+func loadConfig(t *testing.T) config {
+	t.Helper()
+	c := config{
+		seed:     time.Now().UnixNano() % 1_000_000_000,
+		duration: 120 * time.Second,
+		clients:  8,
+		drain:    90 * time.Second,
+		limits: thresholds{
+			keyBlocked:  35 * time.Second,
+			outside5xx:  0,
+			db500:       -1,
+			recovery:    30 * time.Second,
+			openRefunds: -1,
+			grace:       2 * time.Second,
+		},
+	}
+	envInt64(t, "CHAOS_SEED", &c.seed)
+	envDuration(t, "CHAOS_DURATION", &c.duration)
+	envInt(t, "CHAOS_CLIENTS", &c.clients)
+	envDuration(t, "CHAOS_DRAIN", &c.drain)
+	envDuration(t, "CHAOS_MAX_KEY_BLOCKED", &c.limits.keyBlocked)
+	envInt(t, "CHAOS_MAX_5XX_OUTSIDE", &c.limits.outside5xx)
+	envInt(t, "CHAOS_MAX_DB_500", &c.limits.db500)
+	envDuration(t, "CHAOS_MAX_RECOVERY", &c.limits.recovery)
+	envInt(t, "CHAOS_MAX_OPEN_REFUNDS", &c.limits.openRefunds)
+	envDuration(t, "CHAOS_WINDOW_GRACE", &c.limits.grace)
+	if c.duration < 40*time.Second {
+		t.Fatalf("CHAOS_DURATION %v: at least 40s, to fit the fault schedule", c.duration)
+	}
+	if c.clients < 1 {
+		t.Fatalf("CHAOS_CLIENTS %d: at least 1", c.clients)
+	}
+	return c
+}
+
+func (c config) String() string {
+	l := c.limits
+	return fmt.Sprintf("seed=%d duration=%v clients=%d drain=%v | thresholds: key blocked ≤ %v, 5xx outside windows ≤ %d, "+
+		"db-window 500s ≤ %s, recovery ≤ %v, open refunds after drain ≤ %s, window grace %v",
+		c.seed, c.duration, c.clients, c.drain, l.keyBlocked, l.outside5xx, limitString(l.db500), l.recovery,
+		limitString(l.openRefunds), l.grace)
+}
+
+func limitString(n int) string {
+	if n < 0 {
+		return "(report only)"
+	}
+	return strconv.Itoa(n)
+}
+
+func envInt64(t *testing.T, name string, dst *int64) {
+	t.Helper()
+	if v := os.Getenv(name); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			t.Fatalf("%s=%q: want an integer", name, v)
+		}
+		*dst = n
+	}
+}
+
+func envInt(t *testing.T, name string, dst *int) {
+	t.Helper()
+	var n int64 = int64(*dst)
+	envInt64(t, name, &n)
+	*dst = int(n)
+}
+
+func envDuration(t *testing.T, name string, dst *time.Duration) {
+	t.Helper()
+	if v := os.Getenv(name); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			t.Fatalf("%s=%q: want a duration such as 90s", name, v)
+		}
+		*dst = d
+	}
+}

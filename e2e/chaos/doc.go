@@ -1,0 +1,24 @@
+// Package chaos holds Quita's fault-injection suite (`make chaos`). Its test
+// builds quitad, drives charges, payments, refunds and webhooks through real
+// HTTP against quitad processes on PostgreSQL and Redis while it kills and
+// restarts them, cuts the database off, flushes Redis and runs two processes
+// on one database, and then checks the invariants a payment service must keep
+// whatever fails: one charge per Idempotency-Key, no lost acknowledged write,
+// one settlement per paid charge, refunds within the amount, every event
+// delivered with a valid signature, a clean ledger, no key blocked for good
+// and no 5xx outside the fault windows.
+//
+// The test files carry the build tag `chaos`, so `go test ./...` (and `make
+// test`) compile none of it; `make chaos` runs it. Settings, all optional:
+//
+//	CHAOS_SEED          seed of the fault schedule and of each client's operations (default: time)
+//	CHAOS_DURATION      length of the load phase (default 120s)
+//	CHAOS_CLIENTS       concurrent clients (default 8)
+//	CHAOS_DRAIN         how long webhooks and refunds may take to settle after the load (default 90s)
+//	CHAOS_MAX_*         thresholds; see thresholds in config_test.go and docs/operations.md
+//
+// The run is reproducible in what it decides (which faults, when, on which
+// process, and each client's sequence of operations and amounts); the
+// interleavings the scheduler and the network produce are not, which is
+// what the invariants must survive.
+package chaos
