@@ -51,13 +51,13 @@ func schedule(seed int64, d time.Duration) []fault {
 	stopB := startB + d*35/100
 	kinds := []string{faultKill, faultKill, faultKill, faultDBCut, faultDBOutage, faultRedis}
 	rng.Shuffle(len(kinds), func(i, j int) { kinds[i], kinds[j] = kinds[j], kinds[i] })
-	// One fault per segment of [8s, d-14s], at a seeded point inside it
-	// leaving 2 s at either edge, so windows rarely overlap.
+	// One fault per segment of [8s, d-14s], at a seeded point in its middle
+	// three fifths, so windows rarely overlap.
 	first, last := 8*time.Second, d-14*time.Second
 	seg := (last - first) / time.Duration(len(kinds))
 	out := []fault{{at: startB, kind: eventStartB, target: 1}, {at: stopB, kind: faultStopB, target: 1}}
 	for i, k := range kinds {
-		f := fault{kind: k, at: first + time.Duration(i)*seg + 2*time.Second + time.Duration(rng.Int64N(int64(seg-4*time.Second)))}
+		f := fault{kind: k, at: first + time.Duration(i)*seg + seg/5 + time.Duration(rng.Int64N(int64(seg*3/5)))}
 		switch k {
 		case faultKill:
 			if f.at > startB && f.at < stopB && rng.IntN(2) == 1 {

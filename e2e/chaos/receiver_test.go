@@ -61,7 +61,7 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 		w.WriteHeader(http.StatusBadRequest)
 		return
 	}
-	r.valid[id] = sha256.Sum256(body)
+	r.valid[raw(id)] = sha256.Sum256(body)
 	w.WriteHeader(http.StatusOK)
 }
 
