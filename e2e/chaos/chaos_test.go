@@ -77,16 +77,25 @@ func TestChaos(t *testing.T) {
 
 	chk := &checker{db: db.open(t), account: accountID, endpoint: endpoint, figures: map[string]int{}}
 	ctx := context.Background()
+	// Refunds may lag the load (issue 12 item 1): the drain waits for them
+	// and for every event, up to CHAOS_DRAIN.
 	drainStart := time.Now()
-	var events, deliveries, refunds int
-	for {
+	var events, deliveries, refunds, openAtLoadEnd int
+	for tick := 0; ; tick++ {
 		var err error
 		events, deliveries, refunds, err = chk.backlog(ctx)
 		if err != nil {
 			t.Fatalf("backlog: %v", err)
 		}
+		if tick == 0 {
+			openAtLoadEnd = refunds
+		}
 		if (events == 0 && deliveries == 0 && refunds == 0) || time.Since(drainStart) > cfg.drain {
 			break
+		}
+		if tick%20 == 0 {
+			t.Logf("drain +%.0fs: %d undispatched events, %d refunds open, deliveries not yet delivered: %s",
+				time.Since(drainStart).Seconds(), events, refunds, chk.pendingDeliveries(ctx))
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
@@ -105,7 +114,7 @@ func TestChaos(t *testing.T) {
 	outside := classify(rec.attempts, inj.windows)
 	s := summary{cfg: cfg, rec: rec, inj: inj, chk: chk, outside: outside, loadEnd: loadEnd, drained: drained,
 		backlog: [3]int{events, deliveries, refunds}, hooks: [3]int{attempts, len(valid), invalid}, ledger: ledgerOut,
-		blockedAtEnd: blockedAtEnd, logDir: logDir}
+		blockedAtEnd: blockedAtEnd, logDir: logDir, openAtLoadEnd: openAtLoadEnd}
 	for _, line := range s.lines() {
 		t.Log(line)
 	}

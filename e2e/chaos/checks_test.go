@@ -57,6 +57,33 @@ func (c *checker) backlog(ctx context.Context) (events, deliveries, refunds int,
 	return
 }
 
+// pendingDeliveries describes the deliveries still on their way, by status
+// and attempt count, with the latest due retry, for the drain's progress
+// lines.
+func (c *checker) pendingDeliveries(ctx context.Context) string {
+	rows, err := c.db.QueryContext(ctx, `SELECT status, attempts, count(*), max(coalesce(next_retry_at, lease_until)) FROM webhook_deliveries
+		WHERE account_id = $1 AND endpoint_id = $2 AND status <> 'DELIVERED' GROUP BY status, attempts ORDER BY status, attempts`,
+		c.account, c.endpoint)
+	if err != nil {
+		return err.Error()
+	}
+	defer rows.Close()
+	var parts []string
+	for rows.Next() {
+		var status string
+		var attempts, n int
+		var due sql.NullTime
+		if err := rows.Scan(&status, &attempts, &n, &due); err != nil {
+			return err.Error()
+		}
+		parts = append(parts, fmt.Sprintf("%d %s after %d attempts (latest due in %.0fs)", n, status, attempts, time.Until(due.Time).Seconds()))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
 // charges checks one charge per key, every acknowledged create present,
 // one settlement per paid charge (ledger and events) and the refunds.
 func (c *checker) charges(ctx context.Context, rec *recorder) error {
@@ -202,6 +229,14 @@ func (c *checker) refunds(ctx context.Context, rec *recorder, charges map[string
 		return err
 	}
 	c.figures["refunds in database"] = len(ids)
+	// How long refunds took from create to REFUNDED (issue 12 item 1).
+	var p50, p99, slowest sql.NullFloat64
+	if err := c.db.QueryRowContext(ctx, `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY d), percentile_cont(0.99) WITHIN GROUP (ORDER BY d), max(d)
+		FROM (SELECT extract(epoch FROM updated_at - created_at)*1000 AS d FROM refunds WHERE account_id = $1 AND status = 'REFUNDED') r`,
+		c.account).Scan(&p50, &p99, &slowest); err != nil {
+		return err
+	}
+	c.figures["refund ms p50"], c.figures["refund ms p99"], c.figures["refund ms max"] = int(p50.Float64), int(p99.Float64), int(slowest.Float64)
 	c.figures["refunds still open"] = open
 	for id, sum := range live {
 		ch := charges[id]

@@ -53,7 +53,7 @@ func loadConfig(t *testing.T) config {
 		seed:     time.Now().UnixNano() % 1_000_000_000,
 		duration: 120 * time.Second,
 		clients:  8,
-		drain:    90 * time.Second,
+		drain:    60 * time.Second,
 		limits: thresholds{
 			keyBlocked:  35 * time.Second,
 			outside5xx:  0,

@@ -14,7 +14,7 @@
 //	CHAOS_SEED          seed of the fault schedule and of each client's operations (default: time)
 //	CHAOS_DURATION      length of the load phase (default 120s)
 //	CHAOS_CLIENTS       concurrent clients (default 8)
-//	CHAOS_DRAIN         how long webhooks and refunds may take to settle after the load (default 90s)
+//	CHAOS_DRAIN         how long webhooks and refunds may take to settle after the load (default 60s)
 //	CHAOS_MAX_*         thresholds; see thresholds in config_test.go and docs/operations.md
 //
 // The run is reproducible in what it decides (which faults, when, on which

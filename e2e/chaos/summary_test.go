@@ -23,6 +23,7 @@ type summary struct {
 	hooks        [3]int // attempts received, distinct deliveries with a valid signature, invalid attempts
 	ledger       string
 	blockedAtEnd []string
+	openAtLoadEnd int
 	logDir       string
 }
 
@@ -62,6 +63,8 @@ func (s summary) lines() []string {
 	add("database: %d charges (%d acknowledged creates, %.0f/s), %d settled, %d refunds (%d still open)",
 		f["charges in database"], f["acknowledged creates"], float64(f["acknowledged creates"])/s.loadEnd.Seconds(),
 		f["settled charges"], f["refunds in database"], f["refunds still open"])
+	add("refunds: %d open when the load ended; create → REFUNDED p50 %.1fs, p99 %.1fs, max %.1fs",
+		s.openAtLoadEnd, float64(f["refund ms p50"])/1000, float64(f["refund ms p99"])/1000, float64(f["refund ms max"])/1000)
 	keys, retried, inUse, longest := s.keyStats()
 	top := longest[:min(len(longest), 5)]
 	add("keys: %d, %d needed a retry, %d met 409 in use; longest blocks %v; still blocked at the end: %d",
