@@ -12,19 +12,19 @@ import (
 
 // summary is what a run prints and judges its thresholds on.
 type summary struct {
-	cfg          config
-	rec          *recorder
-	inj          *injector
-	chk          *checker
-	outside      []attempt
-	loadEnd      time.Duration
-	drained      time.Duration
-	backlog      [3]int // undispatched events, undelivered deliveries, open refunds at the drain's end
-	hooks        [3]int // attempts received, distinct deliveries with a valid signature, invalid attempts
-	ledger       string
-	blockedAtEnd []string
+	cfg           config
+	rec           *recorder
+	inj           *injector
+	chk           *checker
+	outside       []attempt
+	loadEnd       time.Duration
+	drained       time.Duration
+	backlog       [3]int // undispatched events, undelivered deliveries, open refunds at the drain's end
+	hooks         [3]int // attempts received, distinct deliveries with a valid signature, invalid attempts
+	ledger        string
+	blockedAtEnd  []string
 	openAtLoadEnd int
-	logDir       string
+	logDir        string
 }
 
 // keyStats are the Idempotency-Key figures: how many keys needed a retry,
