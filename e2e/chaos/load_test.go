@@ -179,12 +179,6 @@ type client struct {
 	acked []*keyRec
 }
 
-func (c *client) run(ctx context.Context) {
-	for i := 0; ctx.Err() == nil; i++ {
-		c.iteration(ctx, i)
-	}
-}
-
 // iteration creates a charge and, by the client's dice, replays an old
 // key, pays the charge (sometimes twice at once) and refunds part of it.
 func (c *client) iteration(ctx context.Context, i int) {

@@ -117,12 +117,6 @@ func (r *recorder) blocked(k *keyRec, d time.Duration) {
 	r.mu.Unlock()
 }
 
-func (r *recorder) charge(id string) *chargeRec {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.charges[id]
-}
-
 func (r *recorder) markPaid(id string) {
 	r.mu.Lock()
 	if c := r.charges[id]; c != nil {
