@@ -3,6 +3,7 @@ package e2e_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"os"
 	"os/exec"
@@ -42,7 +43,7 @@ func fillForBackup(t *testing.T, e *env) backupState {
 	var re struct {
 		ID string `json:"id"`
 	}
-	s.acct.test.do(t, http.MethodPost, "/payments/"+id+"/refund", s.refundBody, nil).want(t, http.StatusCreated).decode(t, &re)
+	s.acct.test.do(t, http.MethodPost, "/payments/"+id+"/refund", s.refundBody, nil).want(t, http.StatusCreated).Decode(t, &re)
 	s.refundID = re.ID
 	for range 3 { // PENDING → IN_PROGRESS → REFUNDED
 		if _, err := e.srv.App.Payments.AdvanceRefunds(context.Background()); err != nil {
@@ -79,8 +80,12 @@ func checkRestored(t *testing.T, srv *quitatest.Server, s backupState) {
 		ID     string `json:"id"`
 		Status string `json:"status"`
 	}
-	paidID := (&response{Body: []byte(s.paidAnswer)}).charge(t).ID
-	c.do(t, http.MethodPost, "/payments/"+paidID+"/refund", s.refundBody, nil).want(t, http.StatusCreated).decode(t, &re)
+	var paid charge
+	if err := json.Unmarshal([]byte(s.paidAnswer), &paid); err != nil {
+		t.Fatal(err)
+	}
+	paidID := paid.ID
+	c.do(t, http.MethodPost, "/payments/"+paidID+"/refund", s.refundBody, nil).want(t, http.StatusCreated).Decode(t, &re)
 	if re.ID != s.refundID {
 		t.Errorf("replayed refund key answered refund %s, want %s", re.ID, s.refundID)
 	}
