@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
+	"runtime"
 	"strings"
 	"time"
 
@@ -31,15 +32,39 @@ func (e *ThrottledError) Error() string {
 	return "too many attempts; retry after " + e.RetryAfter.String()
 }
 
-// SessionConfig tunes dashboard logins.
+// SessionConfig tunes dashboard logins. Every counter is taken before the
+// password is verified, so concurrent attempts cannot slip past a limit
+// while their hashes run (docs/security.md, "Login").
 type SessionConfig struct {
 	// TTL of a session token (default 12 h).
 	TTL time.Duration
-	// MaxFailures failed logins of one e-mail within FailureWindow
-	// (default 5 in 15 min) block further attempts until the window ends.
+	// MaxFailures attempts of one e-mail from one client address within
+	// FailureWindow (default 5 in 15 min); a success clears the count.
+	// The real user on another address is not affected.
 	MaxFailures   int
 	FailureWindow time.Duration
+	// MaxFailuresPerEmail attempts of one e-mail from all addresses within
+	// FailureWindow (default 50) bound a distributed guess; past it only an
+	// address that logged in to this e-mail before (KnownClientTTL,
+	// default 30 days) may keep trying.
+	MaxFailuresPerEmail int
+	KnownClientTTL      time.Duration
+	// MaxAttemptsPerIP logins of any e-mail from one client address within
+	// IPWindow (default 30 per minute) bound credential stuffing and the
+	// hashing one address can demand.
+	MaxAttemptsPerIP int
+	IPWindow         time.Duration
+	// MaxConcurrentHashes bounds password verifications in flight (default
+	// GOMAXPROCS, between 2 and 8): each argon2id run holds 19 MiB. A login
+	// that cannot start one within HashQueueWait (default 250 ms) is
+	// refused with a 1 s Retry-After instead of queueing memory.
+	MaxConcurrentHashes int
+	HashQueueWait       time.Duration
 }
+
+// MaxPasswordBytes is the longest password Login hashes; a longer one is a
+// wrong password without the cost of hashing it.
+const MaxPasswordBytes = 1024
 
 // DashboardUser is an authenticated dashboard session.
 type DashboardUser struct {
@@ -68,6 +93,8 @@ type SessionService struct {
 	ids      ports.IDGenerator
 	log      *slog.Logger
 	cfg      SessionConfig
+	// hashSlots is the semaphore of MaxConcurrentHashes.
+	hashSlots chan struct{}
 	// dummyHash is verified for unknown e-mails, so they cost as much
 	// time as a wrong password.
 	dummyHash string
@@ -77,15 +104,7 @@ type SessionService struct {
 func NewSessionService(users ports.UserStore, hasher ports.PasswordHasher, tokens ports.SessionTokens, denylist ports.TokenDenylist,
 	attempts ports.LoginAttempts, clock ports.Clock, ids ports.IDGenerator, log *slog.Logger, cfg SessionConfig,
 ) (*SessionService, error) {
-	if cfg.TTL <= 0 {
-		cfg.TTL = 12 * time.Hour
-	}
-	if cfg.MaxFailures <= 0 {
-		cfg.MaxFailures = 5
-	}
-	if cfg.FailureWindow <= 0 {
-		cfg.FailureWindow = 15 * time.Minute
-	}
+	cfg = cfg.withDefaults()
 	seed, err := ids.NewID()
 	if err != nil {
 		return nil, err
@@ -95,25 +114,69 @@ func NewSessionService(users ports.UserStore, hasher ports.PasswordHasher, token
 		return nil, err
 	}
 	return &SessionService{users: users, hasher: hasher, tokens: tokens, denylist: denylist, attempts: attempts,
-		clock: clock, ids: ids, log: log, cfg: cfg, dummyHash: dummy}, nil
+		clock: clock, ids: ids, log: log, cfg: cfg, hashSlots: make(chan struct{}, cfg.MaxConcurrentHashes), dummyHash: dummy}, nil
 }
 
-// loginKey names an e-mail in the failure counters without storing it.
-func loginKey(email string) string {
-	sum := sha256.Sum256([]byte(strings.ToLower(strings.TrimSpace(email))))
-	return hex.EncodeToString(sum[:16])
-}
-
-// Login checks an e-mail and password and issues a session token.
-// Errors: ErrInvalidCredentials, *ThrottledError.
-func (s *SessionService) Login(ctx context.Context, email, password string) (Session, error) {
-	key := loginKey(email)
-	n, wait, err := s.attempts.Failures(ctx, key)
-	if err != nil {
-		s.log.WarnContext(ctx, "login throttle unavailable", "err", err)
+func (c SessionConfig) withDefaults() SessionConfig {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
 	}
-	if n >= s.cfg.MaxFailures {
-		return Session{}, &ThrottledError{RetryAfter: wait}
+	defD := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	defD(&c.TTL, 12*time.Hour)
+	def(&c.MaxFailures, 5)
+	defD(&c.FailureWindow, 15*time.Minute)
+	def(&c.MaxFailuresPerEmail, 50)
+	defD(&c.KnownClientTTL, 30*24*time.Hour)
+	def(&c.MaxAttemptsPerIP, 30)
+	defD(&c.IPWindow, time.Minute)
+	def(&c.MaxConcurrentHashes, min(max(runtime.GOMAXPROCS(0), 2), 8))
+	defD(&c.HashQueueWait, 250*time.Millisecond)
+	return c
+}
+
+// hashKey names an e-mail, a client address or both in the counters
+// without storing either (they are personal data).
+func hashKey(kind string, parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return kind + ":" + hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+func normEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+
+// Login checks an e-mail and password from a client address (the caller's
+// IP as the HTTP layer trusts it; "" when unknown) and issues a session
+// token. Errors: ErrInvalidCredentials, *ThrottledError.
+func (s *SessionService) Login(ctx context.Context, email, password, client string) (Session, error) {
+	email = normEmail(email)
+	if err := s.count(ctx, hashKey("ip", client), s.cfg.MaxAttemptsPerIP, s.cfg.IPWindow); err != nil {
+		return Session{}, err
+	}
+	// The slot is taken before the per-e-mail counters, so a login refused
+	// for load does not spend the real user's attempts.
+	release, err := s.hashSlot(ctx)
+	if err != nil {
+		return Session{}, err
+	}
+	defer release()
+	pair := hashKey("pair", email, client)
+	if err := s.count(ctx, pair, s.cfg.MaxFailures, s.cfg.FailureWindow); err != nil {
+		return Session{}, err
+	}
+	known := hashKey("known", email, client)
+	if err := s.count(ctx, hashKey("email", email), s.cfg.MaxFailuresPerEmail, s.cfg.FailureWindow); err != nil {
+		if n, _, kerr := s.attempts.Failures(ctx, known); kerr != nil || n == 0 {
+			return Session{}, err
+		}
 	}
 	user, err := s.users.GetUserByEmail(ctx, email)
 	if err != nil && !errors.Is(err, ports.ErrNotFound) {
@@ -123,20 +186,21 @@ func (s *SessionService) Login(ctx context.Context, email, password string) (Ses
 	if user != nil {
 		hash = user.PasswordHash
 	}
+	if len(password) > MaxPasswordBytes {
+		return Session{}, ErrInvalidCredentials
+	}
 	ok, verr := s.hasher.Verify(hash, password)
 	if user == nil || !ok || verr != nil {
 		if verr != nil && user != nil {
 			s.log.ErrorContext(ctx, "stored password hash unreadable", "user", user.ID, "err", verr)
 		}
-		if _, _, err := s.attempts.AddFailure(ctx, key, s.cfg.FailureWindow); err != nil {
-			s.log.WarnContext(ctx, "login throttle unavailable", "err", err)
-		}
 		return Session{}, ErrInvalidCredentials
 	}
-	if n > 0 {
-		if err := s.attempts.Reset(ctx, key); err != nil {
-			s.log.WarnContext(ctx, "login throttle unavailable", "err", err)
-		}
+	if err := s.attempts.Reset(ctx, pair); err != nil {
+		s.log.WarnContext(ctx, "login throttle unavailable", "err", err)
+	}
+	if _, _, err := s.attempts.AddFailure(ctx, known, s.cfg.KnownClientTTL); err != nil {
+		s.log.WarnContext(ctx, "login throttle unavailable", "err", err)
 	}
 	raw, err := s.ids.NewID()
 	if err != nil {
@@ -150,6 +214,41 @@ func (s *SessionService) Login(ctx context.Context, email, password string) (Ses
 		return Session{}, err
 	}
 	return Session{Token: token, ExpiresAt: domain.Timestamp(claims.ExpiresAt), AccountID: user.AccountID}, nil
+}
+
+// count takes one attempt of key atomically and refuses it past limit. A
+// counter that cannot answer refuses too: the wiring falls back to an
+// in-process counter, so this only happens when both fail.
+func (s *SessionService) count(ctx context.Context, key string, limit int, window time.Duration) error {
+	n, wait, err := s.attempts.AddFailure(ctx, key, window)
+	if err != nil {
+		s.log.WarnContext(ctx, "login throttle unavailable: refusing the login", "err", err)
+		return &ThrottledError{RetryAfter: time.Second}
+	}
+	if n > limit {
+		return &ThrottledError{RetryAfter: max(wait, time.Second)}
+	}
+	return nil
+}
+
+// hashSlot waits up to HashQueueWait for one of the MaxConcurrentHashes
+// slots; the returned func gives it back.
+func (s *SessionService) hashSlot(ctx context.Context) (func(), error) {
+	select {
+	case s.hashSlots <- struct{}{}:
+		return func() { <-s.hashSlots }, nil
+	default:
+	}
+	t := time.NewTimer(s.cfg.HashQueueWait)
+	defer t.Stop()
+	select {
+	case s.hashSlots <- struct{}{}:
+		return func() { <-s.hashSlots }, nil
+	case <-t.C:
+		return nil, &ThrottledError{RetryAfter: time.Second}
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // Verify resolves a session token. It reads the denylist on every call, so
