@@ -44,9 +44,9 @@ type SessionConfig struct {
 	MaxFailures   int
 	FailureWindow time.Duration
 	// MaxFailuresPerEmail attempts of one e-mail from all addresses within
-	// FailureWindow (default 50) bound a distributed guess; past it only an
-	// address that logged in to this e-mail before (KnownClientTTL,
-	// default 30 days) may keep trying.
+	// FailureWindow (default 50; a success clears it) bound a distributed
+	// guess; past it only an address that logged in to this e-mail before
+	// (KnownClientTTL, default 30 days) may keep trying.
 	MaxFailuresPerEmail int
 	KnownClientTTL      time.Duration
 	// MaxAttemptsPerIP logins of any e-mail from one client address within
@@ -196,8 +196,12 @@ func (s *SessionService) Login(ctx context.Context, email, password, client stri
 		}
 		return Session{}, ErrInvalidCredentials
 	}
-	if err := s.attempts.Reset(ctx, pair); err != nil {
-		s.log.WarnContext(ctx, "login throttle unavailable", "err", err)
+	// A success clears this address's count and the e-mail's: the guesses
+	// a distributed attacker gains per real login are few beside the cap.
+	for _, k := range []string{pair, hashKey("email", email)} {
+		if err := s.attempts.Reset(ctx, k); err != nil {
+			s.log.WarnContext(ctx, "login throttle unavailable", "err", err)
+		}
 	}
 	if _, _, err := s.attempts.AddFailure(ctx, known, s.cfg.KnownClientTTL); err != nil {
 		s.log.WarnContext(ctx, "login throttle unavailable", "err", err)

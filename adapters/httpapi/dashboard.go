@@ -78,7 +78,7 @@ type RateLimitSource interface {
 // exported for benchmarks and for embedders that mount their own routes.
 func APIKeyAuth(d Deps) mux.MiddlewareFunc {
 	lim := newLimiter(d.RateLimits, d.Limiter)
-	auth := requireAPIKey(d.Accounts)
+	auth := requireAPIKey(d.Accounts, newAuthFailures(d.AuthFailures))
 	return func(next http.Handler) http.Handler {
 		return lim.prefetch(auth(lim.enforce(next)))
 	}
@@ -121,13 +121,29 @@ func newLimiter(src RateLimitSource, l ports.RateLimiter) *keyLimiter {
 	return &keyLimiter{src: src, limiter: l, accounts: map[string]string{}}
 }
 
+// accountLimitFactor scales a key's limit into its account's: keys share
+// the account budget, so minting keys cannot multiply it (issue 11, item
+// 16), while a few keys still each get their full rate.
+const accountLimitFactor = 4
+
 func (l *keyLimiter) ask(ctx context.Context, accountID, fingerprint string) limitAnswer {
 	limit, err := l.src.RateLimit(ctx, accountID)
 	if err != nil {
 		return limitAnswer{err: err}
 	}
 	d, err := l.limiter.Allow(ctx, fingerprint, limit)
-	return limitAnswer{limit: limit, d: d, err: err}
+	if err != nil || !d.Allowed {
+		return limitAnswer{limit: limit, d: d, err: err}
+	}
+	acct := ports.RateLimit{Rate: limit.Rate * accountLimitFactor, Burst: limit.Burst * accountLimitFactor, Period: limit.Period}
+	ad, err := l.limiter.Allow(ctx, "acct:"+accountID, acct)
+	if err != nil {
+		return limitAnswer{limit: limit, d: d}
+	}
+	if !ad.Allowed {
+		d = ports.RateDecision{RetryAfter: ad.RetryAfter, ResetAfter: max(d.ResetAfter, ad.ResetAfter)}
+	}
+	return limitAnswer{limit: limit, d: d}
 }
 
 func (l *keyLimiter) prefetch(next http.Handler) http.Handler {
@@ -224,7 +240,7 @@ func (c *AuthController) login(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, badRequest("password", "parameter_missing", "password is required"))
 		return
 	}
-	s, err := c.sessions.Login(r.Context(), req.Email, req.Password)
+	s, err := c.sessions.Login(r.Context(), req.Email, req.Password, clientIP(r.Context()))
 	if err != nil {
 		writeError(w, r, err)
 		return

@@ -47,8 +47,8 @@ func (m *httpMetrics) observe(r *http.Request, status int, took time.Duration) {
 			route = tpl
 		}
 	}
-	m.requests.WithLabelValues(r.Method, route, strconv.Itoa(status)).Inc()
-	m.duration.WithLabelValues(r.Method, route).Observe(took.Seconds())
+	m.requests.WithLabelValues(methodLabel(r.Method), route, strconv.Itoa(status)).Inc()
+	m.duration.WithLabelValues(methodLabel(r.Method), route).Observe(took.Seconds())
 }
 
 // Routes registers GET /metrics in the Prometheus text format. It needs no

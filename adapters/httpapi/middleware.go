@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -83,13 +84,13 @@ func requestLog(log *slog.Logger, sink RequestRecorder, metrics *httpMetrics) mu
 						writeError(rec, r, errPanic)
 					}
 				}
-				route := r.URL.Path
+				route := capText(r.URL.Path, maxLoggedPath)
 				if cr := mux.CurrentRoute(r); cr != nil {
 					if tpl, err := cr.GetPathTemplate(); err == nil {
 						route = tpl
 					}
 				}
-				attrs := []any{"request_id", id, "method", r.Method, "route", route, "status", rec.status,
+				attrs := []any{"request_id", id, "method", methodLabel(r.Method), "route", route, "status", rec.status,
 					"duration_ms", float64(time.Since(start).Microseconds()) / 1000}
 				if k := holder.rec; k != nil {
 					attrs = append(attrs, "account", k.AccountID, "mode", string(k.Mode), "key_fingerprint", k.Fingerprint)
@@ -103,7 +104,7 @@ func requestLog(log *slog.Logger, sink RequestRecorder, metrics *httpMetrics) mu
 				}
 				if k := holder.rec; k != nil && sink != nil {
 					sink.Record(ports.RequestLogEntry{RequestID: id, AccountID: k.AccountID, Mode: string(k.Mode),
-						KeyFingerprint: k.Fingerprint, Method: r.Method, Path: route, Status: rec.status,
+						KeyFingerprint: k.Fingerprint, Method: methodLabel(r.Method), Path: route, Status: rec.status,
 						Duration: time.Since(start), CreatedAt: start.UTC()})
 				}
 			}()
@@ -134,8 +135,9 @@ type Authenticator interface {
 }
 
 // requireAPIKey authenticates the apikey header. Missing or invalid → 401,
-// never 404, whatever the route.
-func requireAPIKey(auth Authenticator) mux.MiddlewareFunc {
+// never 404, whatever the route. A client address with too many recent
+// 401s gets 429 before its key is looked up (failures may be nil: no limit).
+func requireAPIKey(auth Authenticator, failures *authFailures) mux.MiddlewareFunc {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			key := r.Header.Get("apikey")
@@ -144,11 +146,20 @@ func requireAPIKey(auth Authenticator) mux.MiddlewareFunc {
 					Code: "api_key_missing", Message: "send your API key in the apikey header"})
 				return
 			}
+			ip := clientIP(r.Context())
+			if wait, blocked := failures.blocked(r.Context(), ip, key); blocked {
+				writeError(w, r, &app.ThrottledError{RetryAfter: wait})
+				return
+			}
 			caller, rec, err := auth.Authenticate(r.Context(), key)
+			if errors.Is(err, app.ErrUnauthenticated) {
+				failures.failed(r.Context(), ip)
+			}
 			if err != nil {
 				writeError(w, r, err)
 				return
 			}
+			failures.succeeded(key)
 			if h, ok := r.Context().Value(ctxKeyRecord).(*keyHolder); ok {
 				h.rec = rec
 			}
@@ -174,4 +185,31 @@ func rejectUnstorableText(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// maxLoggedPath bounds the raw path of an unmatched request in the access
+// log: a request line may be up to MaxHeaderBytes long.
+const maxLoggedPath = 256
+
+// capText cuts s to at most n bytes on a rune boundary, marking the cut.
+func capText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// methodLabel maps the request method to one of a fixed set, so a client
+// cannot grow the metrics, the access log or the request-log table by
+// inventing methods (issue 11, item 3).
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete,
+		http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return m
+	}
+	return "OTHER"
 }

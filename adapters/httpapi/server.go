@@ -8,6 +8,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 
@@ -34,6 +35,9 @@ type Config struct {
 	// CheckoutPath is the path part of the checkout base ("/checkout"),
 	// under which quitad serves the public QR images.
 	CheckoutPath string
+	// TrustedProxies are the peers whose X-Forwarded-For names the client
+	// (QUITA_TRUSTED_PROXIES); none by default.
+	TrustedProxies []netip.Prefix
 }
 
 // Deps are the services the HTTP layer calls.
@@ -50,6 +54,9 @@ type Deps struct {
 	RateLimits  RateLimitSource
 	Limiter     ports.RateLimiter
 	RequestLogs RequestRecorder
+	// AuthFailures counts failed API-key authentications per client
+	// address (nil: no limit).
+	AuthFailures ports.LoginAttempts
 	// Checkout is the hosted checkout page (adapters/checkout), mounted on
 	// the checkout path after the QR route; nil serves no page.
 	Checkout interface{ Routes(*mux.Router) }
@@ -75,7 +82,7 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 	r := mux.NewRouter()
 	metrics := newHTTPMetrics()
 	rl := requestLog(d.Log, d.RequestLogs, metrics)
-	r.Use(rl, rejectUnstorableText)
+	r.Use(rl, withClientIP(cfg.TrustedProxies), rejectUnstorableText)
 	// mux runs middleware only on matched routes: wrap the fallbacks so they
 	// carry a request id too.
 	notFound := rl(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
