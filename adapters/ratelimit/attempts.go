@@ -121,36 +121,88 @@ func (a *RedisAttempts) Reset(ctx context.Context, key string) error {
 
 // FallbackAttempts uses Primary (Redis) and, while it fails, Secondary (in
 // process), so a Redis outage weakens the throttle to per process instead
-// of switching it off.
+// of switching it off. Each Primary call is bounded by Timeout (default
+// 200 ms), and after a failure Primary is skipped for Cooldown (default
+// 5 s), so a refused or hanging Redis costs a login one timeout at most
+// per cooldown rather than one per call.
 type FallbackAttempts struct {
 	Primary, Secondary ports.LoginAttempts
+	Timeout, Cooldown  time.Duration
+
+	breaker breaker
 }
 
-var _ ports.LoginAttempts = FallbackAttempts{}
+var _ ports.LoginAttempts = (*FallbackAttempts)(nil)
 
 // Failures implements ports.LoginAttempts.
-func (f FallbackAttempts) Failures(ctx context.Context, key string) (int, time.Duration, error) {
-	if n, d, err := f.Primary.Failures(ctx, key); err == nil {
-		return n, d, nil
+func (f *FallbackAttempts) Failures(ctx context.Context, key string) (int, time.Duration, error) {
+	if f.breaker.closed() {
+		pctx, cancel := context.WithTimeout(ctx, orDefault(f.Timeout, defaultTimeout))
+		n, d, err := f.Primary.Failures(pctx, key)
+		cancel()
+		if err == nil {
+			return n, d, nil
+		}
+		f.breaker.trip(orDefault(f.Cooldown, defaultCooldown))
 	}
 	return f.Secondary.Failures(ctx, key)
 }
 
 // AddFailure implements ports.LoginAttempts.
-func (f FallbackAttempts) AddFailure(ctx context.Context, key string, window time.Duration) (int, time.Duration, error) {
-	if n, d, err := f.Primary.AddFailure(ctx, key, window); err == nil {
-		return n, d, nil
+func (f *FallbackAttempts) AddFailure(ctx context.Context, key string, window time.Duration) (int, time.Duration, error) {
+	if f.breaker.closed() {
+		pctx, cancel := context.WithTimeout(ctx, orDefault(f.Timeout, defaultTimeout))
+		n, d, err := f.Primary.AddFailure(pctx, key, window)
+		cancel()
+		if err == nil {
+			return n, d, nil
+		}
+		f.breaker.trip(orDefault(f.Cooldown, defaultCooldown))
 	}
 	return f.Secondary.AddFailure(ctx, key, window)
 }
 
-// Reset implements ports.LoginAttempts.
-func (f FallbackAttempts) Reset(ctx context.Context, key string) error {
-	err := f.Primary.Reset(ctx, key)
-	if err2 := f.Secondary.Reset(ctx, key); err == nil {
-		return nil
-	} else if err2 != nil {
+// Reset implements ports.LoginAttempts: both stores forget the key.
+func (f *FallbackAttempts) Reset(ctx context.Context, key string) error {
+	err2 := f.Secondary.Reset(ctx, key)
+	if !f.breaker.closed() {
 		return err2
 	}
-	return nil
+	pctx, cancel := context.WithTimeout(ctx, orDefault(f.Timeout, defaultTimeout))
+	defer cancel()
+	if err := f.Primary.Reset(pctx, key); err != nil {
+		f.breaker.trip(orDefault(f.Cooldown, defaultCooldown))
+	}
+	return err2
+}
+
+const (
+	defaultTimeout  = 200 * time.Millisecond
+	defaultCooldown = 5 * time.Second
+)
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
+// breaker skips a failing primary for a cooldown (wall clock: it measures
+// Redis trouble, not the injected business clock).
+type breaker struct {
+	mu        sync.Mutex
+	openUntil time.Time
+}
+
+func (b *breaker) closed() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return !time.Now().Before(b.openUntil)
+}
+
+func (b *breaker) trip(cooldown time.Duration) {
+	b.mu.Lock()
+	b.openUntil = time.Now().Add(cooldown)
+	b.mu.Unlock()
 }

@@ -103,34 +103,37 @@ func (r *Redis) Allow(ctx context.Context, key string, l ports.RateLimit) (ports
 
 // Fallback asks Primary and, when it fails, Secondary: Redis trouble turns
 // the shared limit into a per-process one instead of failing requests.
+// After a failure Primary is skipped for Cooldown (default 5 s), so a
+// refused or hanging Redis costs one Timeout per cooldown, not per request.
 type Fallback struct {
 	Primary, Secondary ports.RateLimiter
 	Log                *slog.Logger
 	// Timeout bounds a Primary call (default 200 ms) so a hung Redis does
 	// not hold requests.
-	Timeout time.Duration
+	Timeout  time.Duration
+	Cooldown time.Duration
 
-	warned sync.Once
+	warned  sync.Once
+	breaker breaker
 }
 
 var _ ports.RateLimiter = (*Fallback)(nil)
 
 // Allow implements ports.RateLimiter.
 func (f *Fallback) Allow(ctx context.Context, key string, l ports.RateLimit) (ports.RateDecision, error) {
-	timeout := f.Timeout
-	if timeout <= 0 {
-		timeout = 200 * time.Millisecond
-	}
-	pctx, cancel := context.WithTimeout(ctx, timeout)
-	d, err := f.Primary.Allow(pctx, key, l)
-	cancel()
-	if err == nil {
-		return d, nil
-	}
-	if f.Log != nil {
-		f.warned.Do(func() {
-			f.Log.WarnContext(ctx, "rate limiter: redis failed, limiting in process", "err", err)
-		})
+	if f.breaker.closed() {
+		pctx, cancel := context.WithTimeout(ctx, orDefault(f.Timeout, defaultTimeout))
+		d, err := f.Primary.Allow(pctx, key, l)
+		cancel()
+		if err == nil {
+			return d, nil
+		}
+		f.breaker.trip(orDefault(f.Cooldown, defaultCooldown))
+		if f.Log != nil {
+			f.warned.Do(func() {
+				f.Log.WarnContext(ctx, "rate limiter: redis failed, limiting in process", "err", err)
+			})
+		}
 	}
 	return f.Secondary.Allow(ctx, key, l)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -138,5 +139,67 @@ func TestLoginAttempts(t *testing.T) {
 	c.Advance(time.Minute)
 	if n, _, _ := m.Failures(context.Background(), "w"); n != 0 {
 		t.Fatalf("after the window: %d", n)
+	}
+}
+
+// hanging never answers until its caller gives up, like a Redis that
+// accepts connections and stalls.
+type hanging struct{ calls atomic.Int32 }
+
+func (h *hanging) Allow(ctx context.Context, _ string, _ ports.RateLimit) (ports.RateDecision, error) {
+	h.calls.Add(1)
+	<-ctx.Done()
+	return ports.RateDecision{}, ctx.Err()
+}
+
+// A hanging Redis costs one timeout, then the breaker skips it: the
+// limiter stays fast and still limits (in process).
+func TestFallbackSkipsAHangingPrimary(t *testing.T) {
+	t.Parallel()
+	h := &hanging{}
+	c := &clock{now: time.Now()}
+	f := &ratelimit.Fallback{Primary: h, Secondary: ratelimit.NewMemory(c.Now), Timeout: 50 * time.Millisecond, Cooldown: time.Minute}
+	limit := ports.RateLimit{Rate: 1, Burst: 5, Period: time.Second}
+	start := time.Now()
+	var allowed int
+	for range 20 {
+		d, err := f.Allow(context.Background(), "k", limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Allowed {
+			allowed++
+		}
+	}
+	if took := time.Since(start); took > 500*time.Millisecond {
+		t.Errorf("20 calls took %v with a hanging primary", took)
+	}
+	if h.calls.Load() != 1 || allowed != 5 {
+		t.Fatalf("primary called %d times, %d allowed; want 1 and 5", h.calls.Load(), allowed)
+	}
+}
+
+// Login counters with Redis refused: answers come from the process at
+// once, and they still count.
+func TestFallbackAttemptsWithRedisRefused(t *testing.T) {
+	t.Parallel()
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	t.Cleanup(func() { client.Close() })
+	c := &clock{now: time.Now()}
+	f := &ratelimit.FallbackAttempts{Primary: ratelimit.NewRedisAttempts(client, "x:"), Secondary: ratelimit.NewMemoryAttempts(c.Now),
+		Timeout: 100 * time.Millisecond}
+	ctx := context.Background()
+	start := time.Now()
+	for i := 1; i <= 20; i++ {
+		n, _, err := f.AddFailure(ctx, "k", time.Minute)
+		if err != nil || n != i {
+			t.Fatalf("failure %d: %d %v", i, n, err)
+		}
+	}
+	if n, _, err := f.Failures(ctx, "k"); err != nil || n != 20 {
+		t.Fatalf("failures %d %v", n, err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("21 calls took %v with Redis refused", took)
 	}
 }

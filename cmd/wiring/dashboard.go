@@ -64,7 +64,7 @@ func provideLoginAttempts(cfg Config, client *redis.Client, clock ports.Clock) p
 	if client == nil {
 		return mem
 	}
-	return ratelimit.FallbackAttempts{Primary: ratelimit.NewRedisAttempts(client, redisPrefix(cfg)), Secondary: mem}
+	return &ratelimit.FallbackAttempts{Primary: ratelimit.NewRedisAttempts(client, redisPrefix(cfg)), Secondary: mem}
 }
 
 func provideRateLimiter(cfg Config, client *redis.Client, clock ports.Clock, log *slog.Logger) ports.RateLimiter {
