@@ -21,7 +21,8 @@ func acquirerConfigure(ctx context.Context, args []string, getenv func(string) s
 	baseURL := fs.String("base-url", "", "the PSP's API Pix base URL")
 	tokenURL := fs.String("token-url", "", "OAuth2 token URL (default <base-url>/oauth/token)")
 	clientID := fs.String("client-id", "", "OAuth2 client id")
-	clientSecret := fs.String("client-secret", "", "OAuth2 client secret (or env QUITA_PSP_CLIENT_SECRET)")
+	clientSecret := fs.String("client-secret", "", "OAuth2 client secret; visible in ps: prefer env QUITA_PSP_CLIENT_SECRET or --client-secret-stdin")
+	secretStdin := fs.Bool("client-secret-stdin", false, "read the OAuth2 client secret from the first line of stdin")
 	cert := fs.String("cert", "", "client certificate file (PEM) for mTLS")
 	key := fs.String("key", "", "client private key file (PEM) for mTLS")
 	ca := fs.String("ca", "", "CA file (PEM) trusted for the PSP's server certificate (default: system roots)")
@@ -35,10 +36,11 @@ func acquirerConfigure(ctx context.Context, args []string, getenv func(string) s
 	if !strings.HasPrefix(acct, domain.PrefixAccount) || acct == domain.PrefixAccount {
 		return errors.New("--account acct_... is required")
 	}
-	if *clientSecret == "" {
-		*clientSecret = getenv("QUITA_PSP_CLIENT_SECRET")
+	secret, err := secretInput("client-secret", *clientSecret, "QUITA_PSP_CLIENT_SECRET", *secretStdin, getenv, stderr)
+	if err != nil {
+		return err
 	}
-	pc := bcbpix.AccountConfig{BaseURL: *baseURL, TokenURL: *tokenURL, ClientID: *clientID, ClientSecret: *clientSecret, PixKey: *pixKey}
+	pc := bcbpix.AccountConfig{BaseURL: *baseURL, TokenURL: *tokenURL, ClientID: *clientID, ClientSecret: secret, PixKey: *pixKey}
 	for _, f := range []struct {
 		path string
 		dst  *string

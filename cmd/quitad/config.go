@@ -180,8 +180,9 @@ func usage() {
 Usage:
   quitad [serve] [flags]          serve the API (default)
   quitad migrate [flags]          apply database migrations and exit
-  quitad account create --name N --email E --password P [flags]
-                                  create an account and print its keys as JSON
+  quitad account create --name N --email E [--password-stdin] [flags]
+                                  create an account and print its keys as JSON; the
+                                  password comes from stdin or QUITA_ACCOUNT_PASSWORD
   quitad account guards --account ID [--rate N] [--burst N] [--velocity N]
                  [--amount-limit N] [--block DOC] [--unblock DOC]
                                   change an account's rate limit, fraud limits and
@@ -190,8 +191,9 @@ Usage:
                                   exit status 1 on any drift
   quitad fees show|set --account A [--method M --provider <bps>[+<fixed>] --platform <bps>[+<fixed>]]
                                   show or override an account's fees per method
-  quitad acquirer configure --account A --base-url URL --client-id ID --client-secret S
+  quitad acquirer configure --account A --base-url URL --client-id ID [--client-secret-stdin]
                  --pix-key K [--cert F --key F] [--ca F] [--token-url URL] [--webhook-url URL]
+                                  (the client secret comes from stdin or QUITA_PSP_CLIENT_SECRET)
                                   store an account's API Pix PSP (sealed with QUITA_MASTER_KEY)
                                   and register the PSP webhook (docs/bcbpix.md)
 

@@ -66,13 +66,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 		if len(args) == 0 || args[0] != "create" {
 			usage()
-			return errors.New("usage: quitad account create --name N --email E --password P")
+			return errors.New("usage: quitad account create --name N --email E (password: env QUITA_ACCOUNT_PASSWORD or --password-stdin)")
 		}
 		return createAccount(ctx, args[1:], getenv, stdout, stderr)
 	case "acquirer":
 		if len(args) == 0 || args[0] != "configure" {
 			usage()
-			return errors.New("usage: quitad acquirer configure --account acct_... --base-url URL --client-id ID --client-secret S --pix-key K [--cert F --key F --ca F]")
+			return errors.New("usage: quitad acquirer configure --account acct_... --base-url URL --client-id ID --pix-key K [--cert F --key F --ca F] (secret: env QUITA_PSP_CLIENT_SECRET or --client-secret-stdin)")
 		}
 		return acquirerConfigure(ctx, args[1:], getenv, stdout, stderr)
 	case "help", "-h", "--help":
@@ -109,9 +109,14 @@ func createAccount(ctx context.Context, args []string, getenv func(string) strin
 	fs := newAdminFlags("quitad account create")
 	name := fs.String("name", "", "merchant name (shown in BR Codes)")
 	email := fs.String("email", "", "dashboard login e-mail")
-	pw := fs.String("password", "", "dashboard password (at least 10 characters)")
+	pw := fs.String("password", "", "dashboard password (at least 10 characters); visible in ps: prefer env QUITA_ACCOUNT_PASSWORD or --password-stdin")
+	pwStdin := fs.Bool("password-stdin", false, "read the dashboard password from the first line of stdin")
 	city := fs.String("city", "SAO PAULO", "merchant city (shown in BR Codes)")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	password, err := secretInput("password", *pw, "QUITA_ACCOUNT_PASSWORD", *pwStdin, getenv, stderr)
+	if err != nil {
 		return err
 	}
 	a, cleanup, err := fs.open(ctx, getenv, stderr)
@@ -119,7 +124,7 @@ func createAccount(ctx context.Context, args []string, getenv func(string) strin
 		return err
 	}
 	defer cleanup()
-	out, err := a.Accounts.CreateAccount(ctx, app.NewAccountInput{Name: *name, Email: *email, Password: *pw, City: *city})
+	out, err := a.Accounts.CreateAccount(ctx, app.NewAccountInput{Name: *name, Email: *email, Password: password, City: *city})
 	if err != nil {
 		return err
 	}

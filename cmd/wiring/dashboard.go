@@ -24,6 +24,8 @@ type Dashboard struct {
 	FraudGuard    *app.FraudGuard
 	RequestLogs   *app.RequestLogWriter
 	Limiter       ports.RateLimiter
+	// Attempts are the login and failed-authentication counters.
+	Attempts ports.LoginAttempts
 	// Janitor deletes expired denylist rows and old request logs; quitad
 	// runs its Sweep as a worker.
 	Janitor *app.DashboardJanitor
@@ -104,8 +106,8 @@ func provideJanitor(db *store.DB, clock ports.Clock, cfg app.JanitorConfig) *app
 }
 
 func provideDashboard(sessions *app.SessionService, keys *app.KeyService, settings *app.GuardSettings, guard *app.FraudGuard,
-	logs *app.RequestLogWriter, limiter ports.RateLimiter, janitor *app.DashboardJanitor,
+	logs *app.RequestLogWriter, limiter ports.RateLimiter, janitor *app.DashboardJanitor, attempts ports.LoginAttempts,
 ) *Dashboard {
 	return &Dashboard{Sessions: sessions, Keys: keys, GuardSettings: settings, FraudGuard: guard, RequestLogs: logs,
-		Limiter: limiter, Janitor: janitor}
+		Limiter: limiter, Attempts: attempts, Janitor: janitor}
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/google/wire"
@@ -87,6 +88,9 @@ type Config struct {
 	BCBPix bcbpix.Options
 	// PixReceipts tunes notifications and reconciliation.
 	PixReceipts app.PixReceiptsConfig
+	// TrustedProxies are the peers whose X-Forwarded-For names the client
+	// for the throttles (QUITA_TRUSTED_PROXIES); none by default.
+	TrustedProxies []netip.Prefix
 }
 
 // Acquirer names accepted in Config.Acquirer.
@@ -292,10 +296,10 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 		ready["redis"] = redisPinger{rdb}
 	}
 	return httpapi.NewHandler(
-		httpapi.Config{Links: links, CheckoutPath: httpapi.CheckoutPathFromURL(cfg.CheckoutURLBase)},
+		httpapi.Config{Links: links, CheckoutPath: httpapi.CheckoutPathFromURL(cfg.CheckoutURLBase), TrustedProxies: cfg.TrustedProxies},
 		httpapi.Deps{Charges: charges, Accounts: accounts, Simulator: sim, QR: qrr, Ready: ready, Log: log, Checkout: co,
 			Sessions: dash.Sessions, Keys: dash.Keys, RateLimits: dash.GuardSettings, Limiter: dash.Limiter, RequestLogs: dash.RequestLogs,
-			Webhooks: webhooks, Payments: payments, PixReceipts: receipts},
+			AuthFailures: dash.Attempts, Webhooks: webhooks, Payments: payments, PixReceipts: receipts},
 	)
 }
 

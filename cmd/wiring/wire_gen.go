@@ -77,7 +77,7 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	rateLimiter := provideRateLimiter(cfg, client, systemClock, log)
 	janitorConfig := _wireJanitorConfigValue
 	dashboardJanitor := provideJanitor(db, systemClock, janitorConfig)
-	dashboard := provideDashboard(sessionService, keyService, guardSettings, fraudGuard, requestLogWriter, rateLimiter, dashboardJanitor)
+	dashboard := provideDashboard(sessionService, keyService, guardSettings, fraudGuard, requestLogWriter, rateLimiter, dashboardJanitor, loginAttempts)
 	policy := provideWebhookPolicy(cfg)
 	sender := webhook.NewSender(policy)
 	guard := webhook.NewGuard(policy)
@@ -164,7 +164,7 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	rateLimiter := provideRateLimiter(cfg, client, clock, log)
 	janitorConfig := _wireJanitorConfigValue
 	dashboardJanitor := provideJanitor(db, clock, janitorConfig)
-	dashboard := provideDashboard(sessionService, keyService, guardSettings, fraudGuard, requestLogWriter, rateLimiter, dashboardJanitor)
+	dashboard := provideDashboard(sessionService, keyService, guardSettings, fraudGuard, requestLogWriter, rateLimiter, dashboardJanitor, loginAttempts)
 	policy := provideWebhookPolicy(cfg)
 	sender := webhook.NewSender(policy)
 	guard := webhook.NewGuard(policy)
