@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quitapix/quita/adapters/httpapi"
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/cmd/wiring"
 	"github.com/quitapix/quita/domain"
@@ -22,8 +23,38 @@ type Config struct {
 	Addr            string
 	LogLevel        string
 	ShutdownTimeout time.Duration
-	SeedDemo        bool
+	// SeedDemo decides whether serve creates the demo account on an empty
+	// database (seedDemo in seed.go).
+	SeedDemo seedMode
+	// trustedProxies is QUITA_TRUSTED_PROXIES before parsing.
+	trustedProxies string
 }
+
+// seedMode is QUITA_SEED_DEMO / -seed-demo: unset (auto: only the embedded
+// SQLite database), true (any database, loudly) or false. It is a bool
+// flag, so `-seed-demo` alone means true.
+type seedMode string
+
+const (
+	seedAuto seedMode = ""
+	seedOn   seedMode = "true"
+	seedOff  seedMode = "false"
+)
+
+func (m *seedMode) String() string { return string(*m) }
+
+// Set implements flag.Value.
+func (m *seedMode) Set(v string) error {
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return fmt.Errorf("want true or false, got %q", v)
+	}
+	*m = map[bool]seedMode{true: seedOn, false: seedOff}[b]
+	return nil
+}
+
+// IsBoolFlag implements the flag package's boolFlag.
+func (m *seedMode) IsBoolFlag() bool { return true }
 
 type setting struct {
 	env, flag, def, help string
@@ -42,6 +73,7 @@ func (c *Config) settings() []setting {
 		{"QUITA_JWT_SECRET", "jwt-secret", "", "HS256 secret of dashboard tokens (at least 32 bytes); empty = random per process", &c.JWTSecret},
 		{"QUITA_ACQUIRER", "acquirer", "sandbox", "live-mode acquirer: sandbox or bcbpix (API Pix); test mode always uses the sandbox", &c.Acquirer},
 		{"QUITA_MASTER_KEY", "master-key", "", "32-byte key (hex or base64) sealing provider credentials at rest; required for bcbpix", &c.MasterKey},
+		{"QUITA_TRUSTED_PROXIES", "trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For names the client; empty trusts none (docs/security.md)", &c.trustedProxies},
 	}
 }
 
@@ -60,8 +92,12 @@ func parseConfig(name string, args []string, getenv func(string) string) (Config
 		}
 		fs.StringVar(s.dst, s.flag, def, fmt.Sprintf("%s (env %s)", s.help, s.env))
 	}
-	seed := getenv("QUITA_SEED_DEMO") != "false"
-	fs.BoolVar(&c.SeedDemo, "seed-demo", seed, "create a demo account when the database has none (env QUITA_SEED_DEMO)")
+	if v := getenv("QUITA_SEED_DEMO"); v != "" {
+		if err := c.SeedDemo.Set(v); err != nil {
+			return c, fmt.Errorf("QUITA_SEED_DEMO: %w", err)
+		}
+	}
+	fs.Var(&c.SeedDemo, "seed-demo", "create a demo account with a random password on an empty database; unset = only for the embedded SQLite database, never with the bcbpix acquirer (env QUITA_SEED_DEMO)")
 	// Webhooks to private addresses: allowed by default only in the
 	// embedded (SQLite) setup, decided after the flags below.
 	allowPrivate := getenv("QUITA_WEBHOOK_ALLOW_PRIVATE")
@@ -111,6 +147,9 @@ func parseConfig(name string, args []string, getenv func(string) string) (Config
 		if secretSettings[s.env] && *s.dst == "" {
 			*s.dst = getenv(s.env)
 		}
+	}
+	if c.TrustedProxies, err = httpapi.ParseTrustedProxies(c.trustedProxies); err != nil {
+		return c, fmt.Errorf("QUITA_TRUSTED_PROXIES: %w", err)
 	}
 	if allowPrivate == "" {
 		c.WebhookAllowPrivate = strings.HasPrefix(c.DatabaseURL, "sqlite:")

@@ -136,6 +136,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
+	seed, err := shouldSeed(cfg)
+	if err != nil {
+		return err
+	}
 	log := newLogger(stderr, cfg.LogLevel)
 	slog.SetDefault(log)
 	a, cleanup, err := wiring.InitializeApp(ctx, cfg.Config, log)
@@ -153,8 +157,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	} else {
 		log.Warn("live mode uses the sandbox acquirer: no real money moves", "acquirer", "sandbox")
 	}
-	if cfg.SeedDemo {
-		if err := seedDemo(ctx, a, cfg, stdout); err != nil {
+	if seed {
+		if err := seedDemo(ctx, a, cfg, stdout, log); err != nil {
 			return err
 		}
 	}
@@ -170,6 +174,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       120 * time.Second,
+		// The request line and headers: 1 MiB by default, enough for a
+		// 500 KB method name; no legitimate request needs more than this.
+		MaxHeaderBytes: 64 << 10,
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

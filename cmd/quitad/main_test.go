@@ -99,6 +99,37 @@ func TestServeSeedsDemoServesAndShutsDownGracefully(t *testing.T) {
 	}
 }
 
+// The demo account gets a random password, printed once on stdout and
+// never logged, with a loud warning; a restart prints the key again but
+// not the password (issue 11, item 1).
+func TestDemoPasswordIsRandomAndPrintedOnce(t *testing.T) {
+	t.Parallel()
+	db := "sqlite:" + filepath.Join(t.TempDir(), "quita.db")
+	s := startServe(t, []string{"-database-url", db}, noEnv)
+	m := regexp.MustCompile(`login demo@quita\.test / ([A-Za-z0-9_-]{24}) `).FindStringSubmatch(s.stdout.String())
+	if m == nil {
+		t.Fatalf("no demo password in the start-up message:\n%s", s.stdout.String())
+	}
+	if !strings.Contains(s.stderr.String(), `"level":"WARN","msg":"DEMO ACCOUNT CREATED`) {
+		t.Errorf("seeding did not warn:\n%s", s.stderr.String())
+	}
+	if strings.Contains(s.stderr.String(), m[1]) {
+		t.Error("the demo password reached the log")
+	}
+	if code := s.login(t, demoEmail, m[1]); code != http.StatusOK {
+		t.Errorf("login with the printed password: %d", code)
+	}
+	if code := s.login(t, demoEmail, "demo-password-change-me"); code != http.StatusUnauthorized {
+		t.Errorf("the old fixed password: %d", code)
+	}
+	s.stop()
+	again := startServe(t, []string{"-database-url", db}, noEnv)
+	out := again.stdout.String()
+	if !strings.Contains(out, "Test API key: qt_test_") || strings.Contains(out, m[1]) {
+		t.Errorf("restart: want the key again and not the password:\n%s", out)
+	}
+}
+
 func TestAccountCreatePrintsKeysOnce(t *testing.T) {
 	t.Parallel()
 	db := "sqlite:" + filepath.Join(t.TempDir(), "quita.db")
