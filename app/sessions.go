@@ -161,13 +161,6 @@ func (s *SessionService) Login(ctx context.Context, email, password, client stri
 	if err := s.count(ctx, hashKey("ip", client), s.cfg.MaxAttemptsPerIP, s.cfg.IPWindow); err != nil {
 		return Session{}, err
 	}
-	// The slot is taken before the per-e-mail counters, so a login refused
-	// for load does not spend the real user's attempts.
-	release, err := s.hashSlot(ctx)
-	if err != nil {
-		return Session{}, err
-	}
-	defer release()
 	pair := hashKey("pair", email, client)
 	if err := s.count(ctx, pair, s.cfg.MaxFailures, s.cfg.FailureWindow); err != nil {
 		return Session{}, err
@@ -178,6 +171,13 @@ func (s *SessionService) Login(ctx context.Context, email, password, client stri
 			return Session{}, err
 		}
 	}
+	// Counted first, then queued: a burst is refused by the counters at
+	// once, and the semaphore only sees attempts the counters allowed.
+	release, err := s.hashSlot(ctx)
+	if err != nil {
+		return Session{}, err
+	}
+	defer release()
 	user, err := s.users.GetUserByEmail(ctx, email)
 	if err != nil && !errors.Is(err, ports.ErrNotFound) {
 		return Session{}, err

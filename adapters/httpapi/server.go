@@ -87,13 +87,13 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 	// carry a request id too.
 	notFound := rl(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, &apiError{Status: http.StatusNotFound, Type: typeInvalidRequest, Code: "route_not_found",
-			Message: "no such route: " + r.Method + " " + r.URL.Path})
+			Message: "no such route: " + capText(r.Method, 16) + " " + capText(r.URL.Path, maxLoggedPath)})
 	}))
-	methodNotAllowed := rl(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	notAllowed := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, &apiError{Status: http.StatusMethodNotAllowed, Type: typeInvalidRequest, Code: "method_not_allowed",
-			Message: "method " + r.Method + " is not allowed on " + r.URL.Path})
-	}))
-	r.NotFoundHandler, r.MethodNotAllowedHandler = notFound, methodNotAllowed
+			Message: "method " + capText(r.Method, 16) + " is not allowed on " + capText(r.URL.Path, maxLoggedPath)})
+	})
+	r.NotFoundHandler, r.MethodNotAllowedHandler = notFound, rl(notAllowed)
 
 	health := &HealthController{ready: d.Ready}
 	health.Routes(r)
@@ -124,7 +124,8 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 	if d.Webhooks != nil {
 		webhooks.Routes(v1)
 	}
-	methodFallbacks(r, methodNotAllowed)
+	// The fallback routes are on r, whose middleware already logs them.
+	methodFallbacks(r, notAllowed)
 	return r
 }
 
