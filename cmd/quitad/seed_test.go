@@ -144,3 +144,19 @@ func TestShouldSeed(t *testing.T) {
 		t.Errorf("seeding with bcbpix: %v", err)
 	}
 }
+
+func TestTrustedProxiesSetting(t *testing.T) {
+	t.Parallel()
+	cfg, err := parseConfig("quitad", []string{"-trusted-proxies", "10.0.0.0/8, 192.0.2.1"}, noEnv)
+	if err != nil || len(cfg.TrustedProxies) != 2 {
+		t.Fatalf("%v %v", cfg.TrustedProxies, err)
+	}
+	if cfg, err := parseConfig("quitad", nil, noEnv); err != nil || len(cfg.TrustedProxies) != 0 {
+		t.Fatalf("default trusts %v (%v)", cfg.TrustedProxies, err)
+	}
+	if _, err := parseConfig("quitad", nil, func(k string) string {
+		return map[string]string{"QUITA_TRUSTED_PROXIES": "10.0.0.0/33"}[k]
+	}); err == nil {
+		t.Error("a bad CIDR was accepted")
+	}
+}
