@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server goroutine to write
@@ -37,26 +36,9 @@ func noEnv(string) string { return "" }
 func TestServeSeedsDemoServesAndShutsDownGracefully(t *testing.T) {
 	t.Parallel()
 	db := "sqlite:" + filepath.Join(t.TempDir(), "quita.db")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stdout, stderr syncBuffer
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", "-addr", "127.0.0.1:0", "-database-url", db}, noEnv, &stdout, &stderr)
-	}()
-
-	addrRe := regexp.MustCompile(`"msg":"quitad listening","addr":"([0-9.:]+)"`)
-	var addr string
-	for deadline := time.Now().Add(20 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if m := addrRe.FindStringSubmatch(stderr.String()); m != nil {
-			addr = m[1]
-		}
-	}
-	if addr == "" {
-		t.Fatalf("server did not start; stderr:\n%s", stderr.String())
-	}
+	s := startServe(t, []string{"-database-url", db}, noEnv)
 	for _, path := range []string{"/healthz", "/readyz"} {
-		resp, err := http.Get("http://" + addr + path)
+		resp, err := http.Get("http://" + s.addr + path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,11 +49,11 @@ func TestServeSeedsDemoServesAndShutsDownGracefully(t *testing.T) {
 	}
 
 	// The demo account's test key is printed for the merchant, and works.
-	key := regexp.MustCompile(`Test API key: (qt_test_[A-Za-z0-9_-]{32})`).FindStringSubmatch(stdout.String())
+	key := regexp.MustCompile(`Test API key: (qt_test_[A-Za-z0-9_-]{32})`).FindStringSubmatch(s.stdout.String())
 	if key == nil {
-		t.Fatalf("no test key in the start-up message:\n%s", stdout.String())
+		t.Fatalf("no test key in the start-up message:\n%s", s.stdout.String())
 	}
-	req, _ := http.NewRequest(http.MethodGet, "http://"+addr+"/v1/charges", nil)
+	req, _ := http.NewRequest(http.MethodGet, "http://"+s.addr+"/v1/charges", nil)
 	req.Header.Set("apikey", key[1])
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -82,19 +64,11 @@ func TestServeSeedsDemoServesAndShutsDownGracefully(t *testing.T) {
 		t.Errorf("demo key: GET /v1/charges = %d", resp.StatusCode)
 	}
 
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("serve returned %v after SIGTERM-equivalent cancel", err)
-		}
-	case <-time.After(25 * time.Second):
-		t.Fatal("serve did not stop")
-	}
-	if !strings.Contains(stderr.String(), `"msg":"stopped"`) {
+	s.stop() // fails the test unless serve returns nil after the SIGTERM-equivalent cancel
+	if !strings.Contains(s.stderr.String(), `"msg":"stopped"`) {
 		t.Error("no graceful stop logged")
 	}
-	if strings.Contains(stderr.String(), key[1]) {
+	if strings.Contains(s.stderr.String(), key[1]) {
 		t.Error("the API key cleartext reached the log")
 	}
 }
