@@ -196,9 +196,10 @@ func (s *SessionService) Login(ctx context.Context, email, password, client stri
 		}
 		return Session{}, ErrInvalidCredentials
 	}
-	// A success clears this address's count and the e-mail's: the guesses
-	// a distributed attacker gains per real login are few beside the cap.
-	for _, k := range []string{pair, hashKey("email", email)} {
+	// A success clears this address's count and the e-mail's (the guesses
+	// a distributed attacker gains per real login are few beside the cap),
+	// and restarts the address's known-client period.
+	for _, k := range []string{pair, hashKey("email", email), known} {
 		if err := s.attempts.Reset(ctx, k); err != nil {
 			s.log.WarnContext(ctx, "login throttle unavailable", "err", err)
 		}
