@@ -111,7 +111,7 @@ func ParseTrustedProxies(s string) ([]netip.Prefix, error) {
 // Limits of failed API-key authentications per client address (issue 11,
 // item 16): each 401 costs a database lookup.
 const (
-	maxAuthFailuresPerIP = 20
+	maxAuthFailuresPerIP = 60
 	authFailureWindow    = time.Minute
 )
 
