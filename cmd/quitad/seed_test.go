@@ -85,7 +85,7 @@ func TestServeDoesNotSeedPostgresByDefault(t *testing.T) {
 		t.Errorf("the old demo login answered %d", code)
 	}
 	s.stop()
-	cfg, _ := adminConfig(dsn, noEnv)
+	cfg, _ := parseConfig("quitad", []string{"-database-url", dsn}, noEnv)
 	a, cleanup, err := openAdmin(context.Background(), cfg, &syncBuffer{})
 	if err != nil {
 		t.Fatal(err)
