@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quitapix/quita/internal/testkit"
 	"github.com/quitapix/quita/ports"
 	"github.com/quitapix/quita/quitatest"
 )
@@ -161,7 +162,7 @@ func slicesRepeat(s string, n int) []string {
 // process already authenticated keep working from it; the window ends.
 func TestAPIKeyFailuresAreLimitedPerAddress(t *testing.T) {
 	t.Parallel()
-	clock := quitatest.NewClock()
+	clock := testkit.NewClock(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)) // still: the limits must not refill under a slow run
 	srv := quitatest.NewServer(t, quitatest.Options{Clock: clock, JWTSecret: jwtSecret})
 	e := &env{t: t}
 	m := e.account(srv, "Loja Chaves")
@@ -188,7 +189,7 @@ func TestAPIKeyFailuresAreLimitedPerAddress(t *testing.T) {
 // the per-key limit), so minting keys does not multiply it.
 func TestRateLimitPerAccountAcrossKeys(t *testing.T) {
 	t.Parallel()
-	clock := quitatest.NewClock()
+	clock := testkit.NewClock(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)) // still: the limits must not refill under a slow run
 	srv := quitatest.NewServer(t, quitatest.Options{Clock: clock, JWTSecret: jwtSecret})
 	e := &env{t: t}
 	m := e.account(srv, "Loja Muitas Chaves")
