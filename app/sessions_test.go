@@ -7,13 +7,13 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/quitapix/quita/adapters/ratelimit"
 	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/internal/testkit"
 	"github.com/quitapix/quita/mocks"
 	"github.com/quitapix/quita/ports"
 )
@@ -23,20 +23,7 @@ type sessionHarness struct {
 	hasher   *mocks.PasswordHasherMock
 	tokens   *mocks.SessionTokensMock
 	denylist *mocks.TokenDenylistMock
-	clock    *testClock
-}
-
-// testClock is a settable clock for the in-process attempt counters.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *testClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
+	clock    *testkit.Clock
 }
 
 // gate blocks every password verification until it is opened, counting
@@ -65,7 +52,7 @@ func (g *gate) verify(encoded, pw string) (bool, error) {
 
 func newSessionHarness(t *testing.T, cfg app.SessionConfig) *sessionHarness {
 	t.Helper()
-	h := &sessionHarness{clock: &testClock{now: t0}}
+	h := &sessionHarness{clock: testkit.NewClock(t0)}
 	user := &ports.User{ID: "usr_1", AccountID: "acct_1", Email: "ana@example.com", PasswordHash: "real-hash"}
 	users := &mocks.UserStoreMock{GetUserByEmailFunc: func(_ context.Context, email string) (*ports.User, error) {
 		if email == user.Email {
