@@ -40,9 +40,17 @@ func (c *client) do(method, path, body string) (int, map[string]any) {
 
 func start(t *testing.T) (*pixsim.Server, *client) {
 	t.Helper()
-	sim := pixsim.New(pixsim.Config{ClientID: "id", ClientSecret: "secret"})
+	return startWith(t, pixsim.Config{})
+}
+
+// startWith runs a simulator with cfg (client id and secret set) and
+// returns a client holding an access token.
+func startWith(t *testing.T, cfg pixsim.Config) (*pixsim.Server, *client) {
+	t.Helper()
+	cfg.ClientID, cfg.ClientSecret = "id", "secret"
+	sim := pixsim.New(cfg)
 	hs := httptest.NewServer(sim)
-	t.Cleanup(hs.Close)
+	t.Cleanup(func() { hs.Close(); sim.Close() })
 	c := &client{t: t, base: hs.URL}
 	form := url.Values{"grant_type": {"client_credentials"}}
 	req, _ := http.NewRequest(http.MethodPost, hs.URL+"/oauth/token", strings.NewReader(form.Encode()))
@@ -117,7 +125,7 @@ func TestCobLifecycle(t *testing.T) {
 		{"no valor", "PUT", "/cob/" + tx, `{"chave":"k"}`, 400, pixsim.ProblemCobInvalid},
 		{"devedor without nome", "PUT", "/cob/" + tx, `{"valor":{"original":"1.00"},"chave":"k","devedor":{"cpf":"52998224725"}}`, 400, pixsim.ProblemCobInvalid},
 		{"create", "PUT", "/cob/" + tx, cobBody, 201, ""},
-		{"txid reused", "PUT", "/cob/" + tx, cobBody, 400, pixsim.ProblemCobInvalid},
+		{"same txid again revises", "PUT", "/cob/" + tx, cobBody, 201, ""},
 		{"read", "GET", "/cob/" + tx, "", 200, ""},
 		{"unknown", "GET", "/cob/" + domain.DeriveTxID("none"), "", 404, pixsim.ProblemCobNotFound},
 		{"bad status", "PATCH", "/cob/" + tx, `{"status":"CONCLUIDA"}`, 400, pixsim.ProblemCobInvalid},

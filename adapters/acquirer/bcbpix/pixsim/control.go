@@ -1,0 +1,152 @@
+package pixsim
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/quitapix/quita/domain"
+)
+
+// PayRequest pays a cob as the payer's bank would.
+type PayRequest struct {
+	TxID string `json:"txid"`
+	// Amount in centavos; 0 pays the cob's original amount.
+	Amount int64 `json:"amount"`
+	// PayerTaxID is the payer's CPF or CNPJ (what GET /pix?cpf= matches).
+	PayerTaxID string `json:"payer_document"`
+	PayerName  string `json:"payer_name"`
+	// Disclose adds the payer ("pagador") to the Pix, a PSP-specific
+	// extension; without it the document is never shown.
+	Disclose bool `json:"disclose"`
+}
+
+// ErrNotPayable: the cob does not exist or is not ATIVA.
+var ErrNotPayable = errors.New("pixsim: cob not payable")
+
+// Pay settles a cob and sends the callback (unless dropped) before it
+// returns. It returns the Pix as GET /pix/{e2eid} shows it.
+func (s *Server) Pay(ctx context.Context, req PayRequest) (Pix, error) {
+	s.mu.Lock()
+	rec, ok := s.cobs[req.TxID]
+	if ok {
+		s.expireLocked(rec)
+	}
+	if !ok || rec.cur.Status != CobActive {
+		s.mu.Unlock()
+		return Pix{}, ErrNotPayable
+	}
+	c := &rec.cur
+	amount := req.Amount
+	if amount == 0 {
+		amount, _ = domain.ParseDecimal(c.Valor.Original)
+	}
+	now := s.now()
+	e2e, err := domain.NewEndToEndID(s.cfg.ISPB, now, rand.Reader)
+	if err != nil {
+		s.mu.Unlock()
+		return Pix{}, err
+	}
+	payer := Person{Nome: req.PayerName}
+	if doc := domain.NormalizeTaxID(req.PayerTaxID); len(doc) == 14 {
+		payer.CNPJ = doc
+	} else {
+		payer.CPF = doc
+	}
+	p := &Pix{EndToEndID: e2e, TxID: c.TxID, Valor: domain.FormatDecimal(amount), Chave: c.Chave, Horario: stamp(now),
+		payer: payer, amount: amount, at: now}
+	if req.Disclose && payer.doc() != "" {
+		pp := payer
+		p.Pagador = &pp
+	}
+	c.Status = CobConcluded
+	c.Pix = append(c.Pix, p)
+	s.pix[e2e] = p
+	s.pixOrder = append(s.pixOrder, e2e)
+	out := copyPix(p)
+	hook, mode := s.webhooks[c.Chave].URL, s.cbMode
+	s.mu.Unlock()
+	if hook != "" {
+		s.callback(ctx, hook, mode, CausePix, []Pix{out})
+	}
+	return out, nil
+}
+
+// NotifyReturns sends, before it returns, a callback for the Pix with its
+// devoluções as they stand (settling those due). The PSP already calls
+// the webhook by itself when a devolução ends; this repeats it, as a PSP
+// retrying a callback would.
+func (s *Server) NotifyReturns(ctx context.Context, e2eid string) error {
+	s.mu.Lock()
+	p, ok := s.pix[e2eid]
+	if !ok {
+		s.mu.Unlock()
+		return ErrNotPayable
+	}
+	if s.settleLocked(p, false) {
+		s.notifyLocked(p, CauseDevolucao)
+	}
+	out := copyPix(p)
+	hook, mode := s.webhooks[p.Chave].URL, s.cbMode
+	s.mu.Unlock()
+	if hook != "" && out.TxID != "" {
+		s.callback(ctx, hook, mode, CauseDevolucao, []Pix{out})
+	}
+	return nil
+}
+
+func (s *Server) ctlPay(w http.ResponseWriter, r *http.Request) {
+	var req PayRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		problem(w, http.StatusBadRequest, ProblemRequestInvalid, "Requisição inválida.", err.Error())
+		return
+	}
+	p, err := s.Pay(r.Context(), req)
+	if err != nil {
+		problem(w, http.StatusBadRequest, ProblemCobInvalid, "Cobrança não pagável.", err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, p)
+}
+
+func (s *Server) ctlCallbacks(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Mode string `json:"mode"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil ||
+		(req.Mode != CallbacksNormal && req.Mode != CallbacksDrop && req.Mode != CallbacksDuplicate) {
+		problem(w, http.StatusBadRequest, ProblemRequestInvalid, "Requisição inválida.", "mode: normal, drop or duplicate")
+		return
+	}
+	s.SetCallbacks(req.Mode)
+	writeJSON(w, http.StatusOK, map[string]string{"mode": req.Mode})
+}
+
+func (s *Server) ctlDown(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Down bool `json:"down"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		problem(w, http.StatusBadRequest, ProblemRequestInvalid, "Requisição inválida.", err.Error())
+		return
+	}
+	s.SetDown(req.Down)
+	writeJSON(w, http.StatusOK, map[string]bool{"down": req.Down})
+}
+
+// ctlReturns: {"fail_next":true} makes the next devolução end NAO_REALIZADO.
+func (s *Server) ctlReturns(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		FailNext bool `json:"fail_next"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		problem(w, http.StatusBadRequest, ProblemRequestInvalid, "Requisição inválida.", err.Error())
+		return
+	}
+	if req.FailNext {
+		s.FailNextReturn()
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"fail_next": req.FailNext})
+}
