@@ -14,7 +14,7 @@ GO ?= go
 FUZZTIME ?= 20s
 ARTIFACTS := artifacts
 
-.PHONY: help services run build test chaos bench fuzz generate lint check
+.PHONY: help services run build test chaos bench fuzz generate lint check pixsim-certs
 
 help: ## List the targets
 	@echo 'Quita make targets:'
@@ -26,6 +26,11 @@ services: ## Start PostgreSQL and Redis on localhost if they are not up
 
 run: ## Serve with the embedded defaults (SQLite, in-process Redis stand-in)
 	$(GO) run ./cmd/quitad
+
+# A throwaway CA and the certificates of a local quitad <-> pixsim setup
+# with mutual TLS both ways (docs/bcbpix.md, "Running pixsim with mTLS").
+pixsim-certs: ## Write test certificates for pixsim and quitad to artifacts/pixsim-certs
+	$(GO) run ./cmd/pixsim certs -dir $(ARTIFACTS)/pixsim-certs
 
 build: ## Build bin/quitad
 	$(GO) build -o bin/quitad ./cmd/quitad
