@@ -1,0 +1,127 @@
+package bcbpix
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+type cobBody struct {
+	Calendario struct {
+		Criacao   string `json:"criacao,omitempty"`
+		Expiracao int64  `json:"expiracao"`
+	} `json:"calendario"`
+	TxID    string   `json:"txid,omitempty"`
+	Status  string   `json:"status,omitempty"`
+	Devedor *devedor `json:"devedor,omitempty"`
+	Valor   struct {
+		Original string `json:"original"`
+	} `json:"valor"`
+	Chave              string `json:"chave"`
+	SolicitacaoPagador string `json:"solicitacaoPagador,omitempty"`
+	Location           string `json:"location,omitempty"`
+	PixCopiaECola      string `json:"pixCopiaECola,omitempty"`
+}
+
+type devedor struct {
+	CPF  string `json:"cpf,omitempty"`
+	CNPJ string `json:"cnpj,omitempty"`
+	Nome string `json:"nome"`
+}
+
+func truncateRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n])
+}
+
+// CreatePixCharge implements ports.Acquirer with PUT /cob/{txid}. A retry
+// of a txid the PSP already has reads that cob back (GET /cob/{txid}) and
+// accepts it when it is the same charge.
+func (a *Acquirer) CreatePixCharge(ctx context.Context, req ports.CreatePixChargeRequest) (*ports.CreatePixChargeResponse, error) {
+	if !domain.ValidTxID(req.TxID) {
+		return nil, fmt.Errorf("%w: txid %q", ports.ErrAcquirerRejected, req.TxID)
+	}
+	c, err := a.client(ctx, req.AccountID)
+	if err != nil {
+		return nil, err
+	}
+	var body cobBody
+	secs := int64(req.ExpiresAt.Sub(a.opts.Now()).Round(time.Second) / time.Second)
+	body.Calendario.Expiracao = max(secs, 1)
+	body.Valor.Original = domain.FormatDecimal(req.Amount)
+	body.Chave = c.cfg.PixKey
+	body.SolicitacaoPagador = truncateRunes(req.Description, 140)
+	if doc := domain.NormalizeTaxID(req.PayerTaxID); doc != "" && req.PayerName != "" {
+		d := &devedor{Nome: truncateRunes(req.PayerName, 200)}
+		if len(doc) == 14 {
+			d.CNPJ = doc
+		} else {
+			d.CPF = doc
+		}
+		body.Devedor = d
+	}
+	path := "/cob/" + req.TxID
+	var out cobBody
+	err = c.do(ctx, "PUT", path, body, &out, true)
+	if errors.Is(err, ports.ErrAcquirerRejected) {
+		// The txid may already be ours (a retry after a lost answer).
+		var existing cobBody
+		if gerr := c.do(ctx, "GET", path, nil, &existing, true); gerr == nil &&
+			existing.Valor.Original == body.Valor.Original && existing.Chave == body.Chave {
+			out, err = existing, nil
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if out.PixCopiaECola == "" || out.Location == "" {
+		return nil, fmt.Errorf("%w: the PSP answered a cob without pixCopiaECola or location", ports.ErrAcquirerUnavailable)
+	}
+	expires := req.ExpiresAt
+	if t, err := time.Parse(time.RFC3339Nano, out.Calendario.Criacao); err == nil && out.Calendario.Expiracao > 0 {
+		expires = t.Add(time.Duration(out.Calendario.Expiracao) * time.Second).Truncate(time.Second)
+	}
+	return &ports.CreatePixChargeResponse{
+		BRCode:      out.PixCopiaECola,
+		TxID:        req.TxID,
+		Location:    out.Location,
+		ExpiresAt:   expires,
+		ProviderRef: refPrefix + req.AccountID + ":" + req.TxID,
+	}, nil
+}
+
+// CancelPixCharge implements ports.Acquirer with PATCH /cob/{txid}
+// {"status":"REMOVIDA_PELO_USUARIO_RECEBEDOR"}.
+func (a *Acquirer) CancelPixCharge(ctx context.Context, req ports.CancelPixChargeRequest) error {
+	c, err := a.client(ctx, req.AccountID)
+	if err != nil {
+		return err
+	}
+	return c.do(ctx, "PATCH", "/cob/"+req.TxID, map[string]string{"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR"}, nil, true)
+}
+
+// ChargeStatus implements ports.RefundAcquirer with GET /cob/{txid}: the
+// live cob and the PSP's raw answer.
+func (a *Acquirer) ChargeStatus(ctx context.Context, providerRef string) (ports.ProviderStatus, error) {
+	acct, f, err := parseRef(providerRef, 1)
+	if err != nil {
+		return ports.ProviderStatus{}, err
+	}
+	c, err := a.client(ctx, acct)
+	if err != nil {
+		return ports.ProviderStatus{}, err
+	}
+	var raw map[string]any
+	if err := c.do(ctx, "GET", "/cob/"+f[0], nil, &raw, true); err != nil {
+		return ports.ProviderStatus{}, err
+	}
+	st, _ := raw["status"].(string)
+	return ports.ProviderStatus{Status: st, RawResponse: raw}, nil
+}

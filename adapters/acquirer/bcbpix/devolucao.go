@@ -1,0 +1,110 @@
+package bcbpix
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+type devolucaoBody struct {
+	ID        string `json:"id,omitempty"`
+	RtrID     string `json:"rtrId,omitempty"`
+	Valor     string `json:"valor"`
+	Natureza  string `json:"natureza,omitempty"`
+	Descricao string `json:"descricao,omitempty"`
+	Status    string `json:"status,omitempty"`
+	Motivo    string `json:"motivo,omitempty"`
+}
+
+func (a *Acquirer) devolucao(ctx context.Context, accountID, e2eid, id string, amount int64, reason string) (devolucaoBody, error) {
+	var out devolucaoBody
+	if !domain.ValidEndToEndID(e2eid) {
+		return out, fmt.Errorf("%w: a devolução needs the end-to-end id of the Pix", ports.ErrAcquirerRejected)
+	}
+	c, err := a.client(ctx, accountID)
+	if err != nil {
+		return out, err
+	}
+	body := devolucaoBody{Valor: domain.FormatDecimal(amount), Natureza: "ORIGINAL", Descricao: truncateRunes(reason, 140)}
+	err = c.do(ctx, "PUT", "/pix/"+e2eid+"/devolucao/"+id, body, &out, true)
+	return out, err
+}
+
+// ReturnPix implements ports.Acquirer with PUT /pix/{e2eid}/devolucao/{id}
+// (natureza ORIGINAL); the return id is the devolução id, so a retry is the
+// same devolução.
+func (a *Acquirer) ReturnPix(ctx context.Context, req ports.ReturnPixRequest) (*ports.ReturnPixResponse, error) {
+	d, err := a.devolucao(ctx, req.AccountID, req.EndToEndID, req.ReturnID, req.Amount, req.Reason)
+	if err != nil {
+		return nil, err
+	}
+	return &ports.ReturnPixResponse{ProviderRef: refPrefix + req.AccountID + ":" + req.EndToEndID + ":" + req.ReturnID, Status: d.Status}, nil
+}
+
+// Refund implements ports.RefundAcquirer: a devolução of the original Pix,
+// partial or repeated up to its amount. Cashout is not part of API Pix.
+func (a *Acquirer) Refund(ctx context.Context, req ports.RefundRequest) (string, error) {
+	if req.Strategy == domain.StrategyCashout {
+		return "", fmt.Errorf("%w: cashout refunds are not supported by the API Pix provider; use a devolution", ports.ErrAcquirerRejected)
+	}
+	if req.Method != "" && req.Method != domain.MethodPix {
+		return "", fmt.Errorf("%w: the API Pix provider refunds only Pix", ports.ErrAcquirerRejected)
+	}
+	if _, err := a.devolucao(ctx, req.AccountID, req.EndToEndID, req.RefundID, req.Amount, "devolução solicitada pelo recebedor"); err != nil {
+		return "", err
+	}
+	return refPrefix + req.AccountID + ":" + req.EndToEndID + ":" + req.RefundID, nil
+}
+
+// SupportsCashout implements ports.CashoutSupport: API Pix refunds only by
+// devolução.
+func (a *Acquirer) SupportsCashout(ports.Scope) bool { return false }
+
+// parseRef splits a provider reference into the account and its parts.
+func parseRef(ref string, parts int) (string, []string, error) {
+	rest, ok := strings.CutPrefix(ref, refPrefix)
+	f := strings.Split(rest, ":")
+	if !ok || len(f) != parts+1 || f[0] == "" {
+		return "", nil, fmt.Errorf("%w: not an API Pix reference", ports.ErrNotFound)
+	}
+	return f[0], f[1:], nil
+}
+
+// RefundStatus implements ports.RefundAcquirer with GET
+// /pix/{e2eid}/devolucao/{id}: EM_PROCESSAMENTO → IN_PROGRESS, DEVOLVIDO →
+// REFUNDED, NAO_REALIZADO → FAILED.
+func (a *Acquirer) RefundStatus(ctx context.Context, providerRef string) (string, error) {
+	acct, f, err := parseRef(providerRef, 2)
+	if err != nil {
+		return "", err
+	}
+	c, err := a.client(ctx, acct)
+	if err != nil {
+		return "", err
+	}
+	var out devolucaoBody
+	if err := c.do(ctx, "GET", "/pix/"+f[0]+"/devolucao/"+f[1], nil, &out, true); err != nil {
+		return "", err
+	}
+	return RefundState(out.Status), nil
+}
+
+// RefundState maps a devolução status to a refund status.
+func RefundState(s string) string {
+	switch s {
+	case ReturnDone:
+		return string(domain.RefundRefunded)
+	case ReturnFailed:
+		return string(domain.RefundFailed)
+	default:
+		return string(domain.RefundInProgress)
+	}
+}
+
+// Receipt implements ports.RefundAcquirer: API Pix has no receipts.
+func (a *Acquirer) Receipt(context.Context, ports.ReceiptRequest) ([]byte, error) {
+	return nil, fmt.Errorf("%w: API Pix has no receipts", ports.ErrAcquirerRejected)
+}
