@@ -1,30 +1,64 @@
 package httpapi
 
 import (
+	"context"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gorilla/mux"
 
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
 )
 
+// PixCallbackAuth authenticates API Pix callbacks (the bcbpix adapter):
+// the token is the secret last segment of the webhook URL registered at
+// the account's PSP. ok is false for an unknown account or a wrong token;
+// err means the configuration could not be read.
+type PixCallbackAuth interface {
+	VerifyCallback(ctx context.Context, accountID, token string) (ok bool, err error)
+}
+
+// Limits of the PSP callback (issue 11, item 9). A refused callback costs
+// a configuration read; an accepted one up to 100 PSP reads.
+const (
+	maxCallbackFailuresPerIP = 20
+	callbackFailureWindow    = time.Minute
+)
+
+// callbackLimit is the per-account budget of authenticated callbacks: a
+// PSP sends one per Pix or groups them, and anything refused is retried by
+// the PSP or picked up by reconciliation.
+var callbackLimit = ports.RateLimit{Rate: 1200, Burst: 200, Period: time.Minute}
+
 // ProvidersController receives acquirer notifications. The API Pix
-// callback (POST <registered url>/pix with {"pix":[...]}) is not
-// authenticated by an API key: its body is never trusted, only the
-// end-to-end ids it names, each read back from the PSP before anything
-// changes (app.PixReceiptService.Notify).
+// callback (POST <registered url>/pix with {"pix":[...]}) carries no API
+// key: the PSP proves itself with the account's callback token in the path
+// and, when PSP CAs are configured, with its client certificate (mutual
+// TLS). Even then its body is never trusted, only the end-to-end ids it
+// names, each read back from the PSP before anything changes
+// (app.PixReceiptService.Notify).
 type ProvidersController struct {
 	receipts *app.PixReceiptService
+	auth     PixCallbackAuth
+	// cas, when set, verify the PSP's client certificate.
+	cas      *x509.CertPool
+	failures ports.LoginAttempts
+	limiter  ports.RateLimiter
+	log      *slog.Logger
 }
 
 // Routes registers the callback on the root router (before /v1's API-key
 // middleware).
 func (c *ProvidersController) Routes(r *mux.Router) {
-	r.HandleFunc("/v1/providers/bcbpix/{accountId}/pix", c.bcbpix).Methods(http.MethodPost).Name("providers.bcbpix.pix")
+	r.HandleFunc("/v1/providers/bcbpix/{accountId}/{token}/pix", c.bcbpix).Methods(http.MethodPost).Name("providers.bcbpix.pix")
 }
 
 type pixCallback struct {
@@ -33,11 +67,58 @@ type pixCallback struct {
 	} `json:"pix"`
 }
 
+func notFound() *apiError {
+	return &apiError{Status: http.StatusNotFound, Type: typeInvalidRequest, Code: "resource_not_found", Message: "no such resource"}
+}
+
+func tooMany(wait time.Duration) *apiError {
+	return &apiError{Status: http.StatusTooManyRequests, Type: typeRateLimit, Code: "rate_limited",
+		Message: "too many callbacks; retry after " + strconv.Itoa(int(max(wait, time.Second)/time.Second)) + " s"}
+}
+
 func (c *ProvidersController) bcbpix(w http.ResponseWriter, r *http.Request) {
-	acct := mux.Vars(r)["accountId"]
+	ctx := r.Context()
+	acct, token := mux.Vars(r)["accountId"], mux.Vars(r)["token"]
 	if !strings.HasPrefix(acct, domain.PrefixAccount) || len(acct) == len(domain.PrefixAccount) {
-		writeError(w, r, &apiError{Status: http.StatusNotFound, Type: typeInvalidRequest, Code: "resource_not_found", Message: "no such resource"})
+		writeError(w, r, notFound())
 		return
+	}
+	ip := clientIP(ctx)
+	failKey := "bcbpixcb401:" + ip
+	if c.failures != nil {
+		if n, wait, err := c.failures.Failures(ctx, failKey); err == nil && n >= maxCallbackFailuresPerIP {
+			w.Header().Set("Retry-After", strconv.Itoa(int(max(wait, time.Second)/time.Second)))
+			writeError(w, r, tooMany(wait))
+			return
+		}
+	}
+	deny := func(e *apiError, why string) {
+		if c.failures != nil {
+			_, _, _ = c.failures.AddFailure(ctx, failKey, callbackFailureWindow)
+		}
+		c.log.WarnContext(ctx, "PSP callback refused", "account", acct, "reason", why)
+		writeError(w, r, e)
+	}
+	if c.cas != nil && !verifiedClient(r, c.cas) {
+		deny(&apiError{Status: http.StatusForbidden, Type: typePermission, Code: "client_certificate_required",
+			Message: "this callback requires the PSP's client certificate"}, "no valid client certificate")
+		return
+	}
+	ok, err := c.auth.VerifyCallback(ctx, acct, token)
+	if err != nil {
+		writeError(w, r, err) // the PSP retries
+		return
+	}
+	if !ok {
+		deny(notFound(), "unknown account or wrong callback token")
+		return
+	}
+	if c.limiter != nil {
+		if d, err := c.limiter.Allow(ctx, "bcbpixcb:"+acct, callbackLimit); err == nil && !d.Allowed {
+			w.Header().Set("Retry-After", strconv.Itoa(int(max(d.RetryAfter, time.Second)/time.Second)))
+			writeError(w, r, tooMany(d.RetryAfter))
+			return
+		}
 	}
 	body, err := readBody(w, r, false)
 	if err != nil {
@@ -55,9 +136,9 @@ func (c *ProvidersController) bcbpix(w http.ResponseWriter, r *http.Request) {
 	for _, p := range cb.Pix {
 		ids = append(ids, p.EndToEndID)
 	}
-	res, err := c.receipts.Notify(r.Context(), acct, ids)
+	res, err := c.receipts.Notify(ctx, acct, ids)
 	if errors.Is(err, app.ErrUnknownReceiver) {
-		writeError(w, r, &apiError{Status: http.StatusNotFound, Type: typeInvalidRequest, Code: "resource_not_found", Message: "no such resource"})
+		writeError(w, r, notFound())
 		return
 	}
 	if err != nil {
@@ -66,4 +147,21 @@ func (c *ProvidersController) bcbpix(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]int{"applied": res.Applied, "ignored": res.Ignored})
+}
+
+// verifiedClient reports whether the connection presented a client
+// certificate that chains to cas for client authentication. quitad's TLS
+// listener only requests the certificate (API clients present none), so
+// the chain is verified here.
+func verifiedClient(r *http.Request, cas *x509.CertPool) bool {
+	if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
+		return false
+	}
+	inter := x509.NewCertPool()
+	for _, c := range r.TLS.PeerCertificates[1:] {
+		inter.AddCert(c)
+	}
+	_, err := r.TLS.PeerCertificates[0].Verify(x509.VerifyOptions{Roots: cas, Intermediates: inter,
+		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+	return err == nil
 }

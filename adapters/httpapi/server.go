@@ -6,6 +6,7 @@ package httpapi
 
 import (
 	"context"
+	"crypto/x509"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -38,6 +39,9 @@ type Config struct {
 	// TrustedProxies are the peers whose X-Forwarded-For names the client
 	// (QUITA_TRUSTED_PROXIES); none by default.
 	TrustedProxies []netip.Prefix
+	// PSPCallbackCAs, when set, make the API Pix callback require a client
+	// certificate chaining to them (mutual TLS; quitad must serve TLS).
+	PSPCallbackCAs *x509.CertPool
 }
 
 // Deps are the services the HTTP layer calls.
@@ -64,8 +68,10 @@ type Deps struct {
 	Webhooks *app.WebhookService
 	// Payments serves /v1/payments and /v1/wallets; nil serves neither.
 	Payments *app.PaymentService
-	// PixReceipts handles API Pix notifications (nil: no route).
-	PixReceipts *app.PixReceiptService
+	// PixReceipts handles API Pix notifications; with PixCallbacks, which
+	// authenticates them, it serves the callback route (else no route).
+	PixReceipts  *app.PixReceiptService
+	PixCallbacks PixCallbackAuth
 }
 
 // CheckoutPathFromURL returns the path part of a checkout base URL.
@@ -109,8 +115,13 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 	dashboardRoutes(r, d)
 	webhooks := &WebhooksController{webhooks: d.Webhooks}
 	webhooks.CatalogRoutes(r) // public: before the apikey-protected /v1 router
-	if d.PixReceipts != nil {
-		(&ProvidersController{receipts: d.PixReceipts}).Routes(r) // PSP callbacks: no API key
+	if d.PixReceipts != nil && d.PixCallbacks != nil {
+		log := d.Log
+		if log == nil {
+			log = slog.Default()
+		}
+		(&ProvidersController{receipts: d.PixReceipts, auth: d.PixCallbacks, cas: cfg.PSPCallbackCAs,
+			failures: d.AuthFailures, limiter: d.Limiter, log: log}).Routes(r) // PSP callbacks: no API key
 	}
 	v1 := r.PathPrefix("/v1").Subrouter()
 	v1.Use(APIKeyAuth(d))

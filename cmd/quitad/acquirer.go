@@ -27,7 +27,7 @@ func acquirerConfigure(ctx context.Context, args []string, getenv func(string) s
 	key := fs.String("key", "", "client private key file (PEM) for mTLS")
 	ca := fs.String("ca", "", "CA file (PEM) trusted for the PSP's server certificate (default: system roots)")
 	pixKey := fs.String("pix-key", "", "the account's Pix key (chave) at the PSP")
-	webhookURL := fs.String("webhook-url", "", "callback URL to register at the PSP (default <QUITA_BASE_URL>/providers/bcbpix/<account>)")
+	webhookURL := fs.String("webhook-url", "", "callback URL to register at the PSP, to which the account's secret callback token is appended (default <QUITA_BASE_URL>/providers/bcbpix/<account>)")
 	noWebhook := fs.Bool("no-webhook", false, "do not register the webhook at the PSP")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -82,8 +82,12 @@ func TestAcquirerConfigureSealsAndRegistersWebhook(t *testing.T) {
 			t.Errorf("%s: output %s", tc.name, out.String())
 		}
 	}
-	if hook := sim.Webhook("loja@example.com"); hook != "https://quita.example.com/v1/providers/bcbpix/"+acct.AccountID {
-		t.Errorf("webhook at the PSP: %q", hook)
+	// The PSP gets the URL with the account's secret callback token as
+	// its last segment; the command never prints the token.
+	hook := sim.Webhook("loja@example.com")
+	token, ok := strings.CutPrefix(hook, "https://quita.example.com/v1/providers/bcbpix/"+acct.AccountID+"/")
+	if !ok || len(token) < 43 || strings.Contains(token, "/") {
+		t.Errorf("webhook at the PSP: %q, want the given URL + /<callback token>", hook)
 	}
 	// At rest the database holds only ciphertext.
 	raw, err := os.ReadFile(path)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/x509"
+	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -28,6 +30,10 @@ type Config struct {
 	SeedDemo seedMode
 	// trustedProxies is QUITA_TRUSTED_PROXIES before parsing.
 	trustedProxies string
+	// TLSCert and TLSKey (QUITA_TLS_CERT, QUITA_TLS_KEY) make serve speak
+	// HTTPS; callbackCA is QUITA_BCBPIX_CALLBACK_CA before loading.
+	TLSCert, TLSKey string
+	callbackCA      string
 }
 
 // seedMode is QUITA_SEED_DEMO / -seed-demo: unset (auto: only the embedded
@@ -74,6 +80,9 @@ func (c *Config) settings() []setting {
 		{"QUITA_ACQUIRER", "acquirer", "sandbox", "live-mode acquirer: sandbox or bcbpix (API Pix); test mode always uses the sandbox", &c.Acquirer},
 		{"QUITA_MASTER_KEY", "master-key", "", "32-byte key (hex or base64) sealing provider credentials at rest; required for bcbpix", &c.MasterKey},
 		{"QUITA_TRUSTED_PROXIES", "trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For names the client; empty trusts none (docs/security.md)", &c.trustedProxies},
+		{"QUITA_TLS_CERT", "tls-cert", "", "server certificate file (PEM); with QUITA_TLS_KEY, serve HTTPS", &c.TLSCert},
+		{"QUITA_TLS_KEY", "tls-key", "", "server private key file (PEM)", &c.TLSKey},
+		{"QUITA_BCBPIX_CALLBACK_CA", "bcbpix-callback-ca", "", "CA file (PEM) of the PSPs' client certificates: API Pix callbacks must present one (mutual TLS; needs QUITA_TLS_CERT; docs/bcbpix.md)", &c.callbackCA},
 	}
 }
 
@@ -151,6 +160,9 @@ func parseConfig(name string, args []string, getenv func(string) string) (Config
 	if c.TrustedProxies, err = httpapi.ParseTrustedProxies(c.trustedProxies); err != nil {
 		return c, fmt.Errorf("QUITA_TRUSTED_PROXIES: %w", err)
 	}
+	if err := c.loadTLS(); err != nil {
+		return c, err
+	}
 	if allowPrivate == "" {
 		c.WebhookAllowPrivate = strings.HasPrefix(c.DatabaseURL, "sqlite:")
 	} else if c.WebhookAllowPrivate, err = strconv.ParseBool(allowPrivate); err != nil {
@@ -163,7 +175,11 @@ func parseConfig(name string, args []string, getenv func(string) string) (Config
 	if host == "" || host == "0.0.0.0" || host == "::" {
 		host = "127.0.0.1"
 	}
-	origin := "http://" + net.JoinHostPort(host, port)
+	scheme := "http://"
+	if c.TLSCert != "" {
+		scheme = "https://"
+	}
+	origin := scheme + net.JoinHostPort(host, port)
 	if c.BaseURL == "" {
 		c.BaseURL = origin + "/v1"
 	}
@@ -241,4 +257,28 @@ Fees: QUITA_FEE_<METHOD>_PROVIDER and QUITA_FEE_<METHOD>_PLATFORM as
 <bps>[+<fixed>] (methods PIX, CREDIT_CARD, BOLETO, MULTIBANCO, MBWAY, CRYPTO);
 QUITA_FEE_PIX_OUT is the cashout refund fee passed to the merchant.
 `)
+}
+
+// loadTLS checks the TLS settings and loads the PSP callback CA. The CA
+// needs quitad's own TLS listener: behind a proxy that ends TLS, quitad
+// never sees the PSP's certificate and would refuse every callback.
+func (c *Config) loadTLS() error {
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		return errors.New("QUITA_TLS_CERT and QUITA_TLS_KEY go together")
+	}
+	if c.callbackCA == "" {
+		return nil
+	}
+	if c.TLSCert == "" {
+		return errors.New("QUITA_BCBPIX_CALLBACK_CA needs QUITA_TLS_CERT and QUITA_TLS_KEY: quitad must see the PSP's TLS handshake")
+	}
+	pem, err := os.ReadFile(c.callbackCA)
+	if err != nil {
+		return fmt.Errorf("QUITA_BCBPIX_CALLBACK_CA: %w", err)
+	}
+	c.PSPCallbackCAs = x509.NewCertPool()
+	if !c.PSPCallbackCAs.AppendCertsFromPEM(pem) {
+		return fmt.Errorf("QUITA_BCBPIX_CALLBACK_CA: %s holds no PEM certificate", c.callbackCA)
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -152,6 +153,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
+	if cfg.TLSCert != "" {
+		tl, err := tlsListener(ln, cfg)
+		if err != nil {
+			_ = ln.Close()
+			return err
+		}
+		ln = tl
+	}
 	if cfg.Acquirer == wiring.AcquirerBCBPix {
 		log.Info("live mode uses API Pix PSPs; test mode uses the sandbox", "acquirer", cfg.Acquirer)
 	} else {
@@ -202,6 +211,21 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// tlsListener serves HTTPS. With PSP callback CAs it requests (never
+// requires) a client certificate: API clients present none, and the
+// callback route verifies the PSP's against the CAs itself.
+func tlsListener(ln net.Listener, cfg Config) (net.Listener, error) {
+	pair, err := tls.LoadX509KeyPair(cfg.TLSCert, cfg.TLSKey)
+	if err != nil {
+		return nil, fmt.Errorf("QUITA_TLS_CERT/QUITA_TLS_KEY: %w", err)
+	}
+	tc := &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{pair}}
+	if cfg.PSPCallbackCAs != nil {
+		tc.ClientAuth = tls.RequestClientCert
+	}
+	return tls.NewListener(ln, tc), nil
 }
 
 func dialectOf(dsn string) string {

@@ -8,6 +8,7 @@ package wiring
 
 import (
 	"context"
+	"crypto/x509"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -91,6 +92,9 @@ type Config struct {
 	// TrustedProxies are the peers whose X-Forwarded-For names the client
 	// for the throttles (QUITA_TRUSTED_PROXIES); none by default.
 	TrustedProxies []netip.Prefix
+	// PSPCallbackCAs, when set (QUITA_BCBPIX_CALLBACK_CA), make the API Pix
+	// callback require a PSP client certificate chaining to them.
+	PSPCallbackCAs *x509.CertPool
 }
 
 // Acquirer names accepted in Config.Acquirer.
@@ -287,6 +291,7 @@ func provideQR() *qr.Renderer { return qr.NewRenderer(512, 4096) }
 func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *app.ChargeService, accounts *app.AccountService,
 	sim ports.PaymentSimulator, qrr *qr.Renderer, db *store.DB, rdb *redis.Client, co *checkout.Controller,
 	dash *Dashboard, webhooks *app.WebhookService, payments *app.PaymentService, receipts *app.PixReceiptService,
+	live *bcbpix.Acquirer,
 ) http.Handler {
 	if cfg.Acquirer != AcquirerBCBPix {
 		receipts = nil // no PSP callbacks without the API Pix provider
@@ -296,10 +301,11 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 		ready["redis"] = redisPinger{rdb}
 	}
 	return httpapi.NewHandler(
-		httpapi.Config{Links: links, CheckoutPath: httpapi.CheckoutPathFromURL(cfg.CheckoutURLBase), TrustedProxies: cfg.TrustedProxies},
+		httpapi.Config{Links: links, CheckoutPath: httpapi.CheckoutPathFromURL(cfg.CheckoutURLBase), TrustedProxies: cfg.TrustedProxies,
+			PSPCallbackCAs: cfg.PSPCallbackCAs},
 		httpapi.Deps{Charges: charges, Accounts: accounts, Simulator: sim, QR: qrr, Ready: ready, Log: log, Checkout: co,
 			Sessions: dash.Sessions, Keys: dash.Keys, RateLimits: dash.GuardSettings, Limiter: dash.Limiter, RequestLogs: dash.RequestLogs,
-			AuthFailures: dash.Attempts, Webhooks: webhooks, Payments: payments, PixReceipts: receipts},
+			AuthFailures: dash.Attempts, Webhooks: webhooks, Payments: payments, PixReceipts: receipts, PixCallbacks: live},
 	)
 }
 

@@ -87,7 +87,7 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	paymentService := app.NewPaymentService(chargeService, db, db, portsAcquirer, systemClock, randomIDs, log, paymentsConfig)
 	pixReceiptsConfig := providePixReceiptsConfig(cfg)
 	pixReceiptService := app.NewPixReceiptService(chargeService, db, bcbpixAcquirer, systemClock, log, pixReceiptsConfig)
-	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer)
 	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard)
 	wiringApp := &App{
 		Handler:     handler,
@@ -181,7 +181,7 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	}
 	pixReceiptsConfig := providePixReceiptsConfig(cfg)
 	pixReceiptService := app.NewPixReceiptService(chargeService, db, bcbpixAcquirer, clock, log, pixReceiptsConfig)
-	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer)
 	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard)
 	wiringApp := &App{
 		Handler:     handler,

@@ -7,10 +7,12 @@ package bcbpix
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -88,7 +90,15 @@ func New(store ports.AcquirerAccountStore, sealer *Sealer, opts Options) *Acquir
 func (a *Acquirer) Name() string { return Name }
 
 // Configure validates and stores (sealed) an account's PSP configuration.
+// The account keeps its callback token across reconfigurations; a new
+// account gets a random one (see RegisterWebhook).
 func (a *Acquirer) Configure(ctx context.Context, accountID string, cfg AccountConfig) error {
+	if cfg.CallbackToken == "" {
+		cfg.CallbackToken = a.storedCallbackToken(ctx, accountID)
+	}
+	if cfg.CallbackToken == "" {
+		cfg.CallbackToken = NewCallbackToken()
+	}
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("bcbpix: %w", err)
 	}
@@ -111,13 +121,50 @@ func (a *Acquirer) Configure(ctx context.Context, accountID string, cfg AccountC
 }
 
 // RegisterWebhook points the PSP's callbacks for the account's Pix key at
-// webhookURL (PUT /webhook/{chave}); the PSP appends "/pix".
+// webhookURL + "/" + the account's callback token (PUT /webhook/{chave});
+// the PSP appends "/pix". Only the PSP and Quita know the token, so a
+// callback that does not carry it is refused before any PSP call
+// (VerifyCallback).
 func (a *Acquirer) RegisterWebhook(ctx context.Context, accountID, webhookURL string) error {
 	c, err := a.client(ctx, accountID)
 	if err != nil {
 		return err
 	}
-	return c.do(ctx, "PUT", "/webhook/"+url.PathEscape(c.cfg.PixKey), map[string]string{"webhookUrl": webhookURL}, nil, true)
+	if c.cfg.CallbackToken == "" {
+		return fmt.Errorf("%w: the account's PSP configuration has no callback token; run acquirer configure again", ports.ErrAcquirerRejected)
+	}
+	hook := strings.TrimRight(webhookURL, "/") + "/" + c.cfg.CallbackToken
+	return c.do(ctx, "PUT", "/webhook/"+url.PathEscape(c.cfg.PixKey), map[string]string{"webhookUrl": hook}, nil, true)
+}
+
+// VerifyCallback checks the token a PSP callback carries in its path
+// against the account's (constant time): false for an account without a
+// PSP or a wrong token; an error when the configuration cannot be read
+// (then the PSP should retry).
+func (a *Acquirer) VerifyCallback(ctx context.Context, accountID, token string) (bool, error) {
+	c, err := a.client(ctx, accountID)
+	if errors.Is(err, ports.ErrAcquirerRejected) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	want := c.cfg.CallbackToken
+	return want != "" && subtle.ConstantTimeCompare([]byte(token), []byte(want)) == 1, nil
+}
+
+// storedCallbackToken is the token of the account's stored configuration,
+// or "" when there is none (or it does not open).
+func (a *Acquirer) storedCallbackToken(ctx context.Context, accountID string) string {
+	rec, err := a.store.GetAcquirerAccount(ctx, accountID, Name)
+	if err != nil {
+		return ""
+	}
+	cfg, err := a.sealer.Open(accountID, rec.Sealed)
+	if err != nil {
+		return ""
+	}
+	return cfg.CallbackToken
 }
 
 // client returns the account's client, loading its configuration when

@@ -16,6 +16,7 @@ type cobBody struct {
 		Expiracao int64  `json:"expiracao"`
 	} `json:"calendario"`
 	TxID    string   `json:"txid,omitempty"`
+	Revisao int      `json:"revisao,omitempty"`
 	Status  string   `json:"status,omitempty"`
 	Devedor *devedor `json:"devedor,omitempty"`
 	Valor   struct {
@@ -84,6 +85,12 @@ func (a *Acquirer) CreatePixCharge(ctx context.Context, req ports.CreatePixCharg
 	if out.PixCopiaECola == "" || out.Location == "" {
 		return nil, fmt.Errorf("%w: the PSP answered a cob without pixCopiaECola or location", ports.ErrAcquirerUnavailable)
 	}
+	if v, err := domain.ParseDecimal(out.Valor.Original); err != nil || v != req.Amount || out.Chave != body.Chave {
+		return nil, fmt.Errorf("%w: the PSP answered a cob for another amount or key", ports.ErrAcquirerUnavailable)
+	}
+	if out, err = a.keepExpiry(ctx, c, path, out, req.ExpiresAt); err != nil {
+		return nil, err
+	}
 	expires := req.ExpiresAt
 	if t, err := time.Parse(time.RFC3339Nano, out.Calendario.Criacao); err == nil && out.Calendario.Expiracao > 0 {
 		expires = t.Add(time.Duration(out.Calendario.Expiracao) * time.Second).Truncate(time.Second)
@@ -95,6 +102,34 @@ func (a *Acquirer) CreatePixCharge(ctx context.Context, req ports.CreatePixCharg
 		ExpiresAt:   expires,
 		ProviderRef: refPrefix + req.AccountID + ":" + req.TxID,
 	}, nil
+}
+
+// keepExpiry corrects a revised cob's lifetime. A PUT on a cob the PSP
+// already has (a retry after a lost answer) revises it, and the PSP counts
+// the new expiracao from the cob's first criacao, not from the retry: the
+// cob would outlive the charge by the time between the two. One PATCH of
+// calendario.expiracao puts the end back where the charge's is.
+func (a *Acquirer) keepExpiry(ctx context.Context, c *client, path string, out cobBody, expiresAt time.Time) (cobBody, error) {
+	if out.Revisao == 0 {
+		return out, nil
+	}
+	created, err := time.Parse(time.RFC3339Nano, out.Calendario.Criacao)
+	if err != nil {
+		return out, nil
+	}
+	want := max(int64(expiresAt.Sub(created).Round(time.Second)/time.Second), 1)
+	if want == out.Calendario.Expiracao {
+		return out, nil
+	}
+	var fixed cobBody
+	patch := map[string]any{"calendario": map[string]int64{"expiracao": want}}
+	if err := c.do(ctx, "PATCH", path, patch, &fixed, true); err != nil {
+		return out, err
+	}
+	if fixed.PixCopiaECola == "" || fixed.Location == "" {
+		fixed.PixCopiaECola, fixed.Location = out.PixCopiaECola, out.Location
+	}
+	return fixed, nil
 }
 
 // CancelPixCharge implements ports.Acquirer with PATCH /cob/{txid}

@@ -34,6 +34,19 @@ type AccountConfig struct {
 	CAPEM string `json:"ca_pem,omitempty"`
 	// PixKey is the receiver's Pix key (chave) the cobs are created for.
 	PixKey string `json:"pix_key"`
+	// CallbackToken is the secret last segment of the webhook URL
+	// registered at the PSP (NewCallbackToken); Configure fills it.
+	CallbackToken string `json:"callback_token,omitempty"`
+}
+
+// callbackTokenBytes is the entropy of a callback token: 256 bits.
+const callbackTokenBytes = 32
+
+// NewCallbackToken returns a random, URL-safe callback token.
+func NewCallbackToken() string {
+	b := make([]byte, callbackTokenBytes)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
 }
 
 // String never shows secrets.
@@ -68,6 +81,11 @@ func (c AccountConfig) Validate() error {
 	}
 	if c.CAPEM != "" && !x509.NewCertPool().AppendCertsFromPEM([]byte(c.CAPEM)) {
 		return errors.New("CA holds no PEM certificate")
+	}
+	if c.CallbackToken != "" {
+		if b, err := base64.RawURLEncoding.DecodeString(c.CallbackToken); err != nil || len(b) < callbackTokenBytes {
+			return errors.New("callback token must be 32 random bytes, base64url")
+		}
 	}
 	return nil
 }

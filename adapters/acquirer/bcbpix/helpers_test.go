@@ -2,16 +2,9 @@ package bcbpix_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"log/slog"
-	"math/big"
-	"net"
 	"net/http/httptest"
 	"sync"
 	"testing"
@@ -22,9 +15,10 @@ import (
 	"github.com/quitapix/quita/ports"
 )
 
-// testPKI is a CA generated for one test, with a server certificate for
-// 127.0.0.1 and a client certificate, all PEM.
+// testPKI is a CA generated for one test (pixsim.NewTestPKI) with the
+// pairs of both directions: quitad → PSP and PSP → quitad callbacks.
 type testPKI struct {
+	*pixsim.TestPKI
 	CAPEM                       string
 	ServerCert                  tls.Certificate
 	ClientCertPEM, ClientKeyPEM string
@@ -33,47 +27,16 @@ type testPKI struct {
 
 func newPKI(t testing.TB) testPKI {
 	t.Helper()
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	p, err := pixsim.NewTestPKI([]string{"127.0.0.1"}, time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := time.Now()
-	caTpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "quita test CA"},
-		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTpl, caTpl, &caKey.PublicKey, caKey)
+	server, err := p.PSPServer.TLS()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ca, _ := x509.ParseCertificate(caDER)
-	issue := func(serial int64, cn string, usage x509.ExtKeyUsage, ips []net.IP) (certPEM, keyPEM []byte) {
-		k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: cn},
-			NotBefore: now.Add(-time.Hour), NotAfter: now.Add(time.Hour), KeyUsage: x509.KeyUsageDigitalSignature,
-			ExtKeyUsage: []x509.ExtKeyUsage{usage}, IPAddresses: ips}
-		der, err := x509.CreateCertificate(rand.Reader, tpl, ca, &k.PublicKey, caKey)
-		if err != nil {
-			t.Fatal(err)
-		}
-		kd, err := x509.MarshalECPrivateKey(k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kd})
-	}
-	sc, sk := issue(2, "pixsim", x509.ExtKeyUsageServerAuth, []net.IP{net.IPv4(127, 0, 0, 1)})
-	cc, ck := issue(3, "quita", x509.ExtKeyUsageClientAuth, nil)
-	server, err := tls.X509KeyPair(sc, sk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(ca)
-	return testPKI{CAPEM: string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})), ServerCert: server,
-		ClientCertPEM: string(cc), ClientKeyPEM: string(ck), Pool: pool}
+	return testPKI{TestPKI: p, CAPEM: string(p.CAPEM), ServerCert: server, ClientCertPEM: string(p.QuitaClient.CertPEM),
+		ClientKeyPEM: string(p.QuitaClient.KeyPEM), Pool: p.Pool()}
 }
 
 const (
@@ -86,7 +49,20 @@ const (
 // the test CA.
 func startPSP(t testing.TB, pki testPKI) (*pixsim.Server, *httptest.Server) {
 	t.Helper()
-	sim := pixsim.New(pixsim.Config{ClientID: testClientID, ClientSecret: testClientSecret})
+	return startPSPWith(t, pki, pixsim.Config{})
+}
+
+// startPSPWith is startPSP with more of the simulator's knobs; callbacks
+// present the PKI's PSP callback certificate and trust its CA.
+func startPSPWith(t testing.TB, pki testPKI, cfg pixsim.Config) (*pixsim.Server, *httptest.Server) {
+	t.Helper()
+	cb, err := pki.PSPCallback.TLS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ClientID, cfg.ClientSecret, cfg.CallbackCert, cfg.CallbackCAs = testClientID, testClientSecret, &cb, pki.Pool
+	sim := pixsim.New(cfg)
+	t.Cleanup(sim.Close)
 	hs := httptest.NewUnstartedServer(sim)
 	hs.TLS = &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{pki.ServerCert},
 		ClientCAs: pki.Pool, ClientAuth: tls.RequireAndVerifyClientCert}

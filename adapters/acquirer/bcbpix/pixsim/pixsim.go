@@ -84,6 +84,7 @@ type Server struct {
 	cfg       Config
 	down      atomic.Bool
 	failCalls atomic.Int64
+	loseCalls atomic.Int64
 	mux       *http.ServeMux
 	// bg counts settlements and callbacks running in the background.
 	bg     sync.WaitGroup
@@ -187,6 +188,10 @@ func (s *Server) SetDown(down bool) { s.down.Store(down) }
 // FailNextCalls makes the next n API Pix calls (not the token endpoint)
 // answer 503, as a PSP's transient failure would.
 func (s *Server) FailNextCalls(n int) { s.failCalls.Store(int64(n)) }
+
+// LoseNextAnswers makes the next n API Pix calls take effect but answer
+// 503, as when the PSP's answer is lost on the way back.
+func (s *Server) LoseNextAnswers(n int) { s.loseCalls.Store(int64(n)) }
 
 // RevokeTokens invalidates every access token issued so far.
 func (s *Server) RevokeTokens() {

@@ -71,6 +71,18 @@ func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
 			problem(w, http.StatusUnauthorized, ProblemUnauthorized, "Acesso Negado", "token ausente, inválido ou expirado")
 			return
 		}
+		if s.loseCalls.Add(-1) >= 0 {
+			h(discard{}, r)
+			s.unavailable(w)
+			return
+		}
 		h(w, r)
 	}
 }
+
+// discard is a ResponseWriter whose answer never arrives.
+type discard struct{}
+
+func (discard) Header() http.Header         { return http.Header{} }
+func (discard) Write(b []byte) (int, error) { return len(b), nil }
+func (discard) WriteHeader(int)             {}

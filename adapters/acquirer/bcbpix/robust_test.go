@@ -1,0 +1,108 @@
+package bcbpix_test
+
+// What a real PSP may legitimately do that pixsim does not by default.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/quitapix/quita/adapters/acquirer/bcbpix"
+	"github.com/quitapix/quita/adapters/acquirer/bcbpix/pixsim"
+	"github.com/quitapix/quita/ports"
+)
+
+// A PUT on a cob the PSP already has (a retry after a lost answer) revises
+// it, and the PSP counts the new expiracao from the first criacao: the
+// adapter puts the cob's end back at the charge's.
+func TestRevisedCobKeepsTheChargesExpiry(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	now := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	pki := newPKI(t)
+	sim, psp := startPSPWith(t, pki, pixsim.Config{Now: clock})
+	sealer, _ := bcbpix.NewSealer(testKey())
+	a := bcbpix.New(newMemStore(), sealer, bcbpix.Options{Now: clock, Retry: []time.Duration{time.Millisecond}})
+	ctx := context.Background()
+	if err := a.Configure(ctx, acct, accountConfig(pki, psp.URL)); err != nil {
+		t.Fatal(err)
+	}
+	req := createReq("rev", 5000)
+	req.ExpiresAt = now.Add(time.Hour)
+	first, err := a.CreatePixCharge(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	now = now.Add(10 * time.Minute) // the answer was lost; quitad retries later
+	mu.Unlock()
+	again, err := a.CreatePixCharge(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cob, _ := sim.CobByTxID(req.TxID)
+	created, _ := time.Parse(time.RFC3339Nano, cob.Calendario.Criacao)
+	end := created.Add(time.Duration(cob.Calendario.Expiracao) * time.Second)
+	if cob.Revisao == 0 || !end.Equal(req.ExpiresAt) {
+		t.Errorf("cob revisao %d ends %s, want a revision ending at the charge's %s", cob.Revisao, end, req.ExpiresAt)
+	}
+	if !again.ExpiresAt.Equal(req.ExpiresAt) || again.BRCode != first.BRCode {
+		t.Errorf("retry answered %+v, want the same BR Code and expiry %s", again, req.ExpiresAt)
+	}
+}
+
+// What a real PSP may send and pixsim does not by default: an empty page
+// as [], null or no field, and several pages (a PSP capping the page size).
+func TestListPixEmptyAndCappedPages(t *testing.T) {
+	t.Parallel()
+	for _, pix := range []string{`"pix":[],`, `"pix":null,`, ``} {
+		psp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			if r.URL.Path == "/oauth/token" {
+				_, _ = io.WriteString(w, `{"access_token":"t","token_type":"Bearer","expires_in":3600}`)
+				return
+			}
+			_, _ = io.WriteString(w, `{`+pix+`"parametros":{"inicio":"2026-01-01T00:00:00Z","fim":"2026-01-02T00:00:00Z",
+				"paginacao":{"paginaAtual":0,"itensPorPagina":100,"quantidadeDePaginas":1,"quantidadeTotalDeItens":0}}}`)
+		}))
+		a, _ := newAdapter(t, newPKI(t), psp.URL, acct)
+		page, err := a.ListPix(context.Background(), ports.PixQuery{AccountID: acct, Start: time.Now().Add(-time.Hour), End: time.Now()})
+		if err != nil || len(page.Pix) != 0 || page.More {
+			t.Errorf("%q: %+v, %v; want an empty last page", pix, page, err)
+		}
+		psp.Close()
+	}
+	pki := newPKI(t)
+	sim, psp := startPSPWith(t, pki, pixsim.Config{MaxPageSize: 2})
+	a, _ := newAdapter(t, pki, psp.URL, acct)
+	ctx := context.Background()
+	for i := range 5 {
+		c, err := a.CreatePixCharge(ctx, createReq(fmt.Sprint("page", i), 100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sim.Pay(ctx, pixsim.PayRequest{TxID: c.TxID}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := 0
+	for p := 0; ; p++ {
+		page, err := a.ListPix(ctx, ports.PixQuery{AccountID: acct, Start: time.Now().Add(-time.Hour), End: time.Now().Add(time.Hour), Page: p})
+		if err != nil || p > 5 {
+			t.Fatalf("page %d: %v", p, err)
+		}
+		seen += len(page.Pix)
+		if !page.More {
+			break
+		}
+	}
+	if seen != 5 {
+		t.Errorf("%d pix over the pages, want 5", seen)
+	}
+}

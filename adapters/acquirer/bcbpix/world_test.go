@@ -1,0 +1,252 @@
+package bcbpix_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/quitapix/quita/adapters/acquirer/bcbpix"
+	"github.com/quitapix/quita/adapters/acquirer/bcbpix/pixsim"
+	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/cmd/wiring"
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/internal/testenv"
+	"github.com/quitapix/quita/ports"
+)
+
+// syncBuffer collects logs from every goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// world is quitad (QUITA_ACQUIRER=bcbpix) and pixsim over real HTTPS with
+// mutual TLS both ways and one test CA: quitad calls the PSP with its
+// client certificate, the PSP calls quitad back with its own, and quitad
+// requires it (PSPCallbackCAs).
+type world struct {
+	sim       *pixsim.Server
+	app       *wiring.App
+	url       string
+	acct      app.NewAccount
+	logs      *syncBuffer
+	pki       testPKI
+	masterKey string
+	// http trusts quitad's certificate and presents none; psp presents
+	// the PSP's callback certificate.
+	http, psp *http.Client
+}
+
+// worldOptions are the simulator knobs a flow needs.
+type worldOptions struct {
+	sim pixsim.Config
+}
+
+// backends are the databases each flow runs on.
+var backends = []struct {
+	name string
+	dsn  func(t testing.TB) string
+}{
+	{"sqlite", testenv.SQLiteDSN},
+	{"postgres", testenv.PostgresDSN},
+}
+
+func newWorld(t *testing.T, dsn string) *world {
+	t.Helper()
+	return newWorldWith(t, dsn, worldOptions{})
+}
+
+func newWorldWith(t *testing.T, dsn string, o worldOptions) *world {
+	t.Helper()
+	pki := newPKI(t)
+	sim, psp := startPSPWith(t, pki, o.sim)
+	logs := &syncBuffer{}
+	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	hs := httptest.NewUnstartedServer(nil)
+	quitaCert, err := pki.QuitaServer.TLS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs.TLS = &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{quitaCert}, ClientAuth: tls.RequestClientCert}
+	origin := "https://" + hs.Listener.Addr().String()
+	mk := make([]byte, 32)
+	_, _ = rand.Read(mk)
+	cfg := wiring.Config{
+		DatabaseURL: dsn, BaseURL: origin + "/v1", CheckoutURLBase: origin + "/checkout",
+		PixFees:  domain.FeeSchedule{Provider: domain.Fee{BPS: 50}, Platform: domain.Fee{BPS: 49}},
+		Acquirer: wiring.AcquirerBCBPix, MasterKey: hex.EncodeToString(mk),
+		BCBPix:         bcbpix.Options{Retry: []time.Duration{5 * time.Millisecond, 10 * time.Millisecond}},
+		PSPCallbackCAs: pki.Pool,
+	}
+	a, cleanup, err := wiring.InitializeApp(context.Background(), cfg, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs.Config.Handler = a.Handler
+	hs.StartTLS()
+	t.Cleanup(func() { hs.Close(); cleanup() })
+	na, err := a.Accounts.CreateAccount(context.Background(), app.NewAccountInput{Name: "Loja PSP", Email: fmt.Sprintf("o%d@psp.example.com", time.Now().UnixNano()),
+		Password: "quitatest-password", City: "SAO PAULO"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.BCBPix.Configure(context.Background(), na.AccountID, accountConfig(pki, psp.URL)); err != nil {
+		t.Fatal(err)
+	}
+	hook := cfg.BaseURL + "/providers/bcbpix/" + na.AccountID
+	if err := a.BCBPix.RegisterWebhook(context.Background(), na.AccountID, hook); err != nil {
+		t.Fatal(err)
+	}
+	if got := sim.Webhook(testPixKey); !strings.HasPrefix(got, hook+"/") || len(got) < len(hook)+44 {
+		t.Fatalf("webhook at the PSP %q, want %q + /<callback token>", got, hook)
+	}
+	trust := &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: pki.Pool}
+	cb, err := pki.PSPCallback.TLS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pspTLS := trust.Clone()
+	pspTLS.Certificates = []tls.Certificate{cb}
+	return &world{sim: sim, app: a, url: origin, acct: na, logs: logs, pki: pki, masterKey: cfg.MasterKey,
+		http: &http.Client{Transport: &http.Transport{TLSClientConfig: trust}, Timeout: 30 * time.Second},
+		psp:  &http.Client{Transport: &http.Transport{TLSClientConfig: pspTLS}, Timeout: 30 * time.Second}}
+}
+
+// hookURL is the callback URL the PSP was given (with the token).
+func (w *world) hookURL() string { return w.sim.Webhook(testPixKey) + "/pix" }
+
+// postCallback posts a callback body to url as the PSP would (with its
+// client certificate) and returns the status and the decoded answer.
+func (w *world) postCallback(t *testing.T, url, body string) (int, map[string]any) {
+	t.Helper()
+	return postWith(t, w.psp, url, body)
+}
+
+func postWith(t *testing.T, c *http.Client, url, body string) (int, map[string]any) {
+	t.Helper()
+	resp, err := c.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	return resp.StatusCode, out
+}
+
+type chargeJSON struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+	Amount int64  `json:"amount"`
+	Pix    *struct {
+		BRCode string `json:"br_code"`
+		TxID   string `json:"txid"`
+	} `json:"pix"`
+	Settlement map[string]string `json:"settlement"`
+	Error      *struct {
+		Code string `json:"code"`
+	} `json:"error"`
+}
+
+func (w *world) call(t *testing.T, key, method, path string, body any, idem string) (int, chargeJSON) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, w.url+"/v1"+path, rd)
+	req.Header.Set("apikey", key)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if idem != "" {
+		req.Header.Set("Idempotency-Key", idem)
+	}
+	resp, err := w.http.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var c chargeJSON
+	raw, _ := io.ReadAll(resp.Body)
+	_ = json.Unmarshal(raw, &c)
+	return resp.StatusCode, c
+}
+
+var idemSeq sync.Mutex
+var idemN int
+
+func newIdem() string {
+	idemSeq.Lock()
+	defer idemSeq.Unlock()
+	idemN++
+	return fmt.Sprintf("bcbpix-%d-%d", time.Now().UnixNano(), idemN)
+}
+
+func (w *world) create(t *testing.T, body map[string]any) chargeJSON {
+	t.Helper()
+	code, c := w.call(t, w.acct.LiveKey, http.MethodPost, "/charges", body, newIdem())
+	if code != http.StatusCreated || c.Pix == nil || c.Pix.TxID == "" {
+		t.Fatalf("create: %d %+v", code, c)
+	}
+	return c
+}
+
+func (w *world) get(t *testing.T, id string) chargeJSON {
+	t.Helper()
+	code, c := w.call(t, w.acct.LiveKey, http.MethodGet, "/charges/"+id, nil, "")
+	if code != http.StatusOK {
+		t.Fatalf("get %s: %d", id, code)
+	}
+	return c
+}
+
+func (w *world) pay(t *testing.T, req pixsim.PayRequest) pixsim.Pix {
+	t.Helper()
+	p, err := w.sim.Pay(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func (w *world) events(t *testing.T, id string, typ domain.EventType) int {
+	t.Helper()
+	evs, err := w.app.DB.ListChargeEvents(context.Background(), ports.Scope{AccountID: w.acct.AccountID, Mode: domain.ModeLive},
+		strings.TrimPrefix(id, domain.PrefixCharge))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range evs {
+		if e.Type == typ {
+			n++
+		}
+	}
+	return n
+}
