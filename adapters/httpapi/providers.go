@@ -2,7 +2,9 @@ package httpapi
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/x509"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -84,7 +86,8 @@ func (c *ProvidersController) bcbpix(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ip := clientIP(ctx)
-	failKey := "bcbpixcb401:" + ip
+	sum := sha256.Sum256([]byte(ip))
+	failKey := "bcbpixcb401:" + hex.EncodeToString(sum[:16])
 	if c.failures != nil {
 		if n, wait, err := c.failures.Failures(ctx, failKey); err == nil && n >= maxCallbackFailuresPerIP {
 			w.Header().Set("Retry-After", strconv.Itoa(int(max(wait, time.Second)/time.Second)))
