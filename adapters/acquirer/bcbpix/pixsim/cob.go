@@ -80,6 +80,29 @@ func (q *cobRequest) violations(full bool) []Violacao {
 	return v
 }
 
+// decodeCob reads a PUT (full) or PATCH body and answers 400 when it
+// breaks a rule; it reports whether the request may go on.
+func decodeCob(w http.ResponseWriter, r *http.Request, req *cobRequest, full bool) bool {
+	if err := json.NewDecoder(r.Body).Decode(req); err != nil {
+		badJSON(w)
+		return false
+	}
+	v := req.violations(full)
+	switch {
+	case full && req.Status != "":
+		v = append(v, Violacao{Razao: "status não é aceito na criação", Propriedade: "cob.status"})
+	case req.Status != "" && req.Status != CobRemoved:
+		v = append(v, Violacao{Razao: "status só aceita REMOVIDA_PELO_USUARIO_RECEBEDOR", Propriedade: "cob.status"})
+	case req.Status != "" && req.changes():
+		v = append(v, Violacao{Razao: "remoção não se combina com outras alterações", Propriedade: "cob.status"})
+	}
+	if len(v) > 0 {
+		problem(w, http.StatusBadRequest, ProblemCobInvalid, "Cobrança inválida.", "A requisição não respeita o schema.", v...)
+		return false
+	}
+	return true
+}
+
 // apply writes the request's fields on c and reports whether any changed.
 // A PUT replaces the whole cob: its absent optional fields are cleared.
 func (q *cobRequest) apply(c *Cob, full bool) bool {
@@ -118,16 +141,7 @@ func (s *Server) putCob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req cobRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		badJSON(w)
-		return
-	}
-	v := req.violations(true)
-	if req.Status != "" {
-		v = append(v, Violacao{Razao: "status não é aceito na criação", Propriedade: "cob.status"})
-	}
-	if len(v) > 0 {
-		problem(w, http.StatusBadRequest, ProblemCobInvalid, "Cobrança inválida.", "A requisição não respeita o schema.", v...)
+	if !decodeCob(w, r, &req, true) {
 		return
 	}
 	s.mu.Lock()
@@ -209,19 +223,7 @@ func (s *Server) getCob(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) patchCob(w http.ResponseWriter, r *http.Request) {
 	var req cobRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		badJSON(w)
-		return
-	}
-	v := req.violations(false)
-	if req.Status != "" && req.Status != CobRemoved {
-		v = append(v, Violacao{Razao: "status só aceita REMOVIDA_PELO_USUARIO_RECEBEDOR", Propriedade: "cob.status"})
-	}
-	if req.Status != "" && req.changes() {
-		v = append(v, Violacao{Razao: "remoção não se combina com outras alterações", Propriedade: "cob.status"})
-	}
-	if len(v) > 0 {
-		problem(w, http.StatusBadRequest, ProblemCobInvalid, "Cobrança inválida.", "A requisição não respeita o schema.", v...)
+	if !decodeCob(w, r, &req, false) {
 		return
 	}
 	s.mu.Lock()

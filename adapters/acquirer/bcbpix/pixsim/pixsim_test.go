@@ -2,7 +2,6 @@ package pixsim_test
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -22,20 +21,10 @@ type client struct {
 
 func (c *client) do(method, path, body string) (int, map[string]any) {
 	c.t.Helper()
-	req, _ := http.NewRequest(method, c.base+path, strings.NewReader(body))
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
+	code, _, raw := c.raw(method, path, body)
 	var out map[string]any
-	_ = json.Unmarshal(raw, &out)
-	return resp.StatusCode, out
+	_ = json.Unmarshal([]byte(raw), &out)
+	return code, out
 }
 
 func start(t *testing.T) (*pixsim.Server, *client) {
