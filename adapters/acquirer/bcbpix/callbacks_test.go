@@ -175,7 +175,9 @@ func testQuitadWithPixsimCallbackFaults(t *testing.T, w *world) {
 		if !strings.Contains(logs, "pix payment applied") {
 			t.Fatal("the test logged nothing: the check below would prove nothing")
 		}
-		for _, secret := range []string{testClientSecret, "PRIVATE KEY", w.masterKey, strings.TrimSpace(w.pki.ClientKeyPEM)[40:80]} {
+		hook := w.sim.Webhook(testPixKey)
+		token := hook[strings.LastIndex(hook, "/")+1:]
+		for _, secret := range []string{testClientSecret, "PRIVATE KEY", w.masterKey, strings.TrimSpace(w.pki.ClientKeyPEM)[40:80], token} {
 			if strings.Contains(logs, secret) {
 				t.Errorf("logs contain a secret (%.12s...)", secret)
 			}
