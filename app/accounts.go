@@ -45,9 +45,12 @@ type NewAccount struct {
 	UserID    string `json:"userId"`
 	LiveKey   string `json:"liveKey"`
 	TestKey   string `json:"testKey"`
-	// TransactionWebhookSecret signs the legacy events sent to each
-	// charge's webhookUrl; rotate with POST /v1/webhooks/transaction-secret/rotate.
-	TransactionWebhookSecret string `json:"transactionWebhookSecret"`
+	// TransactionWebhookSecret signs the legacy events sent to each live
+	// charge's webhookUrl, TestTransactionWebhookSecret those of test
+	// charges; rotate each with POST /v1/webhooks/transaction-secret/rotate
+	// and a key of its mode.
+	TransactionWebhookSecret     string `json:"transactionWebhookSecret"`
+	TestTransactionWebhookSecret string `json:"testTransactionWebhookSecret"`
 }
 
 // MinPasswordLen is the shortest dashboard password accepted.
@@ -85,13 +88,18 @@ func (s *AccountService) CreateAccount(ctx context.Context, in NewAccountInput) 
 	if err != nil {
 		return NewAccount{}, err
 	}
+	testTxSecret, err := domain.NewWebhookSecret(rand.Reader)
+	if err != nil {
+		return NewAccount{}, err
+	}
 	acct := domain.Account{
 		ID: domain.PrefixAccount + acctRaw, Name: in.Name, MerchantName: in.Name, MerchantCity: in.City,
 		DefaultExpiry: domain.DefaultExpiresIn * time.Second, CreatedAt: now,
-		TransactionWebhookSecret: txSecret,
+		TransactionWebhookSecret: txSecret, TestTransactionWebhookSecret: testTxSecret,
 	}
 	user := ports.User{ID: domain.PrefixUser + userRaw, AccountID: acct.ID, Email: strings.ToLower(in.Email), PasswordHash: hash, CreatedAt: now}
-	out := NewAccount{AccountID: acct.ID, UserID: user.ID, TransactionWebhookSecret: txSecret}
+	out := NewAccount{AccountID: acct.ID, UserID: user.ID,
+		TransactionWebhookSecret: txSecret, TestTransactionWebhookSecret: testTxSecret}
 	var recs []ports.APIKeyRecord
 	for _, mode := range []domain.Mode{domain.ModeLive, domain.ModeTest} {
 		key, rec, err := s.newKey(acct.ID, mode, "default", now)

@@ -203,14 +203,15 @@ func (s *WebhookService) RotateEndpointSecret(ctx context.Context, caller Caller
 	return secret, nil
 }
 
-// RotateTransactionSecret replaces the account's transaction-webhook secret
-// and returns the new one (shown once).
+// RotateTransactionSecret replaces the transaction-webhook secret of the
+// caller's mode and returns the new one (shown once). A test key never
+// sees or changes the live secret.
 func (s *WebhookService) RotateTransactionSecret(ctx context.Context, caller Caller) (string, error) {
 	secret, err := s.newSecret()
 	if err != nil {
 		return "", err
 	}
-	if err := s.store.RotateTransactionSecret(ctx, caller.Account.ID, secret); err != nil {
+	if err := s.store.RotateTransactionSecret(ctx, caller.Scope(), secret); err != nil {
 		return "", err
 	}
 	return secret, nil

@@ -12,7 +12,20 @@ type Account struct {
 	// DefaultExpiry applies to charges created without expires_in.
 	DefaultExpiry time.Duration
 	// TransactionWebhookSecret signs the legacy events sent to the
-	// per-transaction webhookUrl of the account's charges (64 hex).
+	// per-transaction webhookUrl of the account's live charges (64 hex).
 	TransactionWebhookSecret string
-	CreatedAt                time.Time
+	// TestTransactionWebhookSecret does the same for test charges. The
+	// modes never share a secret: a test key sees only this one, so it
+	// cannot sign a live delivery.
+	TestTransactionWebhookSecret string
+	CreatedAt                    time.Time
+}
+
+// TransactionSecret is the secret that signs the mode's per-transaction
+// webhooks.
+func (a Account) TransactionSecret(mode Mode) string {
+	if mode == ModeTest {
+		return a.TestTransactionWebhookSecret
+	}
+	return a.TransactionWebhookSecret
 }

@@ -48,7 +48,7 @@ var _ ports.WebhookStore = &WebhookStoreMock{}
 //			RotateEndpointSecretFunc: func(ctx context.Context, scope ports.Scope, id string, secret string, now time.Time) error {
 //				panic("mock out the RotateEndpointSecret method")
 //			},
-//			RotateTransactionSecretFunc: func(ctx context.Context, accountID string, secret string) error {
+//			RotateTransactionSecretFunc: func(ctx context.Context, scope ports.Scope, secret string) error {
 //				panic("mock out the RotateTransactionSecret method")
 //			},
 //			UpdateEndpointFunc: func(ctx context.Context, scope ports.Scope, id string, p ports.EndpointPatch, now time.Time) (*domain.WebhookEndpoint, error) {
@@ -89,7 +89,7 @@ type WebhookStoreMock struct {
 	RotateEndpointSecretFunc func(ctx context.Context, scope ports.Scope, id string, secret string, now time.Time) error
 
 	// RotateTransactionSecretFunc mocks the RotateTransactionSecret method.
-	RotateTransactionSecretFunc func(ctx context.Context, accountID string, secret string) error
+	RotateTransactionSecretFunc func(ctx context.Context, scope ports.Scope, secret string) error
 
 	// UpdateEndpointFunc mocks the UpdateEndpoint method.
 	UpdateEndpointFunc func(ctx context.Context, scope ports.Scope, id string, p ports.EndpointPatch, now time.Time) (*domain.WebhookEndpoint, error)
@@ -183,8 +183,8 @@ type WebhookStoreMock struct {
 		RotateTransactionSecret []struct {
 			// Ctx is the ctx argument value.
 			Ctx context.Context
-			// AccountID is the accountID argument value.
-			AccountID string
+			// Scope is the scope argument value.
+			Scope ports.Scope
 			// Secret is the secret argument value.
 			Secret string
 		}
@@ -580,23 +580,23 @@ func (mock *WebhookStoreMock) RotateEndpointSecretCalls() []struct {
 }
 
 // RotateTransactionSecret calls RotateTransactionSecretFunc.
-func (mock *WebhookStoreMock) RotateTransactionSecret(ctx context.Context, accountID string, secret string) error {
+func (mock *WebhookStoreMock) RotateTransactionSecret(ctx context.Context, scope ports.Scope, secret string) error {
 	if mock.RotateTransactionSecretFunc == nil {
 		panic("WebhookStoreMock.RotateTransactionSecretFunc: method is nil but WebhookStore.RotateTransactionSecret was just called")
 	}
 	callInfo := struct {
-		Ctx       context.Context
-		AccountID string
-		Secret    string
+		Ctx    context.Context
+		Scope  ports.Scope
+		Secret string
 	}{
-		Ctx:       ctx,
-		AccountID: accountID,
-		Secret:    secret,
+		Ctx:    ctx,
+		Scope:  scope,
+		Secret: secret,
 	}
 	mock.lockRotateTransactionSecret.Lock()
 	mock.calls.RotateTransactionSecret = append(mock.calls.RotateTransactionSecret, callInfo)
 	mock.lockRotateTransactionSecret.Unlock()
-	return mock.RotateTransactionSecretFunc(ctx, accountID, secret)
+	return mock.RotateTransactionSecretFunc(ctx, scope, secret)
 }
 
 // RotateTransactionSecretCalls gets all the calls that were made to RotateTransactionSecret.
@@ -604,14 +604,14 @@ func (mock *WebhookStoreMock) RotateTransactionSecret(ctx context.Context, accou
 //
 //	len(mockedWebhookStore.RotateTransactionSecretCalls())
 func (mock *WebhookStoreMock) RotateTransactionSecretCalls() []struct {
-	Ctx       context.Context
-	AccountID string
-	Secret    string
+	Ctx    context.Context
+	Scope  ports.Scope
+	Secret string
 } {
 	var calls []struct {
-		Ctx       context.Context
-		AccountID string
-		Secret    string
+		Ctx    context.Context
+		Scope  ports.Scope
+		Secret string
 	}
 	mock.lockRotateTransactionSecret.RLock()
 	calls = mock.calls.RotateTransactionSecret

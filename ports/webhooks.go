@@ -71,9 +71,10 @@ type WebhookStore interface {
 	// DeleteEndpoint marks the endpoint deleted and cancels its PENDING and
 	// PROCESSING deliveries in one transaction. ErrNotFound as GetEndpoint.
 	DeleteEndpoint(ctx context.Context, scope Scope, id string, now time.Time) error
-	// RotateTransactionSecret replaces the account's transaction-webhook
-	// secret. ErrNotFound for an unknown account.
-	RotateTransactionSecret(ctx context.Context, accountID, secret string) error
+	// RotateTransactionSecret replaces the transaction-webhook secret of
+	// the scope's account and mode; the other mode's secret is untouched.
+	// ErrNotFound for an unknown account.
+	RotateTransactionSecret(ctx context.Context, scope Scope, secret string) error
 
 	// ClaimDeliveries leases up to limit due deliveries until leaseUntil:
 	// PENDING ones whose next attempt is due at now, and PROCESSING ones

@@ -144,7 +144,7 @@ func (e *env) account(srv *quitatest.Server, name string) merchant {
 	if err != nil {
 		e.t.Fatalf("create account: %v", err)
 	}
-	e.secret(a.LiveKey, a.TestKey, a.TransactionWebhookSecret)
+	e.secret(a.LiveKey, a.TestKey, a.TransactionWebhookSecret, a.TestTransactionWebhookSecret)
 	return merchant{Account: a, Email: email}
 }
 

@@ -71,8 +71,9 @@ func TestWebhooksHTTP(t *testing.T) {
 func testWebhooksHTTP(t *testing.T, dsn string) {
 	srv := quitatest.NewServer(t, quitatest.Options{DatabaseURL: dsn, Webhooks: app.WebhooksConfig{RetrySchedule: []time.Duration{time.Millisecond}}})
 	acct := srv.NewAccount(t, "Loja Webhooks")
-	if len(acct.TransactionWebhookSecret) != domain.WebhookSecretLen {
-		t.Fatalf("account create shows transactionWebhookSecret %q", acct.TransactionWebhookSecret)
+	if len(acct.TransactionWebhookSecret) != domain.WebhookSecretLen || len(acct.TestTransactionWebhookSecret) != domain.WebhookSecretLen ||
+		acct.TransactionWebhookSecret == acct.TestTransactionWebhookSecret {
+		t.Fatal("account create shows no distinct transaction secrets per mode")
 	}
 	key := acct.TestKey
 	rc := newWHReceiver(t)
@@ -219,11 +220,24 @@ func testWebhooksHTTP(t *testing.T, dsn string) {
 		t.Fatalf("live stats: %s", r.Raw)
 	}
 
-	// Transaction secret rotation.
+	// Transaction secret rotation acts on the key's mode only: a test key
+	// never learns or replaces the secret that signs live deliveries.
 	r = whCall(t, srv, "POST", "/v1/webhooks/transaction-secret/rotate", key, nil)
 	whWant(t, r, 200, "")
-	if s := r.str("transactionWebhookSecret"); len(s) != 64 || s == acct.TransactionWebhookSecret {
+	testSecret := r.str("transactionWebhookSecret")
+	if len(testSecret) != 64 || testSecret == acct.TransactionWebhookSecret || testSecret == acct.TestTransactionWebhookSecret {
 		t.Fatalf("transaction secret: %s", r.Raw)
+	}
+	stored, err := srv.App.DB.GetAccount(t.Context(), acct.AccountID)
+	if err != nil || stored.TransactionWebhookSecret != acct.TransactionWebhookSecret || stored.TestTransactionWebhookSecret != testSecret {
+		t.Fatalf("after a test-key rotation: live secret changed %v, test secret stored %v (%v)",
+			stored.TransactionWebhookSecret != acct.TransactionWebhookSecret, stored.TestTransactionWebhookSecret == testSecret, err)
+	}
+	r = whCall(t, srv, "POST", "/v1/webhooks/transaction-secret/rotate", acct.LiveKey, nil)
+	whWant(t, r, 200, "")
+	stored, err = srv.App.DB.GetAccount(t.Context(), acct.AccountID)
+	if liveSecret := r.str("transactionWebhookSecret"); err != nil || stored.TransactionWebhookSecret != liveSecret || stored.TestTransactionWebhookSecret != testSecret {
+		t.Fatalf("after a live-key rotation the secrets are not per mode (%v)", err)
 	}
 	whWant(t, whCall(t, srv, "POST", "/v1/webhooks/transaction-secret/rotate", "", nil), 401, "")
 
@@ -276,13 +290,13 @@ func TestWebhookEndpointSSRF(t *testing.T) {
 }
 
 // A payment created with a webhookUrl gets its legacy events there, signed
-// with the account's transaction-webhook secret.
+// with the account's transaction-webhook secret of the payment's mode.
 func TestPaymentWebhookURLDelivery(t *testing.T) {
 	t.Parallel()
 	srv := quitatest.NewServer(t, quitatest.Options{})
 	acct := srv.NewAccount(t, "Loja TX")
 	rc := newWHReceiver(t)
-	rc.secret = acct.TransactionWebhookSecret
+	rc.secret = acct.TestTransactionWebhookSecret
 	r := whCall(t, srv, "POST", "/v1/payments", acct.TestKey, map[string]any{
 		"amount": 2500, "currency": "BRL", "paymentMethods": []string{"PIX"}, "idempotencyKey": "tx-webhook-0001",
 		"webhookUrl": rc.srv.URL + "/tx",

@@ -20,32 +20,36 @@ type accountRow struct {
 	DefaultExpirySeconds int64  `bun:"default_expiry_seconds"`
 	// TransactionWebhookSecret: see migration 20260401000001_webhooks.
 	TransactionWebhookSecret string `bun:"transaction_webhook_secret"`
-	CreatedAt                dbTime `bun:"created_at"`
+	// TestTransactionWebhookSecret: see migration 20261101000001_test_transaction_secret.
+	TestTransactionWebhookSecret string `bun:"test_transaction_webhook_secret"`
+	CreatedAt                    dbTime `bun:"created_at"`
 }
 
 // accountFromDomain stores DefaultExpiry in whole seconds, the unit of
 // expires_in; a fraction of a second is dropped.
 func accountFromDomain(a domain.Account) *accountRow {
 	return &accountRow{
-		ID:                       a.ID,
-		Name:                     a.Name,
-		MerchantName:             a.MerchantName,
-		MerchantCity:             a.MerchantCity,
-		DefaultExpirySeconds:     int64(a.DefaultExpiry / time.Second),
-		TransactionWebhookSecret: a.TransactionWebhookSecret,
-		CreatedAt:                newDBTime(a.CreatedAt),
+		ID:                           a.ID,
+		Name:                         a.Name,
+		MerchantName:                 a.MerchantName,
+		MerchantCity:                 a.MerchantCity,
+		DefaultExpirySeconds:         int64(a.DefaultExpiry / time.Second),
+		TransactionWebhookSecret:     a.TransactionWebhookSecret,
+		TestTransactionWebhookSecret: a.TestTransactionWebhookSecret,
+		CreatedAt:                    newDBTime(a.CreatedAt),
 	}
 }
 
 func (r *accountRow) toDomain() *domain.Account {
 	return &domain.Account{
-		ID:                       r.ID,
-		Name:                     r.Name,
-		MerchantName:             r.MerchantName,
-		MerchantCity:             r.MerchantCity,
-		DefaultExpiry:            time.Duration(r.DefaultExpirySeconds) * time.Second,
-		TransactionWebhookSecret: r.TransactionWebhookSecret,
-		CreatedAt:                r.CreatedAt.Time,
+		ID:                           r.ID,
+		Name:                         r.Name,
+		MerchantName:                 r.MerchantName,
+		MerchantCity:                 r.MerchantCity,
+		DefaultExpiry:                time.Duration(r.DefaultExpirySeconds) * time.Second,
+		TransactionWebhookSecret:     r.TransactionWebhookSecret,
+		TestTransactionWebhookSecret: r.TestTransactionWebhookSecret,
+		CreatedAt:                    r.CreatedAt.Time,
 	}
 }
 

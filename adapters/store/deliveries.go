@@ -108,7 +108,7 @@ func (db *DB) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, li
 		return mapError(tx.NewSelect().Model(&rows).
 			ColumnExpr("d.*").
 			ColumnExpr("we.url AS ep_url").ColumnExpr("we.secret AS ep_secret").
-			ColumnExpr("a.transaction_webhook_secret AS acct_secret").
+			ColumnExpr("CASE WHEN d.mode = 'test' THEN a.test_transaction_webhook_secret ELSE a.transaction_webhook_secret END AS acct_secret").
 			Join("LEFT JOIN webhook_endpoints AS we ON we.id = d.endpoint_id AND d.endpoint_id <> ''").
 			Join("LEFT JOIN accounts AS a ON a.id = d.account_id").
 			Where("d.id IN (?)", bun.List(ids)).Scan(ctx))

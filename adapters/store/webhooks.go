@@ -191,9 +191,14 @@ func cancelOpenDeliveries(ctx context.Context, idb bun.IDB, endpointID, exceptID
 	return mapError(err)
 }
 
-// RotateTransactionSecret replaces the account's transaction secret.
-func (db *DB) RotateTransactionSecret(ctx context.Context, accountID, secret string) error {
+// RotateTransactionSecret replaces the transaction secret of the scope's
+// mode.
+func (db *DB) RotateTransactionSecret(ctx context.Context, scope ports.Scope, secret string) error {
+	col := "transaction_webhook_secret"
+	if scope.Mode == domain.ModeTest {
+		col = "test_transaction_webhook_secret"
+	}
 	res, err := db.bun.NewUpdate().Model((*accountRow)(nil)).
-		Set("transaction_webhook_secret = ?", secret).Where("id = ?", accountID).Exec(ctx)
+		Set("? = ?", bun.Ident(col), secret).Where("id = ?", scope.AccountID).Exec(ctx)
 	return oneRow(res, err)
 }

@@ -217,14 +217,27 @@ func testDeleteCancelsOpenDeliveries(t *testing.T, db *store.DB) {
 func testTransactionSecret(t *testing.T, db *store.DB) {
 	ctx := context.Background()
 	scope := webhookAccount(t, db)
-	if err := db.RotateTransactionSecret(ctx, scope.AccountID, "rotated"); err != nil {
+	before, err := db.GetAccount(ctx, scope.AccountID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	test := ports.Scope{AccountID: scope.AccountID, Mode: domain.ModeTest}
+	if err := db.RotateTransactionSecret(ctx, test, "rotated-test"); err != nil {
 		t.Fatal(err)
 	}
 	a, err := db.GetAccount(ctx, scope.AccountID)
-	if err != nil || a.TransactionWebhookSecret != "rotated" {
-		t.Fatalf("account secret %q, %v", a.TransactionWebhookSecret, err)
+	if err != nil || a.TestTransactionWebhookSecret != "rotated-test" || a.TransactionWebhookSecret != before.TransactionWebhookSecret {
+		t.Fatalf("after a test rotation: live %q test %q, %v", a.TransactionWebhookSecret, a.TestTransactionWebhookSecret, err)
 	}
-	if err := db.RotateTransactionSecret(ctx, "acct_nope", "x"); !errors.Is(err, ports.ErrNotFound) {
+	live := ports.Scope{AccountID: scope.AccountID, Mode: domain.ModeLive}
+	if err := db.RotateTransactionSecret(ctx, live, "rotated-live"); err != nil {
+		t.Fatal(err)
+	}
+	a, err = db.GetAccount(ctx, scope.AccountID)
+	if err != nil || a.TransactionWebhookSecret != "rotated-live" || a.TestTransactionWebhookSecret != "rotated-test" {
+		t.Fatalf("after a live rotation: live %q test %q, %v", a.TransactionWebhookSecret, a.TestTransactionWebhookSecret, err)
+	}
+	if err := db.RotateTransactionSecret(ctx, ports.Scope{AccountID: "acct_nope", Mode: domain.ModeLive}, "x"); !errors.Is(err, ports.ErrNotFound) {
 		t.Fatalf("unknown account: %v", err)
 	}
 }

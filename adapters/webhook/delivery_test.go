@@ -280,12 +280,12 @@ func TestGoneAndRetryAfter(t *testing.T) {
 }
 
 // The per-transaction webhookUrl gets the charge's legacy events only,
-// signed sha256= with the account's transaction secret.
+// signed sha256= with the account's transaction secret of the charge's mode.
 func TestTransactionWebhookURL(t *testing.T) {
 	t.Parallel()
 	clock := app.SystemClock{}
 	e := newEngine(t, testenv.SQLiteDSN(t), clock, app.WebhooksConfig{})
-	rc := newReceiver(t, clock, e.acct.TransactionWebhookSecret)
+	rc := newReceiver(t, clock, e.acct.TestTransactionWebhookSecret)
 	e.charge(t, rc.srv.URL+"/tx")
 	e.drain(t, t.Context())
 	got := rc.deliveries()
@@ -302,6 +302,53 @@ func TestTransactionWebhookURL(t *testing.T) {
 	e.drain(t, t.Context())
 	if n := len(rc.deliveries()); n != 2 || rc.bad.Load() != 0 {
 		t.Fatalf("after rotation: %d deliveries, %d bad", n, rc.bad.Load())
+	}
+}
+
+// Each mode signs its per-transaction deliveries with its own secret: what
+// a test key can learn never verifies a live delivery, and the reverse.
+func TestTransactionSecretPerMode(t *testing.T) {
+	t.Parallel()
+	clock := app.SystemClock{}
+	e := newEngine(t, testenv.SQLiteDSN(t), clock, app.WebhooksConfig{})
+	live := *e
+	live.scope.Mode = domain.ModeLive
+	liveSecret, testSecret := e.acct.TransactionWebhookSecret, e.acct.TestTransactionWebhookSecret
+	// Both receivers accept either secret; each delivery is checked below.
+	testRC := newReceiver(t, clock, liveSecret, testSecret)
+	liveRC := newReceiver(t, clock, liveSecret, testSecret)
+	e.charge(t, testRC.srv.URL+"/tx")
+	live.charge(t, liveRC.srv.URL+"/tx")
+	e.drain(t, t.Context())
+	live.drain(t, t.Context())
+	signedOnlyBy := func(rc *receiver, own, other string) {
+		t.Helper()
+		got := rc.deliveries()
+		if len(got) == 0 {
+			t.Fatal("no delivery")
+		}
+		for _, d := range got {
+			if err := domain.VerifyWebhook(d.signature, d.body, clock.Now(), own); err != nil {
+				t.Errorf("%s does not verify with its mode's secret: %v", d.eventType, err)
+			}
+			if err := domain.VerifyWebhook(d.signature, d.body, clock.Now(), other); err == nil {
+				t.Errorf("%s verifies with the other mode's secret", d.eventType)
+			}
+		}
+	}
+	signedOnlyBy(testRC, testSecret, liveSecret)
+	signedOnlyBy(liveRC, liveSecret, testSecret)
+
+	// Rotating with a test key changes the test secret only.
+	fresh, err := e.svc.RotateTransactionSecret(t.Context(), e.caller())
+	if err != nil || fresh == testSecret || fresh == liveSecret {
+		t.Fatalf("rotate: %v", err)
+	}
+	liveRC2 := newReceiver(t, clock, liveSecret)
+	live.charge(t, liveRC2.srv.URL+"/tx")
+	live.drain(t, t.Context())
+	if len(liveRC2.deliveries()) == 0 || liveRC2.bad.Load() != 0 {
+		t.Fatalf("after a test rotation the live secret no longer signs: %d bad", liveRC2.bad.Load())
 	}
 }
 

@@ -121,14 +121,15 @@ func newEngine(t *testing.T, dsn string, clock ports.Clock, cfg app.WebhooksConf
 	return e
 }
 
-// newAccount creates an account (with a transaction-webhook secret) and
+// newAccount creates an account (with its transaction-webhook secrets) and
 // returns its test-mode scope.
 func newAccount(t testing.TB, db *store.DB, now time.Time) (domain.Account, ports.Scope) {
 	t.Helper()
 	raw, _ := domain.NewRawID(rand.Reader)
 	secret, _ := domain.NewWebhookSecret(rand.Reader)
+	testSecret, _ := domain.NewWebhookSecret(rand.Reader)
 	acct := domain.Account{ID: "acct_" + raw, Name: "Loja", MerchantName: "Loja", MerchantCity: "SAO PAULO",
-		TransactionWebhookSecret: secret, CreatedAt: now}
+		TransactionWebhookSecret: secret, TestTransactionWebhookSecret: testSecret, CreatedAt: now}
 	u := ports.User{ID: "usr_" + raw, AccountID: acct.ID, Email: raw + "@example.com", PasswordHash: "x", CreatedAt: now}
 	if err := db.CreateAccount(context.Background(), acct, u, nil); err != nil {
 		t.Fatal(err)
