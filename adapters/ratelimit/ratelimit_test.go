@@ -3,7 +3,6 @@ package ratelimit_test
 import (
 	"context"
 	"errors"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,24 +11,13 @@ import (
 
 	"github.com/quitapix/quita/adapters/ratelimit"
 	"github.com/quitapix/quita/internal/testenv"
+	"github.com/quitapix/quita/internal/testkit"
 	"github.com/quitapix/quita/ports"
 )
 
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
 func TestMemoryGCRA(t *testing.T) {
 	t.Parallel()
-	c := &clock{now: time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)}
+	c := testkit.NewClock(time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC))
 	m := ratelimit.NewMemory(c.Now)
 	ctx := context.Background()
 	limit := ports.RateLimit{Rate: 10, Burst: 3, Period: time.Second} // one every 100 ms
@@ -88,7 +76,7 @@ func (failing) Allow(context.Context, string, ports.RateLimit) (ports.RateDecisi
 
 func TestFallbackUsesSecondaryOnError(t *testing.T) {
 	t.Parallel()
-	c := &clock{now: time.Now()}
+	c := testkit.NewClock(time.Now())
 	f := &ratelimit.Fallback{Primary: failing{}, Secondary: ratelimit.NewMemory(c.Now)}
 	limit := ports.RateLimit{Rate: 1, Burst: 1, Period: time.Second}
 	if d, err := f.Allow(context.Background(), "k", limit); err != nil || !d.Allowed {
@@ -101,7 +89,7 @@ func TestFallbackUsesSecondaryOnError(t *testing.T) {
 
 func TestLoginAttempts(t *testing.T) {
 	t.Parallel()
-	c := &clock{now: time.Now()}
+	c := testkit.NewClock(time.Now())
 	url, prefix := testenv.RedisURL(t)
 	opts, _ := redis.ParseURL(url)
 	client := redis.NewClient(opts)
@@ -157,7 +145,7 @@ func (h *hanging) Allow(ctx context.Context, _ string, _ ports.RateLimit) (ports
 func TestFallbackSkipsAHangingPrimary(t *testing.T) {
 	t.Parallel()
 	h := &hanging{}
-	c := &clock{now: time.Now()}
+	c := testkit.NewClock(time.Now())
 	f := &ratelimit.Fallback{Primary: h, Secondary: ratelimit.NewMemory(c.Now), Timeout: 50 * time.Millisecond, Cooldown: time.Minute}
 	limit := ports.RateLimit{Rate: 1, Burst: 5, Period: time.Second}
 	start := time.Now()
@@ -185,7 +173,7 @@ func TestFallbackAttemptsWithRedisRefused(t *testing.T) {
 	t.Parallel()
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
 	t.Cleanup(func() { client.Close() })
-	c := &clock{now: time.Now()}
+	c := testkit.NewClock(time.Now())
 	f := &ratelimit.FallbackAttempts{Primary: ratelimit.NewRedisAttempts(client, "x:"), Secondary: ratelimit.NewMemoryAttempts(c.Now),
 		Timeout: 100 * time.Millisecond}
 	ctx := context.Background()

@@ -1,0 +1,158 @@
+package httpapi
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+// RateLimitSource names the per-account request limit.
+type RateLimitSource interface {
+	RateLimit(ctx context.Context, accountID string) (ports.RateLimit, error)
+}
+
+// APIKeyAuth is the middleware of every apikey route: authentication
+// (missing or invalid key → 401) and the per-key rate limit (→ 429). It is
+// exported for benchmarks and for embedders that mount their own routes.
+func APIKeyAuth(d Deps) mux.MiddlewareFunc {
+	lim := newLimiter(d.RateLimits, d.Limiter)
+	auth := requireAPIKey(d.Accounts, newAuthFailures(d.AuthFailures))
+	return func(next http.Handler) http.Handler {
+		return lim.prefetch(auth(lim.enforce(next)))
+	}
+}
+
+// keyLimiter applies the per-key GCRA limit. Its two halves wrap
+// requireAPIKey: prefetch starts the limiter call (a Redis round trip)
+// concurrently with the key lookup (a database round trip) when it already
+// knows the key's account from an earlier request, and enforce, after the
+// key is authenticated, waits for that answer or asks on the spot. A key
+// that fails authentication gets its 401 whatever the limiter says.
+//
+// Anything that keeps the limiter from deciding (settings or Redis errors)
+// lets the request through: the limiter protects the service, it must
+// never fail it.
+type keyLimiter struct {
+	src     RateLimitSource
+	limiter ports.RateLimiter
+
+	mu sync.Mutex
+	// accounts maps the fingerprint of an authenticated key to its
+	// account: only a hint of which limit to apply, never a credential.
+	accounts map[string]string
+}
+
+type limitAnswer struct {
+	limit ports.RateLimit
+	d     ports.RateDecision
+	err   error
+}
+
+type limitFuture struct {
+	accountID string
+	ch        chan limitAnswer
+}
+
+type ctxLimitKey struct{}
+
+func newLimiter(src RateLimitSource, l ports.RateLimiter) *keyLimiter {
+	return &keyLimiter{src: src, limiter: l, accounts: map[string]string{}}
+}
+
+// accountLimitFactor scales a key's limit into its account's: keys share
+// the account budget, so minting keys cannot multiply it (issue 11, item
+// 16), while a few keys still each get their full rate.
+const accountLimitFactor = 4
+
+func (l *keyLimiter) ask(ctx context.Context, accountID, fingerprint string) limitAnswer {
+	limit, err := l.src.RateLimit(ctx, accountID)
+	if err != nil {
+		return limitAnswer{err: err}
+	}
+	d, err := l.limiter.Allow(ctx, fingerprint, limit)
+	if err != nil || !d.Allowed {
+		return limitAnswer{limit: limit, d: d, err: err}
+	}
+	acct := ports.RateLimit{Rate: limit.Rate * accountLimitFactor, Burst: limit.Burst * accountLimitFactor, Period: limit.Period}
+	ad, err := l.limiter.Allow(ctx, "acct:"+accountID, acct)
+	if err != nil {
+		return limitAnswer{limit: limit, d: d}
+	}
+	if !ad.Allowed {
+		d = ports.RateDecision{RetryAfter: ad.RetryAfter, ResetAfter: max(d.ResetAfter, ad.ResetAfter)}
+	}
+	return limitAnswer{limit: limit, d: d}
+}
+
+func (l *keyLimiter) prefetch(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		key := r.Header.Get("apikey")
+		if l.src == nil || l.limiter == nil || key == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		fp := domain.APIKeyFingerprint(key)
+		l.mu.Lock()
+		acct, ok := l.accounts[fp]
+		l.mu.Unlock()
+		if ok {
+			f := &limitFuture{accountID: acct, ch: make(chan limitAnswer, 1)}
+			ctx := r.Context()
+			go func() { f.ch <- l.ask(ctx, acct, fp) }()
+			r = r.WithContext(context.WithValue(ctx, ctxLimitKey{}, f))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (l *keyLimiter) enforce(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		caller := callerFrom(r.Context())
+		if l.src == nil || l.limiter == nil || caller.KeyFingerprint == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		var ans limitAnswer
+		if f, ok := r.Context().Value(ctxLimitKey{}).(*limitFuture); ok && f.accountID == caller.Account.ID {
+			ans = <-f.ch
+		} else {
+			ans = l.ask(r.Context(), caller.Account.ID, caller.KeyFingerprint)
+			l.mu.Lock()
+			if len(l.accounts) >= 100_000 {
+				clear(l.accounts)
+			}
+			l.accounts[caller.KeyFingerprint] = caller.Account.ID
+			l.mu.Unlock()
+		}
+		if ans.err != nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		h := w.Header()
+		h.Set("RateLimit-Limit", strconv.Itoa(ans.limit.Burst))
+		h.Set("RateLimit-Remaining", strconv.Itoa(max(ans.d.Remaining, 0)))
+		h.Set("RateLimit-Reset", strconv.Itoa(ceilSeconds(ans.d.ResetAfter)))
+		if !ans.d.Allowed {
+			writeError(w, r, &app.ThrottledError{RetryAfter: ans.d.RetryAfter})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// ceilSeconds rounds up to whole seconds, at least 1 for any wait.
+func ceilSeconds(d time.Duration) int {
+	if d <= 0 {
+		return 0
+	}
+	return int(math.Ceil(d.Seconds()))
+}
