@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -24,24 +23,6 @@ const (
 	payerNorm = "52998224725"
 )
 
-// syncBuffer collects a server's logs from many goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // env is one test's world: servers on one Postgres database and one Redis
 // prefix, every log they write, and every secret the test saw, checked
 // against those logs when the test ends.
@@ -50,7 +31,7 @@ type env struct {
 	dsn     string
 	redis   string
 	prefix  string
-	logs    *syncBuffer
+	logs    *testkit.Buffer
 	mu      sync.Mutex
 	secrets []string
 }
@@ -59,7 +40,7 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	dsn := testenv.PostgresDSN(t)
 	redisURL, prefix := testenv.RedisURL(t)
-	e := &env{t: t, dsn: dsn, redis: redisURL, prefix: prefix, logs: &syncBuffer{}}
+	e := &env{t: t, dsn: dsn, redis: redisURL, prefix: prefix, logs: &testkit.Buffer{}}
 	e.secret(password, payerCPF, payerNorm, jwtSecret)
 	t.Cleanup(e.checkLogs)
 	return e

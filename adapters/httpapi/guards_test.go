@@ -12,6 +12,7 @@ import (
 
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/internal/testkit"
 	"github.com/quitapix/quita/ports"
 	"github.com/quitapix/quita/quitatest"
 )
@@ -100,7 +101,7 @@ func TestRateLimitInProcess(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			clock := quitatest.NewClock()
-			logs := &syncBuffer{}
+			logs := &testkit.Buffer{}
 			srv := quitatest.NewServer(t, quitatest.Options{Clock: clock, RedisURL: redisURL, Log: logs})
 			e := &env{t: t}
 			a := e.account(srv, "Loja Local")

@@ -20,7 +20,7 @@ import (
 // huge method nor a huge path grows /metrics or the access log.
 func TestMetricsAndLogsBoundTheMethod(t *testing.T) {
 	t.Parallel()
-	logs := &syncBuffer{}
+	logs := &testkit.Buffer{}
 	srv := quitatest.NewServer(t, quitatest.Options{Log: logs})
 	send := func(method, path string) {
 		req, err := http.NewRequest(method, srv.URL+path, nil)

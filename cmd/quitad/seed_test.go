@@ -10,19 +10,20 @@ import (
 
 	"github.com/quitapix/quita/cmd/wiring"
 	"github.com/quitapix/quita/internal/testenv"
+	"github.com/quitapix/quita/internal/testkit"
 )
 
 // served is a quitad serve running in the test.
 type served struct {
 	addr           string
-	stdout, stderr *syncBuffer
+	stdout, stderr *testkit.Buffer
 	stop           func()
 }
 
 func startServe(t *testing.T, args []string, getenv func(string) string) *served {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &served{stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	s := &served{stdout: &testkit.Buffer{}, stderr: &testkit.Buffer{}}
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, append([]string{"serve", "-addr", "127.0.0.1:0"}, args...), getenv, s.stdout, s.stderr)
@@ -86,7 +87,7 @@ func TestServeDoesNotSeedPostgresByDefault(t *testing.T) {
 	}
 	s.stop()
 	cfg, _ := parseConfig("quitad", []string{"-database-url", dsn}, noEnv)
-	a, cleanup, err := openAdmin(context.Background(), cfg, &syncBuffer{})
+	a, cleanup, err := openAdmin(context.Background(), cfg, &testkit.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +141,7 @@ func TestShouldSeed(t *testing.T) {
 		t.Error("QUITA_SEED_DEMO=yes please was accepted")
 	}
 	if err := run(context.Background(), []string{"serve", "-addr", "127.0.0.1:0", "-database-url", "sqlite::memory:", "-seed-demo",
-		"-acquirer", "bcbpix"}, noEnv, &syncBuffer{}, &syncBuffer{}); err == nil || !strings.Contains(err.Error(), "bcbpix") {
+		"-acquirer", "bcbpix"}, noEnv, &testkit.Buffer{}, &testkit.Buffer{}); err == nil || !strings.Contains(err.Error(), "bcbpix") {
 		t.Errorf("seeding with bcbpix: %v", err)
 	}
 }

@@ -23,26 +23,9 @@ import (
 	"github.com/quitapix/quita/cmd/wiring"
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/internal/testenv"
+	"github.com/quitapix/quita/internal/testkit"
 	"github.com/quitapix/quita/ports"
 )
-
-// syncBuffer collects logs from every goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // world is quitad (QUITA_ACQUIRER=bcbpix) and pixsim over real HTTPS with
 // mutual TLS both ways and one test CA: quitad calls the PSP with its
@@ -53,7 +36,7 @@ type world struct {
 	app       *wiring.App
 	url       string
 	acct      app.NewAccount
-	logs      *syncBuffer
+	logs      *testkit.Buffer
 	pki       testPKI
 	masterKey string
 	// http trusts quitad's certificate and presents none; psp presents
@@ -84,7 +67,7 @@ func newWorldWith(t *testing.T, dsn string, o worldOptions) *world {
 	t.Helper()
 	pki := newPKI(t)
 	sim, psp := startPSPWith(t, pki, o.sim)
-	logs := &syncBuffer{}
+	logs := &testkit.Buffer{}
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	hs := httptest.NewUnstartedServer(nil)
 	quitaCert, err := pki.QuitaServer.TLS()
