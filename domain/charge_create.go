@@ -147,15 +147,24 @@ func ValidEmail(s string) bool {
 }
 
 // cleanMetadata strips reserved keys (underscore-prefixed and "quita_"
-// ones), bounds the size and folds the description in.
+// ones), bounds the size of each key, each value and the whole, and folds
+// the description in.
 func cleanMetadata(in map[string]any, description string) (map[string]any, error) {
 	out := make(map[string]any, len(in)+1)
+	total := 0
 	for k, v := range in {
 		if k == "" || strings.HasPrefix(k, "_") || strings.HasPrefix(strings.ToLower(k), "quita_") {
 			continue
 		}
 		if utf8.RuneCountInString(k) > MaxMetadataKeyLen {
 			return nil, Invalid(FieldMetadata, "%s keys must be at most %d characters", FieldMetadata, MaxMetadataKeyLen)
+		}
+		n, err := checkMetadataValue(k, v)
+		if err != nil {
+			return nil, err
+		}
+		if total += n; total > MaxMetadataBytes {
+			return nil, Invalid(FieldMetadata, "%s may hold at most %d bytes of keys and values", FieldMetadata, MaxMetadataBytes)
 		}
 		out[k] = v
 	}
