@@ -3,6 +3,7 @@ package bcbpix_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -69,8 +70,12 @@ func TestCreatePixChargeOverMTLS(t *testing.T) {
 
 	// Status and cancel.
 	st, err := a.ChargeStatus(ctx, cob.ProviderRef)
-	if err != nil || st.Status != pixsim.CobActive || st.RawResponse["txid"] != txid("c1") {
+	if err != nil || st.Status != pixsim.CobActive || st.RawResponse["txid"] != txid("c1") || st.RawResponse["valor"] == nil {
 		t.Errorf("status %+v, %v", st, err)
+	}
+	// The payer's document and name never leave through provider-status.
+	if b, _ := json.Marshal(st.RawResponse); strings.Contains(string(b), "52998224725") || strings.Contains(string(b), "Joao") {
+		t.Errorf("provider status shows the payer: %s", b)
 	}
 	if err := a.CancelPixCharge(ctx, ports.CancelPixChargeRequest{Scope: scope(), ChargeID: "c1", TxID: txid("c1")}); err != nil {
 		t.Fatal(err)

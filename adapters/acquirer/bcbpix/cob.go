@@ -143,7 +143,7 @@ func (a *Acquirer) CancelPixCharge(ctx context.Context, req ports.CancelPixCharg
 }
 
 // ChargeStatus implements ports.RefundAcquirer with GET /cob/{txid}: the
-// live cob and the PSP's raw answer.
+// live cob and the PSP's answer, cut to publicCob's fields.
 func (a *Acquirer) ChargeStatus(ctx context.Context, providerRef string) (ports.ProviderStatus, error) {
 	acct, f, err := parseRef(providerRef, 1)
 	if err != nil {
@@ -158,5 +158,54 @@ func (a *Acquirer) ChargeStatus(ctx context.Context, providerRef string) (ports.
 		return ports.ProviderStatus{}, err
 	}
 	st, _ := raw["status"].(string)
-	return ports.ProviderStatus{Status: st, RawResponse: raw}, nil
+	return ports.ProviderStatus{Status: st, RawResponse: publicCob(raw)}, nil
+}
+
+// cobFields and pixFields are the parts of a PSP's cob (and of each Pix
+// received for it) that provider-status may show: the charge's own terms
+// and the payment's identifiers. The payer (devedor, the Pix's pagador and
+// infoPagador), free-text fields that may name people, and anything a PSP
+// adds beyond the API Pix schema stay out (security.md, issue 11 item 12).
+var (
+	cobFields       = []string{"txid", "revisao", "status", "calendario", "valor", "chave", "loc", "location", "pixCopiaECola"}
+	pixFields       = []string{"endToEndId", "txid", "valor", "horario"}
+	devolucaoFields = []string{"id", "rtrId", "valor", "status", "horario", "natureza"}
+)
+
+func publicCob(raw map[string]any) map[string]any {
+	out := pick(raw, cobFields)
+	pixes, _ := raw["pix"].([]any)
+	if len(pixes) == 0 {
+		return out
+	}
+	list := make([]any, 0, len(pixes))
+	for _, p := range pixes {
+		pm, ok := p.(map[string]any)
+		if !ok {
+			continue
+		}
+		px := pick(pm, pixFields)
+		if devs, ok := pm["devolucoes"].([]any); ok {
+			ds := make([]any, 0, len(devs))
+			for _, d := range devs {
+				if dm, ok := d.(map[string]any); ok {
+					ds = append(ds, pick(dm, devolucaoFields))
+				}
+			}
+			px["devolucoes"] = ds
+		}
+		list = append(list, px)
+	}
+	out["pix"] = list
+	return out
+}
+
+func pick(m map[string]any, keys []string) map[string]any {
+	out := make(map[string]any, len(keys))
+	for _, k := range keys {
+		if v, ok := m[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
 }

@@ -60,8 +60,15 @@ func testQuitadWithPixsim(t *testing.T, w *world) {
 			ProviderStatus string         `json:"providerStatus"`
 			RawResponse    map[string]any `json:"rawResponse"`
 		}
-		_ = json.NewDecoder(resp.Body).Decode(&ps)
+		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
+		_ = json.Unmarshal(body, &ps)
+		if strings.Contains(string(body), otherDoc) || strings.Contains(string(body), "pagador") {
+			t.Errorf("provider-status shows the payer: %s", body)
+		}
+		if pix, _ := ps.RawResponse["pix"].([]any); len(pix) != 1 || pix[0].(map[string]any)["endToEndId"] != p.EndToEndID {
+			t.Errorf("provider-status pix: %v", ps.RawResponse["pix"])
+		}
 		if resp.StatusCode != http.StatusOK || ps.Provider != "bcbpix" || ps.ProviderStatus != pixsim.CobConcluded ||
 			ps.RawResponse["txid"] != c.Pix.TxID {
 			t.Errorf("provider-status: %d %+v", resp.StatusCode, ps)
