@@ -36,7 +36,14 @@ type Config struct {
 	// CheckoutBase is {checkout_url_base} with its scheme; sandbox card
 	// payments are approved on the hosted checkout's card screen under it.
 	CheckoutBase string
+	// MaxReturns bounds the returns kept for Returns (default
+	// DefaultMaxReturns); the oldest go first. Nothing depends on them: a
+	// return's idempotency lives in the database.
+	MaxReturns int
 }
+
+// DefaultMaxReturns is Config.MaxReturns when unset.
+const DefaultMaxReturns = 10_000
 
 // Acquirer is the sandbox acquirer.
 type Acquirer struct {
@@ -47,6 +54,7 @@ type Acquirer struct {
 
 	mu      sync.Mutex
 	returns map[string]ports.ReturnPixRequest
+	order   []string // return ids, oldest first
 }
 
 var (
@@ -56,6 +64,9 @@ var (
 
 // New returns a sandbox acquirer.
 func New(cfg Config, clock ports.Clock) *Acquirer {
+	if cfg.MaxReturns <= 0 {
+		cfg.MaxReturns = DefaultMaxReturns
+	}
 	return &Acquirer{
 		cfg:     cfg,
 		rnd:     rand.Reader,
@@ -125,17 +136,23 @@ func (a *Acquirer) ReturnPix(_ context.Context, req ports.ReturnPixRequest) (*po
 	defer a.mu.Unlock()
 	if _, ok := a.returns[req.ReturnID]; !ok {
 		a.returns[req.ReturnID] = req
+		a.order = append(a.order, req.ReturnID)
+		if len(a.order) > a.cfg.MaxReturns {
+			delete(a.returns, a.order[0])
+			a.order = a.order[1:] // append reallocates now and then, dropping the prefix
+		}
 	}
 	return &ports.ReturnPixResponse{ProviderRef: req.ReturnID, Status: "DEVOLVIDO"}, nil
 }
 
-// Returns lists the returns the sandbox has accepted, for tests.
+// Returns lists the latest returns the sandbox accepted (at most
+// Config.MaxReturns), oldest first, for tests.
 func (a *Acquirer) Returns() []ports.ReturnPixRequest {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	out := make([]ports.ReturnPixRequest, 0, len(a.returns))
-	for _, r := range a.returns {
-		out = append(out, r)
+	out := make([]ports.ReturnPixRequest, 0, len(a.order))
+	for _, id := range a.order {
+		out = append(out, a.returns[id])
 	}
 	return out
 }
