@@ -15,8 +15,8 @@ func (s *PaymentService) SetAccountFee(ctx context.Context, accountID string, m 
 		return domain.Invalid(domain.FieldFeeMethod, "unknown payment method")
 	}
 	for _, fee := range []domain.Fee{f.Provider, f.Platform} {
-		if fee.BPS < 0 || fee.BPS > 10_000 || fee.Fixed < 0 {
-			return domain.Invalid(domain.FieldFee, "fees are 0–10000 bps plus a non-negative fixed part")
+		if err := fee.Validate(); err != nil {
+			return err
 		}
 	}
 	return s.charges.putAccountFee(ctx, accountID, m, f)

@@ -67,7 +67,11 @@ func (e JournalEntry) Validate() error {
 		if p.Amount == 0 || p.Currency == "" || p.Account == "" {
 			return fmt.Errorf("ledger: entry %s has an empty posting", e.ID)
 		}
-		sums[p.Currency] += p.Amount
+		sum, err := AddMoney(sums[p.Currency], p.Amount)
+		if err != nil {
+			return fmt.Errorf("ledger: entry %s: %w", e.ID, err)
+		}
+		sums[p.Currency] = sum
 	}
 	for cur, s := range sums {
 		if s != 0 {
@@ -147,8 +151,15 @@ func (b Balance) Total() int64 { return b.Available + b.Pending }
 // amount becomes payable to the payer. ErrInsufficientBalance when the
 // wallet cannot cover it.
 func RefundEntry(id string, r Refund, bal Balance, now time.Time) (JournalEntry, error) {
-	debit := r.Amount + r.Fee
-	if debit > bal.Total() {
+	debit, err := AddMoney(r.Amount, r.Fee)
+	if err != nil {
+		return JournalEntry{}, err
+	}
+	total, err := AddMoney(bal.Available, bal.Pending)
+	if err != nil {
+		return JournalEntry{}, err
+	}
+	if debit > total {
 		return JournalEntry{}, ErrInsufficientBalance
 	}
 	fromAvail := min(debit, max(bal.Available, 0))

@@ -1,7 +1,9 @@
 package domain
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -74,19 +76,82 @@ func ParseDecimal(s string) (int64, error) {
 	return w*100 + f, nil
 }
 
+// ErrMoneyOverflow is a money sum beyond int64: the operation is refused
+// rather than wrapped into a plausible-looking wrong amount.
+var ErrMoneyOverflow = errors.New("money: sum out of int64 range")
+
+// AddMoney is a + b, or ErrMoneyOverflow.
+func AddMoney(a, b int64) (int64, error) {
+	s := a + b
+	if (b > 0 && s < a) || (b < 0 && s > a) {
+		return 0, ErrMoneyOverflow
+	}
+	return s, nil
+}
+
+// SubMoney is a - b, or ErrMoneyOverflow.
+func SubMoney(a, b int64) (int64, error) {
+	if b == math.MinInt64 {
+		return 0, ErrMoneyOverflow
+	}
+	return AddMoney(a, -b)
+}
+
+// SumMoney adds xs, or returns ErrMoneyOverflow.
+func SumMoney(xs ...int64) (int64, error) {
+	var s int64
+	for _, x := range xs {
+		var err error
+		if s, err = AddMoney(s, x); err != nil {
+			return 0, err
+		}
+	}
+	return s, nil
+}
+
+// Fee bounds: a percentage of at most 100 % and a fixed part of at most
+// R$ 1,000,000.00. Within them no fee on an amount up to MaxAmount comes
+// near int64's range.
+const (
+	MaxFeeBPS   int64 = 10_000
+	MaxFeeFixed int64 = 100_000_000
+)
+
 // Fee is a percentage in basis points plus a fixed part in minor units.
 type Fee struct {
 	BPS   int64 `json:"bps"`
 	Fixed int64 `json:"fixed"`
 }
 
+// Validate checks the fee's bounds.
+func (f Fee) Validate() error {
+	if f.BPS < 0 || f.BPS > MaxFeeBPS || f.Fixed < 0 || f.Fixed > MaxFeeFixed {
+		return Invalid(FieldFee, "fees are 0 to %d bps plus a fixed part of 0 to %d minor units", MaxFeeBPS, MaxFeeFixed)
+	}
+	return nil
+}
+
 // Of computes the fee on amount, rounding half up to the minor unit, using
-// integer arithmetic only.
+// integer arithmetic only. A fee outside Validate's bounds saturates at
+// math.MaxInt64 instead of wrapping (Apply then caps it at the amount).
 func (f Fee) Of(amount int64) int64 {
 	if amount <= 0 {
 		return 0
 	}
-	return (amount*f.BPS+5_000)/10_000 + f.Fixed
+	if f.Validate() == nil && amount <= MaxAmount {
+		return (amount*f.BPS+5_000)/10_000 + f.Fixed
+	}
+	if f.BPS < 0 || f.Fixed < 0 {
+		return 0
+	}
+	if f.BPS != 0 && amount > (math.MaxInt64-5_000)/f.BPS {
+		return math.MaxInt64
+	}
+	fee, err := AddMoney((amount*f.BPS+5_000)/10_000, f.Fixed)
+	if err != nil {
+		return math.MaxInt64
+	}
+	return fee
 }
 
 // Fees is what one settled payment costs the merchant.

@@ -1,6 +1,7 @@
 package domain_test
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -231,4 +232,69 @@ func FuzzParseDecimal(f *testing.F) {
 			t.Fatalf("ParseDecimal(%q) = %d; FormatDecimal → %q → %d, %v", s, n, formatted, back, err)
 		}
 	})
+}
+
+// Issue 11, item 13: money sums never wrap.
+func TestCheckedMoney(t *testing.T) {
+	t.Parallel()
+	const maxI, minI = math.MaxInt64, math.MinInt64
+	for _, tc := range []struct {
+		name string
+		got  func() (int64, error)
+		want int64
+		ok   bool
+	}{
+		{"add", func() (int64, error) { return domain.AddMoney(2, 3) }, 5, true},
+		{"add to the top", func() (int64, error) { return domain.AddMoney(maxI-1, 1) }, maxI, true},
+		{"add past the top", func() (int64, error) { return domain.AddMoney(maxI, 1) }, 0, false},
+		{"add past the bottom", func() (int64, error) { return domain.AddMoney(minI, -1) }, 0, false},
+		{"sub", func() (int64, error) { return domain.SubMoney(2, 3) }, -1, true},
+		{"sub of MinInt64", func() (int64, error) { return domain.SubMoney(0, minI) }, 0, false},
+		{"sub past the bottom", func() (int64, error) { return domain.SubMoney(minI, 1) }, 0, false},
+		{"sum", func() (int64, error) { return domain.SumMoney(1, 2, 3) }, 6, true},
+		{"sum that wraps to zero", func() (int64, error) { return domain.SumMoney(maxI, maxI, 2) }, 0, false},
+	} {
+		got, err := tc.got()
+		if tc.ok != (err == nil) || (tc.ok && got != tc.want) || (!tc.ok && !errors.Is(err, domain.ErrMoneyOverflow)) {
+			t.Errorf("%s: %d, %v", tc.name, got, err)
+		}
+	}
+}
+
+// Issue 11, item 13: fees are bounded, and a fee built past the bounds
+// saturates rather than wrapping into a negative or tiny charge.
+func TestFeeBounds(t *testing.T) {
+	t.Parallel()
+	for _, f := range []domain.Fee{{BPS: -1}, {BPS: 10_001}, {Fixed: -1}, {Fixed: domain.MaxFeeFixed + 1}, {BPS: 50, Fixed: math.MaxInt64}} {
+		if f.Validate() == nil {
+			t.Errorf("%+v validates", f)
+		}
+	}
+	if err := (domain.Fee{BPS: domain.MaxFeeBPS, Fixed: domain.MaxFeeFixed}).Validate(); err != nil {
+		t.Errorf("the bounds themselves: %v", err)
+	}
+	huge := domain.FeeSchedule{Provider: domain.Fee{BPS: 50, Fixed: math.MaxInt64}}
+	if got := huge.Provider.Of(10_000); got != math.MaxInt64 {
+		t.Errorf("huge fee on 10000: %d, want saturated", got)
+	}
+	fees := huge.Apply(10_000)
+	if fees.Provider != 10_000 || fees.Platform != 0 || fees.Net(10_000) != 0 {
+		t.Errorf("huge fee applied: %+v", fees)
+	}
+	if got := (domain.Fee{BPS: 10_000}).Of(math.MaxInt64); got != math.MaxInt64 {
+		t.Errorf("100%% of MaxInt64: %d", got)
+	}
+}
+
+// Issue 11, item 13: postings that balance only modulo 2^64 are refused.
+func TestEntryThatBalancesOnlyByWrapping(t *testing.T) {
+	t.Parallel()
+	e := domain.JournalEntry{ID: "je_1", Postings: []domain.Posting{
+		{Account: domain.LedgerAvailable, Currency: "BRL", Amount: math.MaxInt64},
+		{Account: domain.LedgerPending, Currency: "BRL", Amount: math.MaxInt64},
+		{Account: domain.LedgerAcquirer, Currency: "BRL", Amount: 2},
+	}}
+	if err := e.Validate(); !errors.Is(err, domain.ErrMoneyOverflow) {
+		t.Fatalf("wrapping entry: %v", err)
+	}
 }

@@ -226,7 +226,11 @@ func feeFromEnv(getenv func(string) string, env string, def domain.Fee) (domain.
 			return def, fmt.Errorf("%s: want <bps>[+<fixed minor units>], got %q", env, v)
 		}
 	}
-	return domain.Fee{BPS: b, Fixed: f}, nil
+	fee := domain.Fee{BPS: b, Fixed: f}
+	if err := fee.Validate(); err != nil {
+		return def, fmt.Errorf("%s: %d bps + %d: at most %d bps plus %d minor units", env, b, f, domain.MaxFeeBPS, domain.MaxFeeFixed)
+	}
+	return fee, nil
 }
 
 func usage() {
