@@ -39,6 +39,25 @@ func TestGuardRefusesInternalAddresses(t *testing.T) {
 		{"https://0.0.0.0/hook", domain.ModeLive, ports.ErrURLForbidden, ports.ErrURLForbidden},
 		{"https://localhost/hook", domain.ModeLive, ports.ErrURLForbidden, nil},
 		{"https://localhost:8443/hook", domain.ModeTest, ports.ErrURLForbidden, nil},
+		// Issue 11, item 11: the IANA special-purpose blocks and the forms
+		// that embed an IPv4 address.
+		{"https://[::127.0.0.1]/hook", domain.ModeLive, ports.ErrURLForbidden, nil},
+		{"https://[64:ff9b::7f00:1]/hook", domain.ModeLive, ports.ErrURLForbidden, nil},
+		{"https://[64:ff9b:1::a00:1]/hook", domain.ModeLive, ports.ErrURLForbidden, nil},
+		{"https://[2002:7f00:1::1]/hook", domain.ModeLive, ports.ErrURLForbidden, nil},
+		{"https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hook", domain.ModeLive, ports.ErrURLForbidden, nil},
+		{"https://[2001:db8::1]/hook", domain.ModeLive, ports.ErrURLForbidden, nil},
+		{"https://[100::1]/hook", domain.ModeLive, ports.ErrURLForbidden, nil},
+		{"https://[fec0::1]/hook", domain.ModeLive, ports.ErrURLForbidden, nil},
+		{"https://198.18.0.1/hook", domain.ModeLive, ports.ErrURLForbidden, nil},
+		{"https://198.19.255.255/hook", domain.ModeLive, ports.ErrURLForbidden, nil},
+		{"https://240.0.0.1/hook", domain.ModeLive, ports.ErrURLForbidden, nil},
+		{"https://192.0.0.1/hook", domain.ModeLive, ports.ErrURLForbidden, nil},
+		{"https://192.0.2.1/hook", domain.ModeLive, ports.ErrURLForbidden, nil},
+		{"https://198.51.100.7/hook", domain.ModeLive, ports.ErrURLForbidden, nil},
+		{"https://203.0.113.9/hook", domain.ModeLive, ports.ErrURLForbidden, nil},
+		{"https://192.88.99.1/hook", domain.ModeLive, ports.ErrURLForbidden, nil},
+		{"https://[2606:4700::1111]/hook", domain.ModeLive, nil, nil},
 		{"http://93.184.216.34/hook", domain.ModeLive, domain.ErrValidation, nil},
 		{"https://93.184.216.34/hook", domain.ModeLive, nil, nil},
 		{"http://93.184.216.34/hook", domain.ModeTest, nil, nil},
@@ -67,7 +86,7 @@ func TestSenderRefusesInternalAddressAtConnect(t *testing.T) {
 	t.Cleanup(srv.Close)
 	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
 	s := webhook.NewSender(webhook.Policy{})
-	for _, u := range []string{srv.URL, "http://localhost:" + port, "http://[::1]:" + port} {
+	for _, u := range []string{srv.URL, "http://localhost:" + port, "http://[::1]:" + port, "http://[::127.0.0.1]:" + port, "http://[64:ff9b::7f00:1]:" + port} {
 		res, err := s.Send(t.Context(), ports.WebhookRequest{URL: u, Body: []byte("{}"), Signature: "sha256=x", DeliveryID: "wd_x-1", EventType: domain.EventPaymentCreated})
 		if err != nil {
 			t.Fatal(err)

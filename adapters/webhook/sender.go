@@ -40,7 +40,48 @@ var metadataAddrs = []netip.Addr{
 	netip.MustParseAddr("fd00:ec2::254"),   // AWS over IPv6
 }
 
-var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+// specialPurpose are the IANA IPv4 and IPv6 Special-Purpose Address
+// Registries' blocks that are not globally reachable, plus the blocks that
+// embed an IPv4 address a translator or tunnel would reach on our behalf
+// (IPv4-compatible, NAT64, 6to4, Teredo). Private, loopback, link-local,
+// multicast and unspecified addresses are refused by allowed's netip
+// checks as well.
+var specialPurpose = func() []netip.Prefix {
+	var out []netip.Prefix
+	for _, p := range []string{
+		// IPv4 (RFC 6890 and successors)
+		"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
+		"192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16", "198.18.0.0/15",
+		"198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4", "255.255.255.255/32",
+		// IPv6
+		"::/96",          // unspecified, loopback and IPv4-compatible (::127.0.0.1)
+		"::ffff:0:0/96",  // IPv4-mapped (also unmapped before the check)
+		"64:ff9b::/96",   // NAT64 well-known prefix
+		"64:ff9b:1::/48", // NAT64 local use
+		"100::/64",       // discard-only
+		"2001::/23",      // IETF protocol assignments: Teredo 2001::/32, benchmarking, ORCHID
+		"2001:db8::/32",  // documentation
+		"2002::/16",      // 6to4
+		"3fff::/20",      // documentation
+		"5f00::/16",      // SRv6 SIDs
+		"fc00::/7",       // unique local
+		"fe80::/10",      // link-local
+		"fec0::/10",      // site-local (deprecated)
+		"ff00::/8",       // multicast
+	} {
+		out = append(out, netip.MustParsePrefix(p))
+	}
+	return out
+}()
+
+func isSpecialPurpose(ip netip.Addr) bool {
+	for _, p := range specialPurpose {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
 
 // allowed reports whether a webhook may connect to ip under p.
 func (p Policy) allowed(ip netip.Addr) bool {
@@ -53,7 +94,7 @@ func (p Policy) allowed(ip netip.Addr) bool {
 	if p.AllowPrivate {
 		return ip.IsValid() && !ip.IsUnspecified() && !ip.IsMulticast()
 	}
-	return ip.IsValid() && ip.IsGlobalUnicast() && !ip.IsPrivate() && !cgnat.Contains(ip) &&
+	return ip.IsValid() && ip.IsGlobalUnicast() && !ip.IsPrivate() && !isSpecialPurpose(ip) &&
 		!ip.IsLoopback() && !ip.IsLinkLocalUnicast()
 }
 
