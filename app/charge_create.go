@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/ports"
@@ -74,10 +75,14 @@ func (s *ChargeService) Create(ctx context.Context, caller Caller, in CreateChar
 		if claim.Fingerprint != idem.Fingerprint {
 			return Response{}, ErrIdempotencyKeyReused
 		}
-		return Response{}, ErrIdempotencyKeyInUse
+		return Response{}, &KeyInUseError{Remaining: claim.Remaining}
 	}
 	owned := claim.State == ports.ClaimAcquired
 	completed := false
+	if owned {
+		stop := s.renewClaim(ctx, ckey, idem.Fingerprint)
+		defer stop()
+	}
 	defer func() {
 		if owned && !completed {
 			// A detached context: a cancelled request must still free the key.
@@ -107,6 +112,32 @@ func (s *ChargeService) Create(ctx context.Context, caller Caller, in CreateChar
 	}
 	completed = s.complete(ctx, owned, ckey, idem.Fingerprint, resp)
 	return resp, nil
+}
+
+// renewClaim extends this request's claim every IdempotencyRenewEvery
+// until stop is called, so the claim can stay short: a request killed with
+// its process frees the key within IdempotencyLockTTL, while a slow live
+// one (a slow acquirer) keeps it. stop returns once renewal has ended, so
+// no renewal runs after the claim is completed or released.
+func (s *ChargeService) renewClaim(ctx context.Context, ckey, fingerprint string) (stop func()) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(s.cfg.IdempotencyRenewEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if ok, err := s.cache.Extend(ctx, ckey, fingerprint, s.cfg.IdempotencyLockTTL); err != nil || !ok {
+					return // the cache lost it: the database still guards the key
+				}
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
 }
 
 // replay answers from the durable record: the original response, or

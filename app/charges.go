@@ -23,8 +23,10 @@ type ChargesConfig struct {
 	// domain.DefaultHoldingPeriods).
 	Holding domain.HoldingPeriods
 	// IdempotencyLockTTL bounds how long a crashed request can hold a key
-	// in the cache (default 30 s).
-	IdempotencyLockTTL time.Duration
+	// in the cache (default 5 s); a live request renews its claim every
+	// IdempotencyRenewEvery (default 2/5 of the TTL) for as long as it runs.
+	IdempotencyLockTTL    time.Duration
+	IdempotencyRenewEvery time.Duration
 	// IdempotencyTTL is how long the cache keeps a response (default 24 h).
 	// The database keeps it for good.
 	IdempotencyTTL time.Duration
@@ -65,7 +67,10 @@ func NewChargeService(store ports.ChargeStore, records ports.IdempotencyRecords,
 	acquirer ports.Acquirer, guard *FraudGuard, clock ports.Clock, ids ports.IDGenerator, log *slog.Logger, cfg ChargesConfig,
 ) *ChargeService {
 	if cfg.IdempotencyLockTTL <= 0 {
-		cfg.IdempotencyLockTTL = 30 * time.Second
+		cfg.IdempotencyLockTTL = 5 * time.Second
+	}
+	if cfg.IdempotencyRenewEvery <= 0 || cfg.IdempotencyRenewEvery >= cfg.IdempotencyLockTTL {
+		cfg.IdempotencyRenewEvery = cfg.IdempotencyLockTTL * 2 / 5
 	}
 	if cfg.IdempotencyTTL <= 0 {
 		cfg.IdempotencyTTL = 24 * time.Hour

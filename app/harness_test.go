@@ -100,6 +100,7 @@ func newGuardedHarness(t *testing.T, guard *app.FraudGuard) *harness {
 		},
 		CompleteFunc: func(context.Context, string, string, int, []byte, time.Duration) error { return nil },
 		ReleaseFunc:  func(context.Context, string, string) error { return nil },
+		ExtendFunc:   func(context.Context, string, string, time.Duration) (bool, error) { return true, nil },
 	}
 	h.acquirer = &mocks.AcquirerMock{
 		NameFunc: func() string { return "mock" },

@@ -625,6 +625,9 @@ var _ ports.IdempotencyCache = &IdempotencyCacheMock{}
 //			CompleteFunc: func(ctx context.Context, key string, fingerprint string, statusCode int, body []byte, ttl time.Duration) error {
 //				panic("mock out the Complete method")
 //			},
+//			ExtendFunc: func(ctx context.Context, key string, fingerprint string, lockTTL time.Duration) (bool, error) {
+//				panic("mock out the Extend method")
+//			},
 //			ReleaseFunc: func(ctx context.Context, key string, fingerprint string) error {
 //				panic("mock out the Release method")
 //			},
@@ -640,6 +643,9 @@ type IdempotencyCacheMock struct {
 
 	// CompleteFunc mocks the Complete method.
 	CompleteFunc func(ctx context.Context, key string, fingerprint string, statusCode int, body []byte, ttl time.Duration) error
+
+	// ExtendFunc mocks the Extend method.
+	ExtendFunc func(ctx context.Context, key string, fingerprint string, lockTTL time.Duration) (bool, error)
 
 	// ReleaseFunc mocks the Release method.
 	ReleaseFunc func(ctx context.Context, key string, fingerprint string) error
@@ -672,6 +678,17 @@ type IdempotencyCacheMock struct {
 			// TTL is the ttl argument value.
 			TTL time.Duration
 		}
+		// Extend holds details about calls to the Extend method.
+		Extend []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Key is the key argument value.
+			Key string
+			// Fingerprint is the fingerprint argument value.
+			Fingerprint string
+			// LockTTL is the lockTTL argument value.
+			LockTTL time.Duration
+		}
 		// Release holds details about calls to the Release method.
 		Release []struct {
 			// Ctx is the ctx argument value.
@@ -684,6 +701,7 @@ type IdempotencyCacheMock struct {
 	}
 	lockBegin    sync.RWMutex
 	lockComplete sync.RWMutex
+	lockExtend   sync.RWMutex
 	lockRelease  sync.RWMutex
 }
 
@@ -780,6 +798,50 @@ func (mock *IdempotencyCacheMock) CompleteCalls() []struct {
 	mock.lockComplete.RLock()
 	calls = mock.calls.Complete
 	mock.lockComplete.RUnlock()
+	return calls
+}
+
+// Extend calls ExtendFunc.
+func (mock *IdempotencyCacheMock) Extend(ctx context.Context, key string, fingerprint string, lockTTL time.Duration) (bool, error) {
+	if mock.ExtendFunc == nil {
+		panic("IdempotencyCacheMock.ExtendFunc: method is nil but IdempotencyCache.Extend was just called")
+	}
+	callInfo := struct {
+		Ctx         context.Context
+		Key         string
+		Fingerprint string
+		LockTTL     time.Duration
+	}{
+		Ctx:         ctx,
+		Key:         key,
+		Fingerprint: fingerprint,
+		LockTTL:     lockTTL,
+	}
+	mock.lockExtend.Lock()
+	mock.calls.Extend = append(mock.calls.Extend, callInfo)
+	mock.lockExtend.Unlock()
+	return mock.ExtendFunc(ctx, key, fingerprint, lockTTL)
+}
+
+// ExtendCalls gets all the calls that were made to Extend.
+// Check the length with:
+//
+//	len(mockedIdempotencyCache.ExtendCalls())
+func (mock *IdempotencyCacheMock) ExtendCalls() []struct {
+	Ctx         context.Context
+	Key         string
+	Fingerprint string
+	LockTTL     time.Duration
+} {
+	var calls []struct {
+		Ctx         context.Context
+		Key         string
+		Fingerprint string
+		LockTTL     time.Duration
+	}
+	mock.lockExtend.RLock()
+	calls = mock.calls.Extend
+	mock.lockExtend.RUnlock()
 	return calls
 }
 

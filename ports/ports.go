@@ -173,6 +173,9 @@ type Claim struct {
 	// StatusCode and Body of the completed response.
 	StatusCode int
 	Body       []byte
+	// Remaining is how long an in-flight claim lasts unless its holder
+	// extends it (0 when the cache cannot tell).
+	Remaining time.Duration
 }
 
 // IdempotencyCache is the fast path of idempotency (Redis, or in process).
@@ -187,6 +190,11 @@ type IdempotencyCache interface {
 	// Release drops a claim this request holds without a response, so a
 	// retry may run. It never removes a completed response.
 	Release(ctx context.Context, key, fingerprint string) error
+	// Extend renews an in-flight claim of this fingerprint for lockTTL
+	// from now, so a live request keeps a short claim while a dead one
+	// frees the key soon. It reports false, and changes nothing, when the
+	// key holds a response, another claim or nothing.
+	Extend(ctx context.Context, key, fingerprint string, lockTTL time.Duration) (bool, error)
 }
 
 // CreatePixChargeRequest asks an acquirer for an immediate Pix charge (a

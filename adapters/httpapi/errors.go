@@ -89,8 +89,12 @@ func classify(params wireParams, err error) *apiError {
 		return &apiError{Status: http.StatusConflict, Type: typeIdempotency, Code: "idempotency_key_reused",
 			Message: "this Idempotency-Key was already used with a different request"}
 	case errors.Is(err, app.ErrIdempotencyKeyInUse):
+		retry := 1
+		if inUse := (*app.KeyInUseError)(nil); errors.As(err, &inUse) {
+			retry = max(ceilSeconds(inUse.Remaining), 1)
+		}
 		return &apiError{Status: http.StatusConflict, Type: typeIdempotency, Code: "idempotency_key_in_use",
-			Message: "a request with this Idempotency-Key is still in progress; retry shortly", retryAfter: 1}
+			Message: "a request with this Idempotency-Key is still in progress; retry shortly", retryAfter: retry}
 	case errors.Is(err, domain.ErrChargeExpired):
 		return &apiError{Status: http.StatusConflict, Type: typeInvalidRequest, Code: "charge_expired",
 			Message: "the charge has expired; create a new charge"}

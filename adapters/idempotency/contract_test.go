@@ -258,4 +258,54 @@ func testContract(t *testing.T, newHarness func(t *testing.T) harness) {
 			t.Errorf("%d of %d concurrent Begins acquired the key, want exactly 1", acquired, n)
 		}
 	})
+
+	// Issue 12 item 3, issue 11 item 19: a claim reports how long it lasts,
+	// and only its holder's Extend keeps it alive.
+	t.Run("in-flight claim reports its remaining time", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		begin(t, h.cache, "k", fpA, lockTTL)
+		got := begin(t, h.cache, "k", fpA, lockTTL)
+		wantState(t, got, ports.ClaimInFlight, fpA)
+		if got.Remaining <= lockTTL/2 || got.Remaining > lockTTL {
+			t.Fatalf("remaining %v, want about %v", got.Remaining, lockTTL)
+		}
+	})
+
+	t.Run("Extend renews only the holder's claim", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		extend := func(key, fp string, ttl time.Duration) bool {
+			t.Helper()
+			ok, err := h.cache.Extend(ctx, key, fp, ttl)
+			if err != nil {
+				t.Fatalf("Extend(%q, %.8s): %v", key, fp, err)
+			}
+			return ok
+		}
+		if extend("missing", fpA, lockTTL) {
+			t.Fatal("Extend of a missing key succeeded")
+		}
+		begin(t, h.cache, "k", fpA, h.shortTTL)
+		if extend("k", fpB, lockTTL) {
+			t.Fatal("Extend with another fingerprint succeeded")
+		}
+		if !extend("k", fpA, lockTTL) {
+			t.Fatal("the holder's Extend failed")
+		}
+		h.elapse(h.shortTTL)
+		got := begin(t, h.cache, "k", fpA, lockTTL)
+		wantState(t, got, ports.ClaimInFlight, fpA)
+		if got.Remaining <= h.shortTTL {
+			t.Fatalf("remaining %v after an extension to %v", got.Remaining, lockTTL)
+		}
+		complete(t, h.cache, "k", fpA, 201, []byte("{}"), responseTTL)
+		if extend("k", fpA, lockTTL) {
+			t.Fatal("Extend of a completed response succeeded")
+		}
+		wantResponse(t, begin(t, h.cache, "k", fpA, lockTTL), fpA, 201, []byte("{}"))
+		if _, err := h.cache.Extend(ctx, "k", fpA, 0); !errors.Is(err, idempotency.ErrInvalidTTL) {
+			t.Fatalf("Extend with a zero TTL: %v", err)
+		}
+	})
 }

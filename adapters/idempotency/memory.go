@@ -84,7 +84,7 @@ func (m *Memory) Begin(_ context.Context, key, fingerprint string, lockTTL time.
 
 	if e := m.live(key, now); e != nil {
 		if !e.done {
-			return ports.Claim{State: ports.ClaimInFlight, Fingerprint: e.fingerprint}, nil
+			return ports.Claim{State: ports.ClaimInFlight, Fingerprint: e.fingerprint, Remaining: e.expiresAt.Sub(now)}, nil
 		}
 		return ports.Claim{
 			State:       ports.ClaimCompleted,
@@ -131,6 +131,25 @@ func (m *Memory) Release(_ context.Context, key, fingerprint string) error {
 		m.remove(e)
 	}
 	return nil
+}
+
+// Extend moves an unexpired in-flight claim of this fingerprint to expire
+// lockTTL from now. ErrInvalidTTL when lockTTL < 1ms.
+func (m *Memory) Extend(_ context.Context, key, fingerprint string, lockTTL time.Duration) (bool, error) {
+	if err := checkTTL(lockTTL); err != nil {
+		return false, err
+	}
+	now := m.clock()
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+
+	e := m.live(key, now)
+	if e == nil || e.done || e.fingerprint != fingerprint {
+		return false, nil
+	}
+	e.expiresAt = now.Add(lockTTL)
+	return true, nil
 }
 
 // live returns key's entry, dropping it when it has expired. Expiry is

@@ -29,6 +29,15 @@ end
 return 0
 `)
 
+// extendScript renews KEYS[1]'s expiry to ARGV[2] ms only while it still
+// holds ARGV[1], the caller's in-flight claim.
+var extendScript = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("PEXPIRE", KEYS[1], ARGV[2])
+end
+return 0
+`)
+
 // Redis is an IdempotencyCache in Redis, shared by every quitad process.
 // Each key is one string value (see encodeInFlight and encodeDone) with a
 // Redis expiry, so Redis Cluster and Sentinel clients work unchanged. It is
@@ -61,16 +70,25 @@ func (r *Redis) Begin(ctx context.Context, key, fingerprint string, lockTTL time
 		if ok {
 			return ports.Claim{State: ports.ClaimAcquired, Fingerprint: fingerprint}, nil
 		}
-		raw, err := r.client.Get(ctx, k).Bytes()
-		if errors.Is(err, redis.Nil) {
+		var get *redis.StringCmd
+		var ttl *redis.DurationCmd
+		_, err = r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+			get, ttl = p.Get(ctx, k), p.PTTL(ctx, k)
+			return nil
+		})
+		raw, gerr := get.Bytes()
+		if errors.Is(gerr, redis.Nil) {
 			continue // expired or released since SET NX: try to claim again
 		}
-		if err != nil {
+		if err != nil && !errors.Is(err, redis.Nil) {
 			return ports.Claim{}, fmt.Errorf("idempotency: read %q: %w", k, err)
 		}
 		c, err := decode(raw)
 		if err != nil {
 			return ports.Claim{}, fmt.Errorf("idempotency: read %q: %w", k, err)
+		}
+		if c.State == ports.ClaimInFlight {
+			c.Remaining = max(ttl.Val(), 0) // PTTL's -1/-2 mean no expiry or gone
 		}
 		return c, nil
 	}
@@ -93,6 +111,21 @@ func (r *Redis) Complete(ctx context.Context, key, fingerprint string, statusCod
 		return fmt.Errorf("idempotency: complete %q: %w", k, err)
 	}
 	return nil
+}
+
+// Extend renews key's expiry to lockTTL only while it still holds this
+// fingerprint's in-flight claim, atomically (a Lua script). Errors:
+// ErrInvalidTTL when lockTTL < 1ms, and Redis errors.
+func (r *Redis) Extend(ctx context.Context, key, fingerprint string, lockTTL time.Duration) (bool, error) {
+	if err := checkTTL(lockTTL); err != nil {
+		return false, err
+	}
+	k := r.prefix + key
+	n, err := extendScript.Run(ctx, r.client, []string{k}, encodeInFlight(fingerprint), lockTTL.Milliseconds()).Int()
+	if err != nil {
+		return false, fmt.Errorf("idempotency: extend %q: %w", k, err)
+	}
+	return n == 1, nil
 }
 
 // Release deletes key only while it still holds this fingerprint's
