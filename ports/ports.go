@@ -17,6 +17,10 @@ var (
 	ErrIdempotencyKeyExists = errors.New("idempotency key already used")
 	// ErrDuplicate: a unique value (e-mail, fingerprint) already exists.
 	ErrDuplicate = errors.New("duplicate")
+	// ErrStoreUnavailable: the database could not be reached or refused
+	// the session (connection lost, shutting down, too many connections,
+	// timed out). The transaction did not commit; retry later.
+	ErrStoreUnavailable = errors.New("database unavailable")
 	// ErrAcquirerUnavailable: the acquirer could not be reached or answered
 	// 5xx; the call may be retried.
 	ErrAcquirerUnavailable = errors.New("acquirer unavailable")

@@ -104,6 +104,10 @@ func classify(params wireParams, err error) *apiError {
 	case errors.Is(err, domain.ErrChargeNotCancellable):
 		return &apiError{Status: http.StatusConflict, Type: typeInvalidRequest, Code: "charge_not_cancellable",
 			Message: "only WAITING_PAYMENT, PENDING and PROCESSING charges can be cancelled"}
+	case errors.Is(err, ports.ErrStoreUnavailable):
+		return &apiError{Status: http.StatusServiceUnavailable, Type: typeAPI, Code: "service_unavailable",
+			Message: "the service is briefly unavailable and nothing was changed; retry with backoff using the same Idempotency-Key",
+			retryAfter: 2}
 	case errors.Is(err, ports.ErrAcquirerUnavailable):
 		return &apiError{Status: http.StatusServiceUnavailable, Type: typeProvider, Code: "acquirer_unavailable",
 			Message: "the acquirer is unavailable; retry with backoff using the same Idempotency-Key"}
@@ -164,6 +168,9 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if ae == nil {
 		slog.ErrorContext(r.Context(), "unhandled error", "err", err, "path", r.URL.Path)
 		ae = errInternal
+	}
+	if errors.Is(err, ports.ErrStoreUnavailable) {
+		slog.WarnContext(r.Context(), "database unavailable", "err", err, "path", r.URL.Path)
 	}
 	if ae.retryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(ae.retryAfter))

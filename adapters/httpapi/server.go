@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/gorilla/mux"
 
@@ -51,7 +52,9 @@ type Deps struct {
 	Simulator ports.PaymentSimulator
 	QR        QRRenderer
 	Ready     map[string]Pinger
-	Log       *slog.Logger
+	// Optional are dependencies reported by /healthz only (Redis).
+	Optional map[string]Pinger
+	Log      *slog.Logger
 	// Dashboard: sessions, key management, request logs, guards.
 	Sessions    *app.SessionService
 	Keys        *app.KeyService
@@ -101,7 +104,7 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 	})
 	r.NotFoundHandler, r.MethodNotAllowedHandler = notFound, rl(notAllowed)
 
-	health := &HealthController{ready: d.Ready}
+	health := &HealthController{ready: d.Ready, optional: d.Optional}
 	health.Routes(r)
 	metrics.Routes(r)
 
@@ -161,9 +164,14 @@ func methodFallbacks(r *mux.Router, h http.Handler) {
 	}
 }
 
-// HealthController answers liveness and readiness probes.
+// HealthController answers liveness and readiness probes. Readiness
+// checks only what a request cannot do without (the database); optional
+// dependencies (Redis: every use of it has a database or in-process
+// fallback) are reported under /healthz's checks and never make quitad
+// unready, so a Redis outage cannot take every instance out of rotation.
 type HealthController struct {
-	ready map[string]Pinger
+	ready    map[string]Pinger
+	optional map[string]Pinger
 }
 
 // Routes registers /healthz and /readyz.
@@ -172,20 +180,35 @@ func (c *HealthController) Routes(r *mux.Router) {
 	r.HandleFunc("/readyz", c.readyz).Methods(http.MethodGet).Name("readyz")
 }
 
-func (c *HealthController) healthz(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+func (c *HealthController) healthz(w http.ResponseWriter, r *http.Request) {
+	out := map[string]any{"status": "ok"}
+	if len(c.optional) > 0 {
+		checks, _ := ping(r.Context(), c.optional)
+		out["checks"] = checks
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (c *HealthController) readyz(w http.ResponseWriter, r *http.Request) {
-	out := map[string]string{}
+	checks, ok := ping(r.Context(), c.ready)
 	status := http.StatusOK
-	for name, p := range c.ready {
-		if err := p.Ping(r.Context()); err != nil {
-			out[name] = "unavailable"
-			status = http.StatusServiceUnavailable
+	if !ok {
+		status = http.StatusServiceUnavailable
+	}
+	writeJSON(w, status, map[string]any{"status": map[bool]string{true: "ok", false: "unavailable"}[ok], "checks": checks})
+}
+
+// ping asks each dependency, for at most a second in all.
+func ping(ctx context.Context, deps map[string]Pinger) (map[string]string, bool) {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	out, ok := make(map[string]string, len(deps)), true
+	for name, p := range deps {
+		if err := p.Ping(ctx); err != nil {
+			out[name], ok = "unavailable", false
 			continue
 		}
 		out[name] = "ok"
 	}
-	writeJSON(w, status, map[string]any{"status": map[bool]string{true: "ok", false: "unavailable"}[status == http.StatusOK], "checks": out})
+	return out, ok
 }

@@ -1,8 +1,12 @@
 package store
 
 import (
+	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
+	"io"
+	"net"
 	"fmt"
 	"strings"
 
@@ -36,7 +40,32 @@ func mapError(err error) error {
 		}
 		return fmt.Errorf("%w: %s", ports.ErrDuplicate, table)
 	}
+	if unavailable(err) && !errors.Is(err, ports.ErrStoreUnavailable) {
+		return fmt.Errorf("%w: %w", ports.ErrStoreUnavailable, err)
+	}
 	return err
+}
+
+// unavailable reports an error of reaching the database rather than of
+// the statement: the connection is gone or cannot be had. Postgres's
+// class 08 (connection exception), 57P01–57P03 (shutting down, cannot
+// connect now), 53300 (too many connections); a failed connect; a
+// connection that died mid-statement; a deadline. Within a transaction
+// any of them means it did not commit.
+func unavailable(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return strings.HasPrefix(pgErr.Code, "08") || pgErr.Code == "57P01" || pgErr.Code == "57P02" ||
+			pgErr.Code == "57P03" || pgErr.Code == "53300"
+	}
+	var connectErr *pgconn.ConnectError
+	if errors.As(err, &connectErr) {
+		return true
+	}
+	var netErr net.Error
+	return errors.As(err, &netErr) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		errors.Is(err, driver.ErrBadConn) || errors.Is(err, context.DeadlineExceeded) ||
+		pgconn.Timeout(err) || strings.Contains(err.Error(), "conn closed")
 }
 
 // SQLite extended result codes of a unique violation.

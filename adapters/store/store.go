@@ -101,11 +101,17 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 		// default of max(4, GOMAXPROCS).
 		cfg.MaxConns = max(cfg.MaxConns, 16)
 	}
+	// A connection whose backend was terminated while it sat idle is
+	// dropped before it is handed out (conncheck.go), in pgx's pool and in
+	// database/sql's.
+	cfg.PrepareConn = func(_ context.Context, c *pgx.Conn) (bool, error) {
+		return idleConnAlive(c.PgConn().Conn()), nil
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("store: postgres: %w", err)
 	}
-	sqldb := stdlib.OpenDBFromPool(pool)
+	sqldb := stdlib.OpenDBFromPool(pool, stdlib.OptionResetSession(resetSession))
 	return &DB{
 		bun:       bun.NewDB(sqldb, pgdialect.New()),
 		dialect:   DialectPostgres,

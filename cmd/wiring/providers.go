@@ -225,7 +225,7 @@ func provideRedis(ctx context.Context, cfg Config) (*redis.Client, func(), error
 	}
 	client := redis.NewClient(opts)
 	if err := client.Ping(ctx).Err(); err != nil {
-		// Redis is only a fast path: start anyway and let /readyz say so.
+		// Redis is only a fast path: start anyway; /healthz reports it.
 		slog.WarnContext(ctx, "redis unreachable at start; idempotency falls back to the database", "err", err)
 	}
 	return client, func() { client.Close() }, nil
@@ -297,13 +297,14 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 		receipts = nil // no PSP callbacks without the API Pix provider
 	}
 	ready := map[string]httpapi.Pinger{"database": db}
+	var optional map[string]httpapi.Pinger
 	if rdb != nil {
-		ready["redis"] = redisPinger{rdb}
+		optional = map[string]httpapi.Pinger{"redis": redisPinger{rdb}}
 	}
 	return httpapi.NewHandler(
 		httpapi.Config{Links: links, CheckoutPath: httpapi.CheckoutPathFromURL(cfg.CheckoutURLBase), TrustedProxies: cfg.TrustedProxies,
 			PSPCallbackCAs: cfg.PSPCallbackCAs},
-		httpapi.Deps{Charges: charges, Accounts: accounts, Simulator: sim, QR: qrr, Ready: ready, Log: log, Checkout: co,
+		httpapi.Deps{Charges: charges, Accounts: accounts, Simulator: sim, QR: qrr, Ready: ready, Optional: optional, Log: log, Checkout: co,
 			Sessions: dash.Sessions, Keys: dash.Keys, RateLimits: dash.GuardSettings, Limiter: dash.Limiter, RequestLogs: dash.RequestLogs,
 			AuthFailures: dash.Attempts, Webhooks: webhooks, Payments: payments, PixReceipts: receipts, PixCallbacks: live},
 	)

@@ -1,0 +1,52 @@
+package store
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"syscall"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// resetSession runs before database/sql hands out a pooled connection
+// again. A Postgres connection that sat in the pool while its backend was
+// terminated (a restart, pg_terminate_backend, an idle timeout at a proxy)
+// has the server's farewell or an EOF waiting on its socket; sending a
+// statement on it would fail and, inside a write, leave the caller unsure
+// what happened. Peeking at the socket costs one non-blocking system call
+// and no round trip: anything readable on an idle connection means it is
+// finished, so it is discarded (driver.ErrBadConn) and database/sql takes
+// or opens another before any byte of the statement is sent.
+func resetSession(_ context.Context, c *pgx.Conn) error {
+	if !idleConnAlive(c.PgConn().Conn()) {
+		return driver.ErrBadConn
+	}
+	return nil
+}
+
+// idleConnAlive reports false when an idle connection's socket is readable
+// (data or EOF) or broken; true when it would block, or when the socket
+// cannot be inspected (TLS or a wrapped conn: no check is made).
+func idleConnAlive(conn any) bool {
+	sc, ok := conn.(syscall.Conn)
+	if !ok {
+		return true
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return true
+	}
+	alive := true
+	var buf [1]byte
+	_ = rc.Read(func(fd uintptr) bool {
+		n, _, err := syscall.Recvfrom(int(fd), buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		switch {
+		case errors.Is(err, syscall.EAGAIN), errors.Is(err, syscall.EINTR):
+		case err != nil, n >= 0:
+			alive = false // pending bytes, EOF (n == 0) or a socket error
+		}
+		return true // never wait for readiness
+	})
+	return alive
+}

@@ -1,0 +1,38 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/quitapix/quita/ports"
+)
+
+// Issue 12 item 2: losing the database is "unavailable, retry later",
+// never an internal error; statement errors stay what they are.
+func TestMapErrorUnavailable(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{&pgconn.PgError{Code: "57P01"}, true}, // admin shutdown (restart, pg_terminate_backend)
+		{&pgconn.PgError{Code: "57P03"}, true}, // cannot connect now (starting up)
+		{&pgconn.PgError{Code: "53300"}, true}, // too many connections
+		{&pgconn.PgError{Code: "08006"}, true}, // connection failure
+		{fmt.Errorf("query: %w", io.ErrUnexpectedEOF), true},
+		{context.DeadlineExceeded, true},
+		{&pgconn.PgError{Code: "23503"}, false}, // foreign key: a bug, not an outage
+		{&pgconn.PgError{Code: "42P01"}, false},
+		{errors.New("boom"), false},
+	} {
+		got := errors.Is(mapError(tc.err), ports.ErrStoreUnavailable)
+		if got != tc.want {
+			t.Errorf("%v: unavailable %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}

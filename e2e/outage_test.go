@@ -1,0 +1,158 @@
+package e2e_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, for the test's own admin connection
+
+	"github.com/quitapix/quita/quitatest"
+)
+
+// terminateBackends ends every other session on the server's database, as
+// a Postgres restart or an operator's pg_terminate_backend does.
+func terminateBackends(t *testing.T, admin *sql.DB) int {
+	t.Helper()
+	var n int
+	err := admin.QueryRow(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+		WHERE datname = current_database() AND pid <> pg_backend_pid()`).Scan(&n)
+	if err != nil {
+		t.Fatalf("terminate backends: %v", err)
+	}
+	return n
+}
+
+// Issue 12 item 2 and issue 11 item 20: when Postgres drops quitad's
+// connections, the pool recovers before the next statement is sent (no
+// request fails after the drop), and while connections keep dropping under
+// load every answer is 201 or 503 with Retry-After — never a 500 — and the
+// retried keys each end with exactly one charge.
+func TestPostgresConnectionLoss(t *testing.T) {
+	t.Parallel()
+	var dsn string
+	e := newEnv(t, backends[0], func(o *quitatest.Options) { dsn = o.DatabaseURL })
+	admin, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Close() })
+	admin.SetMaxOpenConns(1)
+	a := e.newAccount(t, "Loja Queda")
+
+	// Warm the pool, drop every connection, then create one by one.
+	for range 5 {
+		a.test.mustCreate(t, pixBody(1000))
+	}
+	if n := terminateBackends(t, admin); n == 0 {
+		t.Fatal("no quitad connection to terminate")
+	}
+	// The drop is over once the backends are gone.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var left int
+		if err := admin.QueryRow(`SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid()`).Scan(&left); err != nil {
+			t.Fatal(err)
+		}
+		if left == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d backends outlived pg_terminate_backend", left)
+		}
+	}
+	for i := range 20 {
+		if r := a.test.create(t, "/charges", pixBody(1000)); r.Status != http.StatusCreated {
+			t.Fatalf("create %d after the drop: %d %s", i, r.Status, r.Body)
+		}
+	}
+
+	// Connections dropping over and over under concurrent load.
+	ctx, stop := context.WithCancel(t.Context())
+	var dropper sync.WaitGroup
+	dropper.Go(func() {
+		for ctx.Err() == nil {
+			terminateBackends(t, admin)
+			time.Sleep(15 * time.Millisecond)
+		}
+	})
+	type outcome struct {
+		key    string
+		status int
+	}
+	var (
+		mu       sync.Mutex
+		outcomes []outcome
+		clients  sync.WaitGroup
+	)
+	for c := range 4 {
+		clients.Go(func() {
+			for i := range 25 {
+				key := fmt.Sprintf("drop-%d-%03d", c, i)
+				r, err := a.test.send(http.MethodPost, "/charges", pixBody(1000), hdr{"Idempotency-Key": key})
+				if err != nil {
+					t.Errorf("transport: %v", err)
+					return
+				}
+				if r.Status == http.StatusServiceUnavailable {
+					if s, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || s < 1 {
+						t.Errorf("503 without Retry-After: %s", r.Body)
+					}
+				}
+				mu.Lock()
+				outcomes = append(outcomes, outcome{key, r.Status})
+				mu.Unlock()
+			}
+		})
+	}
+	clients.Wait()
+	stop()
+	dropper.Wait()
+	counts := map[int]int{}
+	for _, o := range outcomes {
+		counts[o.status]++
+		if o.status != http.StatusCreated && o.status != http.StatusServiceUnavailable {
+			t.Errorf("key %s answered %d during the drops", o.key, o.status)
+		}
+	}
+	t.Logf("answers while connections dropped: %v", counts)
+	// Every key, retried after the storm, ends with one charge.
+	ids := map[string]bool{}
+	for _, o := range outcomes {
+		r := a.test.do(t, http.MethodPost, "/charges", pixBody(1000), hdr{"Idempotency-Key": o.key})
+		if r.Status != http.StatusCreated {
+			t.Fatalf("retry of %s: %d %s", o.key, r.Status, r.Body)
+		}
+		ids[r.charge(t).ID] = true
+	}
+	if len(ids) != len(outcomes) {
+		t.Fatalf("%d keys made %d charges", len(outcomes), len(ids))
+	}
+	if r := a.test.do(t, http.MethodGet, e.srv.URL+"/readyz", nil, nil); r.Status != http.StatusOK {
+		t.Fatalf("readyz after recovery: %d %s", r.Status, r.Body)
+	}
+}
+
+// Issue 11 item 8: Redis is optional, so it is not part of readiness: with
+// Redis unreachable /readyz stays 200 and /healthz reports it.
+func TestRedisIsNotPartOfReadiness(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, backends[0], func(o *quitatest.Options) { o.RedisURL = "redis://127.0.0.1:1/0" })
+	c := e.client("")
+	if r := c.do(t, http.MethodGet, e.srv.URL+"/readyz", nil, nil); r.Status != http.StatusOK ||
+		!strings.Contains(string(r.Body), `"database":"ok"`) || strings.Contains(string(r.Body), "redis") {
+		t.Fatalf("readyz with Redis down: %d %s", r.Status, r.Body)
+	}
+	if r := c.do(t, http.MethodGet, e.srv.URL+"/healthz", nil, nil); r.Status != http.StatusOK ||
+		!strings.Contains(string(r.Body), `"redis":"unavailable"`) {
+		t.Fatalf("healthz with Redis down: %d %s", r.Status, r.Body)
+	}
+	a := e.newAccount(t, "Loja Sem Redis")
+	a.test.mustCreate(t, pixBody(1000))
+}
