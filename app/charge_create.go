@@ -62,7 +62,9 @@ func (s *ChargeService) Create(ctx context.Context, caller Caller, in CreateChar
 
 	claim, err := s.cache.Begin(ctx, ckey, idem.Fingerprint, s.cfg.IdempotencyLockTTL)
 	if err != nil {
-		s.log.WarnContext(ctx, "idempotency cache unavailable, using the database alone", "err", err)
+		if !errors.Is(err, ports.ErrCacheUnavailable) { // the cache's guard has said so already
+			s.log.WarnContext(ctx, "idempotency cache unavailable, using the database alone", "err", err)
+		}
 		claim = ports.Claim{}
 	}
 	switch claim.State {

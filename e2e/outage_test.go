@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -155,4 +156,39 @@ func TestRedisIsNotPartOfReadiness(t *testing.T) {
 	}
 	a := e.newAccount(t, "Loja Sem Redis")
 	a.test.mustCreate(t, pixBody(1000))
+}
+
+// Issue 11 item 8: a Redis that accepts connections and never answers is
+// worse than a refused one; quitad still creates, replays and refuses a
+// reused key from the database, and /readyz stays 200.
+func TestHangingRedis(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() })
+		}
+	}()
+	e := newEnv(t, backends[0], func(o *quitatest.Options) { o.RedisURL = "redis://" + ln.Addr().String() + "/0" })
+	a := e.newAccount(t, "Loja Redis Mudo")
+	for i := range 10 {
+		key := fmt.Sprintf("hanging-%02d", i)
+		first := a.test.do(t, http.MethodPost, "/charges", pixBody(1000), hdr{"Idempotency-Key": key}).want(t, http.StatusCreated)
+		again := a.test.do(t, http.MethodPost, "/charges", pixBody(1000), hdr{"Idempotency-Key": key}).want(t, http.StatusCreated)
+		if again.Header.Get("Idempotent-Replayed") != "true" || again.charge(t).ID != first.charge(t).ID {
+			t.Fatalf("replay %d: %s", i, again.Body)
+		}
+		a.test.do(t, http.MethodPost, "/charges", pixBody(2000), hdr{"Idempotency-Key": key}).apiErr(t, http.StatusConflict, "idempotency_key_reused", "")
+	}
+	if r := a.test.do(t, http.MethodGet, e.srv.URL+"/readyz", nil, nil); r.Status != http.StatusOK {
+		t.Fatalf("readyz: %d %s", r.Status, r.Body)
+	}
 }

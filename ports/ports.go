@@ -182,6 +182,10 @@ type Claim struct {
 	Remaining time.Duration
 }
 
+// ErrCacheUnavailable: the idempotency cache failed or is being skipped
+// after a failure; the caller uses the database alone.
+var ErrCacheUnavailable = errors.New("idempotency cache unavailable")
+
 // IdempotencyCache is the fast path of idempotency (Redis, or in process).
 // It may lose everything at any time: the durable guarantee is the
 // database's unique key, so callers treat any error as a cache miss.

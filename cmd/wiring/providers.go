@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"time"
 
 	"github.com/google/wire"
@@ -223,6 +224,22 @@ func provideRedis(ctx context.Context, cfg Config) (*redis.Client, func(), error
 	if err != nil {
 		return nil, nil, fmt.Errorf("QUITA_REDIS_URL: %w", err)
 	}
+	// Redis is a fast path with a fallback everywhere: fail in a fraction
+	// of a second and never retry on the request path (a query string in
+	// QUITA_REDIS_URL may still set these).
+	if !hasQuery(cfg.RedisURL, "dial_timeout") {
+		opts.DialTimeout = 200 * time.Millisecond
+	}
+	if !hasQuery(cfg.RedisURL, "read_timeout") {
+		opts.ReadTimeout = 200 * time.Millisecond
+	}
+	if !hasQuery(cfg.RedisURL, "write_timeout") {
+		opts.WriteTimeout = 200 * time.Millisecond
+	}
+	if !hasQuery(cfg.RedisURL, "max_retries") {
+		opts.MaxRetries = -1
+	}
+	opts.ContextTimeoutEnabled = true // the callers' deadlines (idempotency.Guarded) bound each command
 	client := redis.NewClient(opts)
 	if err := client.Ping(ctx).Err(); err != nil {
 		// Redis is only a fast path: start anyway; /healthz reports it.
@@ -237,7 +254,13 @@ func provideCache(cfg Config, client *redis.Client, clock ports.Clock) ports.Ide
 	if client == nil {
 		return idempotency.NewMemory(clock.Now)
 	}
-	return idempotency.NewRedis(client, redisPrefix(cfg))
+	return &idempotency.Guarded{Cache: idempotency.NewRedis(client, redisPrefix(cfg)), Log: slog.Default()}
+}
+
+// hasQuery reports whether rawURL's query sets name.
+func hasQuery(rawURL, name string) bool {
+	u, err := url.Parse(rawURL)
+	return err == nil && u.Query().Has(name)
 }
 
 type redisPinger struct{ c *redis.Client }

@@ -1,0 +1,105 @@
+package idempotency_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/quitapix/quita/adapters/idempotency"
+	"github.com/quitapix/quita/mocks"
+	"github.com/quitapix/quita/ports"
+)
+
+// Issue 11 item 8: a failing cache is tried once per cooldown, not once
+// per request; meanwhile every call answers ErrCacheUnavailable at once.
+func TestGuardedSkipsAFailingCache(t *testing.T) {
+	t.Parallel()
+	hang := &mocks.IdempotencyCacheMock{
+		BeginFunc: func(ctx context.Context, _, _ string, _ time.Duration) (ports.Claim, error) {
+			<-ctx.Done() // a hanging Redis
+			return ports.Claim{}, ctx.Err()
+		},
+	}
+	g := &idempotency.Guarded{Cache: hang, Timeout: 20 * time.Millisecond, Cooldown: 200 * time.Millisecond}
+	for i := range 50 {
+		if _, err := g.Begin(t.Context(), "k", "fp", time.Second); !errors.Is(err, ports.ErrCacheUnavailable) {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	if n := len(hang.BeginCalls()); n != 1 {
+		t.Fatalf("the hanging cache was called %d times, want 1", n)
+	}
+	time.Sleep(250 * time.Millisecond)
+	_, _ = g.Begin(t.Context(), "k", "fp", time.Second)
+	if n := len(hang.BeginCalls()); n != 2 {
+		t.Fatalf("after the cooldown the cache was called %d times in all, want 2 (one probe)", n)
+	}
+}
+
+// A caller that gives up does not open the breaker: that is not the
+// cache's fault.
+func TestGuardedIgnoresTheCallersCancellation(t *testing.T) {
+	t.Parallel()
+	ok := &mocks.IdempotencyCacheMock{
+		BeginFunc: func(ctx context.Context, _, _ string, _ time.Duration) (ports.Claim, error) {
+			return ports.Claim{State: ports.ClaimAcquired}, ctx.Err()
+		},
+	}
+	g := &idempotency.Guarded{Cache: ok}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, _ = g.Begin(ctx, "k", "fp", time.Second)
+	if c, err := g.Begin(t.Context(), "k", "fp", time.Second); err != nil || c.State != ports.ClaimAcquired {
+		t.Fatalf("after a cancelled call: %+v, %v", c, err)
+	}
+}
+
+// With a real Redis client against a refused port and against a server
+// that accepts and never answers, the guard fails fast and then stops
+// sending anything.
+func TestGuardedRedisRefusedAndHanging(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var conns atomic.Int64
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Add(1)
+			t.Cleanup(func() { c.Close() }) // held open, never answered
+		}
+	}()
+	for name, addr := range map[string]string{"refused": "127.0.0.1:1", "hanging": ln.Addr().String()} {
+		t.Run(name, func(t *testing.T) {
+			client := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: time.Second,
+				ReadTimeout: 10 * time.Second, ContextTimeoutEnabled: true})
+			t.Cleanup(func() { client.Close() })
+			g := &idempotency.Guarded{Cache: idempotency.NewRedis(client, "t:"), Timeout: 100 * time.Millisecond}
+			start := time.Now()
+			for i := range 20 {
+				if _, err := g.Begin(t.Context(), "k", "fp", time.Second); !errors.Is(err, ports.ErrCacheUnavailable) {
+					t.Fatalf("call %d: %v", i, err)
+				}
+			}
+			// The guard's timeout, not the client's 10 s read timeout, ends
+			// the one call that reached the server; the rest never left.
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("20 calls took %v", d)
+			}
+		})
+	}
+	if n := conns.Load(); n > 2 {
+		t.Errorf("the hanging server got %d connections, want at most 2 (the probe and its pool)", n)
+	}
+}
