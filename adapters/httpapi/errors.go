@@ -106,7 +106,7 @@ func classify(params wireParams, err error) *apiError {
 			Message: "only WAITING_PAYMENT, PENDING and PROCESSING charges can be cancelled"}
 	case errors.Is(err, ports.ErrStoreUnavailable):
 		return &apiError{Status: http.StatusServiceUnavailable, Type: typeAPI, Code: "service_unavailable",
-			Message: "the service is briefly unavailable and nothing was changed; retry with backoff using the same Idempotency-Key",
+			Message:    "the service is briefly unavailable and nothing was changed; retry with backoff using the same Idempotency-Key",
 			retryAfter: 2}
 	case errors.Is(err, ports.ErrAcquirerUnavailable):
 		return &apiError{Status: http.StatusServiceUnavailable, Type: typeProvider, Code: "acquirer_unavailable",

@@ -5,9 +5,9 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"fmt"
 	"io"
 	"net"
-	"fmt"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
