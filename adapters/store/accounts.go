@@ -15,7 +15,15 @@ import (
 // key's fingerprint exists.
 func (db *DB) CreateAccount(ctx context.Context, a domain.Account, u ports.User, keys []ports.APIKeyRecord) error {
 	return mapError(db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if _, err := tx.NewInsert().Model(accountFromDomain(a)).Exec(ctx); err != nil {
+		row := accountFromDomain(a)
+		var err error
+		if row.TransactionWebhookSecret, err = db.sealSecret(transactionSecretOwner(a.ID, "live"), row.TransactionWebhookSecret); err != nil {
+			return err
+		}
+		if row.TestTransactionWebhookSecret, err = db.sealSecret(transactionSecretOwner(a.ID, "test"), row.TestTransactionWebhookSecret); err != nil {
+			return err
+		}
+		if _, err := tx.NewInsert().Model(row).Exec(ctx); err != nil {
 			return mapError(err)
 		}
 		if _, err := tx.NewInsert().Model(userFromPort(u)).Exec(ctx); err != nil {
@@ -31,7 +39,20 @@ func (db *DB) GetAccount(ctx context.Context, id string) (*domain.Account, error
 	if err := db.bun.NewSelect().Model(row).Where("a.id = ?", id).Scan(ctx); err != nil {
 		return nil, mapError(err)
 	}
-	return row.toDomain(), nil
+	return db.accountToDomain(row)
+}
+
+// accountToDomain converts a row, opening its transaction secrets.
+func (db *DB) accountToDomain(r *accountRow) (*domain.Account, error) {
+	a := r.toDomain()
+	var err error
+	if a.TransactionWebhookSecret, err = db.openSecret(transactionSecretOwner(a.ID, "live"), a.TransactionWebhookSecret); err != nil {
+		return nil, err
+	}
+	if a.TestTransactionWebhookSecret, err = db.openSecret(transactionSecretOwner(a.ID, "test"), a.TestTransactionWebhookSecret); err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
 // CountAccounts counts every account.
@@ -65,7 +86,11 @@ func (db *DB) LookupAPIKey(ctx context.Context, fingerprint string) (*ports.APIK
 		return nil, nil, ports.ErrNotFound
 	}
 	key := row.toPort()
-	return &key, row.Account.toDomain(), nil
+	acct, err := db.accountToDomain(row.Account)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &key, acct, nil
 }
 
 // CreateAPIKey stores a new key of an existing account. ErrDuplicate when

@@ -120,10 +120,19 @@ func (db *DB) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, li
 	for i := range rows {
 		r := &rows[i]
 		c := ports.DeliveryClaim{Delivery: r.toDomain(), LeaseToken: token}
+		var err error
 		if r.EndpointID != "" {
-			c.URL, c.Secret = deref(r.EndpointURL), deref(r.EndpointSecret)
+			c.URL = deref(r.EndpointURL)
+			c.Secret, err = db.openSecret(r.EndpointID, deref(r.EndpointSecret))
 		} else {
-			c.URL, c.Secret = r.URL, deref(r.AccountSecret)
+			c.URL = r.URL
+			c.Secret, err = db.openSecret(transactionSecretOwner(r.AccountID, r.Mode), deref(r.AccountSecret))
+		}
+		if err != nil {
+			// A secret that does not open (no or another master key) is
+			// treated as none: the attempt fails "no signing secret" and
+			// retries, and nothing is sent unsigned.
+			c.Secret = ""
 		}
 		out[i] = c
 	}

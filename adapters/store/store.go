@@ -13,6 +13,7 @@
 package store
 
 import (
+	"crypto/cipher"
 	"context"
 	"database/sql"
 	"errors"
@@ -41,6 +42,8 @@ const (
 type DB struct {
 	bun     *bun.DB
 	dialect string
+	// secrets seals webhook secrets at rest (secrets.go); nil: in clear.
+	secrets cipher.AEAD
 	// closePool releases what sits below database/sql (the pgx pool).
 	closePool func()
 }

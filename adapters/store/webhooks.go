@@ -60,6 +60,9 @@ func (db *DB) CreateEndpoint(ctx context.Context, e domain.WebhookEndpoint) erro
 	if err != nil {
 		return err
 	}
+	if row.Secret, err = db.sealSecret(e.ID, e.Secret); err != nil {
+		return err
+	}
 	_, err = db.bun.NewInsert().Model(row).Exec(ctx)
 	return mapError(err)
 }
@@ -76,7 +79,7 @@ func (db *DB) ListEndpoints(ctx context.Context, scope ports.Scope) ([]domain.We
 	}
 	out := make([]domain.WebhookEndpoint, len(rows))
 	for i := range rows {
-		e, err := rows[i].toDomain()
+		e, err := db.endpointToDomain(&rows[i])
 		if err != nil {
 			return nil, err
 		}
@@ -87,10 +90,20 @@ func (db *DB) ListEndpoints(ctx context.Context, scope ports.Scope) ([]domain.We
 
 // GetEndpoint returns one endpoint of the scope.
 func (db *DB) GetEndpoint(ctx context.Context, scope ports.Scope, id string) (*domain.WebhookEndpoint, error) {
-	return getEndpoint(ctx, db.bun, scope, id, false)
+	return db.getEndpoint(ctx, db.bun, scope, id, false)
 }
 
-func getEndpoint(ctx context.Context, idb bun.IDB, scope ports.Scope, id string, forUpdate bool) (*domain.WebhookEndpoint, error) {
+// endpointToDomain converts a row, opening its secret.
+func (db *DB) endpointToDomain(r *endpointRow) (domain.WebhookEndpoint, error) {
+	e, err := r.toDomain()
+	if err != nil {
+		return e, err
+	}
+	e.Secret, err = db.openSecret(e.ID, e.Secret)
+	return e, err
+}
+
+func (db *DB) getEndpoint(ctx context.Context, idb bun.IDB, scope ports.Scope, id string, forUpdate bool) (*domain.WebhookEndpoint, error) {
 	row := new(endpointRow)
 	q := liveEndpoints(idb.NewSelect().Model(row), scope).Where("we.id = ?", id)
 	if forUpdate && postgres(idb) {
@@ -99,7 +112,7 @@ func getEndpoint(ctx context.Context, idb bun.IDB, scope ports.Scope, id string,
 	if err := q.Scan(ctx); err != nil {
 		return nil, mapError(err)
 	}
-	e, err := row.toDomain()
+	e, err := db.endpointToDomain(row)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +123,7 @@ func getEndpoint(ctx context.Context, idb bun.IDB, scope ports.Scope, id string,
 func (db *DB) UpdateEndpoint(ctx context.Context, scope ports.Scope, id string, p ports.EndpointPatch, now time.Time) (*domain.WebhookEndpoint, error) {
 	var out *domain.WebhookEndpoint
 	err := db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		e, err := getEndpoint(ctx, tx, scope, id, true)
+		e, err := db.getEndpoint(ctx, tx, scope, id, true)
 		if err != nil {
 			return err
 		}
@@ -139,6 +152,10 @@ func (db *DB) UpdateEndpoint(ctx context.Context, scope ports.Scope, id string, 
 
 // RotateEndpointSecret replaces an endpoint's secret.
 func (db *DB) RotateEndpointSecret(ctx context.Context, scope ports.Scope, id, secret string, now time.Time) error {
+	secret, err := db.sealSecret(id, secret)
+	if err != nil {
+		return err
+	}
 	res, err := db.bun.NewUpdate().Model((*endpointRow)(nil)).
 		Set("secret = ?", secret).Set("updated_at = ?", newDBTime(now)).
 		Where("id = ?", id).Where("account_id = ?", scope.AccountID).Where("mode = ?", string(scope.Mode)).
@@ -197,6 +214,10 @@ func (db *DB) RotateTransactionSecret(ctx context.Context, scope ports.Scope, se
 	col := "transaction_webhook_secret"
 	if scope.Mode == domain.ModeTest {
 		col = "test_transaction_webhook_secret"
+	}
+	secret, err := db.sealSecret(transactionSecretOwner(scope.AccountID, string(scope.Mode)), secret)
+	if err != nil {
+		return err
 	}
 	res, err := db.bun.NewUpdate().Model((*accountRow)(nil)).
 		Set("? = ?", bun.Ident(col), secret).Where("id = ?", scope.AccountID).Exec(ctx)

@@ -211,6 +211,17 @@ func ProvideDB(ctx context.Context, cfg Config) (*store.DB, func(), error) {
 		db.Close()
 		return nil, nil, fmt.Errorf("migrate database: %w", err)
 	}
+	if cfg.MasterKey != "" {
+		// The key that seals PSP credentials also seals webhook secrets.
+		key, err := bcbpix.ParseMasterKey(cfg.MasterKey)
+		if err == nil {
+			err = db.SealSecretsWith(key)
+		}
+		if err != nil {
+			db.Close()
+			return nil, nil, err
+		}
+	}
 	return db, func() { db.Close() }, nil
 }
 
