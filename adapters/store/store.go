@@ -13,8 +13,8 @@
 package store
 
 import (
-	"crypto/cipher"
 	"context"
+	"crypto/cipher"
 	"database/sql"
 	"errors"
 	"fmt"
