@@ -183,7 +183,7 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 	if err != nil {
 		return Response{}, err
 	}
-	if err := s.guard.Check(ctx, caller, ChargeAttempt{Amount: c.Amount(), PayerDocument: payerDocument(c)}); err != nil {
+	if err := s.guard.Check(ctx, caller, ChargeAttempt{Amount: c.Amount(), PayerDocument: payerDocument(c), Key: key.Key}); err != nil {
 		return Response{}, err
 	}
 	txid := domain.DeriveTxID(key.AccountID, string(key.Mode), key.Key)

@@ -162,6 +162,9 @@ type ChargeAttempt struct {
 	// PayerDocument is the payer's CPF/CNPJ in any spelling ("" when
 	// unknown); it is normalised here and never logged.
 	PayerDocument string
+	// Key is the create's idempotency key: the velocity guard counts each
+	// key once, however often it is retried.
+	Key string
 }
 
 // Check returns a *FraudError when the attempt must be refused (after
@@ -190,11 +193,13 @@ func (g *FraudGuard) Check(ctx context.Context, caller Caller, a ChargeAttempt) 
 			refusal = &FraudError{Code: FraudPayerBlocked, Message: "the payer is on this account's block list"}
 			break
 		}
-		n, err := g.store.CountChargesForPayer(ctx, caller.Scope(), doc, g.clock.Now().Add(-time.Hour))
+		now := g.clock.Now()
+		admitted, err := g.store.AdmitPayerCharge(ctx, ports.PayerAdmission{Scope: caller.Scope(), Key: a.Key,
+			Payer: doc, Since: now.Add(-time.Hour), Now: now, Max: s.VelocityPerHour})
 		if err != nil {
 			return err
 		}
-		if n >= s.VelocityPerHour {
+		if !admitted {
 			refusal = &FraudError{Code: FraudVelocityExceeded,
 				Message: "too many charges for this payer in the last hour"}
 		}

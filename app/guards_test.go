@@ -26,8 +26,8 @@ func newGuardHarness(t *testing.T, settings ports.AccountSettings, blocked bool,
 	g.guards = &mocks.GuardStoreMock{
 		GetAccountSettingsFunc: func(context.Context, string) (ports.AccountSettings, error) { return settings, nil },
 		PayerBlockedFunc:       func(context.Context, string, string) (bool, error) { return blocked, nil },
-		CountChargesForPayerFunc: func(context.Context, ports.Scope, string, time.Time) (int, error) {
-			return recent, nil
+		AdmitPayerChargeFunc: func(_ context.Context, a ports.PayerAdmission) (bool, error) {
+			return recent < a.Max, nil
 		},
 	}
 	g.audit = &mocks.AuditLogMock{InsertAuditEntryFunc: func(context.Context, ports.AuditEntry) error { return nil }}
@@ -99,9 +99,10 @@ func TestFraudGuardRefusesBeforeTheAcquirer(t *testing.T) {
 				t.Errorf("audit entry %+v", e)
 			}
 			if tc.code == app.FraudVelocityExceeded {
-				cc := g.guards.CountChargesForPayerCalls()
-				if len(cc) != 1 || cc[0].Document != "52998224725" || !cc[0].Since.Equal(t0.Add(-time.Hour)) || cc[0].Scope != caller.Scope() {
-					t.Errorf("velocity counted %+v", cc)
+				cc := g.guards.AdmitPayerChargeCalls()
+				if len(cc) != 1 || cc[0].A.Payer != "52998224725" || !cc[0].A.Since.Equal(t0.Add(-time.Hour)) || cc[0].A.Scope != caller.Scope() ||
+					cc[0].A.Max <= 0 || cc[0].A.Key == "" {
+					t.Errorf("velocity asked %+v", cc)
 				}
 			}
 		})

@@ -38,5 +38,10 @@ func (j *DashboardJanitor) Sweep(ctx context.Context) (int, error) {
 		return n, err
 	}
 	m, err := j.store.DeleteRequestLogsBefore(ctx, now.Add(-j.cfg.RequestLogRetention), 1000)
-	return n + m, err
+	if err != nil {
+		return n + m, err
+	}
+	// The velocity guard looks one hour back.
+	v, err := j.store.DeletePayerAdmissionsBefore(ctx, now.Add(-2*time.Hour), 1000)
+	return n + m + v, err
 }

@@ -12,13 +12,17 @@ import (
 func TestDashboardJanitorCutoffs(t *testing.T) {
 	t.Parallel()
 	store := &mocks.DashboardHousekeepingMock{
-		DeleteExpiredTokensFunc:     func(context.Context, time.Time, int) (int, error) { return 2, nil },
-		DeleteRequestLogsBeforeFunc: func(context.Context, time.Time, int) (int, error) { return 3, nil },
+		DeleteExpiredTokensFunc:         func(context.Context, time.Time, int) (int, error) { return 2, nil },
+		DeleteRequestLogsBeforeFunc:     func(context.Context, time.Time, int) (int, error) { return 3, nil },
+		DeletePayerAdmissionsBeforeFunc: func(context.Context, time.Time, int) (int, error) { return 4, nil },
 	}
 	j := app.NewDashboardJanitor(store, &mocks.ClockMock{NowFunc: func() time.Time { return t0 }}, app.JanitorConfig{})
 	n, err := j.Sweep(context.Background())
-	if err != nil || n != 5 {
+	if err != nil || n != 9 {
 		t.Fatalf("sweep %d %v", n, err)
+	}
+	if c := store.DeletePayerAdmissionsBeforeCalls(); len(c) != 1 || !c[0].T.Equal(t0.Add(-2*time.Hour)) || c[0].Limit <= 0 {
+		t.Errorf("velocity admissions %+v", c)
 	}
 	if c := store.DeleteExpiredTokensCalls(); len(c) != 1 || !c[0].Now.Equal(t0) || c[0].Limit <= 0 {
 		t.Errorf("tokens %+v", c)

@@ -192,3 +192,49 @@ func TestHangingRedis(t *testing.T) {
 		t.Fatalf("readyz: %d %s", r.Status, r.Body)
 	}
 }
+
+// Issue 12 item 5: the velocity guard's count is atomic. 50 concurrent
+// creates for one payer, each with its own key, against the default limit
+// of 20 per hour: exactly 20 are created and 30 refused; retrying an
+// admitted key replays and does not count again.
+func TestVelocityGuardUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, b backend) {
+		e := newEnv(t, b)
+		a := e.newAccount(t, "Loja Velocidade")
+		body := map[string]any{"amount": 1000, "payment_method": "pix", "expected_payer_tax_id": "52998224725",
+			"customer": map[string]any{"name": "Joao Souza", "document": "52998224725"}}
+		var (
+			mu      sync.Mutex
+			status  = map[int]int{}
+			created []string
+			wg      sync.WaitGroup
+		)
+		for i := range 50 {
+			wg.Go(func() {
+				key := fmt.Sprintf("velocity-%s-%02d", b.name, i)
+				r, err := a.test.send(http.MethodPost, "/charges", body, hdr{"Idempotency-Key": key})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				status[r.Status]++
+				if r.Status == http.StatusCreated {
+					created = append(created, key)
+				} else if !strings.Contains(string(r.Body), `"code":"fraud.velocity_exceeded"`) {
+					t.Errorf("refusal: %d %s", r.Status, r.Body)
+				}
+			})
+		}
+		wg.Wait()
+		if status[http.StatusCreated] != 20 || status[http.StatusForbidden] != 30 {
+			t.Fatalf("answers %v, want 20 created and 30 refused", status)
+		}
+		r := a.test.do(t, http.MethodPost, "/charges", body, hdr{"Idempotency-Key": created[0]}).want(t, http.StatusCreated)
+		if r.Header.Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("retry of an admitted key: %s", r.Body)
+		}
+	})
+}

@@ -960,6 +960,9 @@ var _ ports.GuardStore = &GuardStoreMock{}
 //
 //		// make and configure a mocked ports.GuardStore
 //		mockedGuardStore := &GuardStoreMock{
+//			AdmitPayerChargeFunc: func(ctx context.Context, a ports.PayerAdmission) (bool, error) {
+//				panic("mock out the AdmitPayerCharge method")
+//			},
 //			BlockPayerFunc: func(ctx context.Context, accountID string, document string, at time.Time) error {
 //				panic("mock out the BlockPayer method")
 //			},
@@ -985,6 +988,9 @@ var _ ports.GuardStore = &GuardStoreMock{}
 //
 //	}
 type GuardStoreMock struct {
+	// AdmitPayerChargeFunc mocks the AdmitPayerCharge method.
+	AdmitPayerChargeFunc func(ctx context.Context, a ports.PayerAdmission) (bool, error)
+
 	// BlockPayerFunc mocks the BlockPayer method.
 	BlockPayerFunc func(ctx context.Context, accountID string, document string, at time.Time) error
 
@@ -1005,6 +1011,13 @@ type GuardStoreMock struct {
 
 	// calls tracks calls to the methods.
 	calls struct {
+		// AdmitPayerCharge holds details about calls to the AdmitPayerCharge method.
+		AdmitPayerCharge []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// A is the a argument value.
+			A ports.PayerAdmission
+		}
 		// BlockPayer holds details about calls to the BlockPayer method.
 		BlockPayer []struct {
 			// Ctx is the ctx argument value.
@@ -1064,12 +1077,49 @@ type GuardStoreMock struct {
 			Document string
 		}
 	}
+	lockAdmitPayerCharge     sync.RWMutex
 	lockBlockPayer           sync.RWMutex
 	lockCountChargesForPayer sync.RWMutex
 	lockGetAccountSettings   sync.RWMutex
 	lockPayerBlocked         sync.RWMutex
 	lockPutAccountSettings   sync.RWMutex
 	lockUnblockPayer         sync.RWMutex
+}
+
+// AdmitPayerCharge calls AdmitPayerChargeFunc.
+func (mock *GuardStoreMock) AdmitPayerCharge(ctx context.Context, a ports.PayerAdmission) (bool, error) {
+	if mock.AdmitPayerChargeFunc == nil {
+		panic("GuardStoreMock.AdmitPayerChargeFunc: method is nil but GuardStore.AdmitPayerCharge was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		A   ports.PayerAdmission
+	}{
+		Ctx: ctx,
+		A:   a,
+	}
+	mock.lockAdmitPayerCharge.Lock()
+	mock.calls.AdmitPayerCharge = append(mock.calls.AdmitPayerCharge, callInfo)
+	mock.lockAdmitPayerCharge.Unlock()
+	return mock.AdmitPayerChargeFunc(ctx, a)
+}
+
+// AdmitPayerChargeCalls gets all the calls that were made to AdmitPayerCharge.
+// Check the length with:
+//
+//	len(mockedGuardStore.AdmitPayerChargeCalls())
+func (mock *GuardStoreMock) AdmitPayerChargeCalls() []struct {
+	Ctx context.Context
+	A   ports.PayerAdmission
+} {
+	var calls []struct {
+		Ctx context.Context
+		A   ports.PayerAdmission
+	}
+	mock.lockAdmitPayerCharge.RLock()
+	calls = mock.calls.AdmitPayerCharge
+	mock.lockAdmitPayerCharge.RUnlock()
+	return calls
 }
 
 // BlockPayer calls BlockPayerFunc.
@@ -1411,6 +1461,9 @@ var _ ports.DashboardHousekeeping = &DashboardHousekeepingMock{}
 //			DeleteExpiredTokensFunc: func(ctx context.Context, now time.Time, limit int) (int, error) {
 //				panic("mock out the DeleteExpiredTokens method")
 //			},
+//			DeletePayerAdmissionsBeforeFunc: func(ctx context.Context, t time.Time, limit int) (int, error) {
+//				panic("mock out the DeletePayerAdmissionsBefore method")
+//			},
 //			DeleteRequestLogsBeforeFunc: func(ctx context.Context, t time.Time, limit int) (int, error) {
 //				panic("mock out the DeleteRequestLogsBefore method")
 //			},
@@ -1423,6 +1476,9 @@ var _ ports.DashboardHousekeeping = &DashboardHousekeepingMock{}
 type DashboardHousekeepingMock struct {
 	// DeleteExpiredTokensFunc mocks the DeleteExpiredTokens method.
 	DeleteExpiredTokensFunc func(ctx context.Context, now time.Time, limit int) (int, error)
+
+	// DeletePayerAdmissionsBeforeFunc mocks the DeletePayerAdmissionsBefore method.
+	DeletePayerAdmissionsBeforeFunc func(ctx context.Context, t time.Time, limit int) (int, error)
 
 	// DeleteRequestLogsBeforeFunc mocks the DeleteRequestLogsBefore method.
 	DeleteRequestLogsBeforeFunc func(ctx context.Context, t time.Time, limit int) (int, error)
@@ -1438,6 +1494,15 @@ type DashboardHousekeepingMock struct {
 			// Limit is the limit argument value.
 			Limit int
 		}
+		// DeletePayerAdmissionsBefore holds details about calls to the DeletePayerAdmissionsBefore method.
+		DeletePayerAdmissionsBefore []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// T is the t argument value.
+			T time.Time
+			// Limit is the limit argument value.
+			Limit int
+		}
 		// DeleteRequestLogsBefore holds details about calls to the DeleteRequestLogsBefore method.
 		DeleteRequestLogsBefore []struct {
 			// Ctx is the ctx argument value.
@@ -1448,8 +1513,9 @@ type DashboardHousekeepingMock struct {
 			Limit int
 		}
 	}
-	lockDeleteExpiredTokens     sync.RWMutex
-	lockDeleteRequestLogsBefore sync.RWMutex
+	lockDeleteExpiredTokens         sync.RWMutex
+	lockDeletePayerAdmissionsBefore sync.RWMutex
+	lockDeleteRequestLogsBefore     sync.RWMutex
 }
 
 // DeleteExpiredTokens calls DeleteExpiredTokensFunc.
@@ -1489,6 +1555,46 @@ func (mock *DashboardHousekeepingMock) DeleteExpiredTokensCalls() []struct {
 	mock.lockDeleteExpiredTokens.RLock()
 	calls = mock.calls.DeleteExpiredTokens
 	mock.lockDeleteExpiredTokens.RUnlock()
+	return calls
+}
+
+// DeletePayerAdmissionsBefore calls DeletePayerAdmissionsBeforeFunc.
+func (mock *DashboardHousekeepingMock) DeletePayerAdmissionsBefore(ctx context.Context, t time.Time, limit int) (int, error) {
+	if mock.DeletePayerAdmissionsBeforeFunc == nil {
+		panic("DashboardHousekeepingMock.DeletePayerAdmissionsBeforeFunc: method is nil but DashboardHousekeeping.DeletePayerAdmissionsBefore was just called")
+	}
+	callInfo := struct {
+		Ctx   context.Context
+		T     time.Time
+		Limit int
+	}{
+		Ctx:   ctx,
+		T:     t,
+		Limit: limit,
+	}
+	mock.lockDeletePayerAdmissionsBefore.Lock()
+	mock.calls.DeletePayerAdmissionsBefore = append(mock.calls.DeletePayerAdmissionsBefore, callInfo)
+	mock.lockDeletePayerAdmissionsBefore.Unlock()
+	return mock.DeletePayerAdmissionsBeforeFunc(ctx, t, limit)
+}
+
+// DeletePayerAdmissionsBeforeCalls gets all the calls that were made to DeletePayerAdmissionsBefore.
+// Check the length with:
+//
+//	len(mockedDashboardHousekeeping.DeletePayerAdmissionsBeforeCalls())
+func (mock *DashboardHousekeepingMock) DeletePayerAdmissionsBeforeCalls() []struct {
+	Ctx   context.Context
+	T     time.Time
+	Limit int
+} {
+	var calls []struct {
+		Ctx   context.Context
+		T     time.Time
+		Limit int
+	}
+	mock.lockDeletePayerAdmissionsBefore.RLock()
+	calls = mock.calls.DeletePayerAdmissionsBefore
+	mock.lockDeletePayerAdmissionsBefore.RUnlock()
 	return calls
 }
 

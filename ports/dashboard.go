@@ -170,6 +170,24 @@ type GuardStore interface {
 	// since whose customer document or payer lock is the normalised
 	// document.
 	CountChargesForPayer(ctx context.Context, scope Scope, document string, since time.Time) (int, error)
+	// AdmitPayerCharge is the velocity guard's atomic count: it admits the
+	// create (and records it under its idempotency key) when fewer than
+	// Max creates were admitted for the payer since Since, and reports
+	// false otherwise. Concurrent calls for one payer are serialised, so
+	// they never admit more than Max; a retry with an admitted key is
+	// admitted again without counting twice.
+	AdmitPayerCharge(ctx context.Context, a PayerAdmission) (bool, error)
+}
+
+// PayerAdmission asks the velocity guard to admit one create.
+type PayerAdmission struct {
+	Scope Scope
+	// Key is the create's idempotency key.
+	Key string
+	// Payer is the normalised payer document.
+	Payer      string
+	Since, Now time.Time
+	Max        int
 }
 
 // RateLimit is a GCRA limit: Rate events per Period with bursts of Burst.
@@ -205,4 +223,7 @@ type DashboardHousekeeping interface {
 	// DeleteRequestLogsBefore removes up to limit request logs created
 	// before t.
 	DeleteRequestLogsBefore(ctx context.Context, t time.Time, limit int) (int, error)
+	// DeletePayerAdmissionsBefore removes up to limit velocity admissions
+	// older than t.
+	DeletePayerAdmissionsBefore(ctx context.Context, t time.Time, limit int) (int, error)
 }
