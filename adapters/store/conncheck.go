@@ -39,14 +39,15 @@ func idleConnAlive(conn any) bool {
 	}
 	alive := true
 	var buf [1]byte
-	_ = rc.Read(func(fd uintptr) bool {
+	// Control, not Read: it takes no read lock on the descriptor, so the
+	// peek can never wait behind a reader pgx may still have on it.
+	_ = rc.Control(func(fd uintptr) {
 		n, _, err := syscall.Recvfrom(int(fd), buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
 		switch {
 		case errors.Is(err, syscall.EAGAIN), errors.Is(err, syscall.EINTR):
 		case err != nil, n >= 0:
 			alive = false // pending bytes, EOF (n == 0) or a socket error
 		}
-		return true // never wait for readiness
 	})
 	return alive
 }
