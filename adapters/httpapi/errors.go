@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -80,6 +81,9 @@ func classify(params wireParams, err error) *apiError {
 	case errors.Is(err, app.ErrUnauthenticated):
 		return &apiError{Status: http.StatusUnauthorized, Type: typeAuthentication, Code: "api_key_invalid",
 			Message: "the apikey header does not hold a valid API key"}
+	case errors.Is(err, app.ErrTooManyEndpoints):
+		return &apiError{Status: http.StatusBadRequest, Type: typeInvalidRequest, Code: "endpoint_limit_reached",
+			Message: fmt.Sprintf("an account may have at most %d webhook endpoints per mode; delete one first", app.MaxEndpoints)}
 	case errors.Is(err, ports.ErrURLForbidden):
 		return params.urlForbidden()
 	case errors.Is(err, ports.ErrNotFound), errors.Is(err, app.ErrTestModeOnly):

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -341,4 +342,26 @@ func TestPaymentWebhookURLCheckedAtCreate(t *testing.T) {
 	if n := list.Body["total"]; n != float64(0) {
 		t.Errorf("refused payments were written: total %v", n)
 	}
+}
+
+// Issue 11 item 7: an account has at most 16 endpoints per mode, so one
+// tenant cannot multiply the receivers in front of everyone else's.
+func TestEndpointLimitPerAccount(t *testing.T) {
+	t.Parallel()
+	srv := quitatest.NewServer(t, quitatest.Options{})
+	acct := srv.NewAccount(t, "Loja Muitos Ganchos")
+	var ids []string
+	for i := range app.MaxEndpoints {
+		r := whCall(t, srv, "POST", "/v1/webhooks/endpoints", acct.TestKey, map[string]any{
+			"url": fmt.Sprintf("http://93.184.216.34/hook-%d", i), "events": []string{"charge.paid"}})
+		whWant(t, r, 201, "")
+		ids = append(ids, r.str("id"))
+	}
+	over := map[string]any{"url": "http://93.184.216.34/hook-over", "events": []string{"charge.paid"}}
+	whWant(t, whCall(t, srv, "POST", "/v1/webhooks/endpoints", acct.TestKey, over), 400, "endpoint_limit_reached")
+	// The other mode has its own budget; a deleted endpoint frees a place.
+	live := map[string]any{"url": "https://93.184.216.34/hook-live", "events": []string{"charge.paid"}}
+	whWant(t, whCall(t, srv, "POST", "/v1/webhooks/endpoints", acct.LiveKey, live), 201, "")
+	whWant(t, whCall(t, srv, "DELETE", "/v1/webhooks/endpoints/"+ids[0], acct.TestKey, nil), 200, "")
+	whWant(t, whCall(t, srv, "POST", "/v1/webhooks/endpoints", acct.TestKey, over), 201, "")
 }
