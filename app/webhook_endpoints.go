@@ -50,15 +50,15 @@ func (s *WebhookService) CreateEndpoint(ctx context.Context, caller Caller, in E
 	if err != nil {
 		return domain.WebhookEndpoint{}, err
 	}
+	if err := s.guard.CheckURL(ctx, caller.Mode, in.URL); err != nil {
+		return domain.WebhookEndpoint{}, err
+	}
 	existing, err := s.store.ListEndpoints(ctx, caller.Scope())
 	if err != nil {
 		return domain.WebhookEndpoint{}, err
 	}
 	if len(existing) >= MaxEndpoints {
 		return domain.WebhookEndpoint{}, ErrTooManyEndpoints
-	}
-	if err := s.guard.CheckURL(ctx, caller.Mode, in.URL); err != nil {
-		return domain.WebhookEndpoint{}, err
 	}
 	raw, err := s.ids.NewID()
 	if err != nil {

@@ -21,9 +21,19 @@ type WebhooksConfig struct {
 	// Lease is how long a claimed delivery belongs to its worker before
 	// another may take it (default 30 s: longer than an attempt's 10 s).
 	Lease time.Duration
-	// ClaimBatch is how many deliveries one claim leases (default 64);
-	// they are attempted concurrently.
+	// ClaimBatch is how many deliveries one claim leases at most (default
+	// 64); they are attempted concurrently.
 	ClaimBatch int
+	// MaxInFlight bounds the attempts running at once in this process
+	// (default Workers × ClaimBatch). Run claims only as many deliveries as
+	// there are free places and starts each at once, never waiting for a
+	// batch's slowest receiver.
+	MaxInFlight int
+	// PerEndpoint bounds one endpoint's deliveries in flight across every
+	// process (default 8), so a slow receiver holds at most that many
+	// places and cannot block other endpoints or accounts: an account's 16
+	// endpoints together hold at most half of the default 256 places.
+	PerEndpoint int
 	// Workers is the number of claim loops per process (default 4).
 	Workers int
 	// DispatchBatch is how many outbox events one fan-out handles
@@ -49,6 +59,8 @@ type WebhookService struct {
 	log    *slog.Logger
 	cfg    WebhooksConfig
 	wake   chan struct{}
+	// slots holds one token per attempt Run has in flight.
+	slots chan struct{}
 }
 
 // NewWebhookService wires the webhook service.
@@ -67,6 +79,12 @@ func NewWebhookService(store ports.WebhookStore, outbox ports.WebhookOutbox, sen
 	if cfg.Workers <= 0 {
 		cfg.Workers = 4
 	}
+	if cfg.MaxInFlight <= 0 {
+		cfg.MaxInFlight = cfg.Workers * cfg.ClaimBatch
+	}
+	if cfg.PerEndpoint <= 0 {
+		cfg.PerEndpoint = 8
+	}
 	if cfg.DispatchBatch <= 0 {
 		cfg.DispatchBatch = 500
 	}
@@ -82,6 +100,7 @@ func NewWebhookService(store ports.WebhookStore, outbox ports.WebhookOutbox, sen
 	return &WebhookService{
 		store: store, outbox: outbox, sender: sender, guard: guard,
 		clock: clock, ids: ids, log: log, cfg: cfg, wake: make(chan struct{}, 1),
+		slots: make(chan struct{}, cfg.MaxInFlight),
 	}
 }
 
@@ -149,7 +168,7 @@ func (s *WebhookService) DispatchOnce(ctx context.Context) (int, error) {
 // deliveries are attempted again once their lease expires.
 func (s *WebhookService) DeliverOnce(ctx context.Context) (int, error) {
 	now := s.clock.Now()
-	claims, err := s.store.ClaimDeliveries(ctx, now, now.Add(s.cfg.Lease), s.cfg.ClaimBatch)
+	claims, err := s.store.ClaimDeliveries(ctx, now, now.Add(s.cfg.Lease), s.cfg.ClaimBatch, s.cfg.PerEndpoint)
 	if err != nil || len(claims) == 0 {
 		return 0, err
 	}
@@ -159,6 +178,28 @@ func (s *WebhookService) DeliverOnce(ctx context.Context) (int, error) {
 	}
 	wg.Wait()
 	return len(claims), nil
+}
+
+// deliverFree is Run's delivery step: it claims at most as many due
+// deliveries as there are free places and starts each attempt without
+// waiting for the others, so one slow receiver never holds up the next
+// claim (issue 11 item 7). A finished attempt frees its place and wakes
+// the loops.
+func (s *WebhookService) deliverFree(ctx context.Context, attempts *sync.WaitGroup) (int, error) {
+	free := min(cap(s.slots)-len(s.slots), s.cfg.ClaimBatch)
+	if free <= 0 {
+		return 0, nil
+	}
+	now := s.clock.Now()
+	claims, err := s.store.ClaimDeliveries(ctx, now, now.Add(s.cfg.Lease), free, s.cfg.PerEndpoint)
+	for _, c := range claims {
+		s.slots <- struct{}{} // free only by another loop's claim: then a short wait
+		attempts.Go(func() {
+			defer func() { <-s.slots; s.notify() }()
+			s.attempt(ctx, c)
+		})
+	}
+	return len(claims), err
 }
 
 func (s *WebhookService) attempt(ctx context.Context, c ports.DeliveryClaim) {
@@ -216,11 +257,12 @@ func (s *WebhookService) complete(ctx context.Context, d domain.WebhookDelivery,
 }
 
 // Run dispatches and delivers until ctx ends: one dispatcher loop and
-// cfg.Workers delivery loops. Safe in every process at once. When ctx
-// ends, batches in flight finish (each attempt is bounded by
-// domain.AttemptTimeout) before Run returns.
+// cfg.Workers claim loops sharing cfg.MaxInFlight places. Safe in every
+// process at once. When ctx ends, attempts in flight finish (each is
+// bounded by domain.AttemptTimeout) before Run returns.
 func (s *WebhookService) Run(ctx context.Context) {
-	var wg sync.WaitGroup
+	var wg, attempts sync.WaitGroup
+	defer attempts.Wait()
 	wg.Go(func() {
 		s.loop(ctx, "webhook-dispatch", s.cfg.DispatchBatch, nil, func(context.Context) (int, error) {
 			return s.DispatchOnce(context.WithoutCancel(ctx))
@@ -229,7 +271,7 @@ func (s *WebhookService) Run(ctx context.Context) {
 	for i := 0; i < s.cfg.Workers; i++ {
 		wg.Go(func() {
 			s.loop(ctx, "webhook-deliver", s.cfg.ClaimBatch, s.wake, func(context.Context) (int, error) {
-				return s.DeliverOnce(context.WithoutCancel(ctx))
+				return s.deliverFree(context.WithoutCancel(ctx), &attempts)
 			})
 		})
 	}

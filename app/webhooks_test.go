@@ -102,7 +102,7 @@ func TestDeliverRecordsOutcome(t *testing.T) {
 			var saved *domain.WebhookDelivery
 			var savedGone bool
 			store := &mocks.WebhookStoreMock{
-				ClaimDeliveriesFunc: func(_ context.Context, now, until time.Time, _ int) ([]ports.DeliveryClaim, error) {
+				ClaimDeliveriesFunc: func(_ context.Context, now, until time.Time, _, _ int) ([]ports.DeliveryClaim, error) {
 					if !until.Equal(now.Add(30 * time.Second)) {
 						t.Errorf("lease until %v", until)
 					}
@@ -150,7 +150,10 @@ func TestCreateEndpointValidates(t *testing.T) {
 		}
 		return nil
 	}}
-	store := &mocks.WebhookStoreMock{CreateEndpointFunc: func(context.Context, domain.WebhookEndpoint) error { return nil }}
+	store := &mocks.WebhookStoreMock{
+		CreateEndpointFunc: func(context.Context, domain.WebhookEndpoint) error { return nil },
+		ListEndpointsFunc:  func(context.Context, ports.Scope) ([]domain.WebhookEndpoint, error) { return nil, nil },
+	}
 	svc := newWebhookService(store, &mocks.WebhookOutboxMock{}, &mocks.WebhookSenderMock{}, guard)
 	caller := app.Caller{Account: domain.Account{ID: "acct_a"}, Mode: domain.ModeLive}
 	if _, err := svc.CreateEndpoint(t.Context(), caller, app.EndpointInput{URL: "https://10.0.0.1/", Events: []string{"charge.paid"}}); !errors.Is(err, ports.ErrURLForbidden) {

@@ -83,7 +83,12 @@ type WebhookStore interface {
 	// rows are picked with FOR UPDATE SKIP LOCKED, so concurrent workers
 	// in any number of processes never claim the same delivery; SQLite
 	// serialises claims under its write lock (one process).
-	ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, limit int) ([]DeliveryClaim, error)
+	//
+	// perEndpoint > 0 caps each endpoint's deliveries in flight (claimed,
+	// lease not expired) at perEndpoint, counting those already in flight
+	// in every process: a slow receiver holds at most that many, and the
+	// claim reaches past its backlog to other endpoints' deliveries.
+	ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, limit, perEndpoint int) ([]DeliveryClaim, error)
 	// CompleteDelivery saves d (status, attempts, last result, next retry)
 	// if the lease token still holds: ErrLeaseLost otherwise. With
 	// deactivate, the endpoint becomes INACTIVE and its other PENDING

@@ -37,6 +37,7 @@ func runWebhookContract(t *testing.T, open func(t *testing.T) *store.DB) {
 		{"ListAndStats", testListAndStats},
 		{"ConcurrentClaimsNeverOverlap", testConcurrentClaimsNeverOverlap},
 		{"TransactionSecret", testTransactionSecret},
+		{"ClaimCapsEachEndpoint", testClaimCapsEachEndpoint},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -168,7 +169,7 @@ func testGoneDeactivatesAndCancels(t *testing.T, db *store.DB) {
 	seedDeliveries(t, db, scope, "")
 	seedDeliveries(t, db, scope, "")
 	now := baseTime.Add(time.Second)
-	claims, err := db.ClaimDeliveries(ctx, now, now.Add(time.Minute), 1)
+	claims, err := db.ClaimDeliveries(ctx, now, now.Add(time.Minute), 1, 0)
 	if err != nil || len(claims) != 1 {
 		t.Fatalf("claim: %v", err)
 	}
