@@ -188,6 +188,13 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 	}
 	txid := domain.DeriveTxID(key.AccountID, string(key.Mode), key.Key)
 	if slices.Contains(c.Methods(), domain.MethodPix) {
+		if s.cfg.Intents != nil && key.Mode == domain.ModeLive {
+			// Written (and committed) before the cob exists: whatever happens
+			// next, the sweep can find the cob if no charge commits.
+			if err := s.cfg.Intents.RecordProviderIntent(ctx, ports.ProviderIntent{Key: key, TxID: txid, CreatedAt: now}); err != nil {
+				return Response{}, err
+			}
+		}
 		cob, err := s.acquirer.CreatePixCharge(ctx, ports.CreatePixChargeRequest{
 			Scope: key.Scope, ChargeID: id, TxID: txid, Amount: c.Amount(), ExpiresAt: c.ExpiresAt(),
 			Description: in.Description, PayerTaxID: c.ExpectedPayer(), PayerName: in.Customer.Name,

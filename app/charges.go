@@ -19,6 +19,10 @@ type ChargesConfig struct {
 	// AccountFees, when set, holds per-account overrides of Fees by
 	// method, read when a charge settles.
 	AccountFees ports.AccountFeeStore
+	// Intents, when set, records each live create's cob before the
+	// acquirer is called, so SweepOrphanCobs can cancel the cob of a charge
+	// that never committed.
+	Intents ports.ProviderIntents
 	// Holding is how long each method's money stays pending (default
 	// domain.DefaultHoldingPeriods).
 	Holding domain.HoldingPeriods

@@ -3,8 +3,10 @@ package app
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
 )
 
 // workerBatch bounds the work of one tick so a backlog drains in steps.
@@ -53,4 +55,51 @@ func (s *ChargeService) RetryReturns(ctx context.Context) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// OrphanCobAge is how old a create's intent must be before the sweep
+// treats its cob as orphaned: far longer than any create takes.
+const OrphanCobAge = 2 * time.Minute
+
+// SweepOrphanCobs settles the intents of live creates older than
+// OrphanCobAge: when the key's charge committed (its idempotency record
+// exists) the intent is simply dropped; otherwise the cob opened for it —
+// if it was — is cancelled at the acquirer, so it cannot be paid with no
+// charge behind it. An acquirer that is unreachable keeps the intent for
+// the next sweep. A client retrying such a key later gets the acquirer's
+// refusal of the removed txid and must use a new key.
+func (s *ChargeService) SweepOrphanCobs(ctx context.Context) (int, error) {
+	if s.cfg.Intents == nil {
+		return 0, nil
+	}
+	intents, err := s.cfg.Intents.ProviderIntentsBefore(ctx, s.clock.Now().Add(-OrphanCobAge), 100)
+	if err != nil {
+		return 0, err
+	}
+	done := 0
+	for _, in := range intents {
+		_, err := s.records.GetIdempotencyRecord(ctx, in.Key)
+		switch {
+		case err == nil: // the charge committed
+		case errors.Is(err, ports.ErrNotFound):
+			err := s.acquirer.CancelPixCharge(ctx, ports.CancelPixChargeRequest{Scope: in.Key.Scope, TxID: in.TxID})
+			if errors.Is(err, ports.ErrAcquirerUnavailable) {
+				continue
+			}
+			if err != nil {
+				// Most often the cob was never created (the acquirer refused
+				// or failed the create): nothing is left to cancel.
+				s.log.InfoContext(ctx, "orphan cob sweep: cancel refused", "txid", in.TxID, "err", err)
+			} else {
+				s.log.WarnContext(ctx, "orphan cob sweep: cancelled a cob whose charge never committed", "txid", in.TxID)
+			}
+		default:
+			return done, err
+		}
+		if err := s.cfg.Intents.DeleteProviderIntent(ctx, in.Key); err != nil {
+			return done, err
+		}
+		done++
+	}
+	return done, nil
 }

@@ -885,6 +885,184 @@ func (mock *IdempotencyCacheMock) ReleaseCalls() []struct {
 	return calls
 }
 
+// Ensure, that ProviderIntentsMock does implement ports.ProviderIntents.
+// If this is not the case, regenerate this file with moq.
+var _ ports.ProviderIntents = &ProviderIntentsMock{}
+
+// ProviderIntentsMock is a mock implementation of ports.ProviderIntents.
+//
+//	func TestSomethingThatUsesProviderIntents(t *testing.T) {
+//
+//		// make and configure a mocked ports.ProviderIntents
+//		mockedProviderIntents := &ProviderIntentsMock{
+//			DeleteProviderIntentFunc: func(ctx context.Context, key ports.IdempotencyKey) error {
+//				panic("mock out the DeleteProviderIntent method")
+//			},
+//			ProviderIntentsBeforeFunc: func(ctx context.Context, t time.Time, limit int) ([]ports.ProviderIntent, error) {
+//				panic("mock out the ProviderIntentsBefore method")
+//			},
+//			RecordProviderIntentFunc: func(ctx context.Context, in ports.ProviderIntent) error {
+//				panic("mock out the RecordProviderIntent method")
+//			},
+//		}
+//
+//		// use mockedProviderIntents in code that requires ports.ProviderIntents
+//		// and then make assertions.
+//
+//	}
+type ProviderIntentsMock struct {
+	// DeleteProviderIntentFunc mocks the DeleteProviderIntent method.
+	DeleteProviderIntentFunc func(ctx context.Context, key ports.IdempotencyKey) error
+
+	// ProviderIntentsBeforeFunc mocks the ProviderIntentsBefore method.
+	ProviderIntentsBeforeFunc func(ctx context.Context, t time.Time, limit int) ([]ports.ProviderIntent, error)
+
+	// RecordProviderIntentFunc mocks the RecordProviderIntent method.
+	RecordProviderIntentFunc func(ctx context.Context, in ports.ProviderIntent) error
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// DeleteProviderIntent holds details about calls to the DeleteProviderIntent method.
+		DeleteProviderIntent []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Key is the key argument value.
+			Key ports.IdempotencyKey
+		}
+		// ProviderIntentsBefore holds details about calls to the ProviderIntentsBefore method.
+		ProviderIntentsBefore []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// T is the t argument value.
+			T time.Time
+			// Limit is the limit argument value.
+			Limit int
+		}
+		// RecordProviderIntent holds details about calls to the RecordProviderIntent method.
+		RecordProviderIntent []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// In is the in argument value.
+			In ports.ProviderIntent
+		}
+	}
+	lockDeleteProviderIntent  sync.RWMutex
+	lockProviderIntentsBefore sync.RWMutex
+	lockRecordProviderIntent  sync.RWMutex
+}
+
+// DeleteProviderIntent calls DeleteProviderIntentFunc.
+func (mock *ProviderIntentsMock) DeleteProviderIntent(ctx context.Context, key ports.IdempotencyKey) error {
+	if mock.DeleteProviderIntentFunc == nil {
+		panic("ProviderIntentsMock.DeleteProviderIntentFunc: method is nil but ProviderIntents.DeleteProviderIntent was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		Key ports.IdempotencyKey
+	}{
+		Ctx: ctx,
+		Key: key,
+	}
+	mock.lockDeleteProviderIntent.Lock()
+	mock.calls.DeleteProviderIntent = append(mock.calls.DeleteProviderIntent, callInfo)
+	mock.lockDeleteProviderIntent.Unlock()
+	return mock.DeleteProviderIntentFunc(ctx, key)
+}
+
+// DeleteProviderIntentCalls gets all the calls that were made to DeleteProviderIntent.
+// Check the length with:
+//
+//	len(mockedProviderIntents.DeleteProviderIntentCalls())
+func (mock *ProviderIntentsMock) DeleteProviderIntentCalls() []struct {
+	Ctx context.Context
+	Key ports.IdempotencyKey
+} {
+	var calls []struct {
+		Ctx context.Context
+		Key ports.IdempotencyKey
+	}
+	mock.lockDeleteProviderIntent.RLock()
+	calls = mock.calls.DeleteProviderIntent
+	mock.lockDeleteProviderIntent.RUnlock()
+	return calls
+}
+
+// ProviderIntentsBefore calls ProviderIntentsBeforeFunc.
+func (mock *ProviderIntentsMock) ProviderIntentsBefore(ctx context.Context, t time.Time, limit int) ([]ports.ProviderIntent, error) {
+	if mock.ProviderIntentsBeforeFunc == nil {
+		panic("ProviderIntentsMock.ProviderIntentsBeforeFunc: method is nil but ProviderIntents.ProviderIntentsBefore was just called")
+	}
+	callInfo := struct {
+		Ctx   context.Context
+		T     time.Time
+		Limit int
+	}{
+		Ctx:   ctx,
+		T:     t,
+		Limit: limit,
+	}
+	mock.lockProviderIntentsBefore.Lock()
+	mock.calls.ProviderIntentsBefore = append(mock.calls.ProviderIntentsBefore, callInfo)
+	mock.lockProviderIntentsBefore.Unlock()
+	return mock.ProviderIntentsBeforeFunc(ctx, t, limit)
+}
+
+// ProviderIntentsBeforeCalls gets all the calls that were made to ProviderIntentsBefore.
+// Check the length with:
+//
+//	len(mockedProviderIntents.ProviderIntentsBeforeCalls())
+func (mock *ProviderIntentsMock) ProviderIntentsBeforeCalls() []struct {
+	Ctx   context.Context
+	T     time.Time
+	Limit int
+} {
+	var calls []struct {
+		Ctx   context.Context
+		T     time.Time
+		Limit int
+	}
+	mock.lockProviderIntentsBefore.RLock()
+	calls = mock.calls.ProviderIntentsBefore
+	mock.lockProviderIntentsBefore.RUnlock()
+	return calls
+}
+
+// RecordProviderIntent calls RecordProviderIntentFunc.
+func (mock *ProviderIntentsMock) RecordProviderIntent(ctx context.Context, in ports.ProviderIntent) error {
+	if mock.RecordProviderIntentFunc == nil {
+		panic("ProviderIntentsMock.RecordProviderIntentFunc: method is nil but ProviderIntents.RecordProviderIntent was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		In  ports.ProviderIntent
+	}{
+		Ctx: ctx,
+		In:  in,
+	}
+	mock.lockRecordProviderIntent.Lock()
+	mock.calls.RecordProviderIntent = append(mock.calls.RecordProviderIntent, callInfo)
+	mock.lockRecordProviderIntent.Unlock()
+	return mock.RecordProviderIntentFunc(ctx, in)
+}
+
+// RecordProviderIntentCalls gets all the calls that were made to RecordProviderIntent.
+// Check the length with:
+//
+//	len(mockedProviderIntents.RecordProviderIntentCalls())
+func (mock *ProviderIntentsMock) RecordProviderIntentCalls() []struct {
+	Ctx context.Context
+	In  ports.ProviderIntent
+} {
+	var calls []struct {
+		Ctx context.Context
+		In  ports.ProviderIntent
+	}
+	mock.lockRecordProviderIntent.RLock()
+	calls = mock.calls.RecordProviderIntent
+	mock.lockRecordProviderIntent.RUnlock()
+	return calls
+}
+
 // Ensure, that AcquirerMock does implement ports.Acquirer.
 // If this is not the case, regenerate this file with moq.
 var _ ports.Acquirer = &AcquirerMock{}

@@ -182,6 +182,28 @@ type Claim struct {
 	Remaining time.Duration
 }
 
+// ProviderIntent records that a create is about to open a cob at the
+// acquirer under TxID, before the charge is written: if the charge never
+// commits (the insert fails, the process dies), the cob can be found and
+// cancelled instead of staying payable with no charge behind it.
+type ProviderIntent struct {
+	Key       IdempotencyKey
+	TxID      string
+	CreatedAt time.Time
+}
+
+// ProviderIntents keeps the intents.
+type ProviderIntents interface {
+	// RecordProviderIntent saves key's intent (keeping an earlier one of the
+	// same key) and has committed when it returns.
+	RecordProviderIntent(ctx context.Context, in ProviderIntent) error
+	// ProviderIntentsBefore lists up to limit intents recorded before t,
+	// oldest first.
+	ProviderIntentsBefore(ctx context.Context, t time.Time, limit int) ([]ProviderIntent, error)
+	// DeleteProviderIntent removes key's intent; removing none succeeds.
+	DeleteProviderIntent(ctx context.Context, key IdempotencyKey) error
+}
+
 // ErrCacheUnavailable: the idempotency cache failed or is being skipped
 // after a failure; the caller uses the database alone.
 var ErrCacheUnavailable = errors.New("idempotency cache unavailable")

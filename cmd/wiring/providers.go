@@ -291,6 +291,7 @@ func provideChargesConfig(cfg Config, links domain.Links, db *store.DB) app.Char
 		Links:       links,
 		Fees:        methodFees(cfg),
 		AccountFees: db,
+		Intents:     db,
 	}
 }
 

@@ -18,6 +18,7 @@ func provideWorkers(cfg Config, log *slog.Logger, charges *app.ChargeService, pa
 		{Name: "refunds", Interval: 300 * time.Millisecond, Tick: payments.AdvanceRefunds},
 		{Name: "releases", Interval: 10 * time.Second, Tick: payments.ReleaseDue},
 		{Name: "methods", Interval: time.Second, Tick: payments.FinalizePendingMethods},
+		{Name: "orphan-cobs", Interval: time.Minute, Tick: charges.SweepOrphanCobs},
 	}
 	if cfg.Acquirer == AcquirerBCBPix {
 		ws = append(ws, app.Worker{Name: "pix-reconciliation", Interval: time.Minute, Tick: receipts.Reconcile})

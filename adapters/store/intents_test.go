@@ -1,0 +1,48 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/internal/testenv"
+	"github.com/quitapix/quita/ports"
+)
+
+func TestProviderIntents(t *testing.T) {
+	t.Parallel()
+	for name, dsn := range map[string]func(testing.TB) string{"sqlite": testenv.SQLiteDSN, "postgres": testenv.PostgresDSN} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			db := openStore(t, dsn(t))
+			key := func(k string) ports.IdempotencyKey {
+				return ports.IdempotencyKey{Scope: ports.Scope{AccountID: "acct_1", Mode: domain.ModeLive}, Key: k}
+			}
+			for i, k := range []string{"older-key", "newer-key"} {
+				in := ports.ProviderIntent{Key: key(k), TxID: "tx" + k, CreatedAt: baseTime.Add(time.Duration(i) * time.Minute)}
+				if err := db.RecordProviderIntent(ctx, in); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// A retry keeps the first intent.
+			if err := db.RecordProviderIntent(ctx, ports.ProviderIntent{Key: key("older-key"), TxID: "other", CreatedAt: baseTime.Add(time.Hour)}); err != nil {
+				t.Fatal(err)
+			}
+			got, err := db.ProviderIntentsBefore(ctx, baseTime.Add(30*time.Second), 10)
+			if err != nil || len(got) != 1 || got[0].Key != key("older-key") || got[0].TxID != "txolder-key" || !got[0].CreatedAt.Equal(baseTime.Truncate(time.Microsecond)) {
+				t.Fatalf("before: %+v, %v", got, err)
+			}
+			if err := db.DeleteProviderIntent(ctx, key("older-key")); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.DeleteProviderIntent(ctx, key("older-key")); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := db.ProviderIntentsBefore(ctx, baseTime.Add(time.Hour), 10); len(got) != 1 || got[0].Key != key("newer-key") {
+				t.Fatalf("after delete: %+v", got)
+			}
+		})
+	}
+}

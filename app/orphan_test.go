@@ -1,0 +1,108 @@
+package app_test
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/mocks"
+	"github.com/quitapix/quita/ports"
+)
+
+// Issue 11 item 10: a live create records its cob before calling the
+// acquirer; when the charge never commits, the sweep cancels that cob, and
+// when it did, the sweep only forgets the intent.
+func TestOrphanCobIsCancelled(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	var (
+		mu      sync.Mutex
+		intents = map[ports.IdempotencyKey]ports.ProviderIntent{}
+		order   []string
+	)
+	store := &mocks.ProviderIntentsMock{
+		RecordProviderIntentFunc: func(_ context.Context, in ports.ProviderIntent) error {
+			mu.Lock()
+			defer mu.Unlock()
+			intents[in.Key] = in
+			order = append(order, "intent")
+			return nil
+		},
+		ProviderIntentsBeforeFunc: func(_ context.Context, before time.Time, _ int) ([]ports.ProviderIntent, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			var out []ports.ProviderIntent
+			for _, in := range intents {
+				if in.CreatedAt.Before(before) {
+					out = append(out, in)
+				}
+			}
+			return out, nil
+		},
+		DeleteProviderIntentFunc: func(_ context.Context, k ports.IdempotencyKey) error {
+			mu.Lock()
+			defer mu.Unlock()
+			delete(intents, k)
+			return nil
+		},
+	}
+	create := h.acquirer.CreatePixChargeFunc
+	h.acquirer.CreatePixChargeFunc = func(ctx context.Context, r ports.CreatePixChargeRequest) (*ports.CreatePixChargeResponse, error) {
+		mu.Lock()
+		order = append(order, "cob")
+		mu.Unlock()
+		return create(ctx, r)
+	}
+	h.acquirer.CancelPixChargeFunc = func(context.Context, ports.CancelPixChargeRequest) error { return nil }
+	insert := h.store.CreateChargeFunc
+	h.store.CreateChargeFunc = func(ctx context.Context, c *domain.Charge, evs []domain.Event, rec *ports.IdempotencyRecord) error {
+		if rec.Key == "insert-fails" {
+			return errors.New("connection lost")
+		}
+		return insert(ctx, c, evs, rec)
+	}
+	clock := &mocks.ClockMock{NowFunc: func() time.Time { h.clockMu.Lock(); defer h.clockMu.Unlock(); return h.now }}
+	svc := app.NewChargeService(h.store, h.records, h.cache, h.acquirer, nil, clock,
+		&mocks.IDGeneratorMock{NewIDFunc: func() (string, error) { return domain.NewRawID(rand.Reader) }},
+		slog.New(slog.NewTextHandler(io.Discard, nil)), app.ChargesConfig{
+			Links: domain.Links{CheckoutBase: "https://pay.example.com/c"}, Intents: store})
+	live := caller
+	live.Mode = domain.ModeLive
+	in := app.CreateChargeInput{Amount: 100, Methods: []domain.Method{domain.MethodPix}}
+	if _, err := svc.Create(context.Background(), live, in, app.Idempotency{Key: "insert-fails", Fingerprint: "a"}, render); err == nil {
+		t.Fatal("the failing insert succeeded")
+	}
+	if _, err := svc.Create(context.Background(), live, in, app.Idempotency{Key: "committed", Fingerprint: "b"}, render); err != nil {
+		t.Fatal(err)
+	}
+	if len(order) != 4 || order[0] != "intent" || order[1] != "cob" {
+		t.Fatalf("calls %v: the intent must be written before the cob", order)
+	}
+	// Too young: nothing happens.
+	if n, err := svc.SweepOrphanCobs(context.Background()); err != nil || n != 0 {
+		t.Fatalf("early sweep: %d, %v", n, err)
+	}
+	h.advance(app.OrphanCobAge + time.Second)
+	if n, err := svc.SweepOrphanCobs(context.Background()); err != nil || n != 2 {
+		t.Fatalf("sweep: %d, %v", n, err)
+	}
+	cancels := h.acquirer.CancelPixChargeCalls()
+	want := domain.DeriveTxID(live.Account.ID, string(domain.ModeLive), "insert-fails")
+	if len(cancels) != 1 || cancels[0].Req.TxID != want || cancels[0].Req.Scope != live.Scope() {
+		t.Fatalf("cancelled %+v, want only the orphan's cob %s", cancels, want)
+	}
+	if len(intents) != 0 {
+		t.Fatalf("intents left: %v", intents)
+	}
+	// Test mode records nothing: its sandbox cobs cannot be paid by anyone.
+	if _, err := svc.Create(context.Background(), caller, in, app.Idempotency{Key: "test-mode", Fingerprint: "c"}, render); err != nil || len(intents) != 0 {
+		t.Fatalf("test-mode create: %v, intents %d", err, len(intents))
+	}
+}
