@@ -46,12 +46,20 @@ func (s *PaymentService) Wallets(ctx context.Context, caller Caller) ([]ports.Wa
 	return ws, nil
 }
 
-// VerifyLedger recomputes every wallet from the postings and returns the
-// problems found (none when the ledger is consistent).
+// VerifyLedger recomputes every wallet from the postings, and the charge
+// counters, per-day totals and refund entries from the charges and
+// refunds, and returns the problems found, each naming its account (none
+// when everything agrees). It reads consistent snapshots and takes no lock
+// writers wait on, so it may run against a live database.
 func (s *PaymentService) VerifyLedger(ctx context.Context) ([]string, error) {
 	t, err := s.store.LedgerTotals(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("ledger totals: %w", err)
 	}
-	return domain.VerifyLedger(t.Unbalanced, t.Posted, t.Stored, t.Held), nil
+	problems := domain.VerifyLedger(t.Unbalanced, t.Posted, t.Stored, t.Held)
+	derived, err := s.store.VerifyDerived(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("derived totals: %w", err)
+	}
+	return append(problems, derived...), nil
 }

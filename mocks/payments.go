@@ -51,6 +51,9 @@ var _ ports.PaymentStore = &PaymentStoreMock{}
 //			ReleaseHoldFunc: func(ctx context.Context, h ports.Hold, entry domain.JournalEntry) (bool, error) {
 //				panic("mock out the ReleaseHold method")
 //			},
+//			VerifyDerivedFunc: func(ctx context.Context) ([]string, error) {
+//				panic("mock out the VerifyDerived method")
+//			},
 //			WalletsFunc: func(ctx context.Context, scope ports.Scope) ([]ports.Wallet, error) {
 //				panic("mock out the Wallets method")
 //			},
@@ -90,6 +93,9 @@ type PaymentStoreMock struct {
 
 	// ReleaseHoldFunc mocks the ReleaseHold method.
 	ReleaseHoldFunc func(ctx context.Context, h ports.Hold, entry domain.JournalEntry) (bool, error)
+
+	// VerifyDerivedFunc mocks the VerifyDerived method.
+	VerifyDerivedFunc func(ctx context.Context) ([]string, error)
 
 	// WalletsFunc mocks the Wallets method.
 	WalletsFunc func(ctx context.Context, scope ports.Scope) ([]ports.Wallet, error)
@@ -182,6 +188,11 @@ type PaymentStoreMock struct {
 			// Entry is the entry argument value.
 			Entry domain.JournalEntry
 		}
+		// VerifyDerived holds details about calls to the VerifyDerived method.
+		VerifyDerived []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+		}
 		// Wallets holds details about calls to the Wallets method.
 		Wallets []struct {
 			// Ctx is the ctx argument value.
@@ -200,6 +211,7 @@ type PaymentStoreMock struct {
 	lockListRefunds        sync.RWMutex
 	lockMedianSecondsToPay sync.RWMutex
 	lockReleaseHold        sync.RWMutex
+	lockVerifyDerived      sync.RWMutex
 	lockWallets            sync.RWMutex
 }
 
@@ -592,6 +604,38 @@ func (mock *PaymentStoreMock) ReleaseHoldCalls() []struct {
 	mock.lockReleaseHold.RLock()
 	calls = mock.calls.ReleaseHold
 	mock.lockReleaseHold.RUnlock()
+	return calls
+}
+
+// VerifyDerived calls VerifyDerivedFunc.
+func (mock *PaymentStoreMock) VerifyDerived(ctx context.Context) ([]string, error) {
+	if mock.VerifyDerivedFunc == nil {
+		panic("PaymentStoreMock.VerifyDerivedFunc: method is nil but PaymentStore.VerifyDerived was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+	}{
+		Ctx: ctx,
+	}
+	mock.lockVerifyDerived.Lock()
+	mock.calls.VerifyDerived = append(mock.calls.VerifyDerived, callInfo)
+	mock.lockVerifyDerived.Unlock()
+	return mock.VerifyDerivedFunc(ctx)
+}
+
+// VerifyDerivedCalls gets all the calls that were made to VerifyDerived.
+// Check the length with:
+//
+//	len(mockedPaymentStore.VerifyDerivedCalls())
+func (mock *PaymentStoreMock) VerifyDerivedCalls() []struct {
+	Ctx context.Context
+} {
+	var calls []struct {
+		Ctx context.Context
+	}
+	mock.lockVerifyDerived.RLock()
+	calls = mock.calls.VerifyDerived
+	mock.lockVerifyDerived.RUnlock()
 	return calls
 }
 

@@ -93,8 +93,14 @@ type PaymentStore interface {
 	// ReleaseHold deletes the hold and writes entry (pending → available)
 	// in one transaction; false when another process released it first.
 	ReleaseHold(ctx context.Context, h Hold, entry domain.JournalEntry) (bool, error)
-	// LedgerTotals sums every posting and balance, for verification.
+	// LedgerTotals sums every posting and balance, for verification, in
+	// one consistent snapshot that does not block writers.
 	LedgerTotals(ctx context.Context) (LedgerTotals, error)
+	// VerifyDerived recomputes what the write path keeps incrementally —
+	// charge counters, per-day totals, each refund's ledger entries — from
+	// the charges and refunds in one snapshot, and returns each difference
+	// naming its account and mode (none when they agree).
+	VerifyDerived(ctx context.Context) ([]string, error)
 }
 
 // CreateMethodsRequest asks an acquirer for the payment data of the

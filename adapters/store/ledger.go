@@ -262,6 +262,17 @@ func (db *DB) ReleaseHold(ctx context.Context, h ports.Hold, entry domain.Journa
 
 // LedgerTotals sums the postings, balances and holds of every wallet.
 func (db *DB) LedgerTotals(ctx context.Context) (ports.LedgerTotals, error) {
+	var t ports.LedgerTotals
+	err := db.snapshot(ctx, func(ctx context.Context, tx bun.Tx) error {
+		var err error
+		t, err = ledgerTotals(ctx, tx)
+		return err
+	})
+	return t, err
+}
+
+// ledgerTotals reads LedgerTotals' sums in tx (one snapshot).
+func ledgerTotals(ctx context.Context, tx bun.Tx) (ports.LedgerTotals, error) {
 	t := ports.LedgerTotals{Posted: map[domain.WalletKey]domain.Balance{}, Stored: map[domain.WalletKey]domain.Balance{},
 		Held: map[domain.WalletKey]int64{}}
 	var posted []struct {
@@ -271,7 +282,7 @@ func (db *DB) LedgerTotals(ctx context.Context) (ports.LedgerTotals, error) {
 		LedgerAccount string `bun:"ledger_account"`
 		Sum           int64  `bun:"total"`
 	}
-	err := db.bun.NewSelect().Model((*postingRow)(nil)).ColumnExpr("account_id, mode, currency, ledger_account, SUM(amount) AS total").
+	err := tx.NewSelect().Model((*postingRow)(nil)).ColumnExpr("account_id, mode, currency, ledger_account, SUM(amount) AS total").
 		Where("ledger_account IN (?)", bun.List([]string{string(domain.LedgerAvailable), string(domain.LedgerPending)})).
 		GroupExpr("account_id, mode, currency, ledger_account").Scan(ctx, &posted)
 	if err != nil {
@@ -289,7 +300,7 @@ func (db *DB) LedgerTotals(ctx context.Context) (ports.LedgerTotals, error) {
 		t.Posted[k] = b
 	}
 	var bals []balanceRow
-	if err := db.bun.NewSelect().Model(&bals).Scan(ctx); err != nil {
+	if err := tx.NewSelect().Model(&bals).Scan(ctx); err != nil {
 		return t, mapError(err)
 	}
 	for _, b := range bals {
@@ -302,7 +313,7 @@ func (db *DB) LedgerTotals(ctx context.Context) (ports.LedgerTotals, error) {
 		Currency  string `bun:"currency"`
 		Sum       int64  `bun:"total"`
 	}
-	err = db.bun.NewSelect().Model((*holdRow)(nil)).ColumnExpr("account_id, mode, currency, SUM(amount) AS total").
+	err = tx.NewSelect().Model((*holdRow)(nil)).ColumnExpr("account_id, mode, currency, SUM(amount) AS total").
 		GroupExpr("account_id, mode, currency").Scan(ctx, &held)
 	if err != nil {
 		return t, mapError(err)
@@ -315,7 +326,7 @@ func (db *DB) LedgerTotals(ctx context.Context) (ports.LedgerTotals, error) {
 		Currency string `bun:"currency"`
 		Sum      int64  `bun:"total"`
 	}
-	err = db.bun.NewSelect().Model((*postingRow)(nil)).ColumnExpr("entry_id, currency, SUM(amount) AS total").
+	err = tx.NewSelect().Model((*postingRow)(nil)).ColumnExpr("entry_id, currency, SUM(amount) AS total").
 		GroupExpr("entry_id, currency").Having("SUM(amount) <> 0").Scan(ctx, &unbalanced)
 	if err != nil {
 		return t, mapError(err)

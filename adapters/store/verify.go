@@ -1,0 +1,183 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+
+	"github.com/uptrace/bun"
+
+	"github.com/quitapix/quita/domain"
+)
+
+// snapshot runs fn in one read-only transaction that sees one consistent
+// state without taking a lock writers wait on: REPEATABLE READ on Postgres
+// (an MVCC snapshot: writers go on, and nothing they commit meanwhile can
+// look like drift). On SQLite it is a read transaction of the verifying
+// process (`quitad ledger verify` opens its own connection). `ledger
+// verify` reads through it, so it can run against a live database.
+func (db *DB) snapshot(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
+	var opts *sql.TxOptions
+	if db.dialect == DialectPostgres {
+		opts = &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	}
+	return mapError(db.bun.RunInTx(ctx, opts, fn))
+}
+
+// VerifyDerived implements ports.PaymentStore: it recomputes from the
+// charges and refunds what the write path maintains incrementally — the
+// per-status charge counters, the per-day totals, and each refund's ledger
+// entries — in one snapshot, and reports each difference naming its
+// account and mode, sorted.
+func (db *DB) VerifyDerived(ctx context.Context) ([]string, error) {
+	var problems []string
+	err := db.snapshot(ctx, func(ctx context.Context, tx bun.Tx) error {
+		var err error
+		if problems, err = verifyCounters(ctx, tx); err != nil {
+			return err
+		}
+		more, err := verifyRefundEntries(ctx, tx)
+		problems = append(problems, more...)
+		return err
+	})
+	slices.Sort(problems)
+	return problems, err
+}
+
+type verifyGroup struct{ n, volume, refunded int64 }
+
+// verifyCounters compares charge_counts and charge_day_totals with the
+// charges themselves.
+func verifyCounters(ctx context.Context, tx bun.Tx) ([]string, error) {
+	var charges []chargeRow
+	if err := tx.NewSelect().Model(&charges).
+		Column("id", "account_id", "mode", "status", "currency", "amount", "refund_completed", "settlement_paid_with", "created_at").
+		Scan(ctx); err != nil {
+		return nil, err
+	}
+	type countKey struct{ account, mode, status string }
+	type dayKey struct {
+		account, mode string
+		dayTotalKey
+	}
+	wantCounts, wantDays := map[countKey]int64{}, map[dayKey]verifyGroup{}
+	for i := range charges {
+		c := &charges[i]
+		wantCounts[countKey{c.AccountID, c.Mode, c.Status}]++
+		k := dayKey{c.AccountID, c.Mode, dayTotalKeyOf(c, c.CreatedAt)}
+		g := wantDays[k]
+		g.n, g.volume, g.refunded = g.n+1, g.volume+c.Amount, g.refunded+c.RefundCompleted
+		wantDays[k] = g
+	}
+	var counts []countRow
+	if err := tx.NewSelect().Model(&counts).Scan(ctx); err != nil {
+		return nil, err
+	}
+	gotCounts := map[countKey]int64{}
+	for _, r := range counts {
+		gotCounts[countKey{r.AccountID, r.Mode, r.Status}] += r.N
+	}
+	var problems []string
+	for _, k := range unionKeys(wantCounts, gotCounts) {
+		if w, g := wantCounts[k], gotCounts[k]; w != g {
+			problems = append(problems, fmt.Sprintf("account %s (%s): charge_counts has %d %s charges, the charges table %d",
+				k.account, k.mode, g, k.status, w))
+		}
+	}
+	var days []dayTotalRow
+	if err := tx.NewSelect().Model(&days).Scan(ctx); err != nil {
+		return nil, err
+	}
+	gotDays := map[dayKey]verifyGroup{}
+	for _, r := range days {
+		k := dayKey{r.AccountID, r.Mode, dayTotalKey{day: r.Day, currency: r.Currency, status: r.Status, paidWith: r.PaidWith}}
+		g := gotDays[k]
+		g.n, g.volume, g.refunded = g.n+r.N, g.volume+r.Volume, g.refunded+r.Refunded
+		gotDays[k] = g
+	}
+	for _, k := range unionKeys(wantDays, gotDays) {
+		if w, g := wantDays[k], gotDays[k]; w != g {
+			problems = append(problems, fmt.Sprintf("account %s (%s): charge_day_totals for %s %s %s/%s hold %d charges, %d volume, %d refunded; the charges %d, %d, %d",
+				k.account, k.mode, k.day, k.currency, k.status, k.paidWith, g.n, g.volume, g.refunded, w.n, w.volume, w.refunded))
+		}
+	}
+	return problems, nil
+}
+
+// verifyRefundEntries checks every refund against its ledger entries: one
+// debit (kind refund) putting exactly its amount into refunds payable, then
+// one refund_settled when REFUNDED or one refund_failed when FAILED, and
+// neither while it is open.
+func verifyRefundEntries(ctx context.Context, tx bun.Tx) ([]string, error) {
+	var refunds []refundRow
+	if err := tx.NewSelect().Model(&refunds).Column("id", "account_id", "mode", "status", "amount").Scan(ctx); err != nil {
+		return nil, err
+	}
+	var kinds []struct {
+		RefundID string `bun:"refund_id"`
+		Kind     string `bun:"kind"`
+		N        int    `bun:"n"`
+	}
+	if err := tx.NewSelect().Model((*entryRow)(nil)).Column("refund_id", "kind").ColumnExpr("count(*) AS n").
+		Where("refund_id <> ''").GroupExpr("refund_id, kind").Scan(ctx, &kinds); err != nil {
+		return nil, err
+	}
+	entries := map[string]map[string]int{}
+	for _, k := range kinds {
+		if entries[k.RefundID] == nil {
+			entries[k.RefundID] = map[string]int{}
+		}
+		entries[k.RefundID][k.Kind] = k.N
+	}
+	var payable []struct {
+		RefundID string `bun:"refund_id"`
+		Sum      int64  `bun:"total"`
+	}
+	if err := tx.NewSelect().TableExpr("ledger_postings AS lp").Join("JOIN ledger_entries AS le ON le.id = lp.entry_id").
+		ColumnExpr("le.refund_id, SUM(lp.amount) AS total").Where("le.kind = ?", string(domain.EntryRefund)).
+		Where("lp.ledger_account = ?", string(domain.LedgerRefundsPayable)).GroupExpr("le.refund_id").Scan(ctx, &payable); err != nil {
+		return nil, err
+	}
+	debited := map[string]int64{}
+	for _, p := range payable {
+		debited[p.RefundID] = p.Sum
+	}
+	var problems []string
+	for _, r := range refunds {
+		e := entries[r.ID]
+		want := map[string]int{string(domain.EntryRefund): 1}
+		switch domain.RefundStatus(r.Status) {
+		case domain.RefundRefunded:
+			want[string(domain.EntryRefundSettled)] = 1
+		case domain.RefundFailed:
+			want[string(domain.EntryRefundFailed)] = 1
+		}
+		for _, kind := range []domain.EntryKind{domain.EntryRefund, domain.EntryRefundSettled, domain.EntryRefundFailed} {
+			if got := e[string(kind)]; got != want[string(kind)] {
+				problems = append(problems, fmt.Sprintf("account %s (%s): refund %s (%s) has %d %s entries, want %d",
+					r.AccountID, r.Mode, r.ID, r.Status, got, kind, want[string(kind)]))
+			}
+		}
+		if e[string(domain.EntryRefund)] == 1 && debited[r.ID] != r.Amount {
+			problems = append(problems, fmt.Sprintf("account %s (%s): refund %s of %d put %d into refunds payable",
+				r.AccountID, r.Mode, r.ID, r.Amount, debited[r.ID]))
+		}
+	}
+	return problems, nil
+}
+
+// unionKeys lists the keys of both maps, each once.
+func unionKeys[K comparable, V any](a, b map[K]V) []K {
+	seen := make(map[K]bool, len(a)+len(b))
+	var out []K
+	for _, m := range []map[K]V{a, b} {
+		for k := range m {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
