@@ -78,7 +78,7 @@ func (c *Config) settings() []setting {
 		{"QUITA_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", &c.LogLevel},
 		{"QUITA_JWT_SECRET", "jwt-secret", "", "HS256 secret of dashboard tokens (at least 32 bytes); empty = random per process", &c.JWTSecret},
 		{"QUITA_ACQUIRER", "acquirer", "sandbox", "live-mode acquirer: sandbox or bcbpix (API Pix); test mode always uses the sandbox", &c.Acquirer},
-		{"QUITA_MASTER_KEY", "master-key", "", "32-byte key (hex or base64) sealing provider credentials at rest; required for bcbpix", &c.MasterKey},
+		{"QUITA_MASTER_KEY", "master-key", "", "32-byte key (hex or base64) sealing provider credentials and webhook secrets at rest; required for bcbpix", &c.MasterKey},
 		{"QUITA_TRUSTED_PROXIES", "trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For names the client; empty trusts none (docs/security.md)", &c.trustedProxies},
 		{"QUITA_TLS_CERT", "tls-cert", "", "server certificate file (PEM); with QUITA_TLS_KEY, serve HTTPS", &c.TLSCert},
 		{"QUITA_TLS_KEY", "tls-key", "", "server private key file (PEM)", &c.TLSKey},
