@@ -1,8 +1,11 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"sync"
+	"time"
 
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/ports"
@@ -16,63 +19,97 @@ func (s *PaymentService) ListRefunds(ctx context.Context, caller Caller, id stri
 	return s.store.ListRefunds(ctx, caller.Scope(), id)
 }
 
-// AdvanceRefunds moves every open refund one step with the acquirer:
-// PENDING → IN_PROGRESS once the acquirer accepted it, IN_PROGRESS →
-// REFUNDED or FAILED as the acquirer reports. Each step is written with
-// its payment.refunded event and ledger entry under the charge's lock;
-// safe in every process at once.
+// refundLease is how long a claimed refund belongs to one worker: a
+// refund the acquirer is still working on is looked at again when it ends.
+const refundLease = 2 * time.Second
+
+// refundConcurrency bounds the refunds one AdvanceRefunds call drives at
+// once (their acquirer calls are network waits).
+const refundConcurrency = 16
+
+// AdvanceRefunds claims open refunds (a lease every process respects, so
+// processes share the work) and drives each as far as the acquirer allows
+// in one go: PENDING → IN_PROGRESS once the acquirer accepted it, then at
+// once IN_PROGRESS → REFUNDED or FAILED when the acquirer already reports
+// the outcome. Each step is written with its payment.refunded event and
+// ledger entry under the charge's lock; a step another worker made first
+// is skipped. Safe in every process at once.
 func (s *PaymentService) AdvanceRefunds(ctx context.Context) (int, error) {
-	refs, err := s.store.ListOpenRefunds(ctx, workerBatch)
-	if err != nil {
-		return 0, err
-	}
 	ra := s.acquirer.refunds
 	if ra == nil {
 		return 0, nil
 	}
-	n := 0
-	for _, ref := range refs {
-		r, err := s.store.FindRefund(ctx, ref.Scope, ref.RefundID)
-		if err != nil {
-			return n, err
-		}
-		switch r.Status {
-		case domain.RefundPending:
-			c, err := s.cstore.GetCharge(ctx, ref.Scope, r.ChargeID)
-			if err != nil {
-				return n, err
-			}
-			method := domain.MethodPix
-			if st := c.Settlement(); st != nil {
-				method = st.PaidWith
-			}
-			pref, err := ra.Refund(ctx, ports.RefundRequest{Scope: ref.Scope, ChargeID: r.ChargeID, RefundID: r.ID, Method: method,
-				Strategy: r.Strategy, EndToEndID: r.EndToEndID, Amount: r.Amount, DestinationKey: r.DestinationKey})
-			if err != nil {
-				s.log.WarnContext(ctx, "refund not accepted yet; will retry", "refund", domain.PrefixRefund+r.ID, "err", err)
-				continue
-			}
-			err = s.stepRefund(ctx, ref.Scope, r.ChargeID, r.ID, domain.RefundInProgress, pref)
-			if err != nil && !errors.Is(err, domain.ErrRefundNotOpen) && !errors.Is(err, domain.ErrInvalidTransition) {
-				return n, err
-			}
-		case domain.RefundInProgress:
-			st, err := ra.RefundStatus(ctx, r.ProviderRef)
-			if err != nil {
-				continue
-			}
-			to := domain.RefundStatus(st)
-			if to != domain.RefundRefunded && to != domain.RefundFailed {
-				continue
-			}
-			err = s.stepRefund(ctx, ref.Scope, r.ChargeID, r.ID, to, "")
-			if err != nil && !errors.Is(err, domain.ErrRefundNotOpen) && !errors.Is(err, domain.ErrInvalidTransition) {
-				return n, err
-			}
-		}
-		n++
+	now := s.clock.Now()
+	refs, err := s.store.ClaimOpenRefunds(ctx, now, now.Add(refundLease), workerBatch)
+	if err != nil || len(refs) == 0 {
+		return 0, err
 	}
-	return n, nil
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+		sem      = make(chan struct{}, refundConcurrency)
+	)
+	for _, ref := range refs {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if err := s.driveRefund(ctx, ra, ref); err != nil {
+				mu.Lock()
+				firstErr = cmp.Or(firstErr, err)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return len(refs), firstErr
+}
+
+// driveRefund takes one refund through every step the acquirer allows
+// now.
+func (s *PaymentService) driveRefund(ctx context.Context, ra ports.RefundAcquirer, ref ports.RefundRef) error {
+	r, err := s.store.FindRefund(ctx, ref.Scope, ref.RefundID)
+	if err != nil {
+		return err
+	}
+	stepped := func(err error) error {
+		if errors.Is(err, domain.ErrRefundNotOpen) || errors.Is(err, domain.ErrInvalidTransition) {
+			return nil // another worker made the step first
+		}
+		return err
+	}
+	providerRef := r.ProviderRef
+	if r.Status == domain.RefundPending {
+		c, err := s.cstore.GetCharge(ctx, ref.Scope, r.ChargeID)
+		if err != nil {
+			return err
+		}
+		method := domain.MethodPix
+		if st := c.Settlement(); st != nil {
+			method = st.PaidWith
+		}
+		pref, err := ra.Refund(ctx, ports.RefundRequest{Scope: ref.Scope, ChargeID: r.ChargeID, RefundID: r.ID, Method: method,
+			Strategy: r.Strategy, EndToEndID: r.EndToEndID, Amount: r.Amount, DestinationKey: r.DestinationKey})
+		if err != nil {
+			s.log.WarnContext(ctx, "refund not accepted yet; will retry", "refund", domain.PrefixRefund+r.ID, "err", err)
+			return nil
+		}
+		if err := stepped(s.stepRefund(ctx, ref.Scope, r.ChargeID, r.ID, domain.RefundInProgress, pref)); err != nil {
+			return err
+		}
+		providerRef = pref
+	} else if r.Status != domain.RefundInProgress {
+		return nil
+	}
+	st, err := ra.RefundStatus(ctx, providerRef)
+	if err != nil {
+		return nil // asked again when the lease ends
+	}
+	to := domain.RefundStatus(st)
+	if to != domain.RefundRefunded && to != domain.RefundFailed {
+		return nil
+	}
+	return stepped(s.stepRefund(ctx, ref.Scope, r.ChargeID, r.ID, to, ""))
 }
 
 // stepRefund moves a refund to status to under its charge's lock, with

@@ -24,6 +24,9 @@ var _ ports.PaymentStore = &PaymentStoreMock{}
 //			AggregatePaymentsFunc: func(ctx context.Context, scope ports.Scope, since time.Time, currency domain.Currency) ([]ports.PaymentAggregate, error) {
 //				panic("mock out the AggregatePayments method")
 //			},
+//			ClaimOpenRefundsFunc: func(ctx context.Context, now time.Time, leaseUntil time.Time, limit int) ([]ports.RefundRef, error) {
+//				panic("mock out the ClaimOpenRefunds method")
+//			},
 //			FindRefundFunc: func(ctx context.Context, scope ports.Scope, id string) (*domain.Refund, error) {
 //				panic("mock out the FindRefund method")
 //			},
@@ -35,9 +38,6 @@ var _ ports.PaymentStore = &PaymentStoreMock{}
 //			},
 //			ListMethodsPendingFunc: func(ctx context.Context, before time.Time, limit int) ([]ports.ChargeRef, error) {
 //				panic("mock out the ListMethodsPending method")
-//			},
-//			ListOpenRefundsFunc: func(ctx context.Context, limit int) ([]ports.RefundRef, error) {
-//				panic("mock out the ListOpenRefunds method")
 //			},
 //			ListPaymentsFunc: func(ctx context.Context, q ports.PaymentQuery) ([]*domain.Charge, int, error) {
 //				panic("mock out the ListPayments method")
@@ -67,6 +67,9 @@ type PaymentStoreMock struct {
 	// AggregatePaymentsFunc mocks the AggregatePayments method.
 	AggregatePaymentsFunc func(ctx context.Context, scope ports.Scope, since time.Time, currency domain.Currency) ([]ports.PaymentAggregate, error)
 
+	// ClaimOpenRefundsFunc mocks the ClaimOpenRefunds method.
+	ClaimOpenRefundsFunc func(ctx context.Context, now time.Time, leaseUntil time.Time, limit int) ([]ports.RefundRef, error)
+
 	// FindRefundFunc mocks the FindRefund method.
 	FindRefundFunc func(ctx context.Context, scope ports.Scope, id string) (*domain.Refund, error)
 
@@ -78,9 +81,6 @@ type PaymentStoreMock struct {
 
 	// ListMethodsPendingFunc mocks the ListMethodsPending method.
 	ListMethodsPendingFunc func(ctx context.Context, before time.Time, limit int) ([]ports.ChargeRef, error)
-
-	// ListOpenRefundsFunc mocks the ListOpenRefunds method.
-	ListOpenRefundsFunc func(ctx context.Context, limit int) ([]ports.RefundRef, error)
 
 	// ListPaymentsFunc mocks the ListPayments method.
 	ListPaymentsFunc func(ctx context.Context, q ports.PaymentQuery) ([]*domain.Charge, int, error)
@@ -113,6 +113,17 @@ type PaymentStoreMock struct {
 			// Currency is the currency argument value.
 			Currency domain.Currency
 		}
+		// ClaimOpenRefunds holds details about calls to the ClaimOpenRefunds method.
+		ClaimOpenRefunds []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Now is the now argument value.
+			Now time.Time
+			// LeaseUntil is the leaseUntil argument value.
+			LeaseUntil time.Time
+			// Limit is the limit argument value.
+			Limit int
+		}
 		// FindRefund holds details about calls to the FindRefund method.
 		FindRefund []struct {
 			// Ctx is the ctx argument value.
@@ -142,13 +153,6 @@ type PaymentStoreMock struct {
 			Ctx context.Context
 			// Before is the before argument value.
 			Before time.Time
-			// Limit is the limit argument value.
-			Limit int
-		}
-		// ListOpenRefunds holds details about calls to the ListOpenRefunds method.
-		ListOpenRefunds []struct {
-			// Ctx is the ctx argument value.
-			Ctx context.Context
 			// Limit is the limit argument value.
 			Limit int
 		}
@@ -202,11 +206,11 @@ type PaymentStoreMock struct {
 		}
 	}
 	lockAggregatePayments  sync.RWMutex
+	lockClaimOpenRefunds   sync.RWMutex
 	lockFindRefund         sync.RWMutex
 	lockLedgerTotals       sync.RWMutex
 	lockListDueHolds       sync.RWMutex
 	lockListMethodsPending sync.RWMutex
-	lockListOpenRefunds    sync.RWMutex
 	lockListPayments       sync.RWMutex
 	lockListRefunds        sync.RWMutex
 	lockMedianSecondsToPay sync.RWMutex
@@ -256,6 +260,50 @@ func (mock *PaymentStoreMock) AggregatePaymentsCalls() []struct {
 	mock.lockAggregatePayments.RLock()
 	calls = mock.calls.AggregatePayments
 	mock.lockAggregatePayments.RUnlock()
+	return calls
+}
+
+// ClaimOpenRefunds calls ClaimOpenRefundsFunc.
+func (mock *PaymentStoreMock) ClaimOpenRefunds(ctx context.Context, now time.Time, leaseUntil time.Time, limit int) ([]ports.RefundRef, error) {
+	if mock.ClaimOpenRefundsFunc == nil {
+		panic("PaymentStoreMock.ClaimOpenRefundsFunc: method is nil but PaymentStore.ClaimOpenRefunds was just called")
+	}
+	callInfo := struct {
+		Ctx        context.Context
+		Now        time.Time
+		LeaseUntil time.Time
+		Limit      int
+	}{
+		Ctx:        ctx,
+		Now:        now,
+		LeaseUntil: leaseUntil,
+		Limit:      limit,
+	}
+	mock.lockClaimOpenRefunds.Lock()
+	mock.calls.ClaimOpenRefunds = append(mock.calls.ClaimOpenRefunds, callInfo)
+	mock.lockClaimOpenRefunds.Unlock()
+	return mock.ClaimOpenRefundsFunc(ctx, now, leaseUntil, limit)
+}
+
+// ClaimOpenRefundsCalls gets all the calls that were made to ClaimOpenRefunds.
+// Check the length with:
+//
+//	len(mockedPaymentStore.ClaimOpenRefundsCalls())
+func (mock *PaymentStoreMock) ClaimOpenRefundsCalls() []struct {
+	Ctx        context.Context
+	Now        time.Time
+	LeaseUntil time.Time
+	Limit      int
+} {
+	var calls []struct {
+		Ctx        context.Context
+		Now        time.Time
+		LeaseUntil time.Time
+		Limit      int
+	}
+	mock.lockClaimOpenRefunds.RLock()
+	calls = mock.calls.ClaimOpenRefunds
+	mock.lockClaimOpenRefunds.RUnlock()
 	return calls
 }
 
@@ -408,42 +456,6 @@ func (mock *PaymentStoreMock) ListMethodsPendingCalls() []struct {
 	mock.lockListMethodsPending.RLock()
 	calls = mock.calls.ListMethodsPending
 	mock.lockListMethodsPending.RUnlock()
-	return calls
-}
-
-// ListOpenRefunds calls ListOpenRefundsFunc.
-func (mock *PaymentStoreMock) ListOpenRefunds(ctx context.Context, limit int) ([]ports.RefundRef, error) {
-	if mock.ListOpenRefundsFunc == nil {
-		panic("PaymentStoreMock.ListOpenRefundsFunc: method is nil but PaymentStore.ListOpenRefunds was just called")
-	}
-	callInfo := struct {
-		Ctx   context.Context
-		Limit int
-	}{
-		Ctx:   ctx,
-		Limit: limit,
-	}
-	mock.lockListOpenRefunds.Lock()
-	mock.calls.ListOpenRefunds = append(mock.calls.ListOpenRefunds, callInfo)
-	mock.lockListOpenRefunds.Unlock()
-	return mock.ListOpenRefundsFunc(ctx, limit)
-}
-
-// ListOpenRefundsCalls gets all the calls that were made to ListOpenRefunds.
-// Check the length with:
-//
-//	len(mockedPaymentStore.ListOpenRefundsCalls())
-func (mock *PaymentStoreMock) ListOpenRefundsCalls() []struct {
-	Ctx   context.Context
-	Limit int
-} {
-	var calls []struct {
-		Ctx   context.Context
-		Limit int
-	}
-	mock.lockListOpenRefunds.RLock()
-	calls = mock.calls.ListOpenRefunds
-	mock.lockListOpenRefunds.RUnlock()
 	return calls
 }
 

@@ -83,9 +83,12 @@ type PaymentStore interface {
 	// ListMethodsPending returns charges created at or before before whose
 	// method data is still pending, oldest first, in every scope.
 	ListMethodsPending(ctx context.Context, before time.Time, limit int) ([]ChargeRef, error)
-	// ListOpenRefunds returns refunds in PENDING or IN_PROGRESS, oldest
-	// first, in every scope.
-	ListOpenRefunds(ctx context.Context, limit int) ([]RefundRef, error)
+	// ClaimOpenRefunds leases up to limit refunds in PENDING or
+	// IN_PROGRESS whose lease has ended (or never began), longest waiting
+	// first, in every scope, until leaseUntil. On Postgres the rows are
+	// picked with FOR UPDATE SKIP LOCKED, so concurrent workers in any
+	// number of processes claim different refunds.
+	ClaimOpenRefunds(ctx context.Context, now, leaseUntil time.Time, limit int) ([]RefundRef, error)
 	// Wallets returns the scope's wallets by currency.
 	Wallets(ctx context.Context, scope Scope) ([]Wallet, error)
 	// ListDueHolds returns holds whose release is at or before now.

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"time"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/schema"
@@ -72,11 +73,28 @@ func (db *DB) FindRefund(ctx context.Context, scope ports.Scope, id string) (*do
 	return &r, nil
 }
 
-// ListOpenRefunds returns refunds still moving, longest waiting first.
-func (db *DB) ListOpenRefunds(ctx context.Context, limit int) ([]ports.RefundRef, error) {
+// ClaimOpenRefunds implements ports.PaymentStore.
+func (db *DB) ClaimOpenRefunds(ctx context.Context, now, leaseUntil time.Time, limit int) ([]ports.RefundRef, error) {
 	var rows []refundRow
-	err := db.bun.NewSelect().Model(&rows).Column("id", "charge_id", "account_id", "mode").
-		Where("r.status IN ('PENDING', 'IN_PROGRESS')").OrderExpr("r.updated_at, r.id").Limit(int64(limit)).Scan(ctx)
+	err := db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		q := tx.NewSelect().Model(&rows).Column("id", "charge_id", "account_id", "mode").
+			Where("r.status IN ('PENDING', 'IN_PROGRESS')").
+			Where("(r.lease_until IS NULL OR r.lease_until <= ?)", newDBTime(now)).
+			OrderExpr("r.updated_at, r.id").Limit(int64(limit))
+		if postgres(tx) {
+			q = q.For("UPDATE SKIP LOCKED")
+		}
+		if err := q.Scan(ctx); err != nil || len(rows) == 0 {
+			return err
+		}
+		ids := make([]string, len(rows))
+		for i, r := range rows {
+			ids[i] = r.ID
+		}
+		_, err := tx.NewUpdate().Model((*refundRow)(nil)).Set("lease_until = ?", newDBTime(leaseUntil)).
+			Where("id IN (?)", bun.List(ids)).Exec(ctx)
+		return err
+	})
 	if err != nil {
 		return nil, mapError(err)
 	}
