@@ -30,10 +30,12 @@ type WebhooksConfig struct {
 	// batch's slowest receiver.
 	MaxInFlight int
 	// PerEndpoint bounds one endpoint's deliveries in flight across every
-	// process (default 8), so a slow receiver holds at most that many
-	// places and cannot block other endpoints or accounts: an account's 16
-	// endpoints together hold at most half of the default 256 places.
+	// process (default 32: a receiver answering in 50 ms still gets 640
+	// deliveries/s), and PerAccount an account's (default MaxInFlight/4),
+	// so slow receivers hold a bounded share of the places and cannot block
+	// other endpoints or accounts.
 	PerEndpoint int
+	PerAccount  int
 	// Workers is the number of claim loops per process (default 4).
 	Workers int
 	// DispatchBatch is how many outbox events one fan-out handles
@@ -83,7 +85,10 @@ func NewWebhookService(store ports.WebhookStore, outbox ports.WebhookOutbox, sen
 		cfg.MaxInFlight = cfg.Workers * cfg.ClaimBatch
 	}
 	if cfg.PerEndpoint <= 0 {
-		cfg.PerEndpoint = 8
+		cfg.PerEndpoint = 32
+	}
+	if cfg.PerAccount <= 0 {
+		cfg.PerAccount = max(cfg.MaxInFlight/4, 1)
 	}
 	if cfg.DispatchBatch <= 0 {
 		cfg.DispatchBatch = 500
@@ -168,7 +173,7 @@ func (s *WebhookService) DispatchOnce(ctx context.Context) (int, error) {
 // deliveries are attempted again once their lease expires.
 func (s *WebhookService) DeliverOnce(ctx context.Context) (int, error) {
 	now := s.clock.Now()
-	claims, err := s.store.ClaimDeliveries(ctx, now, now.Add(s.cfg.Lease), s.cfg.ClaimBatch, s.cfg.PerEndpoint)
+	claims, err := s.store.ClaimDeliveries(ctx, now, now.Add(s.cfg.Lease), s.cfg.ClaimBatch, s.caps())
 	if err != nil || len(claims) == 0 {
 		return 0, err
 	}
@@ -178,6 +183,10 @@ func (s *WebhookService) DeliverOnce(ctx context.Context) (int, error) {
 	}
 	wg.Wait()
 	return len(claims), nil
+}
+
+func (s *WebhookService) caps() ports.ClaimCaps {
+	return ports.ClaimCaps{PerEndpoint: s.cfg.PerEndpoint, PerAccount: s.cfg.PerAccount}
 }
 
 // deliverFree is Run's delivery step: it claims at most as many due
@@ -191,7 +200,7 @@ func (s *WebhookService) deliverFree(ctx context.Context, attempts *sync.WaitGro
 		return 0, nil
 	}
 	now := s.clock.Now()
-	claims, err := s.store.ClaimDeliveries(ctx, now, now.Add(s.cfg.Lease), free, s.cfg.PerEndpoint)
+	claims, err := s.store.ClaimDeliveries(ctx, now, now.Add(s.cfg.Lease), free, s.caps())
 	for _, c := range claims {
 		s.slots <- struct{}{} // free only by another loop's claim: then a short wait
 		attempts.Go(func() {

@@ -102,7 +102,7 @@ func TestDeliverRecordsOutcome(t *testing.T) {
 			var saved *domain.WebhookDelivery
 			var savedGone bool
 			store := &mocks.WebhookStoreMock{
-				ClaimDeliveriesFunc: func(_ context.Context, now, until time.Time, _, _ int) ([]ports.DeliveryClaim, error) {
+				ClaimDeliveriesFunc: func(_ context.Context, now, until time.Time, _ int, _ ports.ClaimCaps) ([]ports.DeliveryClaim, error) {
 					if !until.Equal(now.Add(30 * time.Second)) {
 						t.Errorf("lease until %v", until)
 					}

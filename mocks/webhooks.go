@@ -21,7 +21,7 @@ var _ ports.WebhookStore = &WebhookStoreMock{}
 //
 //		// make and configure a mocked ports.WebhookStore
 //		mockedWebhookStore := &WebhookStoreMock{
-//			ClaimDeliveriesFunc: func(ctx context.Context, now time.Time, leaseUntil time.Time, limit int, perEndpoint int) ([]ports.DeliveryClaim, error) {
+//			ClaimDeliveriesFunc: func(ctx context.Context, now time.Time, leaseUntil time.Time, limit int, caps ports.ClaimCaps) ([]ports.DeliveryClaim, error) {
 //				panic("mock out the ClaimDeliveries method")
 //			},
 //			CompleteDeliveryFunc: func(ctx context.Context, d domain.WebhookDelivery, leaseToken string, deactivate bool) error {
@@ -62,7 +62,7 @@ var _ ports.WebhookStore = &WebhookStoreMock{}
 //	}
 type WebhookStoreMock struct {
 	// ClaimDeliveriesFunc mocks the ClaimDeliveries method.
-	ClaimDeliveriesFunc func(ctx context.Context, now time.Time, leaseUntil time.Time, limit int, perEndpoint int) ([]ports.DeliveryClaim, error)
+	ClaimDeliveriesFunc func(ctx context.Context, now time.Time, leaseUntil time.Time, limit int, caps ports.ClaimCaps) ([]ports.DeliveryClaim, error)
 
 	// CompleteDeliveryFunc mocks the CompleteDelivery method.
 	CompleteDeliveryFunc func(ctx context.Context, d domain.WebhookDelivery, leaseToken string, deactivate bool) error
@@ -106,8 +106,8 @@ type WebhookStoreMock struct {
 			LeaseUntil time.Time
 			// Limit is the limit argument value.
 			Limit int
-			// PerEndpoint is the perEndpoint argument value.
-			PerEndpoint int
+			// Caps is the caps argument value.
+			Caps ports.ClaimCaps
 		}
 		// CompleteDelivery holds details about calls to the CompleteDelivery method.
 		CompleteDelivery []struct {
@@ -218,27 +218,27 @@ type WebhookStoreMock struct {
 }
 
 // ClaimDeliveries calls ClaimDeliveriesFunc.
-func (mock *WebhookStoreMock) ClaimDeliveries(ctx context.Context, now time.Time, leaseUntil time.Time, limit int, perEndpoint int) ([]ports.DeliveryClaim, error) {
+func (mock *WebhookStoreMock) ClaimDeliveries(ctx context.Context, now time.Time, leaseUntil time.Time, limit int, caps ports.ClaimCaps) ([]ports.DeliveryClaim, error) {
 	if mock.ClaimDeliveriesFunc == nil {
 		panic("WebhookStoreMock.ClaimDeliveriesFunc: method is nil but WebhookStore.ClaimDeliveries was just called")
 	}
 	callInfo := struct {
-		Ctx         context.Context
-		Now         time.Time
-		LeaseUntil  time.Time
-		Limit       int
-		PerEndpoint int
+		Ctx        context.Context
+		Now        time.Time
+		LeaseUntil time.Time
+		Limit      int
+		Caps       ports.ClaimCaps
 	}{
-		Ctx:         ctx,
-		Now:         now,
-		LeaseUntil:  leaseUntil,
-		Limit:       limit,
-		PerEndpoint: perEndpoint,
+		Ctx:        ctx,
+		Now:        now,
+		LeaseUntil: leaseUntil,
+		Limit:      limit,
+		Caps:       caps,
 	}
 	mock.lockClaimDeliveries.Lock()
 	mock.calls.ClaimDeliveries = append(mock.calls.ClaimDeliveries, callInfo)
 	mock.lockClaimDeliveries.Unlock()
-	return mock.ClaimDeliveriesFunc(ctx, now, leaseUntil, limit, perEndpoint)
+	return mock.ClaimDeliveriesFunc(ctx, now, leaseUntil, limit, caps)
 }
 
 // ClaimDeliveriesCalls gets all the calls that were made to ClaimDeliveries.
@@ -246,18 +246,18 @@ func (mock *WebhookStoreMock) ClaimDeliveries(ctx context.Context, now time.Time
 //
 //	len(mockedWebhookStore.ClaimDeliveriesCalls())
 func (mock *WebhookStoreMock) ClaimDeliveriesCalls() []struct {
-	Ctx         context.Context
-	Now         time.Time
-	LeaseUntil  time.Time
-	Limit       int
-	PerEndpoint int
+	Ctx        context.Context
+	Now        time.Time
+	LeaseUntil time.Time
+	Limit      int
+	Caps       ports.ClaimCaps
 } {
 	var calls []struct {
-		Ctx         context.Context
-		Now         time.Time
-		LeaseUntil  time.Time
-		Limit       int
-		PerEndpoint int
+		Ctx        context.Context
+		Now        time.Time
+		LeaseUntil time.Time
+		Limit      int
+		Caps       ports.ClaimCaps
 	}
 	mock.lockClaimDeliveries.RLock()
 	calls = mock.calls.ClaimDeliveries

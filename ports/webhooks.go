@@ -52,6 +52,12 @@ type DeliveryClaim struct {
 	LeaseToken string
 }
 
+// ClaimCaps bound in-flight deliveries; zero means no bound.
+type ClaimCaps struct {
+	PerEndpoint int
+	PerAccount  int
+}
+
 // WebhookStore keeps webhook endpoints and deliveries.
 type WebhookStore interface {
 	// CreateEndpoint inserts e. ErrDuplicate on an id collision.
@@ -84,11 +90,11 @@ type WebhookStore interface {
 	// in any number of processes never claim the same delivery; SQLite
 	// serialises claims under its write lock (one process).
 	//
-	// perEndpoint > 0 caps each endpoint's deliveries in flight (claimed,
-	// lease not expired) at perEndpoint, counting those already in flight
-	// in every process: a slow receiver holds at most that many, and the
-	// claim reaches past its backlog to other endpoints' deliveries.
-	ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, limit, perEndpoint int) ([]DeliveryClaim, error)
+	// caps bound the deliveries in flight (claimed, lease not expired, in
+	// every process) per endpoint and per account: a claim passes over an
+	// endpoint or account at its cap and reaches past its backlog to
+	// others', so slow receivers hold a bounded share of the workers.
+	ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, limit int, caps ClaimCaps) ([]DeliveryClaim, error)
 	// CompleteDelivery saves d (status, attempts, last result, next retry)
 	// if the lease token still holds: ErrLeaseLost otherwise. With
 	// deactivate, the endpoint becomes INACTIVE and its other PENDING

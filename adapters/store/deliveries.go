@@ -71,7 +71,7 @@ func (r *deliveryRow) toDomain() domain.WebhookDelivery {
 }
 
 // ClaimDeliveries leases due deliveries. See ports.WebhookStore.
-func (db *DB) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, limit, perEndpoint int) ([]ports.DeliveryClaim, error) {
+func (db *DB) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, limit int, caps ports.ClaimCaps) ([]ports.DeliveryClaim, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
@@ -83,12 +83,12 @@ func (db *DB) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, li
 	err = db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		// Expired leases first (rare: a worker died), then due PENDING
 		// deliveries; each through its own partial index.
-		ids, err := pickDue(ctx, tx, "d.status = 'PROCESSING'", "d.lease_until", now, limit, perEndpoint)
+		ids, err := pickDue(ctx, tx, "d.status = 'PROCESSING'", "d.lease_until", now, limit, caps)
 		if err != nil {
 			return err
 		}
 		if len(ids) < limit {
-			more, err := pickDue(ctx, tx, "d.status = 'PENDING'", "d.next_retry_at", now, limit-len(ids), perEndpoint)
+			more, err := pickDue(ctx, tx, "d.status = 'PENDING'", "d.next_retry_at", now, limit-len(ids), caps)
 			if err != nil {
 				return err
 			}
@@ -141,27 +141,34 @@ func (db *DB) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, li
 
 // pickDue selects (and on Postgres locks, skipping rows other workers
 // hold) up to limit due deliveries matching statusSQL, oldest due first.
-// Deliveries of an INACTIVE endpoint are left waiting. With perEndpoint >
-// 0, an endpoint that already has perEndpoint deliveries in flight is
-// passed over, and no endpoint gets more than its free places in this
-// pick: candidates come from a window of 4 × limit rows and are taken in
-// due order while their endpoint has room.
-func pickDue(ctx context.Context, tx bun.IDB, statusSQL, dueCol string, now time.Time, limit, perEndpoint int) ([]string, error) {
+// Deliveries of an INACTIVE endpoint are left waiting. With caps, an
+// endpoint or account already at its cap of deliveries in flight is
+// passed over (one uncorrelated subquery each, evaluated once), and the
+// pick gives no endpoint or account more than its free places:
+// candidates come from a window of 4 × limit rows, taken in due order
+// while their endpoint and account have room.
+func pickDue(ctx context.Context, tx bun.IDB, statusSQL, dueCol string, now time.Time, limit int, caps ports.ClaimCaps) ([]string, error) {
+	capped := caps.PerEndpoint > 0 || caps.PerAccount > 0
 	window := limit
-	if perEndpoint > 0 {
+	if capped {
 		window = 4 * limit
 	}
 	var cands []struct {
 		ID         string `bun:"id"`
+		AccountID  string `bun:"account_id"`
 		EndpointID string `bun:"endpoint_id"`
 	}
-	q := tx.NewSelect().TableExpr("webhook_deliveries AS d").Column("d.id", "d.endpoint_id").
+	q := tx.NewSelect().TableExpr("webhook_deliveries AS d").Column("d.id", "d.account_id", "d.endpoint_id").
 		Where(statusSQL).Where("? <= ?", bun.Safe(dueCol), newDBTime(now)).
 		Where("(d.endpoint_id = '' OR EXISTS (SELECT 1 FROM webhook_endpoints AS we WHERE we.id = d.endpoint_id AND we.status = 'ACTIVE'))").
 		OrderExpr(dueCol).Limit(int64(window))
-	if perEndpoint > 0 {
-		q = q.Where("(d.endpoint_id = '' OR (SELECT count(*) FROM webhook_deliveries AS p WHERE p.endpoint_id = d.endpoint_id "+
-			"AND p.status = 'PROCESSING' AND p.lease_until > ?) < ?)", newDBTime(now), perEndpoint)
+	if caps.PerEndpoint > 0 {
+		q = q.Where("d.endpoint_id NOT IN (SELECT p.endpoint_id FROM webhook_deliveries AS p WHERE p.status = 'PROCESSING' "+
+			"AND p.lease_until > ? AND p.endpoint_id <> '' GROUP BY p.endpoint_id HAVING count(*) >= ?)", newDBTime(now), caps.PerEndpoint)
+	}
+	if caps.PerAccount > 0 {
+		q = q.Where("d.account_id NOT IN (SELECT p.account_id FROM webhook_deliveries AS p WHERE p.status = 'PROCESSING' "+
+			"AND p.lease_until > ? GROUP BY p.account_id HAVING count(*) >= ?)", newDBTime(now), caps.PerAccount)
 	}
 	if postgres(tx) {
 		q = q.For("UPDATE OF d SKIP LOCKED")
@@ -169,27 +176,23 @@ func pickDue(ctx context.Context, tx bun.IDB, statusSQL, dueCol string, now time
 	if err := q.Scan(ctx, &cands); err != nil {
 		return nil, mapError(err)
 	}
-	inFlight := map[string]int{}
-	if perEndpoint > 0 {
-		var eps []string
-		for _, c := range cands {
-			if c.EndpointID != "" {
-				eps = append(eps, c.EndpointID)
-			}
+	perEndpoint, perAccount := map[string]int{}, map[string]int{}
+	if capped && len(cands) > 0 {
+		var inFlight []struct {
+			AccountID  string `bun:"account_id"`
+			EndpointID string `bun:"endpoint_id"`
+			N          int    `bun:"n"`
 		}
-		if len(eps) > 0 {
-			var counts []struct {
-				EndpointID string `bun:"endpoint_id"`
-				N          int    `bun:"n"`
-			}
-			err := tx.NewSelect().TableExpr("webhook_deliveries AS p").Column("p.endpoint_id").ColumnExpr("count(*) AS n").
-				Where("p.endpoint_id IN (?)", bun.List(eps)).Where("p.status = 'PROCESSING'").
-				Where("p.lease_until > ?", newDBTime(now)).GroupExpr("p.endpoint_id").Scan(ctx, &counts)
-			if err != nil {
-				return nil, mapError(err)
-			}
-			for _, c := range counts {
-				inFlight[c.EndpointID] = c.N
+		err := tx.NewSelect().TableExpr("webhook_deliveries AS p").Column("p.account_id", "p.endpoint_id").ColumnExpr("count(*) AS n").
+			Where("p.status = 'PROCESSING'").Where("p.lease_until > ?", newDBTime(now)).
+			GroupExpr("p.account_id, p.endpoint_id").Scan(ctx, &inFlight)
+		if err != nil {
+			return nil, mapError(err)
+		}
+		for _, f := range inFlight {
+			perAccount[f.AccountID] += f.N
+			if f.EndpointID != "" {
+				perEndpoint[f.EndpointID] += f.N
 			}
 		}
 	}
@@ -198,12 +201,14 @@ func pickDue(ctx context.Context, tx bun.IDB, statusSQL, dueCol string, now time
 		if len(ids) == limit {
 			break
 		}
-		if perEndpoint > 0 && c.EndpointID != "" {
-			if inFlight[c.EndpointID] >= perEndpoint {
-				continue
-			}
-			inFlight[c.EndpointID]++
+		if caps.PerAccount > 0 && perAccount[c.AccountID] >= caps.PerAccount {
+			continue
 		}
+		if caps.PerEndpoint > 0 && c.EndpointID != "" && perEndpoint[c.EndpointID] >= caps.PerEndpoint {
+			continue
+		}
+		perAccount[c.AccountID]++
+		perEndpoint[c.EndpointID]++
 		ids = append(ids, c.ID)
 	}
 	return ids, nil

@@ -58,7 +58,7 @@ func testClaimLeaseAndComplete(t *testing.T, db *store.DB) {
 	e := newEndpoint(t, db, scope, domain.EventChargeCreated)
 	seedDeliveries(t, db, scope, "https://merchant.example.com/tx")
 	now := baseTime.Add(time.Second)
-	claims, err := db.ClaimDeliveries(ctx, now, now.Add(30*time.Second), 10, 0)
+	claims, err := db.ClaimDeliveries(ctx, now, now.Add(30*time.Second), 10, ports.ClaimCaps{})
 	if err != nil || len(claims) != 2 {
 		t.Fatalf("claims %d, %v", len(claims), err)
 	}
@@ -73,12 +73,12 @@ func testClaimLeaseAndComplete(t *testing.T, db *store.DB) {
 			t.Fatalf("transaction claim url/secret %q %q", c.URL, c.Secret)
 		}
 	}
-	if more, _ := db.ClaimDeliveries(ctx, now, now.Add(30*time.Second), 10, 0); len(more) != 0 {
+	if more, _ := db.ClaimDeliveries(ctx, now, now.Add(30*time.Second), 10, ports.ClaimCaps{}); len(more) != 0 {
 		t.Fatalf("leased deliveries claimed again: %d", len(more))
 	}
 	// The lease runs out (the worker died): another worker takes them.
 	later := now.Add(31 * time.Second)
-	again, err := db.ClaimDeliveries(ctx, later, later.Add(30*time.Second), 10, 0)
+	again, err := db.ClaimDeliveries(ctx, later, later.Add(30*time.Second), 10, ports.ClaimCaps{})
 	if err != nil || len(again) != 2 || again[0].Delivery.Attempts != 2 || again[0].LeaseToken == claims[0].LeaseToken {
 		t.Fatalf("reclaim: %+v, %v", again, err)
 	}
@@ -99,10 +99,10 @@ func testClaimLeaseAndComplete(t *testing.T, db *store.DB) {
 		}
 	}
 	// Not due before the retry wait (30 s after attempt 2).
-	if c, _ := db.ClaimDeliveries(ctx, later.Add(29*time.Second), later.Add(time.Hour), 10, 0); len(c) != 0 {
+	if c, _ := db.ClaimDeliveries(ctx, later.Add(29*time.Second), later.Add(time.Hour), 10, ports.ClaimCaps{}); len(c) != 0 {
 		t.Fatalf("claimed before due: %d", len(c))
 	}
-	due, err := db.ClaimDeliveries(ctx, later.Add(31*time.Second), later.Add(time.Hour), 10, 0)
+	due, err := db.ClaimDeliveries(ctx, later.Add(31*time.Second), later.Add(time.Hour), 10, ports.ClaimCaps{})
 	if err != nil || len(due) != 2 || due[0].Delivery.Attempts != 3 || due[0].Delivery.LastStatusCode == nil || *due[0].Delivery.LastStatusCode != 500 {
 		t.Fatalf("due claims %+v, %v", due, err)
 	}
@@ -129,13 +129,13 @@ func testInactiveEndpointWaits(t *testing.T, db *store.DB) {
 		t.Fatal(err)
 	}
 	now := baseTime.Add(time.Minute)
-	if c, _ := db.ClaimDeliveries(ctx, now, now.Add(time.Minute), 10, 0); len(c) != 0 {
+	if c, _ := db.ClaimDeliveries(ctx, now, now.Add(time.Minute), 10, ports.ClaimCaps{}); len(c) != 0 {
 		t.Fatalf("delivery to an INACTIVE endpoint claimed")
 	}
 	if _, err := db.UpdateEndpoint(ctx, scope, e.ID, ports.EndpointPatch{Status: &active}, baseTime); err != nil {
 		t.Fatal(err)
 	}
-	if c, _ := db.ClaimDeliveries(ctx, now, now.Add(time.Minute), 10, 0); len(c) != 1 {
+	if c, _ := db.ClaimDeliveries(ctx, now, now.Add(time.Minute), 10, ports.ClaimCaps{}); len(c) != 1 {
 		t.Fatalf("delivery not claimed after reactivation: %d", len(c))
 	}
 }
@@ -183,7 +183,7 @@ func testConcurrentClaimsNeverOverlap(t *testing.T, db *store.DB) {
 	for range 8 {
 		wg.Go(func() {
 			for {
-				cs, err := db.ClaimDeliveries(ctx, now, now.Add(time.Minute), 3, 0)
+				cs, err := db.ClaimDeliveries(ctx, now, now.Add(time.Minute), 3, ports.ClaimCaps{})
 				if err != nil {
 					t.Error(err)
 					return
@@ -230,7 +230,7 @@ func testClaimCapsEachEndpoint(t *testing.T, db *store.DB) {
 		}
 		return m
 	}
-	first, err := db.ClaimDeliveries(ctx, now, now.Add(time.Minute), 4, 2)
+	first, err := db.ClaimDeliveries(ctx, now, now.Add(time.Minute), 4, ports.ClaimCaps{PerEndpoint: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,11 +238,41 @@ func testClaimCapsEachEndpoint(t *testing.T, db *store.DB) {
 		t.Fatalf("first claim per endpoint %v, want 2 of slow and 1 of fast", got)
 	}
 	// slow has 2 in flight: nothing more of it until they finish.
-	if more, err := db.ClaimDeliveries(ctx, now, now.Add(time.Minute), 4, 2); err != nil || len(more) != 0 {
+	if more, err := db.ClaimDeliveries(ctx, now, now.Add(time.Minute), 4, ports.ClaimCaps{PerEndpoint: 2}); err != nil || len(more) != 0 {
 		t.Fatalf("second claim: %d, %v", len(more), err)
 	}
 	// Without a cap the backlog is taken in due order.
-	if all, err := db.ClaimDeliveries(ctx, now, now.Add(time.Minute), 10, 0); err != nil || len(all) != 5 {
+	if all, err := db.ClaimDeliveries(ctx, now, now.Add(time.Minute), 10, ports.ClaimCaps{}); err != nil || len(all) != 5 {
 		t.Fatalf("uncapped claim: %d, %v", len(all), err)
+	}
+}
+
+// A claim gives one account at most its cap of deliveries in flight and
+// reaches past its backlog to another account's.
+func testClaimCapsEachAccount(t *testing.T, db *store.DB) {
+	ctx := context.Background()
+	busy := webhookAccount(t, db)
+	newEndpoint(t, db, busy, domain.EventChargeCreated)
+	newEndpoint(t, db, busy, domain.EventChargeCreated)
+	for range 4 {
+		seedDeliveries(t, db, busy, "") // 8 deliveries, older
+	}
+	quiet := webhookAccount(t, db)
+	newEndpoint(t, db, quiet, domain.EventChargeCreated)
+	seedDeliveries(t, db, quiet, "")
+	now := baseTime.Add(time.Second)
+	caps := ports.ClaimCaps{PerAccount: 3}
+	got := map[string]int{}
+	for range 3 {
+		cs, err := db.ClaimDeliveries(ctx, now, now.Add(time.Minute), 2, caps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cs {
+			got[c.Delivery.AccountID]++
+		}
+	}
+	if got[busy.AccountID] != 3 || got[quiet.AccountID] != 1 {
+		t.Fatalf("claimed per account %v, want 3 of the busy one and the quiet one's 1", got)
 	}
 }

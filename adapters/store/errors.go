@@ -53,14 +53,14 @@ func mapError(err error) error {
 // connection that died mid-statement; a deadline. Within a transaction
 // any of them means it did not commit.
 func unavailable(err error) bool {
+	var connectErr *pgconn.ConnectError
+	if errors.As(err, &connectErr) {
+		return true // whatever the server said: starting up, shutting down, database not accepting connections
+	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		return strings.HasPrefix(pgErr.Code, "08") || pgErr.Code == "57P01" || pgErr.Code == "57P02" ||
 			pgErr.Code == "57P03" || pgErr.Code == "53300"
-	}
-	var connectErr *pgconn.ConnectError
-	if errors.As(err, &connectErr) {
-		return true
 	}
 	var netErr net.Error
 	return errors.As(err, &netErr) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||

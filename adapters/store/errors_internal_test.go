@@ -26,6 +26,9 @@ func TestMapErrorUnavailable(t *testing.T) {
 		{&pgconn.PgError{Code: "08006"}, true}, // connection failure
 		{fmt.Errorf("query: %w", io.ErrUnexpectedEOF), true},
 		{context.DeadlineExceeded, true},
+		// A failed connect wraps whatever refused it (a closed port here; a
+		// database not accepting connections, 55000, in the chaos run).
+		{connectError(t), true},
 		{&pgconn.PgError{Code: "23503"}, false}, // foreign key: a bug, not an outage
 		{&pgconn.PgError{Code: "42P01"}, false},
 		{errors.New("boom"), false},
@@ -35,4 +38,14 @@ func TestMapErrorUnavailable(t *testing.T) {
 			t.Errorf("%v: unavailable %v, want %v", tc.err, got, tc.want)
 		}
 	}
+}
+
+func connectError(t *testing.T) error {
+	t.Helper()
+	_, err := pgconn.Connect(t.Context(), "postgres://postgres@127.0.0.1:1/none?connect_timeout=2")
+	var ce *pgconn.ConnectError
+	if !errors.As(err, &ce) {
+		t.Fatalf("want a ConnectError, got %v", err)
+	}
+	return err
 }

@@ -83,7 +83,7 @@ func TestWebhookSecretsSealedAtRest(t *testing.T) {
 			// Claims carry the cleartext with the key, and nothing without it.
 			seedDeliveries(t, db, scope, "https://merchant.example.com/tx")
 			now := baseTime.Add(time.Second)
-			claims, err := plain.ClaimDeliveries(ctx, now, now.Add(time.Minute), 100, 0)
+			claims, err := plain.ClaimDeliveries(ctx, now, now.Add(time.Minute), 100, ports.ClaimCaps{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,7 +93,7 @@ func TestWebhookSecretsSealedAtRest(t *testing.T) {
 				}
 			}
 			later := now.Add(2 * time.Minute)
-			claims, err = db.ClaimDeliveries(ctx, later, later.Add(time.Minute), 100, 0)
+			claims, err = db.ClaimDeliveries(ctx, later, later.Add(time.Minute), 100, ports.ClaimCaps{})
 			if err != nil {
 				t.Fatal(err)
 			}

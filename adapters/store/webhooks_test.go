@@ -38,6 +38,7 @@ func runWebhookContract(t *testing.T, open func(t *testing.T) *store.DB) {
 		{"ConcurrentClaimsNeverOverlap", testConcurrentClaimsNeverOverlap},
 		{"TransactionSecret", testTransactionSecret},
 		{"ClaimCapsEachEndpoint", testClaimCapsEachEndpoint},
+		{"ClaimCapsEachAccount", testClaimCapsEachAccount},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -169,7 +170,7 @@ func testGoneDeactivatesAndCancels(t *testing.T, db *store.DB) {
 	seedDeliveries(t, db, scope, "")
 	seedDeliveries(t, db, scope, "")
 	now := baseTime.Add(time.Second)
-	claims, err := db.ClaimDeliveries(ctx, now, now.Add(time.Minute), 1, 0)
+	claims, err := db.ClaimDeliveries(ctx, now, now.Add(time.Minute), 1, ports.ClaimCaps{})
 	if err != nil || len(claims) != 1 {
 		t.Fatalf("claim: %v", err)
 	}

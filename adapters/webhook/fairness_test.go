@@ -20,7 +20,7 @@ func TestSlowTenantDoesNotDelayAFastOne(t *testing.T) {
 	t.Parallel()
 	clock := app.SystemClock{}
 	e := newEngine(t, testenv.SQLiteDSN(t), clock, app.WebhooksConfig{
-		Workers: 1, ClaimBatch: 8, MaxInFlight: 24, PerEndpoint: 2, PollInterval: 20 * time.Millisecond})
+		Workers: 1, ClaimBatch: 8, MaxInFlight: 24, PerEndpoint: 2, PerAccount: 16, PollInterval: 20 * time.Millisecond})
 	slow := newReceiver(t, clock)
 	slow.block = make(chan struct{})
 	var secrets []string
