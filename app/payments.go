@@ -26,14 +26,23 @@ type PaymentService struct {
 	ids      ports.IDGenerator
 	log      *slog.Logger
 	cfg      PaymentsConfig
+	// refundsWake is signalled when a refund commits in this process, so
+	// the refund worker starts on it at once instead of at its next poll.
+	refundsWake chan struct{}
 }
 
 // NewPaymentService wires the payments surface.
 func NewPaymentService(charges *ChargeService, store ports.PaymentStore, cstore ports.ChargeStore, acquirer ports.Acquirer,
 	clock ports.Clock, ids ports.IDGenerator, log *slog.Logger, cfg PaymentsConfig,
 ) *PaymentService {
-	return &PaymentService{charges: charges, store: store, cstore: cstore, acquirer: acquirerOf(acquirer), clock: clock, ids: ids, log: log, cfg: cfg}
+	return &PaymentService{charges: charges, store: store, cstore: cstore, acquirer: acquirerOf(acquirer), clock: clock, ids: ids, log: log, cfg: cfg,
+		refundsWake: make(chan struct{}, 1)}
 }
+
+// RefundsWake is signalled each time a refund commits in this process; the
+// refund worker listens to it (other processes find the refund at their
+// next poll).
+func (s *PaymentService) RefundsWake() <-chan struct{} { return s.refundsWake }
 
 // Charges is the charge service underneath.
 func (s *PaymentService) Charges() *ChargeService { return s.charges }

@@ -50,6 +50,10 @@ func (s *PaymentService) Refund(ctx context.Context, caller Caller, id string, i
 	if err != nil {
 		return Response{}, err
 	}
+	select {
+	case s.refundsWake <- struct{}{}:
+	default: // a wake-up is already pending
+	}
 	return Response{StatusCode: answer.StatusCode, Body: answer.Body}, nil
 }
 

@@ -13,6 +13,9 @@ type Worker struct {
 	Name     string
 	Interval time.Duration
 	Tick     func(context.Context) (int, error)
+	// Wake, when set, starts a tick at once instead of at the next
+	// interval (new work committed in this process).
+	Wake <-chan struct{}
 }
 
 // WorkerRunner owns the scheduling of a binary's periodic workers.
@@ -53,6 +56,7 @@ func (r *WorkerRunner) runEvery(ctx context.Context, w Worker) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-w.Wake: // a nil channel never fires
 		}
 	}
 }

@@ -50,3 +50,24 @@ func TestWorkerRunnerDrainsBacklogsAndStops(t *testing.T) {
 		t.Fatal("Run did not return after ctx ended")
 	}
 }
+
+// A worker with a Wake channel ticks as soon as it is signalled, not at its
+// next interval (the refund worker is woken when a refund commits).
+func TestWorkerRunnerWakesOnSignal(t *testing.T) {
+	t.Parallel()
+	wake := make(chan struct{}, 1)
+	ticks := make(chan struct{}, 10)
+	r := app.NewWorkerRunner(slog.New(slog.DiscardHandler), app.Worker{Name: "woken", Interval: time.Hour, Wake: wake,
+		Tick: func(context.Context) (int, error) { ticks <- struct{}{}; return 0, nil }})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { r.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	<-ticks // the first tick runs at start
+	wake <- struct{}{}
+	select {
+	case <-ticks:
+	case <-time.After(10 * time.Second): // the interval is an hour: only the wake-up can tick
+		t.Fatal("the wake-up did not start a tick")
+	}
+}

@@ -15,7 +15,7 @@ func provideWorkers(cfg Config, log *slog.Logger, charges *app.ChargeService, pa
 	ws := []app.Worker{
 		{Name: "expiry", Interval: time.Second, Tick: charges.ExpireDue},
 		{Name: "returns", Interval: 5 * time.Second, Tick: charges.RetryReturns},
-		{Name: "refunds", Interval: 300 * time.Millisecond, Tick: payments.AdvanceRefunds},
+		{Name: "refunds", Interval: 300 * time.Millisecond, Tick: payments.AdvanceRefunds, Wake: payments.RefundsWake()},
 		{Name: "releases", Interval: 10 * time.Second, Tick: payments.ReleaseDue},
 		{Name: "methods", Interval: time.Second, Tick: payments.FinalizePendingMethods},
 		{Name: "orphan-cobs", Interval: time.Minute, Tick: charges.SweepOrphanCobs},
