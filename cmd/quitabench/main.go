@@ -67,6 +67,9 @@ func run() error {
 	rate := flag.Int("rate", 500, "open-loop offered creates per second")
 	strict := flag.Bool("strict", false, "exit non-zero when a target is missed")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (server and load) to this file")
+	refunds := flag.Bool("refunds", true, "also run the refund pipeline benchmark (quitad in its own processes)")
+	refundRate := flag.Int("refund-rate", 300, "refund benchmark: offered refunds per second (and twice that)")
+	refundDur := flag.Duration("refund-duration", 5*time.Second, "refund benchmark: length of each phase")
 	flag.Parse()
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -152,6 +155,13 @@ func run() error {
 		{"create throughput", tput, "charges/s", 1000, true},
 		{"create p99 at 500/s", pct(olat, 99), "ms", 50, false},
 		{"get p99", pct(glat, 99), "ms", 10, false},
+	}
+	if *refunds {
+		phases, err := runRefundBench(ctx, *pgURL, *redisURL, *refundDur, *refundRate)
+		if err != nil {
+			return fmt.Errorf("refund benchmark: %w", err)
+		}
+		targets = append(targets, refundTargets(phases, *refundRate)...)
 	}
 	missed := 0
 	for _, t := range targets {

@@ -1,0 +1,295 @@
+package main
+
+// The refund pipeline benchmark (issue 12 item 1): quitad runs as its own
+// process (one, then two on the same Postgres), this process is the load
+// generator over real HTTP, and each refund's latency runs from its
+// scheduled send time to the moment the database marked it REFUNDED.
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// quitadProc is one `quitad serve` process of the benchmark.
+type quitadProc struct {
+	base string
+	cmd  *exec.Cmd
+}
+
+type refundBench struct {
+	bin  string
+	env  []string
+	db   *sql.DB
+	http *http.Client
+	key  string
+	seq  atomic.Int64
+}
+
+// refundPhase is what one load phase measured.
+type refundPhase struct {
+	procs, rate        int
+	sent, done, failed int
+	perSecond          float64
+	lat                []float64 // ms, scheduled send → REFUNDED
+}
+
+func runRefundBench(ctx context.Context, pgURL, redisURL string, d time.Duration, rate int) ([]refundPhase, error) {
+	dir, err := os.MkdirTemp("", "quitabench-refunds-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	bin := filepath.Join(dir, "quitad")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/quitad").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go build ./cmd/quitad (run from the module root): %v\n%s", err, out)
+	}
+	dsn, drop, err := scratchDatabase(ctx, pgURL)
+	if err != nil {
+		return nil, err
+	}
+	defer drop()
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	b := &refundBench{bin: bin, db: db, env: append(os.Environ(), "QUITA_DATABASE_URL="+dsn, "QUITA_REDIS_URL="+redisURL,
+		"QUITA_LOG_LEVEL=error", "QUITA_SEED_DEMO=false", "QUITA_ACCOUNT_PASSWORD=bench-password-"+randHex(4)),
+		http: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 512}}}
+	if err := b.newAccount(); err != nil {
+		return nil, err
+	}
+	var procs []*quitadProc
+	defer func() {
+		for _, p := range procs {
+			_ = p.cmd.Process.Kill()
+			_ = p.cmd.Wait()
+		}
+	}()
+	var phases []refundPhase
+	for _, n := range []int{1, 2} {
+		for len(procs) < n {
+			p, err := b.start()
+			if err != nil {
+				return nil, err
+			}
+			procs = append(procs, p)
+		}
+		for _, r := range []int{rate, 2 * rate} {
+			ph, err := b.phase(procs, r, d)
+			if err != nil {
+				return nil, err
+			}
+			phases = append(phases, ph)
+		}
+	}
+	return phases, nil
+}
+
+func (b *refundBench) admin(args ...string) ([]byte, error) {
+	cmd := exec.Command(b.bin, args...)
+	cmd.Env = b.env
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("quitad %s: %v: %s", strings.Join(args, " "), err, errb.String())
+	}
+	return out.Bytes(), nil
+}
+
+// newAccount creates the merchant and lifts its request limit (the rate
+// limiter is not what this measures).
+func (b *refundBench) newAccount() error {
+	out, err := b.admin("account", "create", "--name", "Bench Refunds", "--email", "refunds-"+randHex(4)+"@example.com")
+	if err != nil {
+		return err
+	}
+	var acct struct{ AccountID, TestKey string }
+	if err := json.Unmarshal(out, &acct); err != nil || acct.TestKey == "" {
+		return fmt.Errorf("account create printed %q: %v", out, err)
+	}
+	b.key = acct.TestKey
+	_, err = b.admin("account", "guards", "--account", acct.AccountID, "--rate", "1000000", "--burst", "1000000")
+	return err
+}
+
+func (b *refundBench) start() (*quitadProc, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(b.bin, "serve")
+	cmd.Env = append(append([]string{}, b.env...), "QUITA_ADDR="+addr)
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &quitadProc{base: "http://" + addr + "/v1", cmd: cmd}
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if r, err := b.http.Get("http://" + addr + "/healthz"); err == nil {
+			r.Body.Close()
+			return p, nil
+		}
+	}
+	return nil, fmt.Errorf("quitad on %s did not start", addr)
+}
+
+func (b *refundBench) post(base, path string, body any, key string) (map[string]any, int, error) {
+	raw, _ := json.Marshal(body)
+	req, _ := http.NewRequest(http.MethodPost, base+path, bytes.NewReader(raw))
+	req.Header.Set("apikey", b.key)
+	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
+	resp, err := b.http.Do(req)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	return out, resp.StatusCode, nil
+}
+
+func (b *refundBench) nextKey() string { return fmt.Sprintf("bench-refund-%08d", b.seq.Add(1)) }
+
+// paidCharges creates and pays n charges, 32 at a time, before the
+// measured phase: the phase measures refunds only.
+func (b *refundBench) paidCharges(procs []*quitadProc, n int) ([]string, error) {
+	ids := make([]string, n)
+	var (
+		next     atomic.Int64
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	for range 32 {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				base := procs[i%len(procs)].base
+				c, st, err := b.post(base, "/charges", map[string]any{"amount": 1000, "payment_method": "pix"}, b.nextKey())
+				if err == nil && st == http.StatusCreated {
+					id, _ := c["id"].(string)
+					ids[i] = id
+					_, st, err = b.post(base, "/test_helpers/charges/"+id+"/pay", map[string]any{}, "")
+				}
+				if err != nil || st >= 300 {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = fmt.Errorf("prepare charge %d: status %d, %v", i, st, err)
+					}
+					mu.Unlock()
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return ids, firstErr
+}
+
+// phase offers rate refunds/s for d, round-robin over procs, then waits
+// (up to 60 s) for them to end and reads when each became REFUNDED.
+func (b *refundBench) phase(procs []*quitadProc, rate int, d time.Duration) (refundPhase, error) {
+	ph := refundPhase{procs: len(procs), rate: rate}
+	ids, err := b.paidCharges(procs, int(d.Seconds()*float64(rate)))
+	if err != nil {
+		return ph, err
+	}
+	var (
+		mu        sync.Mutex
+		scheduled = map[string]time.Time{}
+		failed    atomic.Int64
+		wg        sync.WaitGroup
+	)
+	interval := time.Second / time.Duration(rate)
+	start := time.Now()
+	for i, id := range ids {
+		at := start.Add(time.Duration(i) * interval)
+		time.Sleep(time.Until(at))
+		base := procs[i%len(procs)].base
+		wg.Go(func() {
+			r, st, err := b.post(base, "/payments/"+id+"/refund", map[string]any{"idempotencyKey": b.nextKey(), "amount": 500}, "")
+			rid, _ := r["id"].(string)
+			if err != nil || st != http.StatusCreated || rid == "" {
+				failed.Add(1)
+				return
+			}
+			mu.Lock()
+			scheduled[strings.TrimPrefix(rid, "re_")] = at
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	ph.sent, ph.failed = len(ids), int(failed.Load())
+	var last time.Time
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		rows, err := b.db.Query(`SELECT id, updated_at FROM refunds WHERE status = 'REFUNDED'`)
+		if err != nil {
+			return ph, err
+		}
+		ph.lat, last = ph.lat[:0], time.Time{}
+		for rows.Next() {
+			var id string
+			var at time.Time
+			if err := rows.Scan(&id, &at); err != nil {
+				rows.Close()
+				return ph, err
+			}
+			if s, ok := scheduled[id]; ok {
+				ph.lat = append(ph.lat, float64(at.Sub(s).Microseconds())/1000)
+				if at.After(last) {
+					last = at
+				}
+			}
+		}
+		rows.Close()
+		if len(ph.lat) == len(scheduled) {
+			break
+		}
+	}
+	ph.done = len(ph.lat)
+	if span := last.Sub(start).Seconds(); span > 0 {
+		ph.perSecond = float64(ph.done) / span
+	}
+	return ph, nil
+}
+
+// refundTargets prints each phase and returns issue 12's targets: at least
+// 300 refunds/s completed by one process when twice that is offered, p99
+// from send to REFUNDED at most 1 s at the base rate, and more completed
+// with a second process than with one.
+func refundTargets(phases []refundPhase, rate int) []target {
+	by := map[[2]int]refundPhase{}
+	for _, ph := range phases {
+		by[[2]int{ph.procs, ph.rate}] = ph
+		fmt.Printf("refunds, %d process(es), offered %d/s: %d sent, %d refused, %d REFUNDED = %.0f/s; send → REFUNDED p50 %.0f ms, p99 %.0f ms, p99.9 %.0f ms\n",
+			ph.procs, ph.rate, ph.sent, ph.failed, ph.done, ph.perSecond, pct(ph.lat, 50), pct(ph.lat, 99), pct(ph.lat, 99.9))
+	}
+	one, two := by[[2]int{1, 2 * rate}], by[[2]int{2, 2 * rate}]
+	growth := 0.0
+	if one.perSecond > 0 {
+		growth = two.perSecond / one.perSecond
+	}
+	return []target{
+		{"refunds/s, 1 process", one.perSecond, "refunds/s", 300, true},
+		{"refund p99, 1 process", pct(by[[2]int{1, rate}].lat, 99), "ms", 1000, false},
+		{"refunds/s 2 procs ÷ 1", growth, "×", 1, true},
+	}
+}
