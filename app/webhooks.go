@@ -57,7 +57,6 @@ type WebhookService struct {
 	guard  ports.URLGuard
 	clock  ports.Clock
 	ids    ports.IDGenerator
-	links  domain.Links
 	log    *slog.Logger
 	cfg    WebhooksConfig
 	wake   chan struct{}
