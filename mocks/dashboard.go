@@ -966,9 +966,6 @@ var _ ports.GuardStore = &GuardStoreMock{}
 //			BlockPayerFunc: func(ctx context.Context, accountID string, document string, at time.Time) error {
 //				panic("mock out the BlockPayer method")
 //			},
-//			CountChargesForPayerFunc: func(ctx context.Context, scope ports.Scope, document string, since time.Time) (int, error) {
-//				panic("mock out the CountChargesForPayer method")
-//			},
 //			GetAccountSettingsFunc: func(ctx context.Context, accountID string) (ports.AccountSettings, error) {
 //				panic("mock out the GetAccountSettings method")
 //			},
@@ -993,9 +990,6 @@ type GuardStoreMock struct {
 
 	// BlockPayerFunc mocks the BlockPayer method.
 	BlockPayerFunc func(ctx context.Context, accountID string, document string, at time.Time) error
-
-	// CountChargesForPayerFunc mocks the CountChargesForPayer method.
-	CountChargesForPayerFunc func(ctx context.Context, scope ports.Scope, document string, since time.Time) (int, error)
 
 	// GetAccountSettingsFunc mocks the GetAccountSettings method.
 	GetAccountSettingsFunc func(ctx context.Context, accountID string) (ports.AccountSettings, error)
@@ -1028,17 +1022,6 @@ type GuardStoreMock struct {
 			Document string
 			// At is the at argument value.
 			At time.Time
-		}
-		// CountChargesForPayer holds details about calls to the CountChargesForPayer method.
-		CountChargesForPayer []struct {
-			// Ctx is the ctx argument value.
-			Ctx context.Context
-			// Scope is the scope argument value.
-			Scope ports.Scope
-			// Document is the document argument value.
-			Document string
-			// Since is the since argument value.
-			Since time.Time
 		}
 		// GetAccountSettings holds details about calls to the GetAccountSettings method.
 		GetAccountSettings []struct {
@@ -1077,13 +1060,12 @@ type GuardStoreMock struct {
 			Document string
 		}
 	}
-	lockAdmitPayerCharge     sync.RWMutex
-	lockBlockPayer           sync.RWMutex
-	lockCountChargesForPayer sync.RWMutex
-	lockGetAccountSettings   sync.RWMutex
-	lockPayerBlocked         sync.RWMutex
-	lockPutAccountSettings   sync.RWMutex
-	lockUnblockPayer         sync.RWMutex
+	lockAdmitPayerCharge   sync.RWMutex
+	lockBlockPayer         sync.RWMutex
+	lockGetAccountSettings sync.RWMutex
+	lockPayerBlocked       sync.RWMutex
+	lockPutAccountSettings sync.RWMutex
+	lockUnblockPayer       sync.RWMutex
 }
 
 // AdmitPayerCharge calls AdmitPayerChargeFunc.
@@ -1163,50 +1145,6 @@ func (mock *GuardStoreMock) BlockPayerCalls() []struct {
 	mock.lockBlockPayer.RLock()
 	calls = mock.calls.BlockPayer
 	mock.lockBlockPayer.RUnlock()
-	return calls
-}
-
-// CountChargesForPayer calls CountChargesForPayerFunc.
-func (mock *GuardStoreMock) CountChargesForPayer(ctx context.Context, scope ports.Scope, document string, since time.Time) (int, error) {
-	if mock.CountChargesForPayerFunc == nil {
-		panic("GuardStoreMock.CountChargesForPayerFunc: method is nil but GuardStore.CountChargesForPayer was just called")
-	}
-	callInfo := struct {
-		Ctx      context.Context
-		Scope    ports.Scope
-		Document string
-		Since    time.Time
-	}{
-		Ctx:      ctx,
-		Scope:    scope,
-		Document: document,
-		Since:    since,
-	}
-	mock.lockCountChargesForPayer.Lock()
-	mock.calls.CountChargesForPayer = append(mock.calls.CountChargesForPayer, callInfo)
-	mock.lockCountChargesForPayer.Unlock()
-	return mock.CountChargesForPayerFunc(ctx, scope, document, since)
-}
-
-// CountChargesForPayerCalls gets all the calls that were made to CountChargesForPayer.
-// Check the length with:
-//
-//	len(mockedGuardStore.CountChargesForPayerCalls())
-func (mock *GuardStoreMock) CountChargesForPayerCalls() []struct {
-	Ctx      context.Context
-	Scope    ports.Scope
-	Document string
-	Since    time.Time
-} {
-	var calls []struct {
-		Ctx      context.Context
-		Scope    ports.Scope
-		Document string
-		Since    time.Time
-	}
-	mock.lockCountChargesForPayer.RLock()
-	calls = mock.calls.CountChargesForPayer
-	mock.lockCountChargesForPayer.RUnlock()
 	return calls
 }
 

@@ -166,10 +166,6 @@ type GuardStore interface {
 	BlockPayer(ctx context.Context, accountID, document string, at time.Time) error
 	// UnblockPayer removes it; removing an absent one succeeds.
 	UnblockPayer(ctx context.Context, accountID, document string) error
-	// CountChargesForPayer counts the scope's charges created at or after
-	// since whose customer document or payer lock is the normalised
-	// document.
-	CountChargesForPayer(ctx context.Context, scope Scope, document string, since time.Time) (int, error)
 	// AdmitPayerCharge is the velocity guard's atomic count: it admits the
 	// create (and records it under its idempotency key) when fewer than
 	// Max creates were admitted for the payer since Since, and reports

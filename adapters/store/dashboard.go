@@ -258,27 +258,6 @@ func (db *DB) UnblockPayer(ctx context.Context, accountID, document string) erro
 	return mapError(err)
 }
 
-// CountChargesForPayer implements ports.GuardStore with two indexed counts
-// (by customer document, and by payer lock where the document differs).
-func (db *DB) CountChargesForPayer(ctx context.Context, scope ports.Scope, document string, since time.Time) (int, error) {
-	if document == "" {
-		return 0, nil
-	}
-	n, err := db.bun.NewSelect().Model((*chargeRow)(nil)).
-		Where("c.account_id = ?", scope.AccountID).Where("c.mode = ?", string(scope.Mode)).
-		Where("c.customer_document_norm = ?", document).Where("c.created_at >= ?", ceilDBTime(since)).
-		Count(ctx)
-	if err != nil {
-		return 0, mapError(err)
-	}
-	m, err := db.bun.NewSelect().Model((*chargeRow)(nil)).
-		Where("c.account_id = ?", scope.AccountID).Where("c.mode = ?", string(scope.Mode)).
-		Where("c.expected_payer = ?", document).Where("c.expected_payer <> ''").
-		Where("c.customer_document_norm <> ?", document).Where("c.created_at >= ?", ceilDBTime(since)).
-		Count(ctx)
-	return int(n + m), mapError(err)
-}
-
 var _ ports.DashboardHousekeeping = (*DB)(nil)
 
 // DeleteExpiredTokens implements ports.DashboardHousekeeping.

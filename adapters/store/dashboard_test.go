@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/quitapix/quita/adapters/store"
-	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/internal/testenv"
 	"github.com/quitapix/quita/ports"
 )
@@ -34,7 +33,6 @@ func runDashboardContract(t *testing.T, open func(t *testing.T) *store.DB) {
 		{"RequestLogs", testRequestLogs},
 		{"TokenDenylist", testTokenDenylist},
 		{"GuardSettingsAndBlockList", testGuardSettings},
-		{"CountChargesForPayer", testCountChargesForPayer},
 		{"Housekeeping", testHousekeeping},
 	}
 	for _, tt := range tests {
@@ -243,38 +241,6 @@ func testGuardSettings(t *testing.T, db *store.DB) {
 	}
 	if ok, _ := db.PayerBlocked(ctx, a.ID, "52998224725"); ok {
 		t.Error("still blocked")
-	}
-}
-
-func testCountChargesForPayer(t *testing.T, db *store.DB) {
-	ctx := t.Context()
-	doc := "52998224725"
-	mk := func(scope ports.Scope, at time.Time, edit func(*domain.NewChargeParams)) {
-		mustCreate(t, db, newCharge(t, scope, at, edit), nil, nil)
-	}
-	withDoc := func(p *domain.NewChargeParams) { p.Customer = domain.Customer{Name: "Ana", Document: "529.982.247-25"} }
-	withLock := func(p *domain.NewChargeParams) {
-		if p.Customer.Name == "" {
-			p.Customer.Name = "Ana"
-		}
-		p.ExpectedPayer = doc
-	}
-	mk(liveA, baseTime, withDoc)
-	mk(liveA, baseTime.Add(10*time.Minute), withLock)
-	mk(liveA, baseTime.Add(20*time.Minute), func(p *domain.NewChargeParams) { withDoc(p); withLock(p) }) // counted once
-	mk(liveA, baseTime.Add(-2*time.Hour), withDoc)                                                       // too old
-	mk(testA, baseTime, withDoc)                                                                         // other mode
-	mk(liveB, baseTime, withDoc)                                                                         // other account
-	mk(liveA, baseTime, nil)                                                                             // no document
-	n, err := db.CountChargesForPayer(ctx, liveA, doc, baseTime.Add(-time.Hour))
-	if err != nil || n != 3 {
-		t.Fatalf("count %d %v, want 3", n, err)
-	}
-	if n, _ := db.CountChargesForPayer(ctx, liveA, doc, baseTime.Add(time.Minute)); n != 2 {
-		t.Errorf("count since +1m: %d, want 2", n)
-	}
-	if n, _ := db.CountChargesForPayer(ctx, liveA, "", baseTime.Add(-time.Hour)); n != 0 {
-		t.Errorf("empty document: %d", n)
 	}
 }
 
