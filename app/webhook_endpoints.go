@@ -156,3 +156,27 @@ func (s *WebhookService) RotateTransactionSecret(ctx context.Context, caller Cal
 	}
 	return secret, nil
 }
+
+// ErrDeliveryNotResendable: the delivery's endpoint was deleted, so there
+// is nowhere to send it again.
+var ErrDeliveryNotResendable = errors.New("the delivery's endpoint was deleted")
+
+// ResendDelivery sends a finished delivery of the caller's once more, at
+// once and with one attempt; its earlier attempts stay counted. A
+// delivery still open is left as it is. ErrNotFound outside the caller's
+// scope; ErrDeliveryNotResendable when its endpoint was deleted.
+func (s *WebhookService) ResendDelivery(ctx context.Context, caller Caller, id string) (*domain.WebhookDelivery, error) {
+	raw, ok := strings.CutPrefix(id, domain.PrefixDelivery)
+	if !ok || !domain.ValidRawID(raw) {
+		return nil, ports.ErrNotFound
+	}
+	d, err := s.store.RequeueDelivery(ctx, caller.Scope(), id, s.clock.Now())
+	if err != nil {
+		return nil, err
+	}
+	if d.Status != domain.DeliveryPending && d.Status != domain.DeliveryProcessing {
+		return nil, ErrDeliveryNotResendable
+	}
+	s.notify()
+	return d, nil
+}

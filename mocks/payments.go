@@ -45,6 +45,9 @@ var _ ports.PaymentStore = &PaymentStoreMock{}
 //			ListRefundsFunc: func(ctx context.Context, scope ports.Scope, chargeID string) ([]domain.Refund, error) {
 //				panic("mock out the ListRefunds method")
 //			},
+//			ListScopeRefundsFunc: func(ctx context.Context, q ports.RefundQuery) ([]domain.Refund, bool, error) {
+//				panic("mock out the ListScopeRefunds method")
+//			},
 //			MedianSecondsToPayFunc: func(ctx context.Context, scope ports.Scope, since time.Time, currency domain.Currency) (*int64, error) {
 //				panic("mock out the MedianSecondsToPay method")
 //			},
@@ -87,6 +90,9 @@ type PaymentStoreMock struct {
 
 	// ListRefundsFunc mocks the ListRefunds method.
 	ListRefundsFunc func(ctx context.Context, scope ports.Scope, chargeID string) ([]domain.Refund, error)
+
+	// ListScopeRefundsFunc mocks the ListScopeRefunds method.
+	ListScopeRefundsFunc func(ctx context.Context, q ports.RefundQuery) ([]domain.Refund, bool, error)
 
 	// MedianSecondsToPayFunc mocks the MedianSecondsToPay method.
 	MedianSecondsToPayFunc func(ctx context.Context, scope ports.Scope, since time.Time, currency domain.Currency) (*int64, error)
@@ -172,6 +178,13 @@ type PaymentStoreMock struct {
 			// ChargeID is the chargeID argument value.
 			ChargeID string
 		}
+		// ListScopeRefunds holds details about calls to the ListScopeRefunds method.
+		ListScopeRefunds []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Q is the q argument value.
+			Q ports.RefundQuery
+		}
 		// MedianSecondsToPay holds details about calls to the MedianSecondsToPay method.
 		MedianSecondsToPay []struct {
 			// Ctx is the ctx argument value.
@@ -213,6 +226,7 @@ type PaymentStoreMock struct {
 	lockListMethodsPending sync.RWMutex
 	lockListPayments       sync.RWMutex
 	lockListRefunds        sync.RWMutex
+	lockListScopeRefunds   sync.RWMutex
 	lockMedianSecondsToPay sync.RWMutex
 	lockReleaseHold        sync.RWMutex
 	lockVerifyDerived      sync.RWMutex
@@ -532,6 +546,42 @@ func (mock *PaymentStoreMock) ListRefundsCalls() []struct {
 	mock.lockListRefunds.RLock()
 	calls = mock.calls.ListRefunds
 	mock.lockListRefunds.RUnlock()
+	return calls
+}
+
+// ListScopeRefunds calls ListScopeRefundsFunc.
+func (mock *PaymentStoreMock) ListScopeRefunds(ctx context.Context, q ports.RefundQuery) ([]domain.Refund, bool, error) {
+	if mock.ListScopeRefundsFunc == nil {
+		panic("PaymentStoreMock.ListScopeRefundsFunc: method is nil but PaymentStore.ListScopeRefunds was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		Q   ports.RefundQuery
+	}{
+		Ctx: ctx,
+		Q:   q,
+	}
+	mock.lockListScopeRefunds.Lock()
+	mock.calls.ListScopeRefunds = append(mock.calls.ListScopeRefunds, callInfo)
+	mock.lockListScopeRefunds.Unlock()
+	return mock.ListScopeRefundsFunc(ctx, q)
+}
+
+// ListScopeRefundsCalls gets all the calls that were made to ListScopeRefunds.
+// Check the length with:
+//
+//	len(mockedPaymentStore.ListScopeRefundsCalls())
+func (mock *PaymentStoreMock) ListScopeRefundsCalls() []struct {
+	Ctx context.Context
+	Q   ports.RefundQuery
+} {
+	var calls []struct {
+		Ctx context.Context
+		Q   ports.RefundQuery
+	}
+	mock.lockListScopeRefunds.RLock()
+	calls = mock.calls.ListScopeRefunds
+	mock.lockListScopeRefunds.RUnlock()
 	return calls
 }
 

@@ -45,6 +45,9 @@ var _ ports.WebhookStore = &WebhookStoreMock{}
 //			ListEndpointsFunc: func(ctx context.Context, scope ports.Scope) ([]domain.WebhookEndpoint, error) {
 //				panic("mock out the ListEndpoints method")
 //			},
+//			RequeueDeliveryFunc: func(ctx context.Context, scope ports.Scope, id string, now time.Time) (*domain.WebhookDelivery, error) {
+//				panic("mock out the RequeueDelivery method")
+//			},
 //			RotateEndpointSecretFunc: func(ctx context.Context, scope ports.Scope, id string, secret string, now time.Time) error {
 //				panic("mock out the RotateEndpointSecret method")
 //			},
@@ -84,6 +87,9 @@ type WebhookStoreMock struct {
 
 	// ListEndpointsFunc mocks the ListEndpoints method.
 	ListEndpointsFunc func(ctx context.Context, scope ports.Scope) ([]domain.WebhookEndpoint, error)
+
+	// RequeueDeliveryFunc mocks the RequeueDelivery method.
+	RequeueDeliveryFunc func(ctx context.Context, scope ports.Scope, id string, now time.Time) (*domain.WebhookDelivery, error)
 
 	// RotateEndpointSecretFunc mocks the RotateEndpointSecret method.
 	RotateEndpointSecretFunc func(ctx context.Context, scope ports.Scope, id string, secret string, now time.Time) error
@@ -168,6 +174,17 @@ type WebhookStoreMock struct {
 			// Scope is the scope argument value.
 			Scope ports.Scope
 		}
+		// RequeueDelivery holds details about calls to the RequeueDelivery method.
+		RequeueDelivery []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Scope is the scope argument value.
+			Scope ports.Scope
+			// ID is the id argument value.
+			ID string
+			// Now is the now argument value.
+			Now time.Time
+		}
 		// RotateEndpointSecret holds details about calls to the RotateEndpointSecret method.
 		RotateEndpointSecret []struct {
 			// Ctx is the ctx argument value.
@@ -212,6 +229,7 @@ type WebhookStoreMock struct {
 	lockGetEndpoint             sync.RWMutex
 	lockListDeliveries          sync.RWMutex
 	lockListEndpoints           sync.RWMutex
+	lockRequeueDelivery         sync.RWMutex
 	lockRotateEndpointSecret    sync.RWMutex
 	lockRotateTransactionSecret sync.RWMutex
 	lockUpdateEndpoint          sync.RWMutex
@@ -534,6 +552,50 @@ func (mock *WebhookStoreMock) ListEndpointsCalls() []struct {
 	mock.lockListEndpoints.RLock()
 	calls = mock.calls.ListEndpoints
 	mock.lockListEndpoints.RUnlock()
+	return calls
+}
+
+// RequeueDelivery calls RequeueDeliveryFunc.
+func (mock *WebhookStoreMock) RequeueDelivery(ctx context.Context, scope ports.Scope, id string, now time.Time) (*domain.WebhookDelivery, error) {
+	if mock.RequeueDeliveryFunc == nil {
+		panic("WebhookStoreMock.RequeueDeliveryFunc: method is nil but WebhookStore.RequeueDelivery was just called")
+	}
+	callInfo := struct {
+		Ctx   context.Context
+		Scope ports.Scope
+		ID    string
+		Now   time.Time
+	}{
+		Ctx:   ctx,
+		Scope: scope,
+		ID:    id,
+		Now:   now,
+	}
+	mock.lockRequeueDelivery.Lock()
+	mock.calls.RequeueDelivery = append(mock.calls.RequeueDelivery, callInfo)
+	mock.lockRequeueDelivery.Unlock()
+	return mock.RequeueDeliveryFunc(ctx, scope, id, now)
+}
+
+// RequeueDeliveryCalls gets all the calls that were made to RequeueDelivery.
+// Check the length with:
+//
+//	len(mockedWebhookStore.RequeueDeliveryCalls())
+func (mock *WebhookStoreMock) RequeueDeliveryCalls() []struct {
+	Ctx   context.Context
+	Scope ports.Scope
+	ID    string
+	Now   time.Time
+} {
+	var calls []struct {
+		Ctx   context.Context
+		Scope ports.Scope
+		ID    string
+		Now   time.Time
+	}
+	mock.lockRequeueDelivery.RLock()
+	calls = mock.calls.RequeueDelivery
+	mock.lockRequeueDelivery.RUnlock()
 	return calls
 }
 

@@ -33,6 +33,14 @@ type PaymentAggregate struct {
 	Refunded int64
 }
 
+// RefundQuery pages through a scope's refunds, newest first.
+type RefundQuery struct {
+	Scope
+	// Limit is 1..100; Offset ≥ 0.
+	Limit  int
+	Offset int
+}
+
 // RefundRef names an open refund.
 type RefundRef struct {
 	Scope
@@ -78,6 +86,9 @@ type PaymentStore interface {
 	MedianSecondsToPay(ctx context.Context, scope Scope, since time.Time, currency domain.Currency) (*int64, error)
 	// ListRefunds returns a charge's refunds, newest first.
 	ListRefunds(ctx context.Context, scope Scope, chargeID string) ([]domain.Refund, error)
+	// ListScopeRefunds returns up to q.Limit refunds of the scope, newest
+	// first, from q.Offset, and whether more follow.
+	ListScopeRefunds(ctx context.Context, q RefundQuery) ([]domain.Refund, bool, error)
 	// FindRefund finds a refund of the scope by raw id.
 	FindRefund(ctx context.Context, scope Scope, id string) (*domain.Refund, error)
 	// ListMethodsPending returns charges created at or before before whose

@@ -33,6 +33,8 @@ type DeliveryQuery struct {
 	Status     domain.DeliveryStatus
 	EventType  domain.EventType
 	EndpointID string
+	// ChargeID, when set, keeps the deliveries of one charge's events.
+	ChargeID string
 	// Limit is 1..100; Offset ≥ 0.
 	Limit  int
 	Offset int
@@ -104,6 +106,14 @@ type WebhookStore interface {
 	ListDeliveries(ctx context.Context, q DeliveryQuery) ([]domain.WebhookDelivery, int, error)
 	// DeliveryStats counts the scope's deliveries per status.
 	DeliveryStats(ctx context.Context, scope Scope) (DeliveryStats, error)
+	// RequeueDelivery makes a finished delivery (DELIVERED, FAILED or
+	// CANCELLED) of the scope due again at now for exactly one more
+	// attempt (max_attempts becomes attempts + 1) and returns it as saved;
+	// an open one (PENDING, PROCESSING), or one whose endpoint was deleted,
+	// is returned unchanged. Its
+	// history (attempts, last result) is kept. ErrNotFound outside the
+	// scope.
+	RequeueDelivery(ctx context.Context, scope Scope, id string, now time.Time) (*domain.WebhookDelivery, error)
 }
 
 // OutboxEvent is an undispatched charge event with what fan-out needs.

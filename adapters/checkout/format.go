@@ -1,71 +1,9 @@
 package checkout
 
-import (
-	"strconv"
-	"strings"
-)
+import "github.com/quitapix/quita/domain"
 
-// FormatAmount renders minor units as the payer reads money in lang, with
-// integer arithmetic only. Every currency is assumed to have two decimals,
-// as on every surface of Quita.
-//
-//	BRL  R$ 1.234,56   (en: R$ 1,234.56)
-//	EUR  1.234,56 €    (en: €1,234.56)
-//	USD  US$ 1.234,56  (en: $1,234.56)
-//	GBP  £ 1.234,56    (en: £1,234.56)
-//	else 1.234,56 USDT (en: 1,234.56 USDT)
+// FormatAmount renders minor units as the payer reads money in lang
+// (domain.FormatMoney).
 func FormatAmount(minor int64, currency string, lang string) string {
-	en := lang == LangEnglish
-	thousands, decimal := ".", ","
-	if en {
-		thousands, decimal = ",", "."
-	}
-	var prefix, suffix string
-	switch currency {
-	case "", "BRL":
-		prefix = "R$ "
-	case "EUR":
-		prefix, suffix = "", " €"
-		if en {
-			prefix, suffix = "€", ""
-		}
-	case "USD":
-		prefix = "US$ "
-		if en {
-			prefix = "$"
-		}
-	case "GBP":
-		prefix = "£ "
-		if en {
-			prefix = "£"
-		}
-	default:
-		suffix = " " + currency
-	}
-	neg := minor < 0
-	// uint64 so that the most negative int64 negates without overflow.
-	u := uint64(minor)
-	if neg {
-		u = -u
-	}
-	whole, cents := u/100, u%100
-	digits := strconv.FormatUint(whole, 10)
-
-	var b strings.Builder
-	b.Grow(len(prefix) + len(suffix) + len(digits) + len(digits)/3 + 4)
-	if neg {
-		b.WriteByte('-')
-	}
-	b.WriteString(prefix)
-	for i := range len(digits) {
-		if i > 0 && (len(digits)-i)%3 == 0 {
-			b.WriteString(thousands)
-		}
-		b.WriteByte(digits[i])
-	}
-	b.WriteString(decimal)
-	b.WriteByte(byte('0' + cents/10))
-	b.WriteByte(byte('0' + cents%10))
-	b.WriteString(suffix)
-	return b.String()
+	return domain.FormatMoney(minor, domain.Currency(currency), lang == LangEnglish)
 }

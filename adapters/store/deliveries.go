@@ -261,6 +261,9 @@ func (db *DB) ListDeliveries(ctx context.Context, q ports.DeliveryQuery) ([]doma
 	if q.EndpointID != "" {
 		sel = sel.Where("d.endpoint_id = ?", q.EndpointID)
 	}
+	if q.ChargeID != "" {
+		sel = sel.Where("d.charge_id = ?", q.ChargeID)
+	}
 	limit := min(max(q.Limit, 1), maxListLimit)
 	total, err := sel.OrderExpr("d.created_at DESC, d.id DESC").Limit(int64(limit)).Offset(int64(max(q.Offset, 0))).ScanAndCount(ctx)
 	if err != nil {
@@ -271,6 +274,32 @@ func (db *DB) ListDeliveries(ctx context.Context, q ports.DeliveryQuery) ([]doma
 		out[i] = rows[i].toDomain()
 	}
 	return out, int(total), nil
+}
+
+// RequeueDelivery implements ports.WebhookStore: one more attempt of a
+// finished delivery, due at once. A delivery of a deleted endpoint is
+// returned unchanged.
+func (db *DB) RequeueDelivery(ctx context.Context, scope ports.Scope, id string, now time.Time) (*domain.WebhookDelivery, error) {
+	_, err := db.bun.NewUpdate().Model((*deliveryRow)(nil)).
+		Set("status = ?", string(domain.DeliveryPending)).
+		Set("max_attempts = attempts + 1").
+		Set("next_retry_at = ?", newDBTime(now)).
+		Set("lease_token = NULL").Set("lease_until = NULL").
+		Set("updated_at = ?", newDBTime(now)).
+		Where("d.id = ?", id).Where("d.account_id = ?", scope.AccountID).Where("d.mode = ?", string(scope.Mode)).
+		Where("d.status IN (?)", bun.In([]string{string(domain.DeliveryDelivered), string(domain.DeliveryFailed), string(domain.DeliveryCancelled)})).
+		// A deleted endpoint has nowhere to send to: its deliveries stay.
+		Where("d.endpoint_id = '' OR EXISTS (SELECT 1 FROM webhook_endpoints AS e WHERE e.id = d.endpoint_id AND e.deleted_at IS NULL)").
+		Exec(ctx)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	row := new(deliveryRow)
+	if err := whereScope(db.bun.NewSelect().Model(row), scope).Where("d.id = ?", id).Scan(ctx); err != nil {
+		return nil, mapError(err)
+	}
+	d := row.toDomain()
+	return &d, nil
 }
 
 // DeliveryStats counts the scope's deliveries per status.

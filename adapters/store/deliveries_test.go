@@ -276,3 +276,63 @@ func testClaimCapsEachAccount(t *testing.T, db *store.DB) {
 		t.Fatalf("claimed per account %v, want 3 of the busy one and the quiet one's 1", got)
 	}
 }
+
+// testRequeueAndChargeFilter: a finished delivery can be sent once more
+// (one attempt, history kept), only in its scope and while its endpoint
+// exists; deliveries can be listed per charge.
+func testRequeueAndChargeFilter(t *testing.T, db *store.DB) {
+	ctx := context.Background()
+	scope := webhookAccount(t, db)
+	e := newEndpoint(t, db, scope, domain.EventChargeCreated)
+	seedDeliveries(t, db, scope, "")
+	seedDeliveries(t, db, scope, "")
+	all, _, _ := db.ListDeliveries(ctx, ports.DeliveryQuery{Scope: scope, Limit: 10})
+	if len(all) != 2 || all[0].ChargeID == all[1].ChargeID {
+		t.Fatalf("seeded %+v", all)
+	}
+	one, n, err := db.ListDeliveries(ctx, ports.DeliveryQuery{Scope: scope, ChargeID: all[1].ChargeID, Limit: 10})
+	if err != nil || n != 1 || len(one) != 1 || one[0].ID != all[1].ID {
+		t.Fatalf("charge filter: %d %+v %v", n, one, err)
+	}
+
+	now := baseTime.Add(time.Second)
+	claims, err := db.ClaimDeliveries(ctx, now, now.Add(time.Minute), 10, ports.ClaimCaps{})
+	if err != nil || len(claims) != 2 {
+		t.Fatalf("claims %d, %v", len(claims), err)
+	}
+	for _, c := range claims {
+		d := c.Delivery
+		if err := d.RecordAttempt(domain.AttemptResult{StatusCode: 200}, domain.RetrySchedule, now, 0.5); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.CompleteDelivery(ctx, d, c.LeaseToken, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := claims[0].Delivery.ID
+	other := ports.Scope{AccountID: scope.AccountID, Mode: domain.ModeTest}
+	if _, err := db.RequeueDelivery(ctx, other, id, now); !errors.Is(err, ports.ErrNotFound) {
+		t.Fatalf("requeue from the other mode: %v", err)
+	}
+	later := now.Add(time.Hour)
+	d, err := db.RequeueDelivery(ctx, scope, id, later)
+	if err != nil || d.Status != domain.DeliveryPending || d.Attempts != 1 || d.MaxAttempts != 2 ||
+		d.NextRetryAt == nil || !d.NextRetryAt.Equal(micro(later)) || d.LastStatusCode == nil || *d.LastStatusCode != 200 {
+		t.Fatalf("requeued %+v, %v", d, err)
+	}
+	// Open already: unchanged.
+	if again, err := db.RequeueDelivery(ctx, scope, id, later.Add(time.Minute)); err != nil || !again.NextRetryAt.Equal(micro(later)) {
+		t.Fatalf("requeue of an open delivery: %+v, %v", again, err)
+	}
+	got, err := db.ClaimDeliveries(ctx, later, later.Add(time.Minute), 10, ports.ClaimCaps{})
+	if err != nil || len(got) != 1 || got[0].Delivery.ID != id || got[0].Delivery.Attempts != 2 {
+		t.Fatalf("claim after requeue: %+v, %v", got, err)
+	}
+	// A deleted endpoint's delivery stays as it is.
+	if err := db.DeleteEndpoint(ctx, scope, e.ID, later); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := db.RequeueDelivery(ctx, scope, claims[1].Delivery.ID, later); err != nil || d.Status != domain.DeliveryDelivered {
+		t.Fatalf("requeue for a deleted endpoint: %+v, %v", d, err)
+	}
+}

@@ -26,6 +26,7 @@ func TestPaymentStore(t *testing.T) {
 			testLedgerWritesWithCharge(t, db)
 			testListPaymentsTotals(t, db)
 			testAggregateDayTotals(t, db)
+			testListScopeRefunds(t, db)
 		})
 	}
 }
@@ -239,3 +240,37 @@ func testAggregateDayTotals(t *testing.T, db *store.DB) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// testListScopeRefunds: the refunds of every charge of one scope, newest
+// first, paged, and nothing of another mode.
+func testListScopeRefunds(t *testing.T, db *store.DB) {
+	ctx := t.Context()
+	scope := ports.Scope{AccountID: "acct_" + newRawID(t), Mode: domain.ModeTest}
+	var want []string
+	for i := range 3 {
+		c := newCharge(t, scope, baseTime, nil)
+		mustCreate(t, db, c, nil, nil)
+		at := baseTime.Add(time.Duration(i) * time.Minute)
+		r := domain.Refund{ID: newRawID(t), ChargeID: c.ID(), AccountID: scope.AccountID, Mode: scope.Mode, Amount: int64(100 + i),
+			Currency: "BRL", Status: domain.RefundPending, CreatedAt: at, UpdatedAt: at}
+		err := db.UpdateCharge(ctx, scope, c.ID(), func(context.Context, *domain.Charge, ports.ChargeTx) (ports.ChargeChange, error) {
+			return ports.ChargeChange{Refunds: []domain.Refund{r}}, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append([]string{r.ID}, want...)
+	}
+	page, more, err := db.ListScopeRefunds(ctx, ports.RefundQuery{Scope: scope, Limit: 2})
+	if err != nil || !more || len(page) != 2 || page[0].ID != want[0] || page[1].ID != want[1] || page[0].Amount != 102 {
+		t.Fatalf("first page: %+v more=%v, %v", page, more, err)
+	}
+	page, more, err = db.ListScopeRefunds(ctx, ports.RefundQuery{Scope: scope, Limit: 2, Offset: 2})
+	if err != nil || more || len(page) != 1 || page[0].ID != want[2] {
+		t.Fatalf("second page: %+v more=%v, %v", page, more, err)
+	}
+	live := ports.Scope{AccountID: scope.AccountID, Mode: domain.ModeLive}
+	if rs, _, err := db.ListScopeRefunds(ctx, ports.RefundQuery{Scope: live, Limit: 10}); err != nil || len(rs) != 0 {
+		t.Fatalf("live mode sees %d test refunds, %v", len(rs), err)
+	}
+}

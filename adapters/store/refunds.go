@@ -63,6 +63,24 @@ func (db *DB) ListRefunds(ctx context.Context, scope ports.Scope, chargeID strin
 	return out, nil
 }
 
+// ListScopeRefunds returns a page of the scope's refunds, newest first.
+func (db *DB) ListScopeRefunds(ctx context.Context, q ports.RefundQuery) ([]domain.Refund, bool, error) {
+	limit := min(max(q.Limit, 1), maxListLimit)
+	var rows []refundRow
+	err := whereScope(db.bun.NewSelect().Model(&rows), q.Scope).OrderExpr("r.created_at DESC, r.id DESC").
+		Limit(int64(limit + 1)).Offset(int64(max(q.Offset, 0))).Scan(ctx)
+	if err != nil {
+		return nil, false, mapError(err)
+	}
+	more := len(rows) > limit
+	rows = rows[:min(len(rows), limit)]
+	out := make([]domain.Refund, len(rows))
+	for i := range rows {
+		out[i] = rows[i].toDomain()
+	}
+	return out, more, nil
+}
+
 // FindRefund finds a refund of the scope.
 func (db *DB) FindRefund(ctx context.Context, scope ports.Scope, id string) (*domain.Refund, error) {
 	row := new(refundRow)

@@ -35,6 +35,7 @@ func runWebhookContract(t *testing.T, open func(t *testing.T) *store.DB) {
 		{"GoneDeactivatesAndCancels", testGoneDeactivatesAndCancels},
 		{"DeleteCancelsOpenDeliveries", testDeleteCancelsOpenDeliveries},
 		{"ListAndStats", testListAndStats},
+		{"RequeueAndChargeFilter", testRequeueAndChargeFilter},
 		{"ConcurrentClaimsNeverOverlap", testConcurrentClaimsNeverOverlap},
 		{"TransactionSecret", testTransactionSecret},
 		{"ClaimCapsEachEndpoint", testClaimCapsEachEndpoint},
