@@ -1,15 +1,36 @@
 // Package quitatest runs a real Quita server inside a Go test: the whole
 // HTTP API on an in-memory SQLite database (or any database you name) with
 // the sandbox acquirer. Merchants use it to test their integration against
-// the real request and response shapes without a network:
+// the real request and response shapes, through the Go SDK
+// (github.com/quitapix/quita/client), without a network:
 //
-//	srv := quitatest.NewServer(t, quitatest.Options{})
-//	acct := srv.NewAccount(t, "Loja")
-//	// call srv.BaseURL + "/charges" with header apikey: acct.TestKey
+//	func TestCheckoutIsFulfilledWhenPaid(t *testing.T) {
+//		srv := quitatest.NewServer(t, quitatest.Options{})
+//		qc := srv.Client() // an SDK client on a test key
 //
-// Payments are settled with the test helpers (POST
-// {BaseURL}/test_helpers/charges/{id}/pay), exactly as against a deployed
-// server in test mode.
+//		hook := srv.NewReceiver(t, qc, client.EventChargePaid)
+//		hook.Handle(shop.WebhookHandler(hook.Endpoint.Secret)) // your handler
+//
+//		ch, err := qc.Charges.Create(ctx, client.ChargeParams{Amount: 1990})
+//		...
+//		_, err = qc.TestHelpers.PayCharge(ctx, ch.ID, client.PayParams{PayerDocument: "52998224725"})
+//		...
+//		d := hook.Wait(t, client.EventChargePaid, ch.ID) // delivered, signed, to your handler
+//		if d.Status != http.StatusOK { ... }             // what your handler answered
+//	}
+//
+// The test helpers of the SDK (client.TestHelpersService) pay a charge
+// with any payer document, expire it, fail a refund or move a payment to
+// any status, exactly as against a deployed server in test mode. The
+// server runs no background work by itself: Advance moves its clock (a
+// charge past expires_at expires) and runs what became due; RunWorkers
+// runs it without moving the clock (refunds advance, held funds are
+// released); FlushWebhooks delivers the events so far. With
+// Options.DeliverWebhooks the deliveries also flow in the background.
+//
+// NewAccount adds accounts (srv.ClientFor(acct) is a client on one),
+// DashboardClient logs in to the dashboard for the API-key routes, and
+// Start runs a server outside a test (TestMain, runnable examples).
 package quitatest
 
 import (
@@ -18,6 +39,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -71,6 +93,15 @@ type Server struct {
 	Sandbox *sandbox.Acquirer
 	App     *wiring.App
 	Clock   ports.Clock
+
+	close func()
+	// tb fails the test that started the server (nil after Start).
+	tb testing.TB
+
+	emails      sync.Map // account id → dashboard e-mail
+	defaultOnce sync.Once
+	defaultAcct Account
+	defaultErr  error
 }
 
 // Account is a merchant account with the cleartext of its keys.
@@ -79,6 +110,18 @@ type Account = app.NewAccount
 // NewServer starts a server and stops it when the test ends.
 func NewServer(t testing.TB, opts Options) *Server {
 	t.Helper()
+	s, err := Start(opts)
+	if err != nil {
+		t.Fatalf("quitatest: %v", err)
+	}
+	s.tb = t
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Start starts a server outside a test, for TestMain or a runnable
+// example; Close stops it. Tests use NewServer.
+func Start(opts Options) (*Server, error) {
 	if opts.DatabaseURL == "" {
 		opts.DatabaseURL = "sqlite::memory:"
 	}
@@ -106,7 +149,7 @@ func NewServer(t testing.TB, opts Options) *Server {
 	a, cleanup, err := wiring.InitializeWith(context.Background(), cfg, log, opts.Clock, sb, sb)
 	if err != nil {
 		hs.Close()
-		t.Fatalf("quitatest: start server: %v", err)
+		return nil, fmt.Errorf("start server: %w", err)
 	}
 	hs.Config.Handler = a.Handler
 	hs.Start()
@@ -117,28 +160,47 @@ func NewServer(t testing.TB, opts Options) *Server {
 		go func() { defer close(done); a.Webhooks.Run(ctx) }()
 		stopWebhooks = func() { cancel(); <-done }
 	}
-	t.Cleanup(func() {
-		stopWebhooks()
-		hs.Close()
-		a.Charges.WaitBackground()
-		cleanup()
-	})
-	return &Server{URL: origin, BaseURL: cfg.BaseURL, Sandbox: sb, App: a, Clock: opts.Clock}
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			stopWebhooks()
+			hs.Close()
+			a.Charges.WaitBackground()
+			cleanup()
+		})
+	}
+	return &Server{URL: origin, BaseURL: cfg.BaseURL, Sandbox: sb, App: a, Clock: opts.Clock, close: stop}, nil
 }
+
+// Close stops the server (NewServer's servers stop by themselves when
+// their test ends). It is safe to call twice.
+func (s *Server) Close() { s.close() }
 
 var memSeq atomic.Int64
 
 // NewAccount creates a merchant account with one live and one test key.
 func (s *Server) NewAccount(t testing.TB, name string) Account {
 	t.Helper()
-	email := fmt.Sprintf("owner%d@%s.example.com", memSeq.Add(1), "quitatest")
-	a, err := s.App.Accounts.CreateAccount(context.Background(), app.NewAccountInput{
-		Name: name, Email: email, Password: "quitatest-password", City: "SAO PAULO",
-	})
+	a, err := s.newAccount(name)
 	if err != nil {
 		t.Fatalf("quitatest: create account: %v", err)
 	}
 	return a
+}
+
+// Password is the dashboard password of every account the kit creates
+// (log in as Account.Email with it: Client().Auth.Login).
+const Password = "quitatest-password"
+
+func (s *Server) newAccount(name string) (Account, error) {
+	email := fmt.Sprintf("owner%d@%s.example.com", memSeq.Add(1), "quitatest")
+	a, err := s.App.Accounts.CreateAccount(context.Background(), app.NewAccountInput{
+		Name: name, Email: email, Password: Password, City: "SAO PAULO",
+	})
+	if err == nil {
+		s.emails.Store(a.AccountID, email)
+	}
+	return a, err
 }
 
 // Clock follows the wall clock plus an offset that tests move forward

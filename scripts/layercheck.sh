@@ -3,6 +3,8 @@
 # "Layers"): domain ← ports ← app ← adapters ← cmd.
 #
 #   domain/...    standard library only (and other domain packages)
+#   client/...    standard library only: the Go SDK merchants import must
+#                 not pull in the server (or anything else) with it
 #   ports/...     standard library, domain/... (and other ports packages)
 #   app/...       anything except adapters/... and cmd/...
 #   adapters/...  no cmd/..., and no other adapter: adapters meet only
@@ -42,6 +44,10 @@ why_forbidden() {
 		is_std "$imp" || under "$imp" domain ||
 			echo "domain may import only the standard library"
 		;;
+	client)
+		is_std "$imp" || under "$imp" client ||
+			echo "the SDK (client) may import only the standard library"
+		;;
 	ports)
 		is_std "$imp" || under "$imp" domain || under "$imp" ports ||
 			echo "ports may import only the standard library and domain"
@@ -79,7 +85,7 @@ adapter_of() {
 offenders=()
 checked=0
 
-for layer in domain ports app adapters; do
+for layer in domain client ports app adapters; do
 	if [[ ! -d $layer ]]; then
 		echo "layercheck: $layer/ does not exist yet, skipped"
 		continue

@@ -1,0 +1,109 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"time"
+)
+
+// Session is a dashboard login.
+type Session struct {
+	// Token authenticates the dashboard routes: c.With(WithToken(s.Token)).
+	Token     string    `json:"token"`
+	ExpiresAt time.Time `json:"expiresAt"`
+	AccountID string    `json:"accountId"`
+}
+
+// AuthService is /v1/auth.
+type AuthService struct{ c *Client }
+
+// Login exchanges a dashboard user's e-mail and password for a token.
+// Wrong credentials are ErrUnauthorized (code invalid_credentials).
+func (s *AuthService) Login(ctx context.Context, email, password string) (*Session, error) {
+	var out Session
+	r := request{method: http.MethodPost, path: "/auth/login", noAuth: true, class: notSentOnly,
+		body: map[string]string{"email": email, "password": password}}
+	if _, err := s.c.do(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Logout ends the session of the client's token.
+func (s *AuthService) Logout(ctx context.Context) error {
+	_, err := s.c.do(ctx, request{method: http.MethodPost, path: "/auth/logout", bearer: true, class: notSentOnly}, nil)
+	return err
+}
+
+// IssuedKey is a new API key with its cleartext, shown only this once.
+type IssuedKey struct {
+	ID string `json:"id"`
+	// APIKey is the cleartext: store it now, it cannot be read again.
+	APIKey      string    `json:"apiKey"`
+	Fingerprint string    `json:"fingerprint"`
+	Prefix      string    `json:"prefix"`
+	Label       string    `json:"label"`
+	CreatedAt   time.Time `json:"createdAt"`
+}
+
+// APIKey is a key as listed: metadata only.
+type APIKey struct {
+	ID     string `json:"id"`
+	Prefix string `json:"prefix"`
+	Label  string `json:"label"`
+	// CreatedAt is when it was issued.
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// KeyParams issue a key.
+type KeyParams struct {
+	// Label (≤ 64 characters) names the key's use.
+	Label string `json:"label,omitempty"`
+	// Test issues a test-mode key.
+	Test bool `json:"test,omitempty"`
+}
+
+// APIKeysService is /v1/api-keys: dashboard routes, authenticated by the
+// client's token (WithToken), scoped to the token's account.
+type APIKeysService struct{ c *Client }
+
+// Issue issues a key.
+func (s *APIKeysService) Issue(ctx context.Context, p KeyParams) (*IssuedKey, error) {
+	var out IssuedKey
+	if _, err := s.c.do(ctx, request{method: http.MethodPost, path: "/api-keys", body: p, bearer: true, class: notSentOnly}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// List lists the account's active keys.
+func (s *APIKeysService) List(ctx context.Context) ([]*APIKey, error) {
+	var out struct {
+		Data []*APIKey `json:"data"`
+	}
+	if _, err := s.c.do(ctx, request{method: http.MethodGet, path: "/api-keys", bearer: true}, &out); err != nil {
+		return nil, err
+	}
+	return out.Data, nil
+}
+
+// Rotate revokes key id and issues its replacement in one step; label
+// (when not nil) renames it. The old key stops working when this returns.
+func (s *APIKeysService) Rotate(ctx context.Context, id string, label *string) (*IssuedKey, error) {
+	var out IssuedKey
+	body := map[string]*string{}
+	if label != nil {
+		body["label"] = label
+	}
+	r := request{method: http.MethodPost, path: "/api-keys/" + pathID(id) + "/rotate", body: body, bearer: true, class: notSentOnly}
+	if _, err := s.c.do(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Revoke revokes a key for good.
+func (s *APIKeysService) Revoke(ctx context.Context, id string) error {
+	_, err := s.c.do(ctx, request{method: http.MethodDelete, path: "/api-keys/" + pathID(id), bearer: true, class: notSentOnly}, nil)
+	return err
+}

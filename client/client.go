@@ -1,0 +1,412 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	mrand "math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Version is the SDK's version, sent in the User-Agent header.
+const Version = "0.1.0"
+
+// Client calls one Quita server with one API key (or one dashboard token).
+// It is safe for concurrent use; create it once and share it.
+type Client struct {
+	base   *url.URL
+	apiKey string
+	token  string
+	http   *http.Client
+	retry  RetryPolicy
+	ua     string
+	now    func() time.Time
+	sleep  func(ctx context.Context, d time.Duration) error
+
+	// Charges are Pix charges (/v1/charges), in the public vocabulary.
+	Charges *ChargesService
+	// Payments are the same charges in the transaction wire format
+	// (/v1/payments), with refunds, cancel, stats and receipts.
+	Payments *PaymentsService
+	// Wallets are the account's balances (/v1/wallets).
+	Wallets *WalletsService
+	// Webhooks manage endpoints and list deliveries (/v1/webhooks).
+	Webhooks *WebhooksService
+	// Auth logs in to the dashboard (/v1/auth), for APIKeys.
+	Auth *AuthService
+	// APIKeys issue, list, rotate and revoke keys (/v1/api-keys); they
+	// need a dashboard token (WithToken), not an API key.
+	APIKeys *APIKeysService
+	// TestHelpers drive test-mode charges: pay, expire, fail a refund.
+	TestHelpers *TestHelpersService
+}
+
+// RetryPolicy is how a Client retries a request that failed in a way a
+// retry may fix. The zero value of a field takes its default.
+type RetryPolicy struct {
+	// MaxRetries is how many times a request is sent again after its
+	// first attempt (default 3). A negative value disables retries.
+	MaxRetries int
+	// BaseDelay is the first backoff (default 250 ms); each retry doubles
+	// it, with full jitter, up to MaxDelay (default 8 s).
+	BaseDelay time.Duration
+	MaxDelay  time.Duration
+	// MaxRetryAfter caps how long a server's Retry-After may make the
+	// client wait before one retry (default 30 s); a longer wait returns
+	// the error instead.
+	MaxRetryAfter time.Duration
+}
+
+func (p RetryPolicy) withDefaults() RetryPolicy {
+	if p.MaxRetries == 0 {
+		p.MaxRetries = 3
+	}
+	if p.MaxRetries < 0 {
+		p.MaxRetries = 0
+	}
+	if p.BaseDelay <= 0 {
+		p.BaseDelay = 250 * time.Millisecond
+	}
+	if p.MaxDelay <= 0 {
+		p.MaxDelay = 8 * time.Second
+	}
+	if p.MaxRetryAfter <= 0 {
+		p.MaxRetryAfter = 30 * time.Second
+	}
+	return p
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithHTTPClient sends requests through hc (default: a client with a 30 s
+// timeout per attempt).
+func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.http = hc } }
+
+// WithRetryPolicy replaces the retry policy.
+func WithRetryPolicy(p RetryPolicy) Option { return func(c *Client) { c.retry = p.withDefaults() } }
+
+// WithMaxRetries sets RetryPolicy.MaxRetries, keeping the other fields;
+// 0 after this option means no retries.
+func WithMaxRetries(n int) Option {
+	return func(c *Client) {
+		c.retry.MaxRetries = max(n, 0)
+	}
+}
+
+// WithToken authenticates with a dashboard token (from Auth.Login) as
+// "Authorization: Bearer <token>", which the APIKeys routes need.
+func WithToken(token string) Option { return func(c *Client) { c.token = strings.TrimSpace(token) } }
+
+// WithUserAgent prefixes the User-Agent header with your application's
+// name, e.g. "loja/1.4".
+func WithUserAgent(ua string) Option {
+	return func(c *Client) { c.ua = ua + " " + c.ua }
+}
+
+// New returns a client of the server at baseURL, the API base including
+// /v1 (e.g. "http://127.0.0.1:8080/v1"), authenticated with apiKey (a
+// live or test key; empty for a client that only logs in to the
+// dashboard). It panics if baseURL is not an absolute http or https URL:
+// that is a programming error, not a runtime condition.
+func New(baseURL, apiKey string, opts ...Option) *Client {
+	u, err := url.Parse(strings.TrimRight(baseURL, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		panic(fmt.Sprintf("quita client: base URL %q must be an absolute http(s) URL such as https://api.example.com/v1", baseURL))
+	}
+	c := &Client{
+		base: u, apiKey: strings.TrimSpace(apiKey),
+		http:  &http.Client{Timeout: 30 * time.Second},
+		retry: RetryPolicy{}.withDefaults(),
+		ua:    "quita-go/" + Version,
+		now:   time.Now,
+		sleep: sleepCtx,
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	c.init()
+	return c
+}
+
+func (c *Client) init() {
+	c.Charges = &ChargesService{c}
+	c.Payments = &PaymentsService{c}
+	c.Wallets = &WalletsService{c}
+	c.Webhooks = &WebhooksService{c}
+	c.Auth = &AuthService{c}
+	c.APIKeys = &APIKeysService{c}
+	c.TestHelpers = &TestHelpersService{c}
+}
+
+// With returns a copy of c with more options applied, e.g.
+// c.With(WithToken(session.Token)) for the dashboard routes.
+func (c *Client) With(opts ...Option) *Client {
+	cp := *c
+	for _, o := range opts {
+		o(&cp)
+	}
+	cp.init()
+	return &cp
+}
+
+// BaseURL returns the API base the client calls.
+func (c *Client) BaseURL() string { return c.base.String() }
+
+// NewIdempotencyKey returns a fresh random key ("idem_" and 32 hex
+// digits), the kind the client generates for a write that has none. Keep
+// the key of a business operation (e.g. with the order) to retry it
+// yourself across process restarts.
+func NewIdempotencyKey() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails since Go 1.24
+	return "idem_" + hex.EncodeToString(b[:])
+}
+
+// retryClass says when a request may be sent again.
+type retryClass int
+
+const (
+	// safeToRetry: a read, or a write carrying an idempotency key; the
+	// server answers a retry with the original result.
+	safeToRetry retryClass = iota
+	// notSentOnly: a write without a key; retried only when the server
+	// cannot have acted (429, 503 service_unavailable, a refused
+	// connection).
+	notSentOnly
+)
+
+// request is one API call.
+type request struct {
+	method string
+	path   string // below the base, starting with "/"
+	query  url.Values
+	body   any // JSON-encoded when not nil
+	// idemKey is sent as Idempotency-Key (the charges surface).
+	idemKey string
+	class   retryClass
+	// bearer authenticates with the dashboard token instead of apikey.
+	bearer bool
+	// noAuth sends no credentials.
+	noAuth bool
+}
+
+// Response carries what a call's HTTP answer said beyond its body.
+type Response struct {
+	StatusCode int
+	// RequestID is the server's X-Request-Id of the last attempt.
+	RequestID string
+	// Replayed is true when the server answered from its idempotency
+	// record (Idempotent-Replayed: true): the operation had already run.
+	Replayed bool
+	// Attempts is how many times the request was sent.
+	Attempts int
+}
+
+// maxResponse bounds a response body the client reads.
+const maxResponse = 16 << 20
+
+// do sends r, retrying as the policy allows, and decodes a 2xx body into
+// out (when not nil).
+func (c *Client) do(ctx context.Context, r request, out any) (*Response, error) {
+	var payload []byte
+	if r.body != nil {
+		var err error
+		if payload, err = json.Marshal(r.body); err != nil {
+			return nil, fmt.Errorf("quita: encode %s %s: %w", r.method, r.path, err)
+		}
+	}
+	u := *c.base
+	u.Path += r.path
+	u.RawPath = ""
+	if len(r.query) > 0 {
+		u.RawQuery = r.query.Encode()
+	}
+	meta := &Response{}
+	for attempt := 0; ; attempt++ {
+		meta.Attempts = attempt + 1
+		status, body, hdr, err := c.send(ctx, r, u.String(), payload)
+		if err == nil && status >= 200 && status < 300 {
+			meta.StatusCode, meta.RequestID = status, hdr.Get("X-Request-Id")
+			meta.Replayed = hdr.Get("Idempotent-Replayed") == "true"
+			if out != nil && len(bytes.TrimSpace(body)) > 0 {
+				dec := json.NewDecoder(bytes.NewReader(body))
+				dec.UseNumber()
+				if err := dec.Decode(out); err != nil {
+					return meta, fmt.Errorf("quita: decode %s %s (request %s): %w", r.method, r.path, meta.RequestID, err)
+				}
+			}
+			return meta, nil
+		}
+		var apiErr *Error
+		if err == nil {
+			apiErr = parseError(status, body, hdr, c.now())
+			meta.StatusCode, meta.RequestID = status, apiErr.RequestID
+			err = apiErr
+		} else if ctx.Err() != nil {
+			return meta, fmt.Errorf("quita: %s %s: %w", r.method, r.path, ctx.Err())
+		}
+		wait, retry := c.shouldRetry(r.class, err, apiErr, attempt)
+		if !retry {
+			if apiErr != nil {
+				return meta, apiErr
+			}
+			return meta, fmt.Errorf("quita: %s %s failed after %d attempt(s): %w", r.method, r.path, meta.Attempts, err)
+		}
+		if err := c.sleep(ctx, wait); err != nil {
+			return meta, fmt.Errorf("quita: %s %s: waiting to retry after %v: %w", r.method, r.path, apiErrOr(apiErr, err), err)
+		}
+	}
+}
+
+func apiErrOr(apiErr *Error, err error) error {
+	if apiErr != nil {
+		return apiErr
+	}
+	return err
+}
+
+// send makes one attempt and reads the whole answer.
+func (c *Client) send(ctx context.Context, r request, u string, payload []byte) (int, []byte, http.Header, error) {
+	var body io.Reader
+	if payload != nil {
+		body = bytes.NewReader(payload)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, u, body)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.ua)
+	if payload != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if r.idemKey != "" {
+		req.Header.Set("Idempotency-Key", r.idemKey)
+	}
+	switch {
+	case r.noAuth:
+	case r.bearer:
+		if c.token != "" {
+			req.Header.Set("Authorization", "Bearer "+c.token)
+		}
+	default:
+		if c.apiKey != "" {
+			req.Header.Set("apikey", c.apiKey)
+		}
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
+	if err != nil {
+		return 0, nil, nil, fmt.Errorf("read response: %w", err)
+	}
+	return resp.StatusCode, b, resp.Header, nil
+}
+
+// shouldRetry decides whether attempt (0-based) is followed by another,
+// and after how long.
+func (c *Client) shouldRetry(class retryClass, err error, apiErr *Error, attempt int) (time.Duration, bool) {
+	if attempt >= c.retry.MaxRetries {
+		return 0, false
+	}
+	backoff := c.backoff(attempt)
+	if apiErr == nil {
+		if (class == safeToRetry && transient(err)) || refusedConnection(err) {
+			return backoff, true
+		}
+		return 0, false
+	}
+	switch {
+	case apiErr.HTTPStatus == http.StatusTooManyRequests,
+		apiErr.HTTPStatus == http.StatusServiceUnavailable && apiErr.Code == "service_unavailable":
+		// The server did nothing: safe for any request.
+	case class != safeToRetry:
+		return 0, false
+	case apiErr.HTTPStatus == http.StatusConflict && apiErr.Code == "idempotency_key_in_use",
+		apiErr.HTTPStatus >= 500:
+	default:
+		return 0, false
+	}
+	if apiErr.RetryAfter > 0 {
+		if apiErr.RetryAfter > c.retry.MaxRetryAfter {
+			return 0, false
+		}
+		return apiErr.RetryAfter, true
+	}
+	return backoff, true
+}
+
+// backoff is full jitter over an exponential ceiling.
+func (c *Client) backoff(attempt int) time.Duration {
+	ceil := c.retry.BaseDelay << min(attempt, 20)
+	if ceil <= 0 || ceil > c.retry.MaxDelay {
+		ceil = c.retry.MaxDelay
+	}
+	return time.Duration(mrand.Int64N(int64(ceil))) + 1
+}
+
+// transient reports a network failure a new attempt may not meet: a
+// broken or timed-out connection. A request the transport refused to send
+// (an invalid header) is not one.
+func transient(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET)
+}
+
+// refusedConnection reports an error that proves the request never
+// reached a server: the dial failed.
+func refusedConnection(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// parseRetryAfter reads delay-seconds or an HTTP date.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(v); err == nil {
+		return time.Duration(max(n, 0)) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0)
+	}
+	return 0
+}
+
+// pathID escapes one id for a path segment.
+func pathID(id string) string { return url.PathEscape(id) }

@@ -1,0 +1,431 @@
+package client_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quitapix/quita/client"
+	"github.com/quitapix/quita/internal/testenv"
+	"github.com/quitapix/quita/quitatest"
+)
+
+// backends are the server configurations every SDK test runs on: the
+// embedded SQLite database with in-process idempotency, and Postgres with
+// the Redis idempotency cache.
+var backends = []struct {
+	name string
+	opts func(testing.TB) quitatest.Options
+}{
+	{"sqlite", func(t testing.TB) quitatest.Options {
+		return quitatest.Options{DatabaseURL: testenv.SQLiteDSN(t)}
+	}},
+	{"postgres+redis", func(t testing.TB) quitatest.Options {
+		redisURL, prefix := testenv.RedisURL(t)
+		return quitatest.Options{DatabaseURL: testenv.PostgresDSN(t), RedisURL: redisURL, RedisPrefix: prefix}
+	}},
+}
+
+// eachBackend runs f on a fresh server of every backend.
+func eachBackend(t *testing.T, f func(t *testing.T, srv *quitatest.Server)) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			f(t, quitatest.NewServer(t, b.opts(t)))
+		})
+	}
+}
+
+// must fails the test on err: must(call(...))(t).
+func must[T any](v T, err error) func(*testing.T) T {
+	return func(t *testing.T) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+}
+
+// apiErr asserts err is an *Error with this status and code, and that it
+// carries a request id.
+func apiErr(t *testing.T, err error, status int, code string) *client.Error {
+	t.Helper()
+	var e *client.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("got %v, want a *client.Error %d %s", err, status, code)
+	}
+	if e.HTTPStatus != status || e.Code != code || !strings.HasPrefix(e.RequestID, "req_") || e.Type == "" || e.Message == "" {
+		t.Fatalf("got %+v, want %d %s with a request id", e, status, code)
+	}
+	return e
+}
+
+const payer = "52998224725" // a valid CPF
+
+func TestChargesAgainstServer(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, srv *quitatest.Server) {
+		ctx := context.Background()
+		qc := srv.Client()
+
+		p := client.ChargeParams{
+			Amount: 1990, Description: "Pedido 1001", ExpiresIn: 600,
+			Customer:           &client.Customer{Name: "Maria Silva", Email: "maria@example.com"},
+			ExpectedPayerTaxID: "529.982.247-25", Metadata: map[string]any{"order": 1001},
+			IdempotencyKey: "order-1001-attempt",
+		}
+		ch, resp := func() (*client.Charge, *client.Response) {
+			ch, resp, err := qc.Charges.CreateWithResponse(ctx, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ch, resp
+		}()
+		raw := strings.TrimPrefix(ch.ID, "ch_")
+		if !strings.HasPrefix(ch.ID, "ch_") || ch.Object != "charge" || ch.Status != client.ChargePending || ch.Amount != 1990 ||
+			ch.Currency != "BRL" || ch.PaymentMethod != "pix" || ch.Pix == nil || ch.Pix.BRCode == "" || ch.Pix.QRCodeURL == "" ||
+			!strings.HasSuffix(ch.CheckoutURL, "/"+raw) || ch.Metadata["description"] != "Pedido 1001" ||
+			fmt.Sprint(ch.Metadata["order"]) != "1001" || ch.ExpectedPayerTaxID == "" || ch.Customer.Name != "Maria Silva" ||
+			ch.Settlement.EndToEndID != "" || resp.StatusCode != http.StatusCreated || resp.Replayed || !strings.HasPrefix(resp.RequestID, "req_") {
+			t.Fatalf("created %+v (%+v)", ch, resp)
+		}
+		if d := time.Until(ch.Pix.ExpiresAt); d < 9*time.Minute || d > 11*time.Minute {
+			t.Fatalf("expires in %v, want about 10 min", d)
+		}
+
+		// The same key and body: the original charge, marked replayed.
+		again, resp, err := qc.Charges.CreateWithResponse(ctx, p)
+		if err != nil || again.ID != ch.ID || !resp.Replayed {
+			t.Fatalf("replay %+v %+v %v", again, resp, err)
+		}
+		// The same key, another body: a typed 409.
+		p2 := p
+		p2.Amount = 2000
+		_, err = qc.Charges.Create(ctx, p2)
+		if e := apiErr(t, err, 409, "idempotency_key_reused"); !errors.Is(e, client.ErrIdempotencyKeyReused) {
+			t.Fatal("not ErrIdempotencyKeyReused")
+		}
+		// Validation names the parameter.
+		_, err = qc.Charges.Create(ctx, client.ChargeParams{Amount: 100, Customer: &client.Customer{Name: "Ana"}, ExpectedPayerTaxID: "123"})
+		if e := apiErr(t, err, 400, "parameter_invalid"); e.Param == "" || !errors.Is(e, client.ErrInvalidRequest) {
+			t.Fatalf("param %q", e.Param)
+		}
+		_, err = qc.Charges.Get(ctx, "ch_doesnotexist0000")
+		if apiErr(t, err, 404, "resource_not_found"); !errors.Is(err, client.ErrNotFound) {
+			t.Fatal("not ErrNotFound")
+		}
+		// A bad key is a typed 401.
+		_, err = client.New(srv.BaseURL, "qt_test_nope").Charges.Get(ctx, ch.ID)
+		if !errors.Is(err, client.ErrUnauthorized) {
+			t.Fatalf("bad key: %v", err)
+		}
+
+		got := must(qc.Charges.Get(ctx, ch.ID, client.GetOptions{IncludeQRCode: true}))(t)
+		if got.ID != ch.ID || got.Pix == nil || got.Pix.QRCodeBase64 == "" || got.Pix.BRCode != ch.Pix.BRCode {
+			t.Fatalf("get %+v", got)
+		}
+
+		// The sandbox bank pays with the expected payer's document.
+		paid := must(qc.TestHelpers.PayCharge(ctx, ch.ID, client.PayParams{PayerDocument: payer}))(t)
+		if paid.Status != client.ChargePaid || paid.Settlement.EndToEndID == "" {
+			t.Fatalf("paid %+v", paid)
+		}
+		// Someone else pays a locked charge: the money goes back.
+		other := must(qc.Charges.Create(ctx, client.ChargeParams{Amount: 500, Customer: &client.Customer{Name: "Ana"}, ExpectedPayerTaxID: payer}))(t)
+		if ch := must(qc.TestHelpers.PayCharge(ctx, other.ID, client.PayParams{PayerDocument: "11144477735"}))(t); ch.Status != client.ChargeRefunded {
+			t.Fatalf("other payer: %s", ch.Status)
+		}
+		exp := must(qc.Charges.Create(ctx, client.ChargeParams{Amount: 700}))(t)
+		if ch := must(qc.TestHelpers.ExpireCharge(ctx, exp.ID))(t); ch.Status != client.ChargeExpired {
+			t.Fatalf("expire: %s", ch.Status)
+		}
+		_, err = qc.TestHelpers.PayCharge(ctx, exp.ID, client.PayParams{})
+		apiErr(t, err, 409, "charge_expired")
+
+		// Moving the clock past expires_at expires a charge.
+		late := must(qc.Charges.Create(ctx, client.ChargeParams{Amount: 800, ExpiresIn: 60}))(t)
+		srv.Advance(t, 2*time.Minute)
+		if ch := must(qc.Charges.Get(ctx, late.ID))(t); ch.Status != client.ChargeExpired {
+			t.Fatalf("after the clock moved: %s", ch.Status)
+		}
+
+		// The iterator follows the cursor across pages, newest first.
+		want := []string{late.ID, exp.ID, other.ID, ch.ID}
+		var ids []string
+		for c, err := range qc.Charges.List(ctx, client.ChargeListParams{Limit: 2}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, c.ID)
+		}
+		if !slices.Equal(ids, want) {
+			t.Fatalf("listed %v, want %v", ids, want)
+		}
+		ids = ids[:0]
+		for c, err := range qc.Charges.List(ctx, client.ChargeListParams{Limit: 1, Status: client.ChargeExpired}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, c.ID)
+			if len(ids) == 1 {
+				break // stopping early is allowed
+			}
+		}
+		if !slices.Equal(ids, []string{late.ID}) {
+			t.Fatalf("expired, first only: %v", ids)
+		}
+		page := must(qc.Charges.ListPage(ctx, client.ChargeListParams{Limit: 3}))(t)
+		if len(page.Data) != 3 || !page.HasMore || page.NextCursor == nil || *page.NextCursor != other.ID || page.Object != "list" {
+			t.Fatalf("page %+v", page)
+		}
+		for c, err := range qc.Charges.List(ctx, client.ChargeListParams{StartingAfter: "ch_x"}) {
+			if c != nil || err == nil {
+				t.Fatalf("a bad cursor yields the error: %v %v", c, err)
+			}
+			apiErr(t, err, 400, "parameter_invalid")
+		}
+	})
+}
+
+func TestPaymentsAndWalletsAgainstServer(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, srv *quitatest.Server) {
+		ctx := context.Background()
+		qc := srv.Client()
+
+		created := must(qc.Payments.Create(ctx, client.PaymentParams{
+			Amount: 5000, PaymentMethods: []string{client.MethodPix, client.MethodBoleto},
+			CustomerName: "Maria Silva", CustomerID: "user-7", Metadata: map[string]any{"order": "1002"},
+		}))(t)
+		if !strings.HasPrefix(created.ID, "tx_") || created.Status != client.TxWaitingPayment || created.Amount != 5000 ||
+			!slices.Equal(created.PaymentMethods, []string{"PIX", "BOLETO"}) || created.CustomerName == nil || *created.CustomerName != "Maria Silva" {
+			t.Fatalf("created %+v", created)
+		}
+		srv.RunWorkers(t) // the acquirer fills the method data
+		got := must(qc.Payments.Get(ctx, created.ID))(t)
+		if got.PixCopyPaste == nil || got.PixQRCode == nil || !strings.HasPrefix(*got.PixQRCode, "data:image/png;base64,") ||
+			got.BoletoLine == nil || got.PaidWith != nil || got.PaidAt != nil {
+			t.Fatalf("read %+v", got)
+		}
+		_, err := qc.Payments.Refund(ctx, created.ID, client.RefundParams{Amount: 100})
+		apiErr(t, err, 409, "charge_not_refundable")
+
+		must(qc.TestHelpers.PayCharge(ctx, created.ID, client.PayParams{}))(t)
+		paid := must(qc.Payments.Get(ctx, created.ID))(t)
+		if paid.Status != client.TxPaid || paid.PaidWith == nil || *paid.PaidWith != "PIX" || paid.PaidAt == nil ||
+			paid.NetAmount != paid.Amount-paid.ProviderFee-paid.PlatformFee || paid.ProviderFee == 0 {
+			t.Fatalf("paid %+v", paid)
+		}
+
+		rf := must(qc.Payments.Refund(ctx, created.ID, client.RefundParams{Amount: 1000, Reason: "item out of stock", IdempotencyKey: "refund-1002-a"}))(t)
+		if !strings.HasPrefix(rf.ID, "re_") || rf.TransactionID != created.ID || rf.Amount != 1000 || rf.Status != client.RefundPending || rf.Reason != "item out of stock" {
+			t.Fatalf("refund %+v", rf)
+		}
+		if again := must(qc.Payments.Refund(ctx, created.ID, client.RefundParams{Amount: 1000, Reason: "item out of stock", IdempotencyKey: "refund-1002-a"}))(t); again.ID != rf.ID {
+			t.Fatalf("a replayed refund is the original: %s vs %s", again.ID, rf.ID)
+		}
+		srv.RunWorkers(t) // the refund worker drives it to the end
+		second := must(qc.Payments.Refund(ctx, created.ID, client.RefundParams{Amount: 500}))(t)
+		failed := must(qc.TestHelpers.FailRefund(ctx, second.ID))(t)
+		if failed.Status != client.RefundFailed || failed.ID != second.ID {
+			t.Fatalf("failed refund %+v", failed)
+		}
+		refunds := must(qc.Payments.Refunds(ctx, created.ID))(t)
+		if len(refunds) != 2 || refunds[0].ID != second.ID || refunds[1].ID != rf.ID || refunds[1].Status != client.RefundRefunded {
+			t.Fatalf("refunds %+v %+v", refunds[0], refunds[1])
+		}
+
+		rc := must(qc.Payments.Receipt(ctx, created.ID))(t)
+		if pdf, err := rc.Bytes(); err != nil || rc.ContentType != "application/pdf" || !bytes.HasPrefix(pdf, []byte("%PDF")) {
+			t.Fatalf("receipt %s %v", rc.ContentType, err)
+		}
+		ps := must(qc.Payments.ProviderStatus(ctx, created.ID))(t)
+		if ps.LocalStatus != client.TxPaid || ps.Provider == "" || ps.ProviderTransactionID == "" {
+			t.Fatalf("provider status %+v", ps)
+		}
+		if rs := must(qc.Payments.ResendWebhook(ctx, created.ID))(t); !rs.Resent || rs.Status != client.TxPaid {
+			t.Fatalf("resend %+v", rs)
+		}
+
+		open := must(qc.Payments.Create(ctx, client.PaymentParams{Amount: 700, PaymentMethods: []string{client.MethodPix}}))(t)
+		if c := must(qc.Payments.Cancel(ctx, open.ID))(t); c.Status != client.TxCancelled {
+			t.Fatalf("cancel %s", c.Status)
+		}
+		_, err = qc.Payments.Cancel(ctx, created.ID)
+		apiErr(t, err, 409, "charge_not_cancellable")
+		card := must(qc.Payments.Create(ctx, client.PaymentParams{Amount: 900, PaymentMethods: []string{client.MethodCreditCard},
+			Metadata: map[string]any{"returnUrl": "https://loja.example.com/ok"}}))(t)
+		if tx := must(qc.TestHelpers.TransitionPayment(ctx, card.ID, client.TxApproved, client.MethodCreditCard))(t); tx.Status != client.TxApproved {
+			t.Fatalf("transition %s", tx.Status)
+		}
+
+		// The page iterator walks every page.
+		var ids []string
+		for pm, err := range qc.Payments.List(ctx, client.PaymentListParams{Limit: 2, SortOrder: "asc"}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, pm.ID)
+		}
+		if !slices.Equal(ids, []string{created.ID, open.ID, card.ID}) {
+			t.Fatalf("listed %v", ids)
+		}
+		if pg := must(qc.Payments.ListPage(ctx, client.PaymentListParams{Status: client.TxCancelled}))(t); pg.Total != 1 || pg.Data[0].ID != open.ID {
+			t.Fatalf("cancelled page %+v", pg)
+		}
+
+		st := must(qc.Payments.Stats(ctx, 7))(t)
+		if st.TotalTransactions != 3 || st.PaidTransactions != 2 || len(st.VolumeByCurrency) == 0 || st.TodayVolumeByCurrency["BRL"] == 0 {
+			t.Fatalf("stats %+v", st)
+		}
+		m := must(qc.Payments.Metrics(ctx, 0, "BRL"))(t)
+		if m.Days != 7 || m.Created != 3 || m.Paid != 2 || m.Currency == nil || *m.Currency != "BRL" || len(m.Daily) == 0 || m.ConversionRate <= 0 {
+			t.Fatalf("metrics %+v", m)
+		}
+
+		// Wallets: the paid amounts net of fees and refunds, pending until released.
+		ws := must(qc.Wallets.List(ctx))(t)
+		bal := must(qc.Wallets.Balance(ctx))(t)
+		brl := must(qc.Wallets.BalanceIn(ctx, "BRL"))(t)
+		if len(ws) == 0 || ws[0].WalletType != "OPERATIONAL" || bal.Currency != "BRL" || bal.Primary == nil ||
+			bal.Total != bal.Available+bal.Pending || bal.Total == 0 || brl.Available != bal.Available || brl.Pending != bal.Pending ||
+			brl.Balances != nil || ws[0].Balance != bal.Available || ws[0].PendingBalance != bal.Pending {
+			t.Fatalf("wallets %+v balance %+v flat %+v", ws, bal, brl)
+		}
+	})
+}
+
+func TestWebhooksAgainstServer(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, srv *quitatest.Server) {
+		ctx := context.Background()
+		qc := srv.Client()
+
+		// The merchant's handler verifies with the SDK and records events.
+		recv := srv.NewReceiver(t, qc, client.EventChargePaid, client.EventPaymentCompleted)
+		var handled []string
+		recv.Handle(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ev, err := client.ParseWebhook(r, recv.Endpoint.Secret)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			handled = append(handled, ev.Type)
+		}))
+		if len(recv.Endpoint.Secret) != 64 || recv.Endpoint.Status != client.EndpointActive {
+			t.Fatalf("endpoint %+v", recv.Endpoint)
+		}
+
+		ch := must(qc.Charges.Create(ctx, client.ChargeParams{Amount: 1990}))(t)
+		must(qc.TestHelpers.PayCharge(ctx, ch.ID, client.PayParams{PayerDocument: payer}))(t)
+		d := recv.Wait(t, client.EventChargePaid, ch.ID)
+		evCharge, err := d.Event.Charge()
+		if err != nil || d.VerifyErr != nil || d.Status != 200 || evCharge.Status != client.ChargePaid || evCharge.Amount != 1990 ||
+			!strings.HasPrefix(d.Event.ID, "evt_") || d.Header.Get(client.EventTypeHeader) != client.EventChargePaid {
+			t.Fatalf("delivery %+v %v", d, err)
+		}
+		leg := recv.Wait(t, client.EventPaymentCompleted, ch.ID)
+		if leg.VerifyErr != nil || !leg.Event.IsLegacy() || leg.Event.Legacy.Status != client.TxPaid || *leg.Event.Legacy.NetAmount == 0 {
+			t.Fatalf("legacy %+v", leg.Event.Legacy)
+		}
+		if !slices.Contains(handled, client.EventChargePaid) || !slices.Contains(handled, client.EventPaymentCompleted) {
+			t.Fatalf("handler saw %v", handled)
+		}
+
+		// Deliveries, their payloads as sent, and the stats.
+		var payloads int
+		for dl, err := range qc.Webhooks.ListDeliveries(ctx, client.DeliveryListParams{Limit: 1, EndpointID: recv.Endpoint.ID}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev, err := client.ParseEvent(dl.Payload)
+			if err != nil || ev.Type != dl.EventType || dl.Status != client.DeliveryDelivered || dl.DeliveredAt == nil || *dl.EndpointID != recv.Endpoint.ID {
+				t.Fatalf("delivery %+v %v", dl, err)
+			}
+			payloads++
+		}
+		stats := must(qc.Webhooks.DeliveryStats(ctx))(t)
+		if payloads != 2 || stats.Delivered != 2 || stats.Total != 2 {
+			t.Fatalf("%d deliveries listed, stats %+v", payloads, stats)
+		}
+
+		// Endpoint management; a rotated secret takes over at once.
+		eps := must(qc.Webhooks.ListEndpoints(ctx))(t)
+		if len(eps) != 1 || eps[0].ID != recv.Endpoint.ID || eps[0].Secret != "" || eps[0].CreatedAt.IsZero() {
+			t.Fatalf("endpoints %+v", eps)
+		}
+		inactive := client.EndpointInactive
+		up := must(qc.Webhooks.UpdateEndpoint(ctx, recv.Endpoint.ID, client.EndpointUpdate{Status: &inactive}))(t)
+		if up.Status != client.EndpointInactive || up.URL != recv.Endpoint.URL {
+			t.Fatalf("update %+v", up)
+		}
+		secret := must(qc.Webhooks.RotateSecret(ctx, recv.Endpoint.ID))(t)
+		if len(secret) != 64 || secret == recv.Endpoint.Secret {
+			t.Fatalf("rotated secret %q", secret)
+		}
+		if err := qc.Webhooks.DeleteEndpoint(ctx, recv.Endpoint.ID); err != nil {
+			t.Fatal(err)
+		}
+		apiErr(t, qc.Webhooks.DeleteEndpoint(ctx, recv.Endpoint.ID), 404, "resource_not_found")
+
+		cat := must(client.New(srv.BaseURL, "").Webhooks.EventCatalog(ctx))(t)
+		if !slices.ContainsFunc(cat, func(d client.EventDefinition) bool { return d.Event == client.EventPaymentCompleted && d.Legacy }) {
+			t.Fatalf("catalog %+v", cat)
+		}
+		if s := must(qc.Webhooks.RotateTransactionSecret(ctx))(t); len(s) != 64 {
+			t.Fatalf("transaction secret %q", s)
+		}
+	})
+}
+
+func TestAPIKeysAgainstServer(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, srv *quitatest.Server) {
+		ctx := context.Background()
+		acct := srv.NewAccount(t, "Loja Chaves")
+		_, err := client.New(srv.BaseURL, "").Auth.Login(ctx, "nobody@example.com", "wrong-password")
+		apiErr(t, err, 401, "invalid_credentials")
+		dash := srv.DashboardClient(t, acct)
+		// An API key cannot manage keys.
+		_, err = srv.ClientFor(acct).APIKeys.List(ctx)
+		apiErr(t, err, 401, "token_missing")
+
+		k := must(dash.APIKeys.Issue(ctx, client.KeyParams{Label: "backend", Test: true}))(t)
+		if !strings.Contains(k.APIKey, "_test_") || k.Label != "backend" || k.Fingerprint == "" || !strings.HasPrefix(k.APIKey, k.Prefix) {
+			t.Fatalf("issued %+v", k)
+		}
+		withKey := client.New(srv.BaseURL, k.APIKey)
+		must(withKey.Wallets.List(ctx))(t)
+		keys := must(dash.APIKeys.List(ctx))(t)
+		if !slices.ContainsFunc(keys, func(x *client.APIKey) bool { return x.ID == k.ID && x.Label == "backend" }) {
+			t.Fatalf("keys %+v", keys)
+		}
+		label := "backend-2"
+		rot := must(dash.APIKeys.Rotate(ctx, k.ID, &label))(t)
+		if rot.APIKey == k.APIKey || rot.Label != "backend-2" {
+			t.Fatalf("rotated %+v", rot)
+		}
+		if _, err := withKey.Wallets.List(ctx); !errors.Is(err, client.ErrUnauthorized) {
+			t.Fatalf("the rotated key still works: %v", err)
+		}
+		must(client.New(srv.BaseURL, rot.APIKey).Wallets.List(ctx))(t)
+		if err := dash.APIKeys.Revoke(ctx, rot.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := client.New(srv.BaseURL, rot.APIKey).Wallets.List(ctx); !errors.Is(err, client.ErrUnauthorized) {
+			t.Fatalf("the revoked key still works: %v", err)
+		}
+		if err := dash.Auth.Logout(ctx); err != nil {
+			t.Fatal(err)
+		}
+		_, err = dash.APIKeys.List(ctx)
+		apiErr(t, err, 401, "token_invalid")
+	})
+}
