@@ -229,3 +229,41 @@ func StatusEvents(c *Charge, l Links, newID func() (string, error), now time.Tim
 	}
 	return NewChargeEvents(c, "", types, l, newID, now)
 }
+
+// PublicEvent is an event as GET /v1/events shows it: what it is, and in
+// Payload the envelope exactly as it was (or will be) delivered, so a
+// merchant can feed it to the same code as its webhook handler.
+type PublicEvent struct {
+	ID        string          `json:"id"`
+	Object    string          `json:"object"`
+	Type      EventType       `json:"type"`
+	Legacy    bool            `json:"legacy"`
+	Livemode  bool            `json:"livemode"`
+	CreatedAt Timestamp       `json:"created_at"`
+	Payload   json.RawMessage `json:"payload"`
+}
+
+// Public is the event's shape in the events API.
+func (e Event) Public() PublicEvent {
+	return PublicEvent{ID: e.ID, Object: "event", Type: e.Type, Legacy: e.Type.Legacy(), Livemode: e.Mode == ModeLive,
+		CreatedAt: Timestamp(e.CreatedAt), Payload: json.RawMessage(e.Payload)}
+}
+
+// ParseEventID reports whether s has the shape of an event id (evt_<raw>).
+func ParseEventID(s string) bool {
+	raw, ok := strings.CutPrefix(s, PrefixEvent)
+	return ok && ValidRawID(raw)
+}
+
+// EventTypesMatching expands an events filter — exact catalog types, or a
+// family wildcard such as "charge.*" — into the catalog types it names.
+// ok is false for a name that matches nothing in the catalog.
+func EventTypesMatching(name string) (types []EventType, ok bool) {
+	prefix, wild := strings.CutSuffix(name, "*")
+	for _, d := range EventCatalog {
+		if (wild && strings.HasSuffix(prefix, ".") && strings.HasPrefix(string(d.Event), prefix)) || (!wild && string(d.Event) == name) {
+			types = append(types, d.Event)
+		}
+	}
+	return types, len(types) > 0
+}

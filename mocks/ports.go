@@ -1604,8 +1604,17 @@ var _ ports.EventOutbox = &EventOutboxMock{}
 //
 //		// make and configure a mocked ports.EventOutbox
 //		mockedEventOutbox := &EventOutboxMock{
+//			DeleteEventsBeforeFunc: func(ctx context.Context, t time.Time, limit int) (int, error) {
+//				panic("mock out the DeleteEventsBefore method")
+//			},
+//			GetEventFunc: func(ctx context.Context, scope ports.Scope, id string) (*domain.Event, error) {
+//				panic("mock out the GetEvent method")
+//			},
 //			ListChargeEventsFunc: func(ctx context.Context, scope ports.Scope, chargeID string) ([]domain.Event, error) {
 //				panic("mock out the ListChargeEvents method")
+//			},
+//			ListEventsFunc: func(ctx context.Context, q ports.EventQuery) ([]domain.Event, bool, error) {
+//				panic("mock out the ListEvents method")
 //			},
 //		}
 //
@@ -1614,11 +1623,38 @@ var _ ports.EventOutbox = &EventOutboxMock{}
 //
 //	}
 type EventOutboxMock struct {
+	// DeleteEventsBeforeFunc mocks the DeleteEventsBefore method.
+	DeleteEventsBeforeFunc func(ctx context.Context, t time.Time, limit int) (int, error)
+
+	// GetEventFunc mocks the GetEvent method.
+	GetEventFunc func(ctx context.Context, scope ports.Scope, id string) (*domain.Event, error)
+
 	// ListChargeEventsFunc mocks the ListChargeEvents method.
 	ListChargeEventsFunc func(ctx context.Context, scope ports.Scope, chargeID string) ([]domain.Event, error)
 
+	// ListEventsFunc mocks the ListEvents method.
+	ListEventsFunc func(ctx context.Context, q ports.EventQuery) ([]domain.Event, bool, error)
+
 	// calls tracks calls to the methods.
 	calls struct {
+		// DeleteEventsBefore holds details about calls to the DeleteEventsBefore method.
+		DeleteEventsBefore []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// T is the t argument value.
+			T time.Time
+			// Limit is the limit argument value.
+			Limit int
+		}
+		// GetEvent holds details about calls to the GetEvent method.
+		GetEvent []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Scope is the scope argument value.
+			Scope ports.Scope
+			// ID is the id argument value.
+			ID string
+		}
 		// ListChargeEvents holds details about calls to the ListChargeEvents method.
 		ListChargeEvents []struct {
 			// Ctx is the ctx argument value.
@@ -1628,8 +1664,98 @@ type EventOutboxMock struct {
 			// ChargeID is the chargeID argument value.
 			ChargeID string
 		}
+		// ListEvents holds details about calls to the ListEvents method.
+		ListEvents []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Q is the q argument value.
+			Q ports.EventQuery
+		}
 	}
-	lockListChargeEvents sync.RWMutex
+	lockDeleteEventsBefore sync.RWMutex
+	lockGetEvent           sync.RWMutex
+	lockListChargeEvents   sync.RWMutex
+	lockListEvents         sync.RWMutex
+}
+
+// DeleteEventsBefore calls DeleteEventsBeforeFunc.
+func (mock *EventOutboxMock) DeleteEventsBefore(ctx context.Context, t time.Time, limit int) (int, error) {
+	if mock.DeleteEventsBeforeFunc == nil {
+		panic("EventOutboxMock.DeleteEventsBeforeFunc: method is nil but EventOutbox.DeleteEventsBefore was just called")
+	}
+	callInfo := struct {
+		Ctx   context.Context
+		T     time.Time
+		Limit int
+	}{
+		Ctx:   ctx,
+		T:     t,
+		Limit: limit,
+	}
+	mock.lockDeleteEventsBefore.Lock()
+	mock.calls.DeleteEventsBefore = append(mock.calls.DeleteEventsBefore, callInfo)
+	mock.lockDeleteEventsBefore.Unlock()
+	return mock.DeleteEventsBeforeFunc(ctx, t, limit)
+}
+
+// DeleteEventsBeforeCalls gets all the calls that were made to DeleteEventsBefore.
+// Check the length with:
+//
+//	len(mockedEventOutbox.DeleteEventsBeforeCalls())
+func (mock *EventOutboxMock) DeleteEventsBeforeCalls() []struct {
+	Ctx   context.Context
+	T     time.Time
+	Limit int
+} {
+	var calls []struct {
+		Ctx   context.Context
+		T     time.Time
+		Limit int
+	}
+	mock.lockDeleteEventsBefore.RLock()
+	calls = mock.calls.DeleteEventsBefore
+	mock.lockDeleteEventsBefore.RUnlock()
+	return calls
+}
+
+// GetEvent calls GetEventFunc.
+func (mock *EventOutboxMock) GetEvent(ctx context.Context, scope ports.Scope, id string) (*domain.Event, error) {
+	if mock.GetEventFunc == nil {
+		panic("EventOutboxMock.GetEventFunc: method is nil but EventOutbox.GetEvent was just called")
+	}
+	callInfo := struct {
+		Ctx   context.Context
+		Scope ports.Scope
+		ID    string
+	}{
+		Ctx:   ctx,
+		Scope: scope,
+		ID:    id,
+	}
+	mock.lockGetEvent.Lock()
+	mock.calls.GetEvent = append(mock.calls.GetEvent, callInfo)
+	mock.lockGetEvent.Unlock()
+	return mock.GetEventFunc(ctx, scope, id)
+}
+
+// GetEventCalls gets all the calls that were made to GetEvent.
+// Check the length with:
+//
+//	len(mockedEventOutbox.GetEventCalls())
+func (mock *EventOutboxMock) GetEventCalls() []struct {
+	Ctx   context.Context
+	Scope ports.Scope
+	ID    string
+} {
+	var calls []struct {
+		Ctx   context.Context
+		Scope ports.Scope
+		ID    string
+	}
+	mock.lockGetEvent.RLock()
+	calls = mock.calls.GetEvent
+	mock.lockGetEvent.RUnlock()
+	return calls
 }
 
 // ListChargeEvents calls ListChargeEventsFunc.
@@ -1669,6 +1795,42 @@ func (mock *EventOutboxMock) ListChargeEventsCalls() []struct {
 	mock.lockListChargeEvents.RLock()
 	calls = mock.calls.ListChargeEvents
 	mock.lockListChargeEvents.RUnlock()
+	return calls
+}
+
+// ListEvents calls ListEventsFunc.
+func (mock *EventOutboxMock) ListEvents(ctx context.Context, q ports.EventQuery) ([]domain.Event, bool, error) {
+	if mock.ListEventsFunc == nil {
+		panic("EventOutboxMock.ListEventsFunc: method is nil but EventOutbox.ListEvents was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		Q   ports.EventQuery
+	}{
+		Ctx: ctx,
+		Q:   q,
+	}
+	mock.lockListEvents.Lock()
+	mock.calls.ListEvents = append(mock.calls.ListEvents, callInfo)
+	mock.lockListEvents.Unlock()
+	return mock.ListEventsFunc(ctx, q)
+}
+
+// ListEventsCalls gets all the calls that were made to ListEvents.
+// Check the length with:
+//
+//	len(mockedEventOutbox.ListEventsCalls())
+func (mock *EventOutboxMock) ListEventsCalls() []struct {
+	Ctx context.Context
+	Q   ports.EventQuery
+} {
+	var calls []struct {
+		Ctx context.Context
+		Q   ports.EventQuery
+	}
+	mock.lockListEvents.RLock()
+	calls = mock.calls.ListEvents
+	mock.lockListEvents.RUnlock()
 	return calls
 }
 

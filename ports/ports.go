@@ -345,10 +345,40 @@ type KeyStore interface {
 	LookupAPIKey(ctx context.Context, fingerprint string) (*APIKeyRecord, *domain.Account, error)
 }
 
+// EventQuery filters the events list of one scope. Results are newest
+// first, in the order the events were written.
+type EventQuery struct {
+	Scope
+	// Limit is 1..100.
+	Limit int
+	// StartingAfter (an evt_ id) asks for the events written before it;
+	// EndingBefore for the Limit events written just after it. At most
+	// one is set.
+	StartingAfter string
+	EndingBefore  string
+	// Types, when not empty, keeps only these types.
+	Types []domain.EventType
+	// CreatedAfter and CreatedBefore are inclusive bounds.
+	CreatedAfter  *time.Time
+	CreatedBefore *time.Time
+}
+
 // EventOutbox reads the events written with charge changes.
 type EventOutbox interface {
 	// ListChargeEvents returns a charge's events in the order written.
 	ListChargeEvents(ctx context.Context, scope Scope, chargeID string) ([]domain.Event, error)
+	// ListEvents returns a page of the scope's events and whether more lie
+	// beyond it in the direction asked (older, or newer with
+	// EndingBefore). ErrNotFound when a cursor is not an event of the
+	// scope.
+	ListEvents(ctx context.Context, q EventQuery) ([]domain.Event, bool, error)
+	// GetEvent returns one event of the scope (id with its evt_ prefix);
+	// ErrNotFound for an id outside it.
+	GetEvent(ctx context.Context, scope Scope, id string) (*domain.Event, error)
+	// DeleteEventsBefore removes up to limit events, of any scope, created
+	// before t and already fanned out to deliveries (an undispatched event
+	// is never deleted).
+	DeleteEventsBefore(ctx context.Context, t time.Time, limit int) (int, error)
 }
 
 // PasswordHasher hashes dashboard passwords (argon2id in production).

@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"regexp"
 	"slices"
@@ -43,13 +44,21 @@ func TestAuthorizationMatrix(t *testing.T) {
 		t.Fatal(err)
 	}
 	keyID := keys[0].ID
-	aSecrets := []string{chargeID, raw, keyID, a.AccountID, a.UserID, domain.APIKeyFingerprint(a.TestKey), domain.APIKeyFingerprint(a.LiveKey)}
+	evs := call(t, http.MethodGet, srv.BaseURL+"/events?limit=1", map[string]string{"apikey": a.TestKey}, "")
+	var evPage struct{ Data []struct{ ID string } }
+	if err := json.Unmarshal(evs.Body, &evPage); evs.Status != 200 || err != nil || len(evPage.Data) != 1 {
+		t.Fatalf("A's events: %d %s", evs.Status, evs.Body)
+	}
+	eventID := evPage.Data[0].ID
+	aSecrets := []string{chargeID, raw, keyID, eventID, a.AccountID, a.UserID, domain.APIKeyFingerprint(a.TestKey), domain.APIKeyFingerprint(a.LiveKey)}
 	objectFor := func(tpl string) string {
 		switch {
 		case strings.Contains(tpl, "/api-keys/"):
 			return keyID
 		case strings.Contains(tpl, "/payments/"):
 			return raw
+		case strings.Contains(tpl, "/events/"):
+			return eventID
 		default:
 			return chargeID
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -160,23 +161,13 @@ func (c *ChargesController) list(_ http.ResponseWriter, r *http.Request) (any, e
 
 func parseChargeQuery(r *http.Request, scope ports.Scope) (ports.ChargeQuery, error) {
 	v := r.URL.Query()
-	q := ports.ChargeQuery{Scope: scope, Limit: 25}
-	for _, p := range []string{"page", "offset"} {
-		if v.Has(p) {
-			return q, badRequest(p, "parameter_unsupported", p+" is not supported: use limit and starting_after (a cursor)")
-		}
-	}
-	var err error
-	if q.Limit, err = intParam(v.Get("limit"), "limit", 1, 100, 25); err != nil {
+	q := ports.ChargeQuery{Scope: scope}
+	p, err := parseListParams(v, "a charge id (ch_...)", func(s string) bool { _, ok := domain.ParseChargeID(s); return ok })
+	if err != nil {
 		return q, err
 	}
-	if s := v.Get("starting_after"); s != "" {
-		raw, ok := domain.ParseChargeID(s)
-		if !ok {
-			return q, badRequest("starting_after", "parameter_invalid", "starting_after must be a charge id (ch_...)")
-		}
-		q.StartingAfter = raw
-	}
+	q.Limit, q.CreatedAfter, q.CreatedBefore = p.Limit, p.CreatedAfter, p.CreatedBefore
+	q.StartingAfter, _ = domain.ParseChargeID(p.StartingAfter)
 	if s := v.Get("status"); s != "" {
 		st := domain.Status(s)
 		if !st.Valid() {
@@ -184,14 +175,52 @@ func parseChargeQuery(r *http.Request, scope ports.Scope) (ports.ChargeQuery, er
 		}
 		q.Statuses = st.TxStatuses()
 	}
+	if s := v.Get("customer_id"); s != "" {
+		// The store normalises it; one that normalises to nothing matches
+		// no charge (it must not drop the filter).
+		q.CustomerDocument = s
+	}
+	return q, nil
+}
+
+// listParams are the parameters every cursor list shares.
+type listParams struct {
+	Limit int
+	// StartingAfter is the cursor as sent ("" when absent).
+	StartingAfter string
+	// CreatedAfter and CreatedBefore are inclusive bounds.
+	CreatedAfter  *time.Time
+	CreatedBefore *time.Time
+}
+
+// parseListParams reads limit (1–100, default 25), starting_after (which
+// validCursor checks; cursorDesc names its form) and the created_after and
+// created_before bounds, and refuses page and offset.
+func parseListParams(v url.Values, cursorDesc string, validCursor func(string) bool) (listParams, error) {
+	p := listParams{}
+	for _, name := range []string{"page", "offset"} {
+		if v.Has(name) {
+			return p, badRequest(name, "parameter_unsupported", name+" is not supported: use limit and starting_after (a cursor)")
+		}
+	}
+	var err error
+	if p.Limit, err = intParam(v.Get("limit"), "limit", 1, 100, 25); err != nil {
+		return p, err
+	}
+	if s := v.Get("starting_after"); s != "" {
+		if !validCursor(s) {
+			return p, badRequest("starting_after", "parameter_invalid", "starting_after must be "+cursorDesc)
+		}
+		p.StartingAfter = s
+	}
 	for _, b := range []struct {
 		param string
 		dst   **time.Time
-	}{{"created_after", &q.CreatedAfter}, {"created_before", &q.CreatedBefore}} {
+	}{{"created_after", &p.CreatedAfter}, {"created_before", &p.CreatedBefore}} {
 		if s := v.Get(b.param); s != "" {
 			t, err := time.Parse(time.RFC3339Nano, s)
 			if err != nil {
-				return q, badRequest(b.param, "parameter_invalid", b.param+" must be an ISO 8601 timestamp such as 2026-01-31T12:00:00Z")
+				return p, badRequest(b.param, "parameter_invalid", b.param+" must be an ISO 8601 timestamp such as 2026-01-31T12:00:00Z")
 			}
 			// created_at is shown to the millisecond: the bounds are
 			// inclusive of what the API shows, so created_before takes the
@@ -205,10 +234,5 @@ func parseChargeQuery(r *http.Request, scope ports.Scope) (ports.ChargeQuery, er
 			*b.dst = &t
 		}
 	}
-	if s := v.Get("customer_id"); s != "" {
-		// The store normalises it; one that normalises to nothing matches
-		// no charge (it must not drop the filter).
-		q.CustomerDocument = s
-	}
-	return q, nil
+	return p, nil
 }

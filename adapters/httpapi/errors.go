@@ -146,6 +146,10 @@ func classify(params wireParams, err error) *apiError {
 			Message: "a receipt exists only for settled transactions"}
 	case errors.Is(err, context.Canceled):
 		return &apiError{Status: 499, Type: typeAPI, Code: "request_cancelled", Message: "the request was cancelled"}
+	case errors.Is(err, app.ErrTooManyWaiters):
+		return &apiError{Status: http.StatusTooManyRequests, Type: typeRateLimit, Code: "too_many_waiting_requests",
+			Message:    "this account has too many requests waiting for events; retry after the Retry-After delay",
+			retryAfter: 1}
 	case errors.As(err, &te):
 		return &apiError{Status: http.StatusTooManyRequests, Type: typeRateLimit, Code: "rate_limited",
 			Message: "too many requests; retry after the Retry-After delay", retryAfter: max(ceilSeconds(te.RetryAfter), 1)}

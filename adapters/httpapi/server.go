@@ -69,6 +69,8 @@ type Deps struct {
 	Checkout interface{ Routes(*mux.Router) }
 	// Webhooks serves /v1/webhooks; nil serves no webhook routes.
 	Webhooks *app.WebhookService
+	// Events serves /v1/events; nil serves no event routes.
+	Events *app.EventService
 	// Payments serves /v1/payments and /v1/wallets; nil serves neither.
 	Payments *app.PaymentService
 	// PixReceipts handles API Pix notifications; with PixCallbacks, which
@@ -137,6 +139,9 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 	}
 	if d.Webhooks != nil {
 		webhooks.Routes(v1)
+	}
+	if d.Events != nil {
+		(&EventsController{events: d.Events}).Routes(v1)
 	}
 	// The fallback routes are on r, whose middleware already logs them.
 	methodFallbacks(r, notAllowed)

@@ -89,6 +89,8 @@ func runContract(t *testing.T, open func(t *testing.T) *store.DB) {
 		{"TimestampsOrderToTheMicrosecond", testTimestampsOrderToTheMicrosecond},
 		{"ListOpenExpired", testListOpenExpired},
 		{"ListPendingReturns", testListPendingReturns},
+		{"ListEvents", testListEvents},
+		{"DeleteEventsBefore", testDeleteEventsBefore},
 		{"AccountsUsersAndKeys", testAccountsUsersAndKeys},
 		{"RevokedKeyIsNotFound", testRevokedKeyIsNotFound},
 	}

@@ -45,6 +45,8 @@ type App struct {
 	Webhooks *app.WebhookService
 	// Payments runs refunds, releases and the ledger.
 	Payments *app.PaymentService
+	// Events serves the events API and prunes old events.
+	Events *app.EventService
 	// BCBPix is the API Pix adapter (per-account PSP configuration).
 	BCBPix *bcbpix.Acquirer
 	// PixReceipts applies PSP notifications and runs reconciliation.
@@ -198,6 +200,8 @@ var appSet = wire.NewSet(
 	app.NewAccountService,
 	providePaymentsConfig,
 	app.NewPaymentService,
+	wire.Value(app.EventsConfig{}),
+	app.NewEventService,
 	provideWorkers,
 )
 
@@ -326,7 +330,7 @@ func provideQR() *qr.Renderer { return qr.NewRenderer(512, 4096) }
 func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *app.ChargeService, accounts *app.AccountService,
 	sim ports.PaymentSimulator, qrr *qr.Renderer, db *store.DB, rdb *redis.Client, co *checkout.Controller,
 	dash *Dashboard, webhooks *app.WebhookService, payments *app.PaymentService, receipts *app.PixReceiptService,
-	live *bcbpix.Acquirer,
+	live *bcbpix.Acquirer, events *app.EventService,
 ) http.Handler {
 	if cfg.Acquirer != AcquirerBCBPix {
 		receipts = nil // no PSP callbacks without the API Pix provider
@@ -341,7 +345,8 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 			PSPCallbackCAs: cfg.PSPCallbackCAs},
 		httpapi.Deps{Charges: charges, Accounts: accounts, Simulator: sim, QR: qrr, Ready: ready, Optional: optional, Log: log, Checkout: co,
 			Sessions: dash.Sessions, Keys: dash.Keys, RateLimits: dash.GuardSettings, Limiter: dash.Limiter, RequestLogs: dash.RequestLogs,
-			AuthFailures: dash.Attempts, Webhooks: webhooks, Payments: payments, PixReceipts: receipts, PixCallbacks: live},
+			AuthFailures: dash.Attempts, Webhooks: webhooks, Payments: payments, PixReceipts: receipts, PixCallbacks: live,
+			Events: events},
 	)
 }
 

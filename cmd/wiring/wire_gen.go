@@ -87,8 +87,10 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	paymentService := app.NewPaymentService(chargeService, db, db, portsAcquirer, systemClock, randomIDs, log, paymentsConfig)
 	pixReceiptsConfig := providePixReceiptsConfig(cfg)
 	pixReceiptService := app.NewPixReceiptService(chargeService, db, bcbpixAcquirer, systemClock, log, pixReceiptsConfig)
-	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer)
-	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard)
+	eventsConfig := _wireEventsConfigValue
+	eventService := app.NewEventService(db, systemClock, eventsConfig)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService)
+	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService)
 	wiringApp := &App{
 		Handler:     handler,
 		Charges:     chargeService,
@@ -97,6 +99,7 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 		Dashboard:   dashboard,
 		Webhooks:    webhookService,
 		Payments:    paymentService,
+		Events:      eventService,
 		BCBPix:      bcbpixAcquirer,
 		PixReceipts: pixReceiptService,
 		Workers:     workerRunner,
@@ -114,6 +117,7 @@ var (
 	_wireSessionConfigValue    = app.SessionConfig{}
 	_wireRequestLogConfigValue = app.RequestLogConfig{}
 	_wireJanitorConfigValue    = app.JanitorConfig{}
+	_wireEventsConfigValue     = app.EventsConfig{}
 )
 
 // InitializeWith wires Quita around a given clock, acquirer and payment
@@ -181,8 +185,10 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	}
 	pixReceiptsConfig := providePixReceiptsConfig(cfg)
 	pixReceiptService := app.NewPixReceiptService(chargeService, db, bcbpixAcquirer, clock, log, pixReceiptsConfig)
-	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer)
-	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard)
+	eventsConfig := _wireEventsConfigValue
+	eventService := app.NewEventService(db, clock, eventsConfig)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService)
+	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService)
 	wiringApp := &App{
 		Handler:     handler,
 		Charges:     chargeService,
@@ -191,6 +197,7 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 		Dashboard:   dashboard,
 		Webhooks:    webhookService,
 		Payments:    paymentService,
+		Events:      eventService,
 		BCBPix:      bcbpixAcquirer,
 		PixReceipts: pixReceiptService,
 		Workers:     workerRunner,

@@ -10,7 +10,7 @@ import (
 // provideWorkers is the schedule of quitad's periodic workers (the webhook
 // dispatcher and delivery loop runs apart, woken by new events).
 func provideWorkers(cfg Config, log *slog.Logger, charges *app.ChargeService, payments *app.PaymentService,
-	receipts *app.PixReceiptService, dash *Dashboard,
+	receipts *app.PixReceiptService, dash *Dashboard, events *app.EventService,
 ) *app.WorkerRunner {
 	ws := []app.Worker{
 		{Name: "expiry", Interval: time.Second, Tick: charges.ExpireDue},
@@ -23,6 +23,7 @@ func provideWorkers(cfg Config, log *slog.Logger, charges *app.ChargeService, pa
 	if cfg.Acquirer == AcquirerBCBPix {
 		ws = append(ws, app.Worker{Name: "pix-reconciliation", Interval: time.Minute, Tick: receipts.Reconcile})
 	}
-	ws = append(ws, app.Worker{Name: "dashboard-housekeeping", Interval: time.Minute, Tick: dash.Janitor.Sweep})
+	ws = append(ws, app.Worker{Name: "dashboard-housekeeping", Interval: time.Minute, Tick: dash.Janitor.Sweep},
+		app.Worker{Name: "events-housekeeping", Interval: time.Minute, Tick: events.Prune})
 	return app.NewWorkerRunner(log, ws...)
 }

@@ -1,0 +1,118 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+// EventsController serves /v1/events: the events of the key's account and
+// mode, each with the envelope exactly as it was (or will be) delivered.
+type EventsController struct {
+	events *app.EventService
+}
+
+// Routes registers the event routes.
+func (c *EventsController) Routes(r *mux.Router) {
+	r.HandleFunc("/events", handle(c.list)).Methods(http.MethodGet).Name("events.list")
+	r.HandleFunc("/events/{id}", handle(c.get)).Methods(http.MethodGet).Name("events.get")
+}
+
+type eventListResponse struct {
+	Object     string               `json:"object"`
+	Data       []domain.PublicEvent `json:"data"`
+	HasMore    bool                 `json:"has_more"`
+	NextCursor *string              `json:"next_cursor"`
+}
+
+func (c *EventsController) list(_ http.ResponseWriter, r *http.Request) (any, error) {
+	q, wait, err := parseEventQuery(r, callerFrom(r.Context()).Scope())
+	if err != nil {
+		return nil, err
+	}
+	evs, more, err := c.events.List(r.Context(), q, wait)
+	if err != nil {
+		if isNotFound(err) {
+			param := "starting_after"
+			if q.EndingBefore != "" {
+				param = "ending_before"
+			}
+			err = badRequest(param, "parameter_invalid", param+" is not an event of this account and mode")
+		}
+		return nil, err
+	}
+	out := eventListResponse{Object: "list", Data: make([]domain.PublicEvent, 0, len(evs)), HasMore: more}
+	for _, e := range evs {
+		out.Data = append(out.Data, e.Public())
+	}
+	if more && len(evs) > 0 {
+		// The cursor that continues in the direction asked: older pages
+		// go on from the last event, newer ones from the first.
+		next := evs[len(evs)-1].ID
+		if q.EndingBefore != "" {
+			next = evs[0].ID
+		}
+		out.NextCursor = &next
+	}
+	return out, nil
+}
+
+func (c *EventsController) get(_ http.ResponseWriter, r *http.Request) (any, error) {
+	id := mux.Vars(r)["id"]
+	if !domain.ParseEventID(id) {
+		return nil, ports.ErrNotFound
+	}
+	ev, err := c.events.Get(r.Context(), callerFrom(r.Context()).Scope(), id)
+	if err != nil {
+		return nil, err
+	}
+	return ev.Public(), nil
+}
+
+// parseEventQuery reads limit, starting_after or ending_before, type (one
+// or more comma-separated catalog types or family wildcards such as
+// charge.*), created_after/created_before (as the charge list) and wait
+// (seconds, "25" or "25s", 0–30).
+func parseEventQuery(r *http.Request, scope ports.Scope) (ports.EventQuery, time.Duration, error) {
+	v := r.URL.Query()
+	q := ports.EventQuery{Scope: scope}
+	p, err := parseListParams(v, "an event id (evt_...)", domain.ParseEventID)
+	if err != nil {
+		return q, 0, err
+	}
+	q.Limit, q.StartingAfter, q.CreatedAfter, q.CreatedBefore = p.Limit, p.StartingAfter, p.CreatedAfter, p.CreatedBefore
+	if s := v.Get("ending_before"); s != "" {
+		if q.StartingAfter != "" {
+			return q, 0, badRequest("ending_before", "parameter_invalid", "send starting_after or ending_before, not both")
+		}
+		if !domain.ParseEventID(s) {
+			return q, 0, badRequest("ending_before", "parameter_invalid", "ending_before must be an event id (evt_...)")
+		}
+		q.EndingBefore = s
+	}
+	if s := v.Get("type"); s != "" {
+		for _, name := range strings.Split(s, ",") {
+			types, ok := domain.EventTypesMatching(strings.TrimSpace(name))
+			if !ok {
+				return q, 0, badRequest("type", "parameter_invalid", "type must list event types of the catalog (GET /v1/webhooks/event-catalog) or families such as charge.*, separated by commas")
+			}
+			q.Types = append(q.Types, types...)
+		}
+	}
+	var wait time.Duration
+	if s := v.Get("wait"); s != "" {
+		n, err := strconv.Atoi(strings.TrimSuffix(s, "s"))
+		if err != nil || n < 0 || time.Duration(n)*time.Second > app.MaxEventWait {
+			return q, 0, badRequest("wait", "parameter_invalid", "wait must be a number of seconds from 0 to 30, such as 25 or 25s")
+		}
+		wait = time.Duration(n) * time.Second
+	}
+	return q, wait, nil
+}

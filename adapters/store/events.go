@@ -1,0 +1,89 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+// ListEvents implements ports.EventOutbox: the scope's events newest first
+// in write order (seq), walked by the index (account_id, mode, seq).
+func (db *DB) ListEvents(ctx context.Context, q ports.EventQuery) ([]domain.Event, bool, error) {
+	if q.Limit < 1 || q.Limit > maxListLimit {
+		return nil, false, fmt.Errorf("store: list limit %d is outside 1..%d", q.Limit, maxListLimit)
+	}
+	var rows []eventRow
+	sel := whereScope(db.bun.NewSelect().Model(&rows), q.Scope)
+	if len(q.Types) > 0 {
+		sel = sel.Where("e.type IN (?)", bun.List(q.Types))
+	}
+	if q.CreatedAfter != nil {
+		sel = sel.Where("e.created_at >= ?", ceilDBTime(*q.CreatedAfter))
+	}
+	if q.CreatedBefore != nil {
+		sel = sel.Where("e.created_at <= ?", newDBTime(*q.CreatedBefore))
+	}
+	newer := q.EndingBefore != ""
+	if cursor := q.StartingAfter + q.EndingBefore; cursor != "" {
+		var seq int64
+		err := whereScope(db.bun.NewSelect().Model((*eventRow)(nil)), q.Scope).
+			Column("seq").Where("e.id = ?", cursor).Scan(ctx, &seq)
+		if err != nil {
+			return nil, false, mapError(err)
+		}
+		if newer {
+			sel = sel.Where("e.seq > ?", seq)
+		} else {
+			sel = sel.Where("e.seq < ?", seq)
+		}
+	}
+	order := "e.seq DESC"
+	if newer {
+		// The page just after the cursor: the oldest of the newer events,
+		// shown newest first like every page.
+		order = "e.seq ASC"
+	}
+	if err := sel.OrderExpr(order).Limit(int64(q.Limit) + 1).Scan(ctx); err != nil {
+		return nil, false, mapError(err)
+	}
+	hasMore := len(rows) > q.Limit
+	rows = rows[:min(len(rows), q.Limit)]
+	if newer {
+		slices.Reverse(rows)
+	}
+	out := make([]domain.Event, len(rows))
+	for i := range rows {
+		out[i] = rows[i].toDomain()
+	}
+	return out, hasMore, nil
+}
+
+// GetEvent implements ports.EventOutbox.
+func (db *DB) GetEvent(ctx context.Context, scope ports.Scope, id string) (*domain.Event, error) {
+	row := new(eventRow)
+	if err := whereScope(db.bun.NewSelect().Model(row), scope).Where("e.id = ?", id).Scan(ctx); err != nil {
+		return nil, mapError(err)
+	}
+	ev := row.toDomain()
+	return &ev, nil
+}
+
+// DeleteEventsBefore implements ports.EventOutbox; the index on created_at
+// finds the batch without a scan.
+func (db *DB) DeleteEventsBefore(ctx context.Context, t time.Time, limit int) (int, error) {
+	sub := db.bun.NewSelect().Model((*eventRow)(nil)).Column("e.seq").
+		Where("e.created_at < ?", newDBTime(t)).Where("e.dispatched_at IS NOT NULL").
+		OrderExpr("e.created_at").Limit(int64(limit))
+	res, err := db.bun.NewDelete().Model((*eventRow)(nil)).Where("seq IN (?)", sub).Exec(ctx)
+	if err != nil {
+		return 0, mapError(err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}

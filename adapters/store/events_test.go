@@ -1,0 +1,142 @@
+package store_test
+
+import (
+	"bytes"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/quitapix/quita/adapters/store"
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+// seedEvents creates n charges of scope a minute apart, each with its two
+// creation events, and returns the events in write order.
+func seedEvents(t *testing.T, db *store.DB, scope ports.Scope, n int) []domain.Event {
+	t.Helper()
+	var all []domain.Event
+	for i := range n {
+		at := baseTime.Add(time.Duration(i) * time.Minute)
+		c := newCharge(t, scope, at, nil)
+		evs := chargeEvents(t, c, "", domain.CreationEvents(), at)
+		mustCreate(t, db, c, evs, nil)
+		all = append(all, evs...)
+	}
+	return all
+}
+
+func eventIDs(evs []domain.Event) []string {
+	out := make([]string, len(evs))
+	for i, e := range evs {
+		out[i] = e.ID
+	}
+	return out
+}
+
+func testListEvents(t *testing.T, db *store.DB) {
+	ctx := t.Context()
+	written := seedEvents(t, db, testA, 3) // 6 events
+	other := seedEvents(t, db, liveB, 1)
+	seedEvents(t, db, liveA, 1) // same account, other mode
+	newestFirst := slices.Clone(written)
+	slices.Reverse(newestFirst)
+
+	// Older pages with starting_after walk every event once, newest first.
+	var got []domain.Event
+	q := ports.EventQuery{Scope: testA, Limit: 4}
+	for pages := 0; ; pages++ {
+		page, more, err := db.ListEvents(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, page...)
+		if !more {
+			break
+		}
+		if pages > 3 {
+			t.Fatal("pagination does not end")
+		}
+		q.StartingAfter = page[len(page)-1].ID
+	}
+	if !slices.Equal(eventIDs(got), eventIDs(newestFirst)) {
+		t.Fatalf("pages %v, want %v", eventIDs(got), eventIDs(newestFirst))
+	}
+	if !bytes.Equal(got[0].Payload, newestFirst[0].Payload) || got[0].Type != newestFirst[0].Type || got[0].Mode != domain.ModeTest {
+		t.Errorf("event did not round-trip: %+v", got[0])
+	}
+
+	// ending_before: the events just after the cursor, newest first; more
+	// says newer ones remain.
+	page, more, err := db.ListEvents(ctx, ports.EventQuery{Scope: testA, Limit: 2, EndingBefore: written[0].ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{written[2].ID, written[1].ID}; !slices.Equal(eventIDs(page), want) || !more {
+		t.Errorf("ending_before page %v more=%v, want %v more=true", eventIDs(page), more, want)
+	}
+	page, more, err = db.ListEvents(ctx, ports.EventQuery{Scope: testA, Limit: 10, EndingBefore: written[5].ID})
+	if err != nil || len(page) != 0 || more {
+		t.Errorf("nothing after the newest: %v more=%v err=%v", eventIDs(page), more, err)
+	}
+
+	// Filters: type and an inclusive created range.
+	page, _, err = db.ListEvents(ctx, ports.EventQuery{Scope: testA, Limit: 10, Types: []domain.EventType{domain.EventChargeCreated}})
+	if err != nil || len(page) != 3 {
+		t.Fatalf("type filter: %d events, err %v", len(page), err)
+	}
+	for _, e := range page {
+		if e.Type != domain.EventChargeCreated {
+			t.Errorf("type filter let %s through", e.Type)
+		}
+	}
+	from, to := micro(written[2].CreatedAt), micro(written[3].CreatedAt) // both of the second charge
+	page, _, err = db.ListEvents(ctx, ports.EventQuery{Scope: testA, Limit: 10, CreatedAfter: &from, CreatedBefore: &to})
+	if want := []string{written[3].ID, written[2].ID}; err != nil || !slices.Equal(eventIDs(page), want) {
+		t.Errorf("created range: %v, want %v (err %v)", eventIDs(page), want, err)
+	}
+
+	// Isolation: another scope's event is neither a cursor nor readable.
+	for _, q := range []ports.EventQuery{
+		{Scope: testA, Limit: 5, StartingAfter: other[0].ID},
+		{Scope: testA, Limit: 5, EndingBefore: other[0].ID},
+	} {
+		if _, _, err := db.ListEvents(ctx, q); !errors.Is(err, ports.ErrNotFound) {
+			t.Errorf("cursor of another account: %v, want ErrNotFound", err)
+		}
+	}
+	if _, err := db.GetEvent(ctx, testA, other[0].ID); !errors.Is(err, ports.ErrNotFound) {
+		t.Errorf("GetEvent of another account: %v, want ErrNotFound", err)
+	}
+	if _, err := db.GetEvent(ctx, liveA, written[0].ID); !errors.Is(err, ports.ErrNotFound) {
+		t.Errorf("GetEvent in the other mode: %v, want ErrNotFound", err)
+	}
+	ev, err := db.GetEvent(ctx, testA, written[1].ID)
+	if err != nil || !bytes.Equal(ev.Payload, written[1].Payload) || ev.ChargeID != written[1].ChargeID {
+		t.Errorf("GetEvent: %+v, %v", ev, err)
+	}
+}
+
+func testDeleteEventsBefore(t *testing.T, db *store.DB) {
+	ctx := t.Context()
+	written := seedEvents(t, db, testA, 3)
+	cut := written[4].CreatedAt // the third charge's events stay
+	// Undispatched events are never deleted, however old.
+	if n, err := db.DeleteEventsBefore(ctx, cut, 100); err != nil || n != 0 {
+		t.Fatalf("deleted %d undispatched events (err %v)", n, err)
+	}
+	if _, err := db.DispatchEvents(ctx, 100, baseTime, func(ports.OutboxBatch) ([]domain.WebhookDelivery, error) { return nil, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.DeleteEventsBefore(ctx, cut, 3); err != nil || n != 3 {
+		t.Fatalf("first batch deleted %d (err %v), want the limit 3", n, err)
+	}
+	if n, err := db.DeleteEventsBefore(ctx, cut, 100); err != nil || n != 1 {
+		t.Fatalf("second batch deleted %d (err %v), want 1", n, err)
+	}
+	page, _, err := db.ListEvents(ctx, ports.EventQuery{Scope: testA, Limit: 10})
+	if want := []string{written[5].ID, written[4].ID}; err != nil || !slices.Equal(eventIDs(page), want) {
+		t.Errorf("left %v, want %v (err %v)", eventIDs(page), want, err)
+	}
+}
