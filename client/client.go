@@ -33,6 +33,9 @@ type Client struct {
 	ua     string
 	now    func() time.Time
 	sleep  func(ctx context.Context, d time.Duration) error
+	// strict refuses answers with fields the SDK does not know (tests
+	// use it to catch drift from the server).
+	strict bool
 
 	// Charges are Pix charges (/v1/charges), in the public vocabulary.
 	Charges *ChargesService
@@ -243,6 +246,9 @@ func (c *Client) do(ctx context.Context, r request, out any) (*Response, error) 
 			if out != nil && len(bytes.TrimSpace(body)) > 0 {
 				dec := json.NewDecoder(bytes.NewReader(body))
 				dec.UseNumber()
+				if c.strict {
+					dec.DisallowUnknownFields()
+				}
 				if err := dec.Decode(out); err != nil {
 					return meta, fmt.Errorf("quita: decode %s %s (request %s): %w", r.method, r.path, meta.RequestID, err)
 				}

@@ -73,7 +73,7 @@ func TestChargesAgainstServer(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, srv *quitatest.Server) {
 		ctx := context.Background()
-		qc := srv.Client()
+		qc := srv.Client(client.WithStrictDecoding())
 
 		p := client.ChargeParams{
 			Amount: 1990, Description: "Pedido 1001", ExpiresIn: 600,
@@ -198,7 +198,7 @@ func TestPaymentsAndWalletsAgainstServer(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, srv *quitatest.Server) {
 		ctx := context.Background()
-		qc := srv.Client()
+		qc := srv.Client(client.WithStrictDecoding())
 
 		created := must(qc.Payments.Create(ctx, client.PaymentParams{
 			Amount: 5000, PaymentMethods: []string{client.MethodPix, client.MethodBoleto},
@@ -306,7 +306,7 @@ func TestWebhooksAgainstServer(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, srv *quitatest.Server) {
 		ctx := context.Background()
-		qc := srv.Client()
+		qc := srv.Client(client.WithStrictDecoding())
 
 		// The merchant's handler verifies with the SDK and records events.
 		recv := srv.NewReceiver(t, qc, client.EventChargePaid, client.EventPaymentCompleted)
@@ -375,7 +375,7 @@ func TestWebhooksAgainstServer(t *testing.T) {
 		}
 		apiErr(t, qc.Webhooks.DeleteEndpoint(ctx, recv.Endpoint.ID), 404, "resource_not_found")
 
-		cat := must(client.New(srv.BaseURL, "").Webhooks.EventCatalog(ctx))(t)
+		cat := must(client.New(srv.BaseURL, "", client.WithStrictDecoding()).Webhooks.EventCatalog(ctx))(t)
 		if !slices.ContainsFunc(cat, func(d client.EventDefinition) bool { return d.Event == client.EventPaymentCompleted && d.Legacy }) {
 			t.Fatalf("catalog %+v", cat)
 		}
@@ -392,7 +392,7 @@ func TestAPIKeysAgainstServer(t *testing.T) {
 		acct := srv.NewAccount(t, "Loja Chaves")
 		_, err := client.New(srv.BaseURL, "").Auth.Login(ctx, "nobody@example.com", "wrong-password")
 		apiErr(t, err, 401, "invalid_credentials")
-		dash := srv.DashboardClient(t, acct)
+		dash := srv.DashboardClient(t, acct, client.WithStrictDecoding())
 		// An API key cannot manage keys.
 		_, err = srv.ClientFor(acct).APIKeys.List(ctx)
 		apiErr(t, err, 401, "token_missing")

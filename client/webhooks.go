@@ -189,6 +189,7 @@ func (s *WebhooksService) DeleteEndpoint(ctx context.Context, id string) error {
 // (ParseWebhook) until your receivers all know the new one.
 func (s *WebhooksService) RotateSecret(ctx context.Context, id string) (string, error) {
 	var out struct {
+		ID     string `json:"id"`
 		Secret string `json:"secret"`
 	}
 	r := request{method: http.MethodPost, path: "/webhooks/endpoints/" + pathID(id) + "/rotate-secret",

@@ -45,14 +45,14 @@ func (s *Server) ClientFor(acct Account, opts ...client.Option) *client.Client {
 }
 
 // DashboardClient logs in as acct's dashboard user and returns a client
-// whose APIKeys work.
-func (s *Server) DashboardClient(t testing.TB, acct Account) *client.Client {
+// (with opts) whose APIKeys work.
+func (s *Server) DashboardClient(t testing.TB, acct Account, opts ...client.Option) *client.Client {
 	t.Helper()
 	email, ok := s.emails.Load(acct.AccountID)
 	if !ok {
 		t.Fatalf("quitatest: %s was not created by this server", acct.AccountID)
 	}
-	c := client.New(s.BaseURL, "")
+	c := client.New(s.BaseURL, "", opts...)
 	sess, err := c.Auth.Login(context.Background(), email.(string), Password)
 	if err != nil {
 		t.Fatalf("quitatest: log in: %v", err)
