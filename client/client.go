@@ -53,6 +53,9 @@ type Client struct {
 	APIKeys *APIKeysService
 	// TestHelpers drive test-mode charges: pay, expire, fail a refund.
 	TestHelpers *TestHelpersService
+	// Events read the account's events back (/v1/events): list, get,
+	// and follow new ones by long-polling.
+	Events *EventsService
 }
 
 // RetryPolicy is how a Client retries a request that failed in a way a
@@ -151,6 +154,7 @@ func (c *Client) init() {
 	c.Auth = &AuthService{c}
 	c.APIKeys = &APIKeysService{c}
 	c.TestHelpers = &TestHelpersService{c}
+	c.Events = &EventsService{c}
 }
 
 // With returns a copy of c with more options applied, e.g.

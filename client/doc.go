@@ -30,6 +30,11 @@
 //   - Auth and APIKeys: the dashboard. Log in with Auth.Login, then use
 //     c.With(WithToken(session.Token)).APIKeys to Issue, List, Rotate and
 //     Revoke keys. API keys cannot call these routes.
+//   - Events: the account's events for 30 days, each the envelope exactly
+//     as delivered, decoded into the same *Event a webhook handler gets:
+//     List, ListPage, Get, and Follow, which long-polls for new events
+//     (or catches up from a time) and yields each once, oldest first —
+//     a webhook-free integration, or the catch-up after an outage.
 //   - TestHelpers: move test-mode charges as the sandbox bank would:
 //     PayCharge (with a payer document), ExpireCharge, FailRefund,
 //     TransitionPayment. With a live key they are ErrNotFound.

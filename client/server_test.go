@@ -429,3 +429,92 @@ func TestAPIKeysAgainstServer(t *testing.T) {
 		apiErr(t, err, 401, "token_invalid")
 	})
 }
+
+func TestEventsAgainstServer(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, srv *quitatest.Server) {
+		ctx := context.Background()
+		qc := srv.Client(client.WithStrictDecoding())
+
+		ch := must(qc.Charges.Create(ctx, client.ChargeParams{Amount: 1990}))(t)
+		must(qc.TestHelpers.PayCharge(ctx, ch.ID, client.PayParams{}))(t)
+
+		// Both families, newest first, each decodable like a webhook.
+		var types []string
+		for ev, err := range qc.Events.List(ctx, client.EventListParams{Limit: 1}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(ev.ID, "evt_") || ev.Livemode || ev.CreatedAt.IsZero() {
+				t.Fatalf("event %+v", ev)
+			}
+			if ev.IsLegacy() {
+				if ev.Legacy.TransactionID != "tx_"+strings.TrimPrefix(ch.ID, "ch_") {
+					t.Fatalf("legacy event %+v", ev.Legacy)
+				}
+			} else if c, err := ev.Charge(); err != nil || c.ID != ch.ID {
+				t.Fatalf("charge of %s: %v %v", ev.Type, c, err)
+			}
+			types = append(types, ev.Type)
+		}
+		if !slices.Contains(types, client.EventChargePaid) || !slices.Contains(types, client.EventPaymentCompleted) ||
+			types[len(types)-1] != client.EventChargeCreated && types[len(types)-1] != client.EventPaymentCreated {
+			t.Fatalf("types %v", types)
+		}
+		page := must(qc.Events.ListPage(ctx, client.EventListParams{Types: []string{"charge.*"}}))(t)
+		if len(page.Data) != 2 || page.Data[0].Type != client.EventChargePaid || page.Data[1].Type != client.EventChargeCreated || page.HasMore {
+			t.Fatalf("charge.* page %+v", page)
+		}
+		one := must(qc.Events.Get(ctx, page.Data[0].ID))(t)
+		if one.ID != page.Data[0].ID || string(one.Raw) != string(page.Data[0].Raw) {
+			t.Fatalf("get %+v", one)
+		}
+		_, err := qc.Events.Get(ctx, "evt_doesnotexist0000")
+		apiErr(t, err, 404, "resource_not_found")
+
+		// Follow yields what is written after it starts, oldest first, once.
+		fctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		next := make(chan *client.Charge, 1)
+		go func() {
+			time.Sleep(300 * time.Millisecond) // Follow is waiting by now
+			c, err := qc.Charges.Create(ctx, client.ChargeParams{Amount: 777})
+			if err != nil {
+				t.Error(err)
+			}
+			next <- c
+		}()
+		var followed []string
+		for ev, err := range qc.Events.Follow(fctx, time.Time{}, "charge.created") {
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := ev.Charge()
+			if err != nil {
+				t.Fatal(err)
+			}
+			followed = append(followed, c.ID)
+			break
+		}
+		created := <-next
+		if len(followed) != 1 || followed[0] != created.ID {
+			t.Fatalf("followed %v, want [%s]", followed, created.ID)
+		}
+		// From a time: the catch-up replays everything since, oldest first.
+		var replay []string
+		cctx, ccancel := context.WithTimeout(ctx, 20*time.Second)
+		defer ccancel()
+		for ev, err := range qc.Events.Follow(cctx, ch.CreatedAt.Add(-time.Second), "charge.*") {
+			if err != nil {
+				t.Fatal(err)
+			}
+			replay = append(replay, ev.Type)
+			if len(replay) == 3 {
+				break
+			}
+		}
+		if !slices.Equal(replay, []string{client.EventChargeCreated, client.EventChargePaid, client.EventChargeCreated}) {
+			t.Fatalf("replay %v", replay)
+		}
+	})
+}

@@ -224,7 +224,8 @@ func decodeHexMAC(s string) ([]byte, error) {
 // both.
 type Event struct {
 	// ID is "evt_...", identical across retries of the same event: dedupe
-	// by it. Empty for legacy events (dedupe those by DeliveryID).
+	// by it. A legacy envelope has none: from a webhook it is empty
+	// (dedupe by DeliveryID); from the events API it is the event's id.
 	ID         string    `json:"id"`
 	Object     string    `json:"object"`
 	APIVersion string    `json:"api_version"`
@@ -239,6 +240,8 @@ type Event struct {
 	Legacy *LegacyData `json:"-"`
 	// DeliveryID is the delivery attempt's id (from ParseWebhook).
 	DeliveryID string `json:"-"`
+	// Livemode is set by the events API (false for test mode).
+	Livemode bool `json:"-"`
 	// Raw is the body as received.
 	Raw json.RawMessage `json:"-"`
 }
