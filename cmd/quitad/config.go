@@ -255,6 +255,11 @@ Usage:
                                   (the client secret comes from stdin or QUITA_PSP_CLIENT_SECRET)
                                   store an account's API Pix PSP (sealed with QUITA_MASTER_KEY)
                                   and register the PSP webhook (docs/bcbpix.md)
+  quitad listen --api-key K --forward-to URL [--events charge.paid,...] [--from now|all|evt_...]
+                                  follow a server's events API and forward each event,
+                                  signed as a delivery, to a local URL (docs/events.md)
+  quitad trigger [--api-key K] <event>... | --list
+                                  make a test-mode server emit an event of the catalog
 
 Run "quitad serve -h" for the flags and their environment variables.
 Fees: QUITA_FEE_<METHOD>_PROVIDER and QUITA_FEE_<METHOD>_PLATFORM as

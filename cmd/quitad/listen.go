@@ -1,0 +1,259 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/quitapix/quita/adapters/webhook"
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+// listenOverlap is how far back each cycle of listen re-reads, to catch an
+// event whose transaction committed just after a newer one's (write order
+// is not commit order): docs/events.md, "Ordering caveat".
+const listenOverlap = 5 * time.Second
+
+// listenCommand follows the events API and forwards every event to a
+// local URL, signed as a real delivery is.
+func listenCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := newDevFlags("quitad listen", getenv)
+	forward := fs.String("forward-to", "", "the local URL that receives the events, e.g. http://localhost:3000/hooks (required)")
+	events := fs.String("events", "", "comma-separated event types or families (charge.*) to forward; default every event")
+	secret := fs.String("secret", "", "the signing secret (64 hex characters); default a new one each run, printed at start")
+	from := fs.String("from", "now", "where to start: now (only new events), all (every event kept, 30 days), or an evt_ id (the events after it)")
+	wait := fs.Duration("wait", 25*time.Second, "how long each long-poll waits for an event (at most 30s)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	base, key, err := fs.api(getenv)
+	if err != nil {
+		return err
+	}
+	fu, err := url.Parse(*forward)
+	if err != nil || (fu.Scheme != "http" && fu.Scheme != "https") || fu.Host == "" {
+		return errors.New("--forward-to must be an absolute http(s) URL such as http://localhost:3000/hooks")
+	}
+	if *secret == "" {
+		if *secret, err = domain.NewWebhookSecret(rand.Reader); err != nil {
+			return err
+		}
+	}
+	if *wait < 0 || *wait > 30*time.Second {
+		return errors.New("--wait must be between 0s and 30s")
+	}
+	l := &listener{api: newEventsAPI(base, key), forwardTo: fu.String(), secret: *secret, types: *events,
+		wait: *wait, out: stdout, errs: stderr, seen: map[string]time.Time{},
+		// The sender of real deliveries, allowed to reach this machine.
+		sender: webhook.NewSender(webhook.Policy{AllowPrivate: true})}
+	if err := l.start(ctx, *from); err != nil {
+		return err
+	}
+	mode := "test"
+	if strings.HasPrefix(key, domain.APIKeyServicePrefix+"_"+string(domain.ModeLive)+"_") {
+		mode = "live"
+	}
+	what := "every event"
+	if *events != "" {
+		what = *events
+	}
+	fmt.Fprintf(stdout, "Ready. Forwarding %s of the %s key's account from %s to %s.\n", what, mode, base, l.forwardTo)
+	fmt.Fprintf(stdout, "Webhook signing secret for this run: %s\n", l.secret)
+	fmt.Fprintf(stdout, "(verify with domain.VerifyWebhook or the SDK's client.VerifyWebhook; Ctrl-C stops)\n")
+	err = l.run(ctx)
+	if ctx.Err() != nil {
+		return nil // interrupted: a normal end
+	}
+	return err
+}
+
+type listener struct {
+	api       *eventsAPI
+	sender    *webhook.Sender
+	forwardTo string
+	secret    string
+	types     string
+	wait      time.Duration
+	out, errs io.Writer
+
+	// cursor is the newest event seen (the long-poll's ending_before).
+	cursor string
+	// newest is the creation time of the newest event seen; seen holds the
+	// ids forwarded (or skipped as history) within the overlap window.
+	newest time.Time
+	seen   map[string]time.Time
+	// backlog is what start found to forward first (--from all or an id).
+	backlog []domain.PublicEvent
+}
+
+func (l *listener) query() url.Values {
+	q := url.Values{"limit": {"100"}}
+	if l.types != "" {
+		q.Set("type", l.types)
+	}
+	return q
+}
+
+// start places the cursor: after the newest event (now), before every
+// kept event (all), or after a given event.
+func (l *listener) start(ctx context.Context, from string) error {
+	switch {
+	case from == "now":
+		id, err := l.api.newestEventID(ctx)
+		if err != nil {
+			return err
+		}
+		l.cursor = id
+		// What is already there is history: mark the overlap window seen.
+		p, err := l.api.list(ctx, l.query())
+		if err != nil {
+			return err
+		}
+		for _, e := range p.Data {
+			l.markSeen(e)
+		}
+		return nil
+	case from == "all":
+		evs, err := l.collect(ctx, l.query())
+		if err != nil {
+			return err
+		}
+		l.backlog = evs
+		return nil
+	case domain.ParseEventID(from):
+		l.cursor = from
+		return nil
+	}
+	return fmt.Errorf("--from %q must be now, all or an evt_ id", from)
+}
+
+// collect reads every page of q (newest first) and returns the events
+// oldest first.
+func (l *listener) collect(ctx context.Context, q url.Values) ([]domain.PublicEvent, error) {
+	var all []domain.PublicEvent
+	for {
+		p, err := l.api.listWithRetry(ctx, q, l.note)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, p.Data...)
+		if !p.HasMore || len(p.Data) == 0 {
+			break
+		}
+		q.Set("starting_after", p.Data[len(p.Data)-1].ID)
+	}
+	slices.Reverse(all)
+	return all, nil
+}
+
+func (l *listener) note(err error) {
+	fmt.Fprintf(l.errs, "%s  events API: %v; retrying\n", time.Now().Format(time.TimeOnly), err)
+}
+
+func (l *listener) run(ctx context.Context) error {
+	l.forwardAll(ctx, l.backlog)
+	if len(l.backlog) > 0 {
+		l.cursor = l.backlog[len(l.backlog)-1].ID
+	}
+	l.backlog = nil
+	for ctx.Err() == nil {
+		q := l.query()
+		q.Set("wait", fmt.Sprint(int(l.wait.Seconds())))
+		var evs []domain.PublicEvent
+		if l.cursor == "" {
+			// The account had no event yet: everything listed is new.
+			all, err := l.collect(ctx, q)
+			if err != nil {
+				return err
+			}
+			evs = all
+		} else {
+			q.Set("ending_before", l.cursor)
+			p, err := l.api.listWithRetry(ctx, q, l.note)
+			if err != nil {
+				return err
+			}
+			evs = slices.Clone(p.Data)
+			slices.Reverse(evs)
+		}
+		l.forwardAll(ctx, evs)
+		if len(evs) > 0 {
+			l.cursor = evs[len(evs)-1].ID
+		}
+		if err := l.overlap(ctx); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// overlap re-reads the last listenOverlap before the newest event seen and
+// forwards what is not yet seen (an event that committed late).
+func (l *listener) overlap(ctx context.Context) error {
+	if l.newest.IsZero() {
+		return nil
+	}
+	q := l.query()
+	q.Set("created_after", l.newest.Add(-listenOverlap).Format(time.RFC3339Nano))
+	evs, err := l.collect(ctx, q)
+	if err != nil {
+		return err
+	}
+	l.forwardAll(ctx, evs)
+	for id, at := range l.seen {
+		if at.Before(l.newest.Add(-2 * listenOverlap)) {
+			delete(l.seen, id)
+		}
+	}
+	return nil
+}
+
+func (l *listener) markSeen(e domain.PublicEvent) {
+	at := time.Time(e.CreatedAt)
+	l.seen[e.ID] = at
+	if at.After(l.newest) {
+		l.newest = at
+	}
+}
+
+// forwardAll forwards the events not seen yet, in the order given (oldest
+// first).
+func (l *listener) forwardAll(ctx context.Context, evs []domain.PublicEvent) {
+	for _, e := range evs {
+		if ctx.Err() != nil {
+			return
+		}
+		if _, dup := l.seen[e.ID]; dup {
+			continue
+		}
+		l.forward(ctx, e)
+		l.markSeen(e)
+	}
+}
+
+// forward posts one event to the local URL exactly as a delivery is sent:
+// same body, headers and signature scheme as the webhook workers.
+func (l *listener) forward(ctx context.Context, e domain.PublicEvent) {
+	raw := strings.TrimPrefix(e.ID, domain.PrefixEvent)
+	req := ports.WebhookRequest{
+		URL: l.forwardTo, Body: e.Payload, EventType: e.Type,
+		Signature:  domain.SignWebhook(e.Type, l.secret, time.Now(), e.Payload),
+		DeliveryID: domain.PrefixDelivery + raw + "-1",
+	}
+	res, err := l.sender.Send(ctx, req)
+	answer := fmt.Sprintf("%d", res.StatusCode)
+	switch {
+	case err != nil:
+		answer = "not sent: " + err.Error()
+	case res.StatusCode == 0:
+		answer = "failed: " + res.Error
+	}
+	fmt.Fprintf(l.out, "%s  %-24s %s  -> %s (%d ms)\n", time.Now().Format(time.TimeOnly), e.Type, e.ID, answer, res.Elapsed.Milliseconds())
+}

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/quitapix/quita/client"
+	"github.com/quitapix/quita/domain"
+)
+
+// triggerRecipe drives test-mode objects, through the public API, to the
+// point where the server emits an event.
+type triggerRecipe struct {
+	// does says what the recipe does, for --list and the output.
+	does string
+	run  func(ctx context.Context, c *client.Client, step func(string, ...any)) error
+}
+
+var (
+	recipeCreate = triggerRecipe{"creates a Pix charge", func(ctx context.Context, c *client.Client, step func(string, ...any)) error {
+		_, err := triggerCharge(ctx, c, step)
+		return err
+	}}
+	recipePay = triggerRecipe{"creates a charge and pays it with the sandbox bank", func(ctx context.Context, c *client.Client, step func(string, ...any)) error {
+		_, err := triggerPaidCharge(ctx, c, step)
+		return err
+	}}
+	recipeExpire = triggerRecipe{"creates a charge and expires it (test helper)", func(ctx context.Context, c *client.Client, step func(string, ...any)) error {
+		ch, err := triggerCharge(ctx, c, step)
+		if err != nil {
+			return err
+		}
+		if _, err := c.TestHelpers.ExpireCharge(ctx, ch.ID); err != nil {
+			return err
+		}
+		step("expired %s", ch.ID)
+		return nil
+	}}
+	recipeCancel = triggerRecipe{"creates a charge and cancels it (POST /v1/payments/{id}/cancel)", func(ctx context.Context, c *client.Client, step func(string, ...any)) error {
+		ch, err := triggerCharge(ctx, c, step)
+		if err != nil {
+			return err
+		}
+		if _, err := c.Payments.Cancel(ctx, ch.ID); err != nil {
+			return err
+		}
+		step("cancelled %s", ch.ID)
+		return nil
+	}}
+	recipeRefund = triggerRecipe{"creates a charge, pays it and refunds it in full (the server's refund worker completes the refund)", func(ctx context.Context, c *client.Client, step func(string, ...any)) error {
+		ch, err := triggerPaidCharge(ctx, c, step)
+		if err != nil {
+			return err
+		}
+		rf, err := c.Payments.Refund(ctx, ch.ID, client.RefundParams{Reason: "quitad trigger"})
+		if err != nil {
+			return err
+		}
+		step("refund %s requested for %s", rf.ID, ch.ID)
+		return nil
+	}}
+	recipeDispute = triggerRecipe{"creates a charge, pays it and disputes it (test helper transition to DISPUTE)", func(ctx context.Context, c *client.Client, step func(string, ...any)) error {
+		ch, err := triggerPaidCharge(ctx, c, step)
+		if err != nil {
+			return err
+		}
+		if _, err := c.TestHelpers.TransitionPayment(ctx, ch.ID, client.TxDispute, ""); err != nil {
+			return err
+		}
+		step("disputed %s", ch.ID)
+		return nil
+	}}
+)
+
+// triggerRecipes covers every event of the catalog that something in
+// Quita can emit today; triggerUnsupported says why the others cannot be
+// triggered. TestTriggerCoversTheCatalog keeps the two complete.
+var triggerRecipes = map[domain.EventType]triggerRecipe{
+	domain.EventChargeCreated:        recipeCreate,
+	domain.EventPaymentCreated:       recipeCreate,
+	domain.EventChargePaid:           recipePay,
+	domain.EventPaymentCompleted:     recipePay,
+	domain.EventPaymentStatusChanged: recipePay,
+	domain.EventChargeExpired:        recipeExpire,
+	domain.EventPaymentExpired:       recipeExpire,
+	domain.EventChargeFailed:         recipeCancel,
+	domain.EventPaymentFailed:        recipeCancel,
+	domain.EventChargeRefunded:       recipeRefund,
+	domain.EventPaymentRefunded:      recipeRefund,
+	domain.EventChargeDisputed:       recipeDispute,
+}
+
+// triggerUnsupported names the event families nothing emits yet.
+var triggerUnsupported = map[string]string{
+	"payout.":     "Quita has no payouts (withdrawals) yet, so nothing emits this event",
+	"withdrawal.": "Quita has no payouts (withdrawals) yet, so nothing emits this event",
+}
+
+func unsupportedReason(t domain.EventType) (string, bool) {
+	for prefix, why := range triggerUnsupported {
+		if strings.HasPrefix(string(t), prefix) {
+			return why, true
+		}
+	}
+	return "", false
+}
+
+func triggerCharge(ctx context.Context, c *client.Client, step func(string, ...any)) (*client.Charge, error) {
+	ch, err := c.Charges.Create(ctx, client.ChargeParams{Amount: 1990, Description: "quitad trigger"})
+	if err != nil {
+		return nil, err
+	}
+	step("created charge %s", ch.ID)
+	return ch, nil
+}
+
+func triggerPaidCharge(ctx context.Context, c *client.Client, step func(string, ...any)) (*client.Charge, error) {
+	ch, err := triggerCharge(ctx, c, step)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.TestHelpers.PayCharge(ctx, ch.ID, client.PayParams{}); err != nil {
+		return nil, err
+	}
+	step("paid %s", ch.ID)
+	return ch, nil
+}
+
+// triggerCommand makes a test-mode server emit each event named, through
+// the public API, and waits until the event is in GET /v1/events.
+func triggerCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := newDevFlags("quitad trigger", getenv)
+	list := fs.Bool("list", false, "list the catalog's events and how each is triggered")
+	timeout := fs.Duration("timeout", time.Minute, "how long to wait for each event to be emitted")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "Usage: quitad trigger [flags] <event>... (e.g. charge.paid) | --list")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	base, key, err := fs.api(getenv)
+	if err != nil {
+		return err
+	}
+	if !strings.HasPrefix(key, domain.APIKeyServicePrefix+"_"+string(domain.ModeTest)+"_") {
+		return errors.New("trigger creates and moves objects: it needs a test key (qt_test_...)")
+	}
+	c := client.New(base, key, client.WithUserAgent("quitad-trigger/1"))
+	catalog, err := c.Webhooks.EventCatalog(ctx)
+	if err != nil {
+		return fmt.Errorf("read the event catalog: %w", err)
+	}
+	if *list {
+		for _, d := range catalog {
+			how := "cannot be triggered: this quitad does not know it (a newer server?)"
+			if r, ok := triggerRecipes[domain.EventType(d.Event)]; ok {
+				how = r.does
+			} else if why, ok := unsupportedReason(domain.EventType(d.Event)); ok {
+				how = "cannot be triggered yet: " + why
+			}
+			fmt.Fprintf(stdout, "%-26s %s\n", d.Event, how)
+		}
+		return nil
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return errors.New("name at least one event, e.g. quitad trigger charge.paid (quitad trigger --list shows them all)")
+	}
+	known := map[string]bool{}
+	for _, d := range catalog {
+		known[d.Event] = true
+	}
+	events := newEventsAPI(base, key)
+	for _, name := range fs.Args() {
+		if err := triggerOne(ctx, c, events, known, domain.EventType(name), *timeout, stdout); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func triggerOne(ctx context.Context, c *client.Client, events *eventsAPI, known map[string]bool, t domain.EventType,
+	timeout time.Duration, out io.Writer,
+) error {
+	if !known[string(t)] {
+		return errors.New("not in the server's event catalog (quitad trigger --list)")
+	}
+	r, ok := triggerRecipes[t]
+	if !ok {
+		if why, ok := unsupportedReason(t); ok {
+			return errors.New("cannot be triggered yet: " + why)
+		}
+		return errors.New("this quitad does not know how to trigger it")
+	}
+	cursor, err := events.newestEventID(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "Triggering %s: %s\n", t, r.does)
+	if err := r.run(ctx, c, func(format string, args ...any) { fmt.Fprintf(out, "  "+format+"\n", args...) }); err != nil {
+		return err
+	}
+	// Wait until the server has written the event: the first of its type
+	// after the cursor.
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	q := url.Values{"type": {string(t)}, "limit": {"1"}, "wait": {"25"}}
+	if cursor != "" {
+		q.Set("ending_before", cursor)
+	}
+	for {
+		p, err := events.listWithRetry(ctx, q, func(error) {})
+		if err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("no %s event within %s", t, timeout)
+			}
+			return err
+		}
+		if len(p.Data) > 0 {
+			fmt.Fprintf(out, "  -> %s %s\n", t, p.Data[0].ID)
+			return nil
+		}
+	}
+}
