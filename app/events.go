@@ -18,9 +18,9 @@ var ErrTooManyWaiters = errors.New("too many requests waiting for events")
 const (
 	DefaultEventRetention  = 30 * 24 * time.Hour
 	DefaultMaxEventWaiters = 10
-	// MaxEventWait bounds a long-poll, well inside quitad's 30 s write
+	// MaxEventWait bounds a long-poll, 5 s inside quitad's 30 s write
 	// timeout and the idle timeouts of common proxies.
-	MaxEventWait = 30 * time.Second
+	MaxEventWait = 25 * time.Second
 )
 
 // EventsConfig tunes the events API.
@@ -45,6 +45,9 @@ type EventService struct {
 
 	mu      sync.Mutex
 	waiting map[string]int
+	// stop, closed by StopWaiting, ends every wait at once.
+	stop     chan struct{}
+	stopOnce sync.Once
 }
 
 // NewEventService wires the events API.
@@ -58,7 +61,7 @@ func NewEventService(store ports.EventOutbox, clock ports.Clock, cfg EventsConfi
 	if cfg.PollEvery <= 0 {
 		cfg.PollEvery = 250 * time.Millisecond
 	}
-	return &EventService{store: store, clock: clock, cfg: cfg, waiting: map[string]int{}}
+	return &EventService{store: store, clock: clock, cfg: cfg, waiting: map[string]int{}, stop: make(chan struct{})}
 }
 
 // List returns a page of the caller's events within the retention. With
@@ -85,6 +88,8 @@ func (s *EventService) List(ctx context.Context, q ports.EventQuery, wait time.D
 			return nil, false, ctx.Err()
 		case <-deadline.C:
 			return s.list(ctx, q)
+		case <-s.stop:
+			return s.list(ctx, q)
 		case <-tick.C:
 			if evs, more, err = s.list(ctx, q); err != nil || len(evs) > 0 {
 				return evs, more, err
@@ -100,6 +105,11 @@ func (s *EventService) list(ctx context.Context, q ports.EventQuery) ([]domain.E
 	}
 	return s.store.ListEvents(ctx, q)
 }
+
+// StopWaiting answers every long-poll now and every later one at once:
+// quitad calls it when it starts shutting down, so waiting clients do not
+// hold the drain for up to MaxEventWait (they simply ask again, elsewhere).
+func (s *EventService) StopWaiting() { s.stopOnce.Do(func() { close(s.stop) }) }
 
 // Get returns one of the caller's events; ErrNotFound for another scope's
 // event or one past its retention.

@@ -94,3 +94,34 @@ func TestEventRetention(t *testing.T) {
 		t.Errorf("prune %+v", c)
 	}
 }
+
+// TestStopWaitingAnswersLongPolls: a shutdown answers the waiting
+// long-polls at once, and later ones do not wait.
+func TestStopWaitingAnswersLongPolls(t *testing.T) {
+	t.Parallel()
+	store := &mocks.EventOutboxMock{ListEventsFunc: func(context.Context, ports.EventQuery) ([]domain.Event, bool, error) { return nil, false, nil }}
+	s := app.NewEventService(store, &mocks.ClockMock{NowFunc: func() time.Time { return t0 }}, app.EventsConfig{})
+	q := ports.EventQuery{Scope: ports.Scope{AccountID: "acct_a", Mode: domain.ModeTest}, Limit: 10}
+	done := make(chan time.Duration)
+	go func() {
+		start := time.Now()
+		_, _, _ = s.List(context.Background(), q, 20*time.Second)
+		done <- time.Since(start)
+	}()
+	for len(store.ListEventsCalls()) < 2 { // waiting
+		time.Sleep(time.Millisecond)
+	}
+	s.StopWaiting()
+	select {
+	case took := <-done:
+		if took > 5*time.Second {
+			t.Errorf("the wait ended after %v", took)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("StopWaiting did not end the wait")
+	}
+	start := time.Now()
+	if _, _, err := s.List(context.Background(), q, 20*time.Second); err != nil || time.Since(start) > time.Second {
+		t.Errorf("a long-poll after StopWaiting: %v after %v", err, time.Since(start))
+	}
+}

@@ -79,7 +79,7 @@ func (c *EventsController) get(_ http.ResponseWriter, r *http.Request) (any, err
 // parseEventQuery reads limit, starting_after or ending_before, type (one
 // or more comma-separated catalog types or family wildcards such as
 // charge.*), created_after/created_before (as the charge list) and wait
-// (seconds, "25" or "25s", 0–30).
+// (seconds, "25" or "25s", 0–25).
 func parseEventQuery(r *http.Request, scope ports.Scope) (ports.EventQuery, time.Duration, error) {
 	v := r.URL.Query()
 	q := ports.EventQuery{Scope: scope}
@@ -110,7 +110,7 @@ func parseEventQuery(r *http.Request, scope ports.Scope) (ports.EventQuery, time
 	if s := v.Get("wait"); s != "" {
 		n, err := strconv.Atoi(strings.TrimSuffix(s, "s"))
 		if err != nil || n < 0 || time.Duration(n)*time.Second > app.MaxEventWait {
-			return q, 0, badRequest("wait", "parameter_invalid", "wait must be a number of seconds from 0 to 30, such as 25 or 25s")
+			return q, 0, badRequest("wait", "parameter_invalid", "wait must be a number of seconds from 0 to 25, such as 25 or 25s")
 		}
 		wait = time.Duration(n) * time.Second
 	}

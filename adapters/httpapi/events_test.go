@@ -163,7 +163,7 @@ func testEventsAPI(t *testing.T, dsn string) {
 		"?limit=0":                  "limit",
 		"?starting_after=ch_x":      "starting_after",
 		"?ending_before=evt_nope":   "ending_before",
-		"?wait=31":                  "wait",
+		"?wait=26":                  "wait",
 		"?wait=-1":                  "wait",
 		"?created_before=yesterday": "created_before",
 		"?offset=5":                 "offset",

@@ -65,7 +65,7 @@ type eventsAPI struct {
 }
 
 func newEventsAPI(base, key string) *eventsAPI {
-	// Longer than the longest long-poll (30 s).
+	// Longer than the longest long-poll (25 s).
 	return &eventsAPI{base: base, key: key, http: &http.Client{Timeout: 45 * time.Second}}
 }
 

@@ -29,7 +29,7 @@ func listenCommand(ctx context.Context, args []string, getenv func(string) strin
 	events := fs.String("events", "", "comma-separated event types or families (charge.*) to forward; default every event")
 	secret := fs.String("secret", "", "the signing secret (64 hex characters); default a new one each run, printed at start")
 	from := fs.String("from", "now", "where to start: now (only new events), all (every event kept, 30 days), or an evt_ id (the events after it)")
-	wait := fs.Duration("wait", 25*time.Second, "how long each long-poll waits for an event (at most 30s)")
+	wait := fs.Duration("wait", 25*time.Second, "how long each long-poll waits for an event (at most 25s)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -47,7 +47,7 @@ func listenCommand(ctx context.Context, args []string, getenv func(string) strin
 		}
 	}
 	if *wait < 0 || *wait > 30*time.Second {
-		return errors.New("--wait must be between 0s and 30s")
+		return errors.New("--wait must be between 0s and 25s")
 	}
 	l := &listener{api: newEventsAPI(base, key), forwardTo: fu.String(), secret: *secret, types: *events,
 		wait: *wait, out: stdout, errs: stderr, seen: map[string]time.Time{},

@@ -191,6 +191,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		// 500 KB method name; no legitimate request needs more than this.
 		MaxHeaderBytes: 64 << 10,
 	}
+	// Long-polls of the events API answer at once when the drain starts.
+	srv.RegisterOnShutdown(a.Events.StopWaiting)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	log.Info("quitad listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "database", dialectOf(cfg.DatabaseURL),
