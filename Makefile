@@ -91,12 +91,13 @@ fuzz: ## Run each Fuzz* test for FUZZTIME
 generate: ## Regenerate wire_gen.go and mocks (go generate)
 	$(GO) generate ./...
 
-lint: ## gofmt, go vet, layer check, staticcheck
+lint: ## gofmt, go vet, layer check, staticcheck, OpenAPI document check
 	@unformatted=$$(gofmt -l .); \
 	if [[ -n $$unformatted ]]; then echo "gofmt: needs formatting:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	bash scripts/layercheck.sh
 	$(GO) tool staticcheck ./...
+	$(GO) test -count=1 -run '^(TestDocumentIsValid|TestJSONMatchesYAML)$$' ./api
 
 # The "dirty tree" gate: generated code and go.mod/go.sum must be committed
 # exactly as the tools produce them.

@@ -89,9 +89,10 @@ func (e *env) newAccount(t *testing.T, name string) account {
 }
 
 // httpClient allows many connections per host for the concurrency tests.
+// Every exchange is checked against api/openapi.yaml (openapi_test.go).
 var httpClient = &http.Client{
 	Timeout:   30 * time.Second,
-	Transport: &http.Transport{MaxIdleConnsPerHost: 100, MaxConnsPerHost: 0},
+	Transport: contractTransport{next: &http.Transport{MaxIdleConnsPerHost: 100, MaxConnsPerHost: 0}},
 }
 
 // client calls the API with one apikey ("" sends none).

@@ -2,7 +2,9 @@ package e2e_test
 
 import (
 	"flag"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -17,5 +19,19 @@ func TestMain(m *testing.M) {
 	if !explicit {
 		_ = flag.Set("test.parallel", "4")
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if c, err := contract(); err == nil {
+		checked, problems := c.report()
+		if len(problems) > 0 {
+			fmt.Fprintf(os.Stderr, "openapi contract: %d mismatch(es) in %d checked exchanges:\n", len(problems), checked)
+			for _, p := range problems {
+				fmt.Fprintln(os.Stderr, "  "+p)
+			}
+			code = 1
+		} else if testing.Verbose() {
+			fmt.Printf("openapi contract: %d exchanges checked, no mismatch; answers seen:\n  %s\n", checked,
+				strings.Join(c.coverage(), "\n  "))
+		}
+	}
+	os.Exit(code)
 }

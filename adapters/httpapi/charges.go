@@ -102,7 +102,12 @@ func (c *ChargesController) get(_ http.ResponseWriter, r *http.Request, caller a
 		return nil, err
 	}
 	pub := ch.Public(c.links)
-	if r.URL.Query().Get("include") == "qr_code_base64" && pub.Pix != nil {
+	include := r.URL.Query().Get("include")
+	if include != "" && include != "qr_code_base64" {
+		// A misspelt include must not silently answer without the image.
+		return nil, badRequest("include", "parameter_invalid", "include must be qr_code_base64")
+	}
+	if include == "qr_code_base64" && pub.Pix != nil {
 		png, err := c.qr.PNG(pub.Pix.BRCode)
 		if err != nil {
 			return nil, err

@@ -108,6 +108,10 @@ func (c *AuthController) login(w http.ResponseWriter, r *http.Request) (any, err
 }
 
 func (c *AuthController) logout(w http.ResponseWriter, r *http.Request) {
+	if err := noBody(w, r); err != nil {
+		writeError(w, r, err)
+		return
+	}
 	if err := c.sessions.Logout(r.Context(), dashboardUser(r.Context())); err != nil {
 		writeError(w, r, err)
 		return

@@ -174,6 +174,14 @@ func jsonKind(kind string) string {
 	return "of another type"
 }
 
+// noBody refuses a body with fields on an action that takes none, as an
+// unknown field anywhere else is refused: a merchant sending
+// {"reason": ...} to cancel must not believe it was kept. An absent body
+// and {} are accepted.
+func noBody(w http.ResponseWriter, r *http.Request) error {
+	return optionalBody(w, r, &struct{}{})
+}
+
 // intParam reads an integer query parameter from lo to hi; def when absent.
 func intParam(v string, param string, lo, hi, def int) (int, error) {
 	if v == "" {

@@ -7,7 +7,10 @@ import (
 	"github.com/quitapix/quita/app"
 )
 
-func (c *PaymentsController) cancel(_ http.ResponseWriter, r *http.Request, caller app.Caller, raw string) (any, error) {
+func (c *PaymentsController) cancel(w http.ResponseWriter, r *http.Request, caller app.Caller, raw string) (any, error) {
+	if err := noBody(w, r); err != nil {
+		return nil, err
+	}
 	ch, err := c.payments.Cancel(r.Context(), caller, raw)
 	if err != nil {
 		return nil, err
@@ -34,7 +37,10 @@ func (c *PaymentsController) providerStatus(_ http.ResponseWriter, r *http.Reque
 	}, nil
 }
 
-func (c *PaymentsController) resend(_ http.ResponseWriter, r *http.Request, caller app.Caller, raw string) (any, error) {
+func (c *PaymentsController) resend(w http.ResponseWriter, r *http.Request, caller app.Caller, raw string) (any, error) {
+	if err := noBody(w, r); err != nil {
+		return nil, err
+	}
 	ch, err := c.payments.ResendWebhook(r.Context(), caller, raw)
 	if err != nil {
 		return nil, err

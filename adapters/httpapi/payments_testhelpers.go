@@ -37,11 +37,14 @@ func (c *PaymentsController) transition(w http.ResponseWriter, r *http.Request) 
 	return c.txBody(ch, false), nil
 }
 
-func (c *PaymentsController) failRefund(_ http.ResponseWriter, r *http.Request) (any, error) {
+func (c *PaymentsController) failRefund(w http.ResponseWriter, r *http.Request) (any, error) {
 	caller := callerFrom(r.Context())
 	raw := strings.TrimPrefix(mux.Vars(r)["id"], domain.PrefixRefund)
 	if caller.Mode != domain.ModeTest || !domain.ValidRawID(raw) {
 		return nil, ports.ErrNotFound
+	}
+	if err := noBody(w, r); err != nil {
+		return nil, err
 	}
 	rf, err := c.payments.FailRefund(r.Context(), caller, raw)
 	if err != nil {

@@ -120,6 +120,7 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 	dashboardRoutes(r, d)
 	webhooks := &WebhooksController{webhooks: d.Webhooks}
 	webhooks.CatalogRoutes(r) // public: before the apikey-protected /v1 router
+	openAPIRoutes(r)          // public too
 	if d.PixReceipts != nil && d.PixCallbacks != nil {
 		log := d.Log
 		if log == nil {

@@ -64,9 +64,12 @@ func (c *TestHelpersController) pay(w http.ResponseWriter, r *http.Request) (any
 	return res.Charge.Public(c.links), nil
 }
 
-func (c *TestHelpersController) expire(_ http.ResponseWriter, r *http.Request) (any, error) {
+func (c *TestHelpersController) expire(w http.ResponseWriter, r *http.Request) (any, error) {
 	caller, raw, err := testCharge(r)
 	if err != nil {
+		return nil, err
+	}
+	if err := noBody(w, r); err != nil {
 		return nil, err
 	}
 	ch, err := c.charges.ExpireTestCharge(r.Context(), caller, raw)

@@ -140,7 +140,10 @@ func (c *WebhooksController) rotate(w http.ResponseWriter, r *http.Request) (any
 	return map[string]string{"id": id, "secret": secret}, nil
 }
 
-func (c *WebhooksController) rotateTransaction(_ http.ResponseWriter, r *http.Request) (any, error) {
+func (c *WebhooksController) rotateTransaction(w http.ResponseWriter, r *http.Request) (any, error) {
+	if err := noBody(w, r); err != nil {
+		return nil, err
+	}
 	secret, err := c.webhooks.RotateTransactionSecret(r.Context(), callerFrom(r.Context()))
 	if err != nil {
 		return nil, err
