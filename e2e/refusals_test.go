@@ -132,6 +132,13 @@ func TestDocumentedRefusals(t *testing.T) {
 			{"POST", "/test_helpers/refunds/nope/fail", nil, nil},
 			{"GET", "/wallets/balance?currency=X", nil, nil},
 
+			// Events.
+			{"GET", "/events?wait=31", nil, nil},
+			{"GET", "/events?type=nope", nil, nil},
+			{"GET", "/events?limit=0", nil, nil},
+			{"GET", "/events?starting_after=" + ch.ID, nil, nil},
+			{"GET", "/events/" + ch.ID, nil, nil},
+
 			// Webhooks.
 			{"POST", "/webhooks/endpoints", map[string]any{"events": []string{"charge.paid"}}, nil},
 			{"POST", "/webhooks/endpoints", map[string]any{"url": "https://example.com/h", "events": []string{}}, nil},

@@ -199,6 +199,20 @@ func TestEveryOperation(t *testing.T) {
 		c.do(t, "DELETE", "/webhooks/endpoints/"+epID, nil, nil).want(t, 200)
 		c.do(t, "DELETE", "/webhooks/endpoints/"+epID, nil, nil).apiErr(t, 404, "resource_not_found", "")
 
+		// Events.
+		var evs struct {
+			Data []struct {
+				ID string `json:"id"`
+			} `json:"data"`
+		}
+		c.do(t, "GET", "/events?limit=5&type=charge.*,payment.created", nil, nil).want(t, 200).Decode(t, &evs)
+		if len(evs.Data) == 0 {
+			t.Fatal("no events listed")
+		}
+		c.do(t, "GET", "/events/"+evs.Data[0].ID, nil, nil).want(t, 200)
+		c.do(t, "GET", "/events?wait=0s&ending_before="+evs.Data[0].ID, nil, nil).want(t, 200)
+		c.do(t, "GET", "/events/evt_"+strings.Repeat("a", 26), nil, nil).apiErr(t, 404, "resource_not_found", "")
+
 		// Dashboard.
 		open.do(t, "POST", "/auth/login", map[string]any{"email": email, "password": "wrong-password"}, nil).
 			apiErr(t, 401, "invalid_credentials", "")

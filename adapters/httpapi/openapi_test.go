@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/quitapix/quita/adapters/httpapi"
 	"github.com/quitapix/quita/api"
-	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/internal/testenv"
 	"github.com/quitapix/quita/internal/testkit"
 	"github.com/quitapix/quita/quitatest"
@@ -29,11 +29,17 @@ func (anyCallback) VerifyCallback(context.Context, string, string) (bool, error)
 // and lists its /v1 operations as "METHOD /path" relative to /v1.
 func everyRoute(t *testing.T) map[string]bool {
 	t.Helper()
-	h := httpapi.NewHandler(httpapi.Config{CheckoutPath: "/checkout"}, httpapi.Deps{
-		Charges: &app.ChargeService{}, Accounts: &app.AccountService{}, Sessions: &app.SessionService{},
-		Keys: &app.KeyService{}, Webhooks: &app.WebhookService{}, Payments: &app.PaymentService{},
-		PixReceipts: &app.PixReceiptService{}, PixCallbacks: anyCallback{},
-	})
+	// Every service a route depends on is present (a zero value: routes
+	// are only registered, never called), so a surface added later behind
+	// a new optional dependency is walked too.
+	deps := httpapi.Deps{PixCallbacks: anyCallback{}}
+	v := reflect.ValueOf(&deps).Elem()
+	for i := range v.NumField() {
+		if f := v.Field(i); f.Kind() == reflect.Pointer && f.IsNil() && f.Type().Elem().Kind() == reflect.Struct {
+			f.Set(reflect.New(f.Type().Elem()))
+		}
+	}
+	h := httpapi.NewHandler(httpapi.Config{CheckoutPath: "/checkout"}, deps)
 	r, ok := h.(*mux.Router)
 	if !ok {
 		t.Fatalf("NewHandler returned %T, want *mux.Router", h)
