@@ -138,7 +138,7 @@ func TestChargesAgainstServer(t *testing.T) {
 			t.Fatalf("paid %+v", paid)
 		}
 		// Someone else pays a locked charge: the money goes back.
-		other := must(qc.Charges.Create(ctx, client.ChargeParams{Amount: 500, Customer: &client.Customer{Name: "Ana"}, ExpectedPayerTaxID: payer}))(t)
+		other := must(qc.Charges.Create(ctx, client.ChargeParams{Amount: 500, Customer: &client.Customer{Name: "Ana", Document: payer}, ExpectedPayerTaxID: payer}))(t)
 		if ch := must(qc.TestHelpers.PayCharge(ctx, other.ID, client.PayParams{PayerDocument: "11144477735"}))(t); ch.Status != client.ChargeRefunded {
 			t.Fatalf("other payer: %s", ch.Status)
 		}
@@ -184,6 +184,23 @@ func TestChargesAgainstServer(t *testing.T) {
 		page := must(qc.Charges.ListPage(ctx, client.ChargeListParams{Limit: 3}))(t)
 		if len(page.Data) != 3 || !page.HasMore || page.NextCursor == nil || *page.NextCursor != other.ID || page.Object != "list" {
 			t.Fatalf("page %+v", page)
+		}
+		// Every filter reaches the server under its own name.
+		filtered := func(p client.ChargeListParams) []string {
+			var ids []string
+			for c, err := range qc.Charges.List(ctx, p) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, c.ID)
+			}
+			return ids
+		}
+		if got := filtered(client.ChargeListParams{CustomerID: payer}); !slices.Equal(got, []string{other.ID}) {
+			t.Fatalf("customer_id: %v", got) // the one charge whose customer.document it is
+		}
+		if got := filtered(client.ChargeListParams{CreatedAfter: exp.CreatedAt, CreatedBefore: late.CreatedAt}); !slices.Equal(got, []string{late.ID, exp.ID}) {
+			t.Fatalf("created range: %v", got)
 		}
 		for c, err := range qc.Charges.List(ctx, client.ChargeListParams{StartingAfter: "ch_x"}) {
 			if c != nil || err == nil {
@@ -232,7 +249,7 @@ func TestPaymentsAndWalletsAgainstServer(t *testing.T) {
 			t.Fatalf("a replayed refund is the original: %s vs %s", again.ID, rf.ID)
 		}
 		srv.RunWorkers(t) // the refund worker drives it to the end
-		second := must(qc.Payments.Refund(ctx, created.ID, client.RefundParams{Amount: 500}))(t)
+		second := must(qc.Payments.Refund(ctx, created.ID, client.RefundParams{Amount: 500, Strategy: client.StrategyDevolution}))(t)
 		failed := must(qc.TestHelpers.FailRefund(ctx, second.ID))(t)
 		if failed.Status != client.RefundFailed || failed.ID != second.ID {
 			t.Fatalf("failed refund %+v", failed)
@@ -279,6 +296,15 @@ func TestPaymentsAndWalletsAgainstServer(t *testing.T) {
 		}
 		if pg := must(qc.Payments.ListPage(ctx, client.PaymentListParams{Status: client.TxCancelled}))(t); pg.Total != 1 || pg.Data[0].ID != open.ID {
 			t.Fatalf("cancelled page %+v", pg)
+		}
+		if pg := must(qc.Payments.ListPage(ctx, client.PaymentListParams{SortBy: "amount", SortOrder: "asc"}))(t); pg.Data[0].ID != open.ID || pg.Data[2].ID != created.ID {
+			t.Fatalf("sorted by amount: %s %s %s", pg.Data[0].ID, pg.Data[1].ID, pg.Data[2].ID)
+		}
+		if pg := must(qc.Payments.ListPage(ctx, client.PaymentListParams{StartDate: open.CreatedAt, EndDate: card.CreatedAt}))(t); pg.Total != 2 {
+			t.Fatalf("date range: %d", pg.Total)
+		}
+		if pg := must(qc.Payments.ListPage(ctx, client.PaymentListParams{EndDate: created.CreatedAt.Add(-time.Hour)}))(t); pg.Total != 0 {
+			t.Fatalf("before everything: %d", pg.Total)
 		}
 
 		st := must(qc.Payments.Stats(ctx, 7))(t)
@@ -350,6 +376,14 @@ func TestWebhooksAgainstServer(t *testing.T) {
 				t.Fatalf("delivery %+v %v", dl, err)
 			}
 			payloads++
+		}
+		for _, f := range []client.DeliveryListParams{{Status: client.DeliveryFailed}, {EventType: client.EventChargeExpired}, {EndpointID: "we_other"}} {
+			if pg := must(qc.Webhooks.ListDeliveriesPage(ctx, f))(t); pg.Total != 0 || len(pg.Data) != 0 {
+				t.Fatalf("filter %+v matched %d", f, pg.Total)
+			}
+		}
+		if pg := must(qc.Webhooks.ListDeliveriesPage(ctx, client.DeliveryListParams{EventType: client.EventPaymentCompleted, Status: client.DeliveryDelivered}))(t); pg.Total != 1 {
+			t.Fatalf("payment.completed delivered: %d", pg.Total)
 		}
 		stats := must(qc.Webhooks.DeliveryStats(ctx))(t)
 		if payloads != 2 || stats.Delivered != 2 || stats.Total != 2 {

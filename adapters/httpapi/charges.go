@@ -227,17 +227,22 @@ func parseListParams(v url.Values, cursorDesc string, validCursor func(string) b
 			if err != nil {
 				return p, badRequest(b.param, "parameter_invalid", b.param+" must be an ISO 8601 timestamp such as 2026-01-31T12:00:00Z")
 			}
-			// created_at is shown to the millisecond: the bounds are
-			// inclusive of what the API shows, so created_before takes the
-			// whole millisecond it names and created_after starts at one.
-			if b.param == "created_before" {
-				t = t.Truncate(time.Millisecond).Add(time.Millisecond - time.Nanosecond)
-			} else if ms := t.Truncate(time.Millisecond); ms.Before(t) {
-				t = ms.Add(time.Millisecond)
-			}
-			t = t.UTC()
+			t = inclusiveBound(t, b.param == "created_before")
 			*b.dst = &t
 		}
 	}
 	return p, nil
+}
+
+// inclusiveBound makes a timestamp bound inclusive of what the API shows:
+// created_at is shown to the millisecond, so an upper bound takes the
+// whole millisecond it names and a lower bound starts at one. A merchant
+// who passes back a createdAt the API showed gets that item.
+func inclusiveBound(t time.Time, upper bool) time.Time {
+	if upper {
+		t = t.Truncate(time.Millisecond).Add(time.Millisecond - time.Nanosecond)
+	} else if ms := t.Truncate(time.Millisecond); ms.Before(t) {
+		t = ms.Add(time.Millisecond)
+	}
+	return t.UTC()
 }

@@ -57,7 +57,9 @@ func (c *PaymentsController) list(_ http.ResponseWriter, r *http.Request) (any, 
 			continue
 		}
 		t, err := time.Parse(time.RFC3339Nano, s)
-		if err != nil {
+		if err == nil {
+			t = inclusiveBound(t, b.end)
+		} else {
 			// A bare date covers its whole day (inclusive bounds).
 			d, derr := time.Parse("2006-01-02", s)
 			if derr != nil {

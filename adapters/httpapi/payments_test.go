@@ -153,6 +153,15 @@ func testPaymentListAndStats(t *testing.T, e *payEnv) {
 	if f.num("total") != r.num("total") {
 		t.Errorf("filtered total %d, want %d", f.num("total"), r.num("total"))
 	}
+	// The bounds include the createdAt the API shows (to the millisecond),
+	// as the charge list's do: a payment's own createdAt as both bounds
+	// finds it.
+	first, _ := data[0].(map[string]any)
+	at := first["createdAt"].(string)
+	own := e.call("GET", "/payments?startDate="+at+"&endDate="+at, e.acct.TestKey, nil)
+	if own.num("total") < 1 {
+		t.Errorf("startDate=endDate=createdAt of %s: %s", first["id"], own.Raw)
+	}
 	none := e.call("GET", "/payments?status=PAID", e.acct.TestKey, nil)
 	if none.num("total") != 0 {
 		t.Errorf("PAID total: %s", none.Raw)
