@@ -35,7 +35,7 @@ type EventListParams struct {
 	CreatedAfter  time.Time
 	CreatedBefore time.Time
 	// Wait long-polls: when the page would be empty the server waits up
-	// to this long (at most 30 s) for a matching event.
+	// to this long (at most 25 s) for a matching event.
 	Wait time.Duration
 }
 

@@ -2,18 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/client"
 )
 
 // The developer commands (listen, trigger) talk to a Quita server over its
@@ -58,97 +55,40 @@ func (f devFlags) api(getenv func(string) string) (string, string, error) {
 	return u.String(), key, nil
 }
 
-// eventsAPI reads GET /v1/events.
-type eventsAPI struct {
-	base, key string
-	http      *http.Client
+// newAPIClient is the SDK client the developer commands use: long-polls
+// wait 25 s, so requests may take a little longer than that.
+func newAPIClient(base, key, agent string) *client.Client {
+	return client.New(base, key, client.WithUserAgent(agent), client.WithHTTPClient(&http.Client{Timeout: 45 * time.Second}))
 }
 
-func newEventsAPI(base, key string) *eventsAPI {
-	// Longer than the longest long-poll (25 s).
-	return &eventsAPI{base: base, key: key, http: &http.Client{Timeout: 45 * time.Second}}
-}
-
-type eventPage struct {
-	Data    []domain.PublicEvent `json:"data"`
-	HasMore bool                 `json:"has_more"`
-}
-
-// apiError is an error answer of the API.
-type apiError struct {
-	Status     int
-	Code       string
-	Message    string
-	RetryAfter time.Duration
-}
-
-func (e *apiError) Error() string {
-	return fmt.Sprintf("the API answered %d %s: %s", e.Status, e.Code, e.Message)
-}
-
-// fatal reports whether retrying cannot help (credentials, a route the
-// server does not have, a bad parameter).
-func (e *apiError) fatal() bool {
-	return e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden ||
-		e.Status == http.StatusNotFound || e.Status == http.StatusBadRequest
-}
-
-func (a *eventsAPI) list(ctx context.Context, q url.Values) (*eventPage, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.base+"/events?"+q.Encode(), nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("apikey", a.key)
-	req.Header.Set("User-Agent", "quitad-devkit/1")
-	resp, err := a.http.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		var env struct {
-			Error struct{ Code, Message string } `json:"error"`
+// retryable reports whether asking again can help: not for credentials, a
+// route the server does not have or a bad parameter.
+func retryable(err error) bool {
+	var ae *client.Error
+	if errors.As(err, &ae) {
+		switch ae.HTTPStatus {
+		case http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound:
+			return false
 		}
-		_ = json.Unmarshal(body, &env)
-		ae := &apiError{Status: resp.StatusCode, Code: env.Error.Code, Message: env.Error.Message}
-		if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil {
-			ae.RetryAfter = time.Duration(s) * time.Second
-		}
-		return nil, ae
 	}
-	var p eventPage
-	if err := json.Unmarshal(body, &p); err != nil {
-		return nil, fmt.Errorf("decode the events page: %w", err)
-	}
-	return &p, nil
+	return true
 }
 
-// listWithRetry is list, retrying what a retry can fix (network, 5xx,
-// 429) with a backoff of up to 10 s until ctx ends; note says why.
-func (a *eventsAPI) listWithRetry(ctx context.Context, q url.Values, note func(error)) (*eventPage, error) {
+// listEvents is Events.ListPage, asking again (after the SDK's own
+// retries) with a backoff of up to 10 s for as long as a retry can help
+// and ctx lives; note says why it waits.
+func listEvents(ctx context.Context, c *client.Client, p client.EventListParams, note func(error)) (*client.EventList, error) {
 	backoff := time.Second
 	for {
-		p, err := a.list(ctx, q)
-		if err == nil || ctx.Err() != nil {
-			return p, err
-		}
-		var ae *apiError
-		wait := backoff
-		if errors.As(err, &ae) {
-			if ae.fatal() {
-				return nil, err
-			}
-			wait = max(wait, ae.RetryAfter)
+		page, err := c.Events.ListPage(ctx, p)
+		if err == nil || ctx.Err() != nil || !retryable(err) {
+			return page, err
 		}
 		note(err)
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-time.After(wait):
+		case <-time.After(backoff):
 		}
 		backoff = min(2*backoff, 10*time.Second)
 	}
@@ -156,8 +96,8 @@ func (a *eventsAPI) listWithRetry(ctx context.Context, q url.Values, note func(e
 
 // newestEventID is the id of the newest event of the key's account and
 // mode ("" when it has none): the cursor "from now on".
-func (a *eventsAPI) newestEventID(ctx context.Context) (string, error) {
-	p, err := a.list(ctx, url.Values{"limit": {"1"}})
+func newestEventID(ctx context.Context, c *client.Client) (string, error) {
+	p, err := c.Events.ListPage(ctx, client.EventListParams{Limit: 1})
 	if err != nil || len(p.Data) == 0 {
 		return "", err
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/quitapix/quita/adapters/webhook"
+	"github.com/quitapix/quita/client"
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/ports"
 )
@@ -49,7 +50,11 @@ func listenCommand(ctx context.Context, args []string, getenv func(string) strin
 	if *wait < 0 || *wait > 30*time.Second {
 		return errors.New("--wait must be between 0s and 25s")
 	}
-	l := &listener{api: newEventsAPI(base, key), forwardTo: fu.String(), secret: *secret, types: *events,
+	var types []string
+	if *events != "" {
+		types = strings.Split(*events, ",")
+	}
+	l := &listener{api: newAPIClient(base, key, "quitad-listen/1"), forwardTo: fu.String(), secret: *secret, types: types,
 		wait: *wait, out: stdout, errs: stderr, seen: map[string]time.Time{},
 		// The sender of real deliveries, allowed to reach this machine.
 		sender: webhook.NewSender(webhook.Policy{AllowPrivate: true})}
@@ -75,11 +80,11 @@ func listenCommand(ctx context.Context, args []string, getenv func(string) strin
 }
 
 type listener struct {
-	api       *eventsAPI
+	api       *client.Client
 	sender    *webhook.Sender
 	forwardTo string
 	secret    string
-	types     string
+	types     []string
 	wait      time.Duration
 	out, errs io.Writer
 
@@ -89,16 +94,12 @@ type listener struct {
 	// ids forwarded (or skipped as history) within the overlap window.
 	newest time.Time
 	seen   map[string]time.Time
-	// backlog is what start found to forward first (--from all or an id).
-	backlog []domain.PublicEvent
+	// backlog is what start found to forward first (--from all).
+	backlog []*client.Event
 }
 
-func (l *listener) query() url.Values {
-	q := url.Values{"limit": {"100"}}
-	if l.types != "" {
-		q.Set("type", l.types)
-	}
-	return q
+func (l *listener) params() client.EventListParams {
+	return client.EventListParams{Limit: 100, Types: l.types}
 }
 
 // start places the cursor: after the newest event (now), before every
@@ -106,13 +107,13 @@ func (l *listener) query() url.Values {
 func (l *listener) start(ctx context.Context, from string) error {
 	switch {
 	case from == "now":
-		id, err := l.api.newestEventID(ctx)
+		id, err := newestEventID(ctx, l.api)
 		if err != nil {
 			return err
 		}
 		l.cursor = id
 		// What is already there is history: mark the overlap window seen.
-		p, err := l.api.list(ctx, l.query())
+		p, err := l.api.Events.ListPage(ctx, l.params())
 		if err != nil {
 			return err
 		}
@@ -121,7 +122,7 @@ func (l *listener) start(ctx context.Context, from string) error {
 		}
 		return nil
 	case from == "all":
-		evs, err := l.collect(ctx, l.query())
+		evs, err := l.collect(ctx, l.params())
 		if err != nil {
 			return err
 		}
@@ -134,20 +135,20 @@ func (l *listener) start(ctx context.Context, from string) error {
 	return fmt.Errorf("--from %q must be now, all or an evt_ id", from)
 }
 
-// collect reads every page of q (newest first) and returns the events
+// collect reads every page of p (newest first) and returns the events
 // oldest first.
-func (l *listener) collect(ctx context.Context, q url.Values) ([]domain.PublicEvent, error) {
-	var all []domain.PublicEvent
+func (l *listener) collect(ctx context.Context, p client.EventListParams) ([]*client.Event, error) {
+	var all []*client.Event
 	for {
-		p, err := l.api.listWithRetry(ctx, q, l.note)
+		page, err := listEvents(ctx, l.api, p, l.note)
 		if err != nil {
 			return nil, err
 		}
-		all = append(all, p.Data...)
-		if !p.HasMore || len(p.Data) == 0 {
+		all = append(all, page.Data...)
+		if !page.HasMore || len(page.Data) == 0 {
 			break
 		}
-		q.Set("starting_after", p.Data[len(p.Data)-1].ID)
+		p.StartingAfter = page.Data[len(page.Data)-1].ID
 	}
 	slices.Reverse(all)
 	return all, nil
@@ -164,23 +165,23 @@ func (l *listener) run(ctx context.Context) error {
 	}
 	l.backlog = nil
 	for ctx.Err() == nil {
-		q := l.query()
-		q.Set("wait", fmt.Sprint(int(l.wait.Seconds())))
-		var evs []domain.PublicEvent
+		p := l.params()
+		p.Wait = l.wait
+		var evs []*client.Event
 		if l.cursor == "" {
 			// The account had no event yet: everything listed is new.
-			all, err := l.collect(ctx, q)
+			all, err := l.collect(ctx, p)
 			if err != nil {
 				return err
 			}
 			evs = all
 		} else {
-			q.Set("ending_before", l.cursor)
-			p, err := l.api.listWithRetry(ctx, q, l.note)
+			p.EndingBefore = l.cursor
+			page, err := listEvents(ctx, l.api, p, l.note)
 			if err != nil {
 				return err
 			}
-			evs = slices.Clone(p.Data)
+			evs = slices.Clone(page.Data)
 			slices.Reverse(evs)
 		}
 		l.forwardAll(ctx, evs)
@@ -200,9 +201,9 @@ func (l *listener) overlap(ctx context.Context) error {
 	if l.newest.IsZero() {
 		return nil
 	}
-	q := l.query()
-	q.Set("created_after", l.newest.Add(-listenOverlap).Format(time.RFC3339Nano))
-	evs, err := l.collect(ctx, q)
+	p := l.params()
+	p.CreatedAfter = l.newest.Add(-listenOverlap)
+	evs, err := l.collect(ctx, p)
 	if err != nil {
 		return err
 	}
@@ -215,17 +216,16 @@ func (l *listener) overlap(ctx context.Context) error {
 	return nil
 }
 
-func (l *listener) markSeen(e domain.PublicEvent) {
-	at := time.Time(e.CreatedAt)
-	l.seen[e.ID] = at
-	if at.After(l.newest) {
-		l.newest = at
+func (l *listener) markSeen(e *client.Event) {
+	l.seen[e.ID] = e.CreatedAt
+	if e.CreatedAt.After(l.newest) {
+		l.newest = e.CreatedAt
 	}
 }
 
 // forwardAll forwards the events not seen yet, in the order given (oldest
 // first).
-func (l *listener) forwardAll(ctx context.Context, evs []domain.PublicEvent) {
+func (l *listener) forwardAll(ctx context.Context, evs []*client.Event) {
 	for _, e := range evs {
 		if ctx.Err() != nil {
 			return
@@ -239,13 +239,14 @@ func (l *listener) forwardAll(ctx context.Context, evs []domain.PublicEvent) {
 }
 
 // forward posts one event to the local URL exactly as a delivery is sent:
-// same body, headers and signature scheme as the webhook workers.
-func (l *listener) forward(ctx context.Context, e domain.PublicEvent) {
-	raw := strings.TrimPrefix(e.ID, domain.PrefixEvent)
+// same body (the event's payload, byte for byte), headers and signature
+// scheme as the webhook workers.
+func (l *listener) forward(ctx context.Context, e *client.Event) {
+	t := domain.EventType(e.Type)
 	req := ports.WebhookRequest{
-		URL: l.forwardTo, Body: e.Payload, EventType: e.Type,
-		Signature:  domain.SignWebhook(e.Type, l.secret, time.Now(), e.Payload),
-		DeliveryID: domain.PrefixDelivery + raw + "-1",
+		URL: l.forwardTo, Body: e.Raw, EventType: t,
+		Signature:  domain.SignWebhook(t, l.secret, time.Now(), e.Raw),
+		DeliveryID: domain.PrefixDelivery + strings.TrimPrefix(e.ID, domain.PrefixEvent) + "-1",
 	}
 	res, err := l.sender.Send(ctx, req)
 	answer := fmt.Sprintf("%d", res.StatusCode)

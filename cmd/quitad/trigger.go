@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"strings"
 	"time"
 
@@ -151,7 +150,7 @@ func triggerCommand(ctx context.Context, args []string, getenv func(string) stri
 	if !strings.HasPrefix(key, domain.APIKeyServicePrefix+"_"+string(domain.ModeTest)+"_") {
 		return errors.New("trigger creates and moves objects: it needs a test key (qt_test_...)")
 	}
-	c := client.New(base, key, client.WithUserAgent("quitad-trigger/1"))
+	c := newAPIClient(base, key, "quitad-trigger/1")
 	catalog, err := c.Webhooks.EventCatalog(ctx)
 	if err != nil {
 		return fmt.Errorf("read the event catalog: %w", err)
@@ -176,16 +175,15 @@ func triggerCommand(ctx context.Context, args []string, getenv func(string) stri
 	for _, d := range catalog {
 		known[d.Event] = true
 	}
-	events := newEventsAPI(base, key)
 	for _, name := range fs.Args() {
-		if err := triggerOne(ctx, c, events, known, domain.EventType(name), *timeout, stdout); err != nil {
+		if err := triggerOne(ctx, c, known, domain.EventType(name), *timeout, stdout); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	return nil
 }
 
-func triggerOne(ctx context.Context, c *client.Client, events *eventsAPI, known map[string]bool, t domain.EventType,
+func triggerOne(ctx context.Context, c *client.Client, known map[string]bool, t domain.EventType,
 	timeout time.Duration, out io.Writer,
 ) error {
 	if !known[string(t)] {
@@ -198,7 +196,7 @@ func triggerOne(ctx context.Context, c *client.Client, events *eventsAPI, known 
 		}
 		return errors.New("this quitad does not know how to trigger it")
 	}
-	cursor, err := events.newestEventID(ctx)
+	cursor, err := newestEventID(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -210,12 +208,9 @@ func triggerOne(ctx context.Context, c *client.Client, events *eventsAPI, known 
 	// after the cursor.
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	q := url.Values{"type": {string(t)}, "limit": {"1"}, "wait": {"25"}}
-	if cursor != "" {
-		q.Set("ending_before", cursor)
-	}
+	q := client.EventListParams{Types: []string{string(t)}, Limit: 1, Wait: 25 * time.Second, EndingBefore: cursor}
 	for {
-		p, err := events.listWithRetry(ctx, q, func(error) {})
+		p, err := listEvents(ctx, c, q, func(error) {})
 		if err != nil {
 			if ctx.Err() != nil {
 				return fmt.Errorf("no %s event within %s", t, timeout)
