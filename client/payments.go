@@ -345,12 +345,20 @@ func (s *PaymentsService) ResendWebhook(ctx context.Context, id string) (*Resend
 	return &out, nil
 }
 
-// Volume is a volume (minor units) and a count, per currency or method.
-type Volume struct {
-	Currency string `json:"currency,omitempty"`
-	Method   string `json:"method,omitempty"`
+// CurrencyVolume is the paid volume (minor units) and count in one
+// currency.
+type CurrencyVolume struct {
+	Currency string `json:"currency"`
 	Volume   int64  `json:"volume"`
 	Count    int64  `json:"count"`
+}
+
+// MethodVolume is the paid volume (minor units) and count of one payment
+// method.
+type MethodVolume struct {
+	Method string `json:"method"`
+	Volume int64  `json:"volume"`
+	Count  int64  `json:"count"`
 }
 
 // DailyVolume is one day's paid volume per currency.
@@ -367,10 +375,10 @@ type Stats struct {
 	TodayTransactions int64 `json:"todayTransactions"`
 	// SuccessRate is a percentage, 0–100.
 	SuccessRate           int64            `json:"successRate"`
-	VolumeByCurrency      []Volume         `json:"volumeByCurrency"`
+	VolumeByCurrency      []CurrencyVolume `json:"volumeByCurrency"`
 	TodayVolumeByCurrency map[string]int64 `json:"todayVolumeByCurrency"`
 	DailyVolume           []DailyVolume    `json:"dailyVolume"`
-	MethodBreakdown       []Volume         `json:"methodBreakdown"`
+	MethodBreakdown       []MethodVolume   `json:"methodBreakdown"`
 }
 
 // Stats reads the stats of the last days (0: the server's default, 30).
