@@ -36,6 +36,9 @@ type NewAccountInput struct {
 	Password string
 	// City goes into BR Codes; defaults to SAO PAULO.
 	City string
+	// Document is the merchant's CPF or CNPJ (optional), printed masked on
+	// receipts as the payee's.
+	Document string
 }
 
 // NewAccount is a created account with the cleartext of its first keys,
@@ -68,6 +71,14 @@ func (s *AccountService) CreateAccount(ctx context.Context, in NewAccountInput) 
 	case len(in.Password) < MinPasswordLen:
 		return NewAccount{}, domain.Invalid(domain.FieldPassword, "%s must be at least 10 characters", domain.FieldPassword)
 	}
+	var document string
+	if strings.TrimSpace(in.Document) != "" {
+		id, err := domain.ParseTaxID(in.Document)
+		if err != nil {
+			return NewAccount{}, domain.Invalid(domain.FieldAccountDocument, "%s must be a valid CPF or CNPJ", domain.FieldAccountDocument)
+		}
+		document = id.Value
+	}
 	if in.City == "" {
 		in.City = "SAO PAULO"
 	}
@@ -93,7 +104,7 @@ func (s *AccountService) CreateAccount(ctx context.Context, in NewAccountInput) 
 		return NewAccount{}, err
 	}
 	acct := domain.Account{
-		ID: domain.PrefixAccount + acctRaw, Name: in.Name, MerchantName: in.Name, MerchantCity: in.City,
+		ID: domain.PrefixAccount + acctRaw, Name: in.Name, MerchantName: in.Name, MerchantCity: in.City, Document: document,
 		DefaultExpiry: domain.DefaultExpiresIn * time.Second, CreatedAt: now,
 		TransactionWebhookSecret: txSecret, TestTransactionWebhookSecret: testTxSecret,
 	}

@@ -8,13 +8,8 @@ import (
 	"github.com/quitapix/quita/ports"
 )
 
-var (
-	// ErrNoProviderReference: the charge never reached a provider.
-	ErrNoProviderReference = errors.New("TRANSACTION_HAS_NO_PROVIDER_REFERENCE")
-	// ErrReceiptUnavailable: no receipt exists for an unsettled charge or
-	// a provider without receipts.
-	ErrReceiptUnavailable = errors.New("receipt unavailable")
-)
+// ErrNoProviderReference: the charge never reached a provider.
+var ErrNoProviderReference = errors.New("TRANSACTION_HAS_NO_PROVIDER_REFERENCE")
 
 // ProviderStatusResult is the provider-status answer.
 type ProviderStatusResult struct {
@@ -43,20 +38,4 @@ func (s *PaymentService) ProviderStatus(ctx context.Context, caller Caller, id s
 		return ProviderStatusResult{}, err
 	}
 	return ProviderStatusResult{Charge: c, Provider: name, ProviderRef: ref, Status: st}, nil
-}
-
-// Receipt returns the acquirer's PDF receipt of a settled payment.
-func (s *PaymentService) Receipt(ctx context.Context, caller Caller, id string) ([]byte, error) {
-	c, err := s.charges.Get(ctx, caller, id)
-	if err != nil {
-		return nil, err
-	}
-	st := c.Settlement()
-	ra := s.acquirer.refunds
-	if st == nil || !c.Credited() || ra == nil {
-		return nil, ErrReceiptUnavailable
-	}
-	_, ref := c.Provider()
-	return ra.Receipt(ctx, ports.ReceiptRequest{ChargeID: c.ID(), ProviderRef: ref, Amount: c.Amount(), Currency: c.Currency(),
-		PaidWith: st.PaidWith, PaidAt: st.PaidAt, EndToEndID: st.EndToEndID, Merchant: caller.Account.MerchantName})
 }

@@ -9,6 +9,9 @@ type Account struct {
 	// MerchantName and MerchantCity go into BR Codes (tags 59 and 60).
 	MerchantName string
 	MerchantCity string
+	// Document is the merchant's CPF or CNPJ, normalised; receipts print
+	// it masked. "" when the account was created without one.
+	Document string
 	// DefaultExpiry applies to charges created without expires_in.
 	DefaultExpiry time.Duration
 	// TransactionWebhookSecret signs the legacy events sent to the

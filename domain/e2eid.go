@@ -52,6 +52,15 @@ func NewEndToEndID(ispb string, at time.Time, rnd io.Reader) (string, error) {
 	return "E" + ispb + stamp + string(suffix), nil
 }
 
+// EndToEndISPB returns the ISPB of the payer's institution that an
+// end-to-end id carries, and whether s is a valid end-to-end id at all.
+func EndToEndISPB(s string) (string, bool) {
+	if !ValidEndToEndID(s) {
+		return "", false
+	}
+	return s[1 : 1+e2eISPBLen], true
+}
+
 // ValidEndToEndID reports whether s has the shape of a Pix end-to-end id,
 // including a real calendar minute. Acquirer notifications are matched and
 // deduplicated by this id, so a malformed one is refused at the edge.

@@ -95,3 +95,15 @@ func TestValidTxID(t *testing.T) {
 		}
 	}
 }
+
+func TestEndToEndISPB(t *testing.T) {
+	t.Parallel()
+	if ispb, ok := domain.EndToEndISPB("E00038166202604010007ABZa9A9ABZa"); !ok || ispb != "00038166" {
+		t.Errorf("EndToEndISPB = %q, %v; want 00038166, true", ispb, ok)
+	}
+	for _, bad := range []string{"", "E0003816", "D00038166202604010007ABZa9A9ABZa", "E00038166202613010007ABZa9A9ABZa"} {
+		if ispb, ok := domain.EndToEndISPB(bad); ok || ispb != "" {
+			t.Errorf("EndToEndISPB(%q) = %q, %v; want no ISPB", bad, ispb, ok)
+		}
+	}
+}

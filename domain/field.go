@@ -38,6 +38,8 @@ const (
 	FieldBlockedDocument  Field = "blocked document"
 	FieldFeeMethod        Field = "fee method"
 	FieldFee              Field = "fee"
+	FieldAccountDocument  Field = "account document"
+	FieldLang             Field = "language"
 )
 
 // Fields lists every Field, so adapters can prove their translation tables
@@ -48,4 +50,5 @@ var Fields = []Field{
 	FieldMetadata, FieldMetadataPhone, FieldPayment, FieldStatus, FieldPaidWith, FieldRefundStrategy,
 	FieldPayerDocument, FieldSortBy, FieldWebhookURL, FieldEvents, FieldAccountName, FieldAccountEmail,
 	FieldPassword, FieldSessionLabel, FieldGuardSettings, FieldBlockedDocument, FieldFeeMethod, FieldFee,
+	FieldAccountDocument, FieldLang,
 }

@@ -822,9 +822,6 @@ var _ ports.RefundAcquirer = &RefundAcquirerMock{}
 //			ChargeStatusFunc: func(ctx context.Context, providerRef string) (ports.ProviderStatus, error) {
 //				panic("mock out the ChargeStatus method")
 //			},
-//			ReceiptFunc: func(ctx context.Context, r ports.ReceiptRequest) ([]byte, error) {
-//				panic("mock out the Receipt method")
-//			},
 //			RefundFunc: func(ctx context.Context, req ports.RefundRequest) (string, error) {
 //				panic("mock out the Refund method")
 //			},
@@ -841,9 +838,6 @@ type RefundAcquirerMock struct {
 	// ChargeStatusFunc mocks the ChargeStatus method.
 	ChargeStatusFunc func(ctx context.Context, providerRef string) (ports.ProviderStatus, error)
 
-	// ReceiptFunc mocks the Receipt method.
-	ReceiptFunc func(ctx context.Context, r ports.ReceiptRequest) ([]byte, error)
-
 	// RefundFunc mocks the Refund method.
 	RefundFunc func(ctx context.Context, req ports.RefundRequest) (string, error)
 
@@ -858,13 +852,6 @@ type RefundAcquirerMock struct {
 			Ctx context.Context
 			// ProviderRef is the providerRef argument value.
 			ProviderRef string
-		}
-		// Receipt holds details about calls to the Receipt method.
-		Receipt []struct {
-			// Ctx is the ctx argument value.
-			Ctx context.Context
-			// R is the r argument value.
-			R ports.ReceiptRequest
 		}
 		// Refund holds details about calls to the Refund method.
 		Refund []struct {
@@ -882,7 +869,6 @@ type RefundAcquirerMock struct {
 		}
 	}
 	lockChargeStatus sync.RWMutex
-	lockReceipt      sync.RWMutex
 	lockRefund       sync.RWMutex
 	lockRefundStatus sync.RWMutex
 }
@@ -920,42 +906,6 @@ func (mock *RefundAcquirerMock) ChargeStatusCalls() []struct {
 	mock.lockChargeStatus.RLock()
 	calls = mock.calls.ChargeStatus
 	mock.lockChargeStatus.RUnlock()
-	return calls
-}
-
-// Receipt calls ReceiptFunc.
-func (mock *RefundAcquirerMock) Receipt(ctx context.Context, r ports.ReceiptRequest) ([]byte, error) {
-	if mock.ReceiptFunc == nil {
-		panic("RefundAcquirerMock.ReceiptFunc: method is nil but RefundAcquirer.Receipt was just called")
-	}
-	callInfo := struct {
-		Ctx context.Context
-		R   ports.ReceiptRequest
-	}{
-		Ctx: ctx,
-		R:   r,
-	}
-	mock.lockReceipt.Lock()
-	mock.calls.Receipt = append(mock.calls.Receipt, callInfo)
-	mock.lockReceipt.Unlock()
-	return mock.ReceiptFunc(ctx, r)
-}
-
-// ReceiptCalls gets all the calls that were made to Receipt.
-// Check the length with:
-//
-//	len(mockedRefundAcquirer.ReceiptCalls())
-func (mock *RefundAcquirerMock) ReceiptCalls() []struct {
-	Ctx context.Context
-	R   ports.ReceiptRequest
-} {
-	var calls []struct {
-		Ctx context.Context
-		R   ports.ReceiptRequest
-	}
-	mock.lockReceipt.RLock()
-	calls = mock.calls.Receipt
-	mock.lockReceipt.RUnlock()
 	return calls
 }
 

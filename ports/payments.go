@@ -156,8 +156,8 @@ type ProviderStatus struct {
 	RawResponse map[string]any
 }
 
-// RefundAcquirer is an acquirer capability: refunds, live status and
-// receipts.
+// RefundAcquirer is an acquirer capability: refunds and live status.
+// (Receipts are Quita's own, drawn from its records: ReceiptRenderer.)
 type RefundAcquirer interface {
 	// Refund starts a refund; idempotent by RefundID. It returns the
 	// provider's reference.
@@ -166,20 +166,6 @@ type RefundAcquirer interface {
 	RefundStatus(ctx context.Context, providerRef string) (string, error)
 	// ChargeStatus reads a charge at the provider, bypassing any cache.
 	ChargeStatus(ctx context.Context, providerRef string) (ProviderStatus, error)
-	// Receipt returns a PDF receipt of a settled charge.
-	Receipt(ctx context.Context, r ReceiptRequest) ([]byte, error)
-}
-
-// ReceiptRequest describes the settled payment a receipt is for.
-type ReceiptRequest struct {
-	ChargeID    string
-	ProviderRef string
-	Amount      int64
-	Currency    domain.Currency
-	PaidWith    domain.Method
-	PaidAt      time.Time
-	EndToEndID  string
-	Merchant    string
 }
 
 // AccountFeeStore keeps per-account fee overrides by payment method.

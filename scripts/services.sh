@@ -4,7 +4,9 @@
 #   Redis       127.0.0.1:6379, nothing kept on disk
 # A service that already answers is left alone, so this is quick and safe to
 # run before every `make test`. One that does not is started, and installed
-# from Debian's packages first when missing. Nothing is ever stopped.
+# from Debian's packages first when missing. Nothing is ever stopped. The
+# tools some tests drive (Chromium for the browser tests, poppler-utils for
+# the receipt tests) are installed when missing, too.
 set -euo pipefail
 
 readonly PG_HOST=127.0.0.1 PG_PORT=5432
@@ -136,6 +138,15 @@ ensure_chromium() {
 	command -v chromium >/dev/null
 }
 
+# poppler-utils (pdftotext, pdftoppm) for the receipt tests, which read the
+# PDFs' text and render a page to PNG. Installed only when missing.
+ensure_poppler() {
+	command -v pdftotext >/dev/null && command -v pdftoppm >/dev/null && return 0
+	log "poppler-utils not installed; installing from apt"
+	apt_install poppler-utils || return 1
+	command -v pdftotext >/dev/null && command -v pdftoppm >/dev/null
+}
+
 status=0
 
 if ensure_postgres; then
@@ -159,6 +170,13 @@ if ensure_chromium; then
 	echo "chromium: $(chromium --version 2>/dev/null || echo installed)"
 else
 	echo "chromium: MISSING (browser tests fail under CI=true)"
+	status=1
+fi
+
+if ensure_poppler; then
+	echo "poppler:  $(pdftotext -v 2>&1 | head -n 1)"
+else
+	echo "poppler:  MISSING (receipt tests fail under CI=true)"
 	status=1
 fi
 

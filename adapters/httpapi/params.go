@@ -51,6 +51,8 @@ var chargesParams = wireParams{
 	domain.FieldBlockedDocument:  "document",
 	domain.FieldFeeMethod:        "method",
 	domain.FieldFee:              "fee",
+	domain.FieldAccountDocument:  "merchant_document",
+	domain.FieldLang:             "lang",
 }
 
 // paymentsParams is the camelCase format of /v1/payments, /v1/wallets and

@@ -47,6 +47,8 @@ func TestWireParams(t *testing.T) {
 		{domain.FieldBlockedDocument, "document", "document"},
 		{domain.FieldFeeMethod, "method", "method"},
 		{domain.FieldFee, "fee", "fee"},
+		{domain.FieldAccountDocument, "merchant_document", "merchant_document"},
+		{domain.FieldLang, "lang", "lang"},
 	}
 	if len(tests) != len(domain.Fields) {
 		t.Errorf("%d rows for %d domain.Fields: add the new field here", len(tests), len(domain.Fields))

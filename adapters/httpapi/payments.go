@@ -16,6 +16,8 @@ type PaymentsController struct {
 	// webhooks checks a per-transaction webhookUrl at create with the
 	// endpoint rules (https, no private addresses in live mode).
 	webhooks *app.WebhookService
+	// receipts draws receipts; nil serves no receipt routes.
+	receipts *app.ReceiptService
 }
 
 // Routes registers the payments routes. Handlers of one payment get its
@@ -30,7 +32,10 @@ func (c *PaymentsController) Routes(mr *mux.Router) {
 	r.HandleFunc("/payments/{id}/cancel", onCharge(c.cancel)).Methods(http.MethodPost).Name("payments.cancel")
 	r.HandleFunc("/payments/{id}/refund", onCharge(c.refund)).Methods(http.MethodPost).Name("payments.refund")
 	r.HandleFunc("/payments/{id}/refunds", onCharge(c.refunds)).Methods(http.MethodGet).Name("payments.refunds")
-	r.HandleFunc("/payments/{id}/receipt", onCharge(c.receipt)).Methods(http.MethodGet).Name("payments.receipt")
+	if c.receipts != nil {
+		r.HandleFunc("/payments/{id}/receipt", onCharge(c.receipt)).Methods(http.MethodGet).Name("payments.receipt")
+		r.HandleFunc("/payments/{id}/refunds/{refundId}/receipt", onCharge(c.refundReceipt)).Methods(http.MethodGet).Name("payments.refund_receipt")
+	}
 	r.HandleFunc("/payments/{id}/provider-status", onCharge(c.providerStatus)).Methods(http.MethodGet).Name("payments.provider_status")
 	r.HandleFunc("/payments/{id}/resend-webhook", onCharge(c.resend)).Methods(http.MethodPost).Name("payments.resend_webhook")
 	r.HandleFunc("/wallets", handle(c.wallets)).Methods(http.MethodGet).Name("wallets.list")

@@ -3,8 +3,13 @@ package httpapi
 import (
 	"encoding/base64"
 	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
 
 	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
 )
 
 func (c *PaymentsController) cancel(w http.ResponseWriter, r *http.Request, caller app.Caller, raw string) (any, error) {
@@ -18,12 +23,42 @@ func (c *PaymentsController) cancel(w http.ResponseWriter, r *http.Request, call
 	return c.txBody(ch, false), nil
 }
 
+// receipt draws a credited payment's receipt (comprovante) in the lang
+// asked for (pt-BR by default, en).
 func (c *PaymentsController) receipt(_ http.ResponseWriter, r *http.Request, caller app.Caller, raw string) (any, error) {
-	pdf, err := c.payments.Receipt(r.Context(), caller, raw)
+	loc, err := domain.ParseLocale(r.URL.Query().Get("lang"))
 	if err != nil {
 		return nil, err
 	}
-	return map[string]string{"contentType": "application/pdf", "base64": base64.StdEncoding.EncodeToString(pdf)}, nil
+	doc, err := c.receipts.PaymentReceipt(r.Context(), caller, raw, loc)
+	if err != nil {
+		return nil, err
+	}
+	return receiptBody(doc), nil
+}
+
+// refundReceipt draws a confirmed refund's receipt (comprovante de
+// devolução); {refundId} is the re_ id or its raw part.
+func (c *PaymentsController) refundReceipt(_ http.ResponseWriter, r *http.Request, caller app.Caller, raw string) (any, error) {
+	refundRaw := strings.TrimPrefix(mux.Vars(r)["refundId"], domain.PrefixRefund)
+	if !domain.ValidRawID(refundRaw) {
+		return nil, ports.ErrNotFound
+	}
+	loc, err := domain.ParseLocale(r.URL.Query().Get("lang"))
+	if err != nil {
+		return nil, err
+	}
+	doc, err := c.receipts.RefundReceipt(r.Context(), caller, raw, refundRaw, loc)
+	if err != nil {
+		return nil, err
+	}
+	return receiptBody(doc), nil
+}
+
+// receiptBody is the receipt answer of the spec, {contentType, base64},
+// with the suggested file name.
+func receiptBody(d app.Document) map[string]string {
+	return map[string]string{"contentType": d.ContentType, "filename": d.Filename, "base64": base64.StdEncoding.EncodeToString(d.Body)}
 }
 
 func (c *PaymentsController) providerStatus(_ http.ResponseWriter, r *http.Request, caller app.Caller, raw string) (any, error) {

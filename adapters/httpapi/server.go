@@ -73,6 +73,8 @@ type Deps struct {
 	Events *app.EventService
 	// Payments serves /v1/payments and /v1/wallets; nil serves neither.
 	Payments *app.PaymentService
+	// Receipts draws the payments' receipts; nil serves no receipt route.
+	Receipts *app.ReceiptService
 	// PixReceipts handles API Pix notifications; with PixCallbacks, which
 	// authenticates them, it serves the callback route (else no route).
 	PixReceipts  *app.PixReceiptService
@@ -136,7 +138,7 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 	helpers := &TestHelpersController{charges: d.Charges, sim: d.Simulator, links: cfg.Links}
 	helpers.Routes(v1)
 	if d.Payments != nil {
-		(&PaymentsController{payments: d.Payments, qr: d.QR, webhooks: d.Webhooks}).Routes(v1)
+		(&PaymentsController{payments: d.Payments, qr: d.QR, webhooks: d.Webhooks, receipts: d.Receipts}).Routes(v1)
 	}
 	if d.Webhooks != nil {
 		webhooks.Routes(v1)

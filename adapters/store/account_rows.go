@@ -13,10 +13,12 @@ import (
 type accountRow struct {
 	bun.BaseModel `bun:"table:accounts,alias:a"`
 
-	ID                   string `bun:"id,pk"`
-	Name                 string `bun:"name"`
-	MerchantName         string `bun:"merchant_name"`
-	MerchantCity         string `bun:"merchant_city"`
+	ID           string `bun:"id,pk"`
+	Name         string `bun:"name"`
+	MerchantName string `bun:"merchant_name"`
+	MerchantCity string `bun:"merchant_city"`
+	// Document: see migration 20261124060001_account_document.
+	Document             string `bun:"document"`
 	DefaultExpirySeconds int64  `bun:"default_expiry_seconds"`
 	// TransactionWebhookSecret: see migration 20260401000001_webhooks.
 	TransactionWebhookSecret string `bun:"transaction_webhook_secret"`
@@ -33,6 +35,7 @@ func accountFromDomain(a domain.Account) *accountRow {
 		Name:                         a.Name,
 		MerchantName:                 a.MerchantName,
 		MerchantCity:                 a.MerchantCity,
+		Document:                     a.Document,
 		DefaultExpirySeconds:         int64(a.DefaultExpiry / time.Second),
 		TransactionWebhookSecret:     a.TransactionWebhookSecret,
 		TestTransactionWebhookSecret: a.TestTransactionWebhookSecret,
@@ -46,6 +49,7 @@ func (r *accountRow) toDomain() *domain.Account {
 		Name:                         r.Name,
 		MerchantName:                 r.MerchantName,
 		MerchantCity:                 r.MerchantCity,
+		Document:                     r.Document,
 		DefaultExpiry:                time.Duration(r.DefaultExpirySeconds) * time.Second,
 		TransactionWebhookSecret:     r.TransactionWebhookSecret,
 		TestTransactionWebhookSecret: r.TestTransactionWebhookSecret,

@@ -82,6 +82,7 @@ func (c *Config) settings() []setting {
 		{"QUITA_TRUSTED_PROXIES", "trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For names the client; empty trusts none (docs/security.md)", &c.trustedProxies},
 		{"QUITA_TLS_CERT", "tls-cert", "", "server certificate file (PEM); with QUITA_TLS_KEY, serve HTTPS", &c.TLSCert},
 		{"QUITA_TLS_KEY", "tls-key", "", "server private key file (PEM)", &c.TLSKey},
+		{"QUITA_RECEIPT_INSTITUTION", "receipt-institution", "Quita", "the payee's institution printed on live receipts (the payment institution holding merchants' money)", &c.Receipts.Institution},
 		{"QUITA_BCBPIX_CALLBACK_CA", "bcbpix-callback-ca", "", "CA file (PEM) of the PSPs' client certificates: API Pix callbacks must present one (mutual TLS; needs QUITA_TLS_CERT; docs/bcbpix.md)", &c.callbackCA},
 	}
 }

@@ -117,6 +117,7 @@ func createAccount(ctx context.Context, args []string, getenv func(string) strin
 	pw := fs.String("password", "", "dashboard password (at least 10 characters); visible in ps: prefer env QUITA_ACCOUNT_PASSWORD or --password-stdin")
 	pwStdin := fs.Bool("password-stdin", false, "read the dashboard password from the first line of stdin")
 	city := fs.String("city", "SAO PAULO", "merchant city (shown in BR Codes)")
+	document := fs.String("document", "", "merchant CPF or CNPJ (optional; printed masked on receipts)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -129,7 +130,7 @@ func createAccount(ctx context.Context, args []string, getenv func(string) strin
 		return err
 	}
 	defer cleanup()
-	out, err := a.Accounts.CreateAccount(ctx, app.NewAccountInput{Name: *name, Email: *email, Password: password, City: *city})
+	out, err := a.Accounts.CreateAccount(ctx, app.NewAccountInput{Name: *name, Email: *email, Password: password, City: *city, Document: *document})
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/quitapix/quita/adapters/idempotency"
 	"github.com/quitapix/quita/adapters/password"
 	"github.com/quitapix/quita/adapters/qr"
+	"github.com/quitapix/quita/adapters/receipt"
 	"github.com/quitapix/quita/adapters/store"
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/domain"
@@ -51,6 +52,9 @@ type App struct {
 	BCBPix *bcbpix.Acquirer
 	// PixReceipts applies PSP notifications and runs reconciliation.
 	PixReceipts *app.PixReceiptService
+	// Receipts draws payment and refund receipts (comprovantes), for the
+	// API and the dashboard.
+	Receipts *app.ReceiptService
 	// Workers runs the periodic workers (expiry, returns, refunds,
 	// releases, method data, reconciliation, housekeeping).
 	Workers *app.WorkerRunner
@@ -92,6 +96,8 @@ type Config struct {
 	BCBPix bcbpix.Options
 	// PixReceipts tunes notifications and reconciliation.
 	PixReceipts app.PixReceiptsConfig
+	// Receipts says what receipts print (QUITA_RECEIPT_INSTITUTION).
+	Receipts app.ReceiptsConfig
 	// TrustedProxies are the peers whose X-Forwarded-For names the client
 	// for the throttles (QUITA_TRUSTED_PROXIES); none by default.
 	TrustedProxies []netip.Prefix
@@ -181,6 +187,8 @@ func provideAcquirer(cfg Config, sb *sandbox.Acquirer, live *bcbpix.Acquirer) (p
 
 func providePixReceiptsConfig(cfg Config) app.PixReceiptsConfig { return cfg.PixReceipts }
 
+func provideReceiptsConfig(cfg Config) app.ReceiptsConfig { return cfg.Receipts }
+
 // clockSet is the wall clock.
 var clockSet = wire.NewSet(
 	wire.Struct(new(app.SystemClock)),
@@ -202,6 +210,10 @@ var appSet = wire.NewSet(
 	app.NewPaymentService,
 	wire.Value(app.EventsConfig{}),
 	app.NewEventService,
+	provideReceiptsConfig,
+	receipt.New,
+	wire.Bind(new(ports.ReceiptRenderer), new(*receipt.Renderer)),
+	app.NewReceiptService,
 	provideWorkers,
 )
 
@@ -329,11 +341,11 @@ func provideQR() *qr.Renderer { return qr.NewRenderer(512, 4096) }
 
 func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *app.ChargeService, accounts *app.AccountService,
 	sim ports.PaymentSimulator, qrr *qr.Renderer, db *store.DB, rdb *redis.Client, co *checkout.Controller,
-	dash *Dashboard, webhooks *app.WebhookService, payments *app.PaymentService, receipts *app.PixReceiptService,
-	live *bcbpix.Acquirer, events *app.EventService,
+	dash *Dashboard, webhooks *app.WebhookService, payments *app.PaymentService, pixReceipts *app.PixReceiptService,
+	live *bcbpix.Acquirer, events *app.EventService, receipts *app.ReceiptService,
 ) http.Handler {
 	if cfg.Acquirer != AcquirerBCBPix {
-		receipts = nil // no PSP callbacks without the API Pix provider
+		pixReceipts = nil // no PSP callbacks without the API Pix provider
 	}
 	ready := map[string]httpapi.Pinger{"database": db}
 	var optional map[string]httpapi.Pinger
@@ -345,8 +357,8 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 			PSPCallbackCAs: cfg.PSPCallbackCAs},
 		httpapi.Deps{Charges: charges, Accounts: accounts, Simulator: sim, QR: qrr, Ready: ready, Optional: optional, Log: log, Checkout: co,
 			Sessions: dash.Sessions, Keys: dash.Keys, RateLimits: dash.GuardSettings, Limiter: dash.Limiter, RequestLogs: dash.RequestLogs,
-			AuthFailures: dash.Attempts, Webhooks: webhooks, Payments: payments, PixReceipts: receipts, PixCallbacks: live,
-			Events: events},
+			AuthFailures: dash.Attempts, Webhooks: webhooks, Payments: payments, PixReceipts: pixReceipts, PixCallbacks: live,
+			Events: events, Receipts: receipts},
 	)
 }
 

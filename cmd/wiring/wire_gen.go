@@ -9,6 +9,7 @@ package wiring
 import (
 	"context"
 	"github.com/quitapix/quita/adapters/password"
+	"github.com/quitapix/quita/adapters/receipt"
 	"github.com/quitapix/quita/adapters/webhook"
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/ports"
@@ -89,7 +90,10 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	pixReceiptService := app.NewPixReceiptService(chargeService, db, bcbpixAcquirer, systemClock, log, pixReceiptsConfig)
 	eventsConfig := _wireEventsConfigValue
 	eventService := app.NewEventService(db, systemClock, eventsConfig)
-	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService)
+	receiptRenderer := receipt.New()
+	receiptsConfig := provideReceiptsConfig(cfg)
+	receiptService := app.NewReceiptService(chargeService, db, receiptRenderer, systemClock, receiptsConfig)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService)
 	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService)
 	wiringApp := &App{
 		Handler:     handler,
@@ -102,6 +106,7 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 		Events:      eventService,
 		BCBPix:      bcbpixAcquirer,
 		PixReceipts: pixReceiptService,
+		Receipts:    receiptService,
 		Workers:     workerRunner,
 	}
 	return wiringApp, func() {
@@ -187,7 +192,10 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	pixReceiptService := app.NewPixReceiptService(chargeService, db, bcbpixAcquirer, clock, log, pixReceiptsConfig)
 	eventsConfig := _wireEventsConfigValue
 	eventService := app.NewEventService(db, clock, eventsConfig)
-	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService)
+	receiptRenderer := receipt.New()
+	receiptsConfig := provideReceiptsConfig(cfg)
+	receiptService := app.NewReceiptService(chargeService, db, receiptRenderer, clock, receiptsConfig)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService)
 	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService)
 	wiringApp := &App{
 		Handler:     handler,
@@ -200,6 +208,7 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 		Events:      eventService,
 		BCBPix:      bcbpixAcquirer,
 		PixReceipts: pixReceiptService,
+		Receipts:    receiptService,
 		Workers:     workerRunner,
 	}
 	return wiringApp, func() {

@@ -103,8 +103,3 @@ func RefundState(s string) string {
 		return string(domain.RefundInProgress)
 	}
 }
-
-// Receipt implements ports.RefundAcquirer: API Pix has no receipts.
-func (a *Acquirer) Receipt(context.Context, ports.ReceiptRequest) ([]byte, error) {
-	return nil, fmt.Errorf("%w: API Pix has no receipts", ports.ErrAcquirerRejected)
-}

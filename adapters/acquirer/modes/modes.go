@@ -86,12 +86,6 @@ func (r *Router) ChargeStatus(ctx context.Context, providerRef string) (ports.Pr
 	return r.byRef(providerRef).ChargeStatus(ctx, providerRef)
 }
 
-// Receipt implements ports.RefundAcquirer. Receipts are Quita's own (the
-// sandbox renders them) unless the reference names the live provider.
-func (r *Router) Receipt(ctx context.Context, req ports.ReceiptRequest) ([]byte, error) {
-	return r.byRef(req.ProviderRef).Receipt(ctx, req)
-}
-
 // CreatePaymentMethods implements ports.MethodAcquirer: only test mode
 // offers methods other than Pix.
 func (r *Router) CreatePaymentMethods(ctx context.Context, req ports.CreateMethodsRequest) (domain.MethodDetails, error) {

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -132,71 +131,4 @@ func (a *Acquirer) ChargeStatus(_ context.Context, ref string) (ports.ProviderSt
 	return ports.ProviderStatus{Status: "ATIVA", RawResponse: map[string]any{
 		"provider": Name, "txid": ref, "status": "ATIVA", "checkedAt": a.now().UTC().Format(time.RFC3339),
 	}}, nil
-}
-
-// Receipt implements ports.RefundAcquirer: a one-page PDF.
-func (a *Acquirer) Receipt(_ context.Context, r ports.ReceiptRequest) ([]byte, error) {
-	if a.down.Load() {
-		return nil, ports.ErrAcquirerUnavailable
-	}
-	lines := []string{
-		"Quita sandbox - payment receipt",
-		"Transaction: tx_" + r.ChargeID,
-		"Merchant: " + r.Merchant,
-		"Amount: " + domain.FormatDecimal(r.Amount) + " " + string(r.Currency),
-		"Method: " + string(r.PaidWith),
-		"Paid at: " + r.PaidAt.UTC().Format(time.RFC3339),
-	}
-	if r.EndToEndID != "" {
-		lines = append(lines, "End-to-end id: "+r.EndToEndID)
-	}
-	return MinimalPDF(lines), nil
-}
-
-// MinimalPDF writes a valid single-page PDF 1.4 with the lines in
-// Helvetica, with a correct cross-reference table.
-func MinimalPDF(lines []string) []byte {
-	var content bytes.Buffer
-	content.WriteString("BT /F1 12 Tf 50 780 Td 16 TL\n")
-	for _, l := range lines {
-		content.WriteString("(" + pdfEscape(l) + ") Tj T*\n")
-	}
-	content.WriteString("ET\n")
-	objs := []string{
-		"<< /Type /Catalog /Pages 2 0 R >>",
-		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>",
-		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-		fmt.Sprintf("<< /Length %d >>\nstream\n%sendstream", content.Len(), content.String()),
-	}
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return b.Bytes()
-}
-
-func pdfEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '(' || r == ')' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 32 || r > 126:
-			b.WriteByte('?')
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }

@@ -1,0 +1,176 @@
+package receipt_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quitapix/quita/adapters/receipt"
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/internal/testkit"
+	"github.com/quitapix/quita/ports"
+)
+
+// 22:32:05 UTC is 19:32:05 in Brasília (UTC-03:00, no daylight saving
+// since 2019).
+var paidAt = time.Date(2026, 11, 24, 22, 32, 5, 0, time.UTC)
+
+func paymentReceipt(loc domain.Locale, mode domain.Mode) ports.Receipt {
+	payer, payerKind := domain.MaskTaxID("529.982.247-25")
+	payee, payeeKind := domain.MaskTaxID("11.222.333/0001-81")
+	return ports.Receipt{
+		Kind: ports.ReceiptPayment, Locale: loc, Mode: mode,
+		Amount: 123456, Currency: domain.CurrencyBRL, At: paidAt, IssuedAt: paidAt.Add(3 * time.Minute),
+		Method:        domain.MethodPix,
+		To:            ports.ReceiptParty{Name: "Padaria São João", MaskedDocument: payee, DocumentKind: payeeKind, Institution: "Quita Sandbox"},
+		From:          ports.ReceiptParty{Name: "Maria Conceição Araújo", MaskedDocument: payer, DocumentKind: payerKind, Institution: "ISPB 99999999"},
+		Description:   "Pão de queijo e café coado",
+		TransactionID: "tx_01jd5k7q9w3e8r2t6y4u0i1o2p",
+		EndToEndID:    "E9999999920261124223201234abcdef",
+		TxID:          "quita01jd5k7q9w3e8r2t6y4u0i1o",
+	}
+}
+
+func render(t *testing.T, r ports.Receipt) []byte {
+	t.Helper()
+	pdf, err := receipt.New().RenderPDF(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(pdf, []byte("%PDF-")) {
+		t.Fatalf("not a PDF: %q", pdf[:min(len(pdf), 16)])
+	}
+	return pdf
+}
+
+func wantText(t *testing.T, text string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("receipt text lacks %q; text:\n%s", w, text)
+		}
+	}
+}
+
+// The payment receipt prints Portuguese as written, the amount in
+// Brazilian format, Brasília time and BCB-masked documents; the payer's
+// document never appears whole.
+func TestPaymentReceiptPortuguese(t *testing.T) {
+	t.Parallel()
+	pdf := render(t, paymentReceipt(domain.LocalePtBR, domain.ModeLive))
+	text := testkit.PDFText(t, pdf)
+	wantText(t, text,
+		"Comprovante de pagamento Pix",
+		"R$ 1.234,56",
+		"24/11/2026 às 19:32:05 (horário de Brasília, UTC-03:00)",
+		"Forma de pagamento", "Pix",
+		"Recebedor", "Padaria São João", "CNPJ", "**.222.333/0001-**", "Quita Sandbox",
+		"Pagador", "Maria Conceição Araújo", "CPF", "***.982.247-**", "ISPB 99999999",
+		"Descrição", "Pão de queijo e café coado",
+		"ID da transação", "tx_01jd5k7q9w3e8r2t6y4u0i1o2p",
+		"ID fim a fim (E2E)", "E9999999920261124223201234abcdef",
+		"Identificador (txid)", "quita01jd5k7q9w3e8r2t6y4u0i1o",
+		"Emitido por Quita em 24/11/2026 às 19:35:05",
+	)
+	for _, leak := range []string{"529.982.247-25", "52998224725", "11222333000181", "S?o", "AMBIENTE DE TESTES"} {
+		if strings.Contains(text, leak) {
+			t.Errorf("receipt text contains %q", leak)
+		}
+	}
+	// Nor in the file itself (metadata, uncompressed streams).
+	for _, leak := range []string{"52998224725", "529.982.247-25"} {
+		if bytes.Contains(pdf, []byte(leak)) {
+			t.Errorf("PDF bytes contain %q", leak)
+		}
+	}
+	png := testkit.PDFPageToPNG(t, pdf, "receipts", "payment-pt-BR")
+	t.Logf("rendered %s", png)
+}
+
+func TestPaymentReceiptEnglish(t *testing.T) {
+	t.Parallel()
+	pdf := render(t, paymentReceipt(domain.LocaleEN, domain.ModeLive))
+	text := testkit.PDFText(t, pdf)
+	wantText(t, text,
+		"Pix payment receipt", "R$ 1,234.56", "Nov 24, 2026, 19:32:05 (Brasília time, UTC-03:00)",
+		"Payee", "Padaria São João", "Payer", "***.982.247-**", "Transaction ID", "End-to-end ID (E2E)",
+	)
+	if strings.Contains(text, "Comprovante") {
+		t.Errorf("English receipt has Portuguese title:\n%s", text)
+	}
+	testkit.PDFPageToPNG(t, pdf, "receipts", "payment-en")
+}
+
+// A sandbox receipt says on its face that no money moved.
+func TestTestModeReceiptIsMarked(t *testing.T) {
+	t.Parallel()
+	text := testkit.PDFText(t, render(t, paymentReceipt(domain.LocalePtBR, domain.ModeTest)))
+	wantText(t, text, "AMBIENTE DE TESTES: SEM VALOR FINANCEIRO", "Padaria São João")
+	text = testkit.PDFText(t, render(t, paymentReceipt(domain.LocaleEN, domain.ModeTest)))
+	wantText(t, text, "TEST MODE: NO MONEY MOVED")
+}
+
+func TestRefundReceipt(t *testing.T) {
+	t.Parallel()
+	r := paymentReceipt(domain.LocalePtBR, domain.ModeLive)
+	r.Kind, r.Amount = ports.ReceiptRefund, 50000
+	r.From, r.To = r.To, r.From
+	r.Description = "Produto esgotado; devolução integral"
+	r.ReferenceID = "re_01jd5m0000000000000000000a"
+	r.OriginalEndToEndID, r.EndToEndID = r.EndToEndID, "D9999999920261124224001234abcdef"
+	r.At = paidAt.Add(8 * time.Minute)
+	pdf := render(t, r)
+	text := testkit.PDFText(t, pdf)
+	wantText(t, text,
+		"Comprovante de devolução Pix", "Valor devolvido", "R$ 500,00",
+		"24/11/2026 às 19:40:05 (horário de Brasília, UTC-03:00)",
+		"Quem recebeu a devolução", "Maria Conceição Araújo", "***.982.247-**",
+		"Quem devolveu", "Padaria São João",
+		"Motivo", "Produto esgotado; devolução integral",
+		"ID da devolução", "re_01jd5m0000000000000000000a",
+		"E2E do pagamento original", "E9999999920261124223201234abcdef",
+		"D9999999920261124224001234abcdef",
+	)
+	testkit.PDFPageToPNG(t, pdf, "receipts", "refund-pt-BR")
+	en := testkit.PDFText(t, render(t, func() ports.Receipt { r.Locale = domain.LocaleEN; return r }()))
+	wantText(t, en, "Pix refund receipt", "Amount refunded", "R$ 500.00", "Refunded to", "Refunded by", "Reason", "Refund ID")
+}
+
+// A party the bank did not disclose reads "Não informado", never blank,
+// and a missing document leaves no empty CPF line.
+func TestReceiptUnknownPayer(t *testing.T) {
+	t.Parallel()
+	r := paymentReceipt(domain.LocalePtBR, domain.ModeLive)
+	r.From = ports.ReceiptParty{}
+	r.Description = ""
+	text := testkit.PDFText(t, render(t, r))
+	wantText(t, text, "Pagador", "Não informado")
+	if strings.Contains(text, "CPF") || strings.Contains(text, "Descrição") {
+		t.Errorf("empty rows printed:\n%s", text)
+	}
+}
+
+// A long description wraps inside the page instead of running off it.
+func TestReceiptLongDescriptionWraps(t *testing.T) {
+	t.Parallel()
+	r := paymentReceipt(domain.LocalePtBR, domain.ModeLive)
+	r.Description = strings.Repeat("Açaí com granola e banana, ", 18) + "fim."
+	pdf := render(t, r)
+	text := testkit.PDFText(t, pdf)
+	wantText(t, text, "fim.", "Identificador (txid)")
+	if strings.Count(testkit.PDFText(t, pdf), "\f") != 1 {
+		t.Errorf("receipt is not one page")
+	}
+}
+
+// The same receipt is the same bytes: nothing in it depends on the
+// clock of the renderer.
+func TestReceiptIsDeterministic(t *testing.T) {
+	t.Parallel()
+	a := render(t, paymentReceipt(domain.LocalePtBR, domain.ModeLive))
+	b := render(t, paymentReceipt(domain.LocalePtBR, domain.ModeLive))
+	if !bytes.Equal(a, b) {
+		t.Error("two renderings of one receipt differ")
+	}
+}

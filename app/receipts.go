@@ -1,0 +1,166 @@
+package app
+
+import (
+	"context"
+	"errors"
+
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+// ErrReceiptUnavailable: no receipt exists yet — the payment was not
+// credited to the merchant (unpaid, held for review, returned by the payer
+// lock) or the refund is not confirmed.
+var ErrReceiptUnavailable = errors.New("receipt unavailable")
+
+// ReceiptsConfig says what receipts print about where merchants' money is.
+type ReceiptsConfig struct {
+	// Institution names the payment institution holding merchants' live
+	// money, printed as the payee's institution (QUITA_RECEIPT_INSTITUTION).
+	Institution string
+}
+
+// DefaultReceiptInstitution is the payee's institution when none is
+// configured.
+const DefaultReceiptInstitution = "Quita"
+
+// sandboxInstitution holds test-mode money; the sandbox bank signs its
+// end-to-end ids with sandbox ISPB 99999999.
+const (
+	sandboxInstitution = "Quita Sandbox"
+	sandboxISPB        = "99999999"
+)
+
+// ReceiptService draws the receipts (comprovantes) of payments and refunds
+// from Quita's own records, for the API and the dashboard alike: both call
+// PaymentReceipt and RefundReceipt with the caller whose data it is.
+type ReceiptService struct {
+	charges  *ChargeService
+	store    ports.PaymentStore
+	renderer ports.ReceiptRenderer
+	clock    ports.Clock
+	cfg      ReceiptsConfig
+}
+
+// NewReceiptService wires the receipt service.
+func NewReceiptService(charges *ChargeService, store ports.PaymentStore, renderer ports.ReceiptRenderer, clock ports.Clock, cfg ReceiptsConfig) *ReceiptService {
+	if cfg.Institution == "" {
+		cfg.Institution = DefaultReceiptInstitution
+	}
+	return &ReceiptService{charges: charges, store: store, renderer: renderer, clock: clock, cfg: cfg}
+}
+
+// Document is a drawn receipt, ready to send.
+type Document struct {
+	ContentType string
+	// Filename suggests a name for a download ("comprovante-tx_….pdf").
+	Filename string
+	Body     []byte
+}
+
+// PaymentReceipt draws the receipt of a payment credited to the caller's
+// account, in loc. ports.ErrNotFound for a charge of another account or
+// mode; ErrReceiptUnavailable while it was not credited.
+func (s *ReceiptService) PaymentReceipt(ctx context.Context, caller Caller, chargeID string, loc domain.Locale) (Document, error) {
+	c, err := s.charges.Get(ctx, caller, chargeID)
+	if err != nil {
+		return Document{}, err
+	}
+	st := c.Settlement()
+	if st == nil || !c.Credited() {
+		return Document{}, ErrReceiptUnavailable
+	}
+	r := s.base(c, loc)
+	r.Kind = ports.ReceiptPayment
+	r.Amount, r.At, r.Method = c.Amount(), st.PaidAt, st.PaidWith
+	r.To, r.From = s.merchant(caller), payer(c, st)
+	r.EndToEndID = st.EndToEndID
+	if d, ok := c.Metadata()["description"].(string); ok {
+		r.Description = d
+	}
+	return s.render(r, "comprovante-"+r.TransactionID, "receipt-"+r.TransactionID)
+}
+
+// RefundReceipt draws the receipt of a confirmed refund (REFUNDED) of one
+// of the caller's payments. ports.ErrNotFound when the refund is not of
+// that payment; ErrReceiptUnavailable while it is open, or when it failed.
+func (s *ReceiptService) RefundReceipt(ctx context.Context, caller Caller, chargeID, refundID string, loc domain.Locale) (Document, error) {
+	c, err := s.charges.Get(ctx, caller, chargeID)
+	if err != nil {
+		return Document{}, err
+	}
+	rf, err := s.store.FindRefund(ctx, caller.Scope(), refundID)
+	if err != nil {
+		return Document{}, err
+	}
+	if rf.ChargeID != c.ID() {
+		return Document{}, ports.ErrNotFound
+	}
+	st := c.Settlement()
+	if rf.Status != domain.RefundRefunded || st == nil {
+		return Document{}, ErrReceiptUnavailable
+	}
+	r := s.base(c, loc)
+	r.Kind = ports.ReceiptRefund
+	r.Amount, r.Currency, r.At, r.Method = rf.Amount, rf.Currency, rf.UpdatedAt, st.PaidWith
+	r.From, r.To = s.merchant(caller), payer(c, st)
+	r.ReferenceID = domain.PrefixRefund + rf.ID
+	r.OriginalEndToEndID = st.EndToEndID
+	r.Description = rf.Reason
+	return s.render(r, "comprovante-devolucao-"+r.ReferenceID, "refund-receipt-"+r.ReferenceID)
+}
+
+// base fills what every receipt of charge c shows.
+func (s *ReceiptService) base(c *domain.Charge, loc domain.Locale) ports.Receipt {
+	r := ports.Receipt{
+		Locale: loc, Mode: c.Mode(), Currency: c.Currency(), IssuedAt: s.clock.Now(),
+		TransactionID: domain.PrefixTransaction + c.ID(),
+	}
+	if p := c.Pix(); p != nil {
+		r.TxID = p.TxID
+	}
+	return r
+}
+
+func (s *ReceiptService) render(r ports.Receipt, ptName, enName string) (Document, error) {
+	pdf, err := s.renderer.RenderPDF(r)
+	if err != nil {
+		return Document{}, err
+	}
+	name := ptName
+	if r.Locale == domain.LocaleEN {
+		name = enName
+	}
+	return Document{ContentType: "application/pdf", Filename: name + ".pdf", Body: pdf}, nil
+}
+
+// merchant is the caller's account as a receipt party.
+func (s *ReceiptService) merchant(caller Caller) ports.ReceiptParty {
+	a := caller.Account
+	name := a.MerchantName
+	if name == "" {
+		name = a.Name
+	}
+	doc, kind := domain.MaskTaxID(a.Document)
+	inst := s.cfg.Institution
+	if caller.Mode == domain.ModeTest {
+		inst = sandboxInstitution
+	}
+	return ports.ReceiptParty{Name: name, MaskedDocument: doc, DocumentKind: kind, Institution: inst}
+}
+
+// payer is who paid, as the bank reported it: a receipt attests the
+// payment, so the customer the merchant declared is not put in the
+// payer's place. The institution is read from the end-to-end id, which
+// carries the ISPB of the payer's bank.
+func payer(c *domain.Charge, st *domain.Settlement) ports.ReceiptParty {
+	doc, kind := domain.MaskTaxID(st.PayerTaxID)
+	p := ports.ReceiptParty{Name: st.PayerName, MaskedDocument: doc, DocumentKind: kind}
+	if ispb, ok := domain.EndToEndISPB(st.EndToEndID); ok {
+		p.Institution = "ISPB " + ispb
+		if c.Mode() == domain.ModeTest && ispb == sandboxISPB {
+			p.Institution = sandboxInstitution + " (ISPB " + ispb + ")"
+		}
+	}
+	return p
+}

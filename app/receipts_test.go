@@ -1,0 +1,184 @@
+package app_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/mocks"
+	"github.com/quitapix/quita/ports"
+)
+
+const (
+	receiptAccount = "acct_padaria"
+	payerCPF       = "52998224725"
+	paidE2E        = "E12345678202611221205abcdefghijk"
+)
+
+type receiptEnv struct {
+	h        *harness
+	svc      *app.ReceiptService
+	renderer *mocks.ReceiptRendererMock
+	refunds  map[string]domain.Refund
+	caller   app.Caller
+}
+
+func newReceiptEnv(t *testing.T, mode domain.Mode) *receiptEnv {
+	t.Helper()
+	e := &receiptEnv{h: newHarness(t), refunds: map[string]domain.Refund{}}
+	e.renderer = &mocks.ReceiptRendererMock{RenderPDFFunc: func(ports.Receipt) ([]byte, error) { return []byte("%PDF-test"), nil }}
+	store := &mocks.PaymentStoreMock{FindRefundFunc: func(_ context.Context, s ports.Scope, id string) (*domain.Refund, error) {
+		r, ok := e.refunds[id]
+		if !ok || r.AccountID != s.AccountID || r.Mode != s.Mode {
+			return nil, ports.ErrNotFound
+		}
+		return &r, nil
+	}}
+	e.svc = app.NewReceiptService(e.h.svc, store, e.renderer, fixedClock{t0.Add(time.Hour)}, app.ReceiptsConfig{Institution: "Banco Exemplo S.A."})
+	e.caller = app.Caller{Mode: mode, Account: domain.Account{ID: receiptAccount, Name: "Padaria", MerchantName: "Padaria São João", Document: "11222333000181"}}
+	return e
+}
+
+type fixedClock struct{ t time.Time }
+
+func (c fixedClock) Now() time.Time { return c.t }
+
+// put stores a charge of the receipt account in mode, paid by a CPF when
+// paid is set.
+func (e *receiptEnv) put(id string, mode domain.Mode, status domain.TxStatus, settled bool, ret domain.ReturnState) {
+	s := domain.ChargeSnapshot{
+		ID: id, AccountID: receiptAccount, Mode: mode, Amount: 123456, Currency: domain.CurrencyBRL,
+		Methods: []domain.Method{domain.MethodPix}, Status: status, Metadata: map[string]any{"description": "Pão de queijo"},
+		Customer: domain.Customer{Name: "Cliente Declarado", Document: "39053344705"},
+		Pix:      &domain.PixDetails{TxID: "txid" + id}, ReturnState: ret,
+		ExpiresAt: t0.Add(time.Hour), CreatedAt: t0, UpdatedAt: t0,
+	}
+	if settled {
+		s.Settlement = &domain.Settlement{EndToEndID: paidE2E, Amount: 123456, PaidAt: t0.Add(5 * time.Minute),
+			PaidWith: domain.MethodPix, PayerTaxID: payerCPF, PayerName: "Maria Conceição"}
+	}
+	e.h.mu.Lock()
+	e.h.charges[id] = domain.UnmarshalChargeFromStorage(s)
+	e.h.mu.Unlock()
+}
+
+// The payment receipt carries the merchant as payee and the payer the bank
+// reported, with both documents masked before they reach the renderer.
+func TestPaymentReceiptParties(t *testing.T) {
+	t.Parallel()
+	e := newReceiptEnv(t, domain.ModeLive)
+	e.put("paid", domain.ModeLive, domain.TxPaid, true, domain.ReturnNone)
+	doc, err := e.svc.PaymentReceipt(context.Background(), e.caller, "paid", domain.LocalePtBR)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.ContentType != "application/pdf" || doc.Filename != "comprovante-tx_paid.pdf" || string(doc.Body) != "%PDF-test" {
+		t.Errorf("document = %q %q %q", doc.ContentType, doc.Filename, doc.Body)
+	}
+	calls := e.renderer.RenderPDFCalls()
+	if len(calls) != 1 {
+		t.Fatalf("%d renders", len(calls))
+	}
+	r := calls[0].R
+	want := ports.Receipt{
+		Kind: ports.ReceiptPayment, Locale: domain.LocalePtBR, Mode: domain.ModeLive,
+		Amount: 123456, Currency: domain.CurrencyBRL, At: t0.Add(5 * time.Minute), IssuedAt: t0.Add(time.Hour),
+		Method: domain.MethodPix,
+		To: ports.ReceiptParty{Name: "Padaria São João", MaskedDocument: "**.222.333/0001-**", DocumentKind: domain.TaxIDCNPJ,
+			Institution: "Banco Exemplo S.A."},
+		From: ports.ReceiptParty{Name: "Maria Conceição", MaskedDocument: "***.982.247-**", DocumentKind: domain.TaxIDCPF,
+			Institution: "ISPB 12345678"},
+		Description: "Pão de queijo", TransactionID: "tx_paid", EndToEndID: paidE2E, TxID: "txidpaid",
+	}
+	if fmt.Sprintf("%+v", r) != fmt.Sprintf("%+v", want) {
+		t.Errorf("receipt\n got %+v\nwant %+v", r, want)
+	}
+	// Neither the payer's nor the declared customer's document reaches
+	// the renderer in clear.
+	for _, doc := range []string{payerCPF, "39053344705", "11222333000181", "Cliente Declarado"} {
+		if strings.Contains(fmt.Sprintf("%+v", r), doc) {
+			t.Errorf("receipt data holds %s", doc)
+		}
+	}
+}
+
+// Test-mode money is the sandbox's, on both sides.
+func TestTestModeReceiptNamesTheSandbox(t *testing.T) {
+	t.Parallel()
+	e := newReceiptEnv(t, domain.ModeTest)
+	e.put("paid", domain.ModeTest, domain.TxPaid, true, domain.ReturnNone)
+	if _, err := e.svc.PaymentReceipt(context.Background(), e.caller, "paid", domain.LocaleEN); err != nil {
+		t.Fatal(err)
+	}
+	r := e.renderer.RenderPDFCalls()[0].R
+	if r.Mode != domain.ModeTest || r.To.Institution != "Quita Sandbox" || r.From.Institution != "ISPB 12345678" || r.Locale != domain.LocaleEN {
+		t.Errorf("test receipt: %+v", r)
+	}
+}
+
+// No receipt for money the merchant was not credited with, nor for
+// another account's or mode's charge.
+func TestPaymentReceiptUnavailable(t *testing.T) {
+	t.Parallel()
+	e := newReceiptEnv(t, domain.ModeLive)
+	e.put("open", domain.ModeLive, domain.TxWaitingPayment, false, domain.ReturnNone)
+	e.put("held", domain.ModeLive, domain.TxProcessing, true, domain.ReturnNone)
+	e.put("returned", domain.ModeLive, domain.TxRefunded, true, domain.ReturnDone)
+	e.put("test", domain.ModeTest, domain.TxPaid, true, domain.ReturnNone)
+	for id, want := range map[string]error{
+		"open": app.ErrReceiptUnavailable, "held": app.ErrReceiptUnavailable, "returned": app.ErrReceiptUnavailable,
+		"test": ports.ErrNotFound, "nope": ports.ErrNotFound,
+	} {
+		if _, err := e.svc.PaymentReceipt(context.Background(), e.caller, id, domain.LocalePtBR); !errors.Is(err, want) {
+			t.Errorf("%s: err = %v, want %v", id, err, want)
+		}
+	}
+	if n := len(e.renderer.RenderPDFCalls()); n != 0 {
+		t.Errorf("%d renders for no receipt", n)
+	}
+}
+
+// A refund receipt exists once the refund is confirmed, for that payment
+// only; the merchant returned the money to the payer.
+func TestRefundReceipt(t *testing.T) {
+	t.Parallel()
+	e := newReceiptEnv(t, domain.ModeLive)
+	e.put("paid", domain.ModeLive, domain.TxPaid, true, domain.ReturnNone)
+	e.put("other", domain.ModeLive, domain.TxPaid, true, domain.ReturnNone)
+	base := domain.Refund{ChargeID: "paid", AccountID: receiptAccount, Mode: domain.ModeLive, Amount: 50000,
+		Currency: domain.CurrencyBRL, Reason: "Produto esgotado", Strategy: domain.StrategyDevolution, EndToEndID: paidE2E,
+		CreatedAt: t0.Add(10 * time.Minute), UpdatedAt: t0.Add(11 * time.Minute)}
+	for id, st := range map[string]domain.RefundStatus{"pending": domain.RefundPending, "going": domain.RefundInProgress,
+		"failed": domain.RefundFailed, "done": domain.RefundRefunded} {
+		r := base
+		r.ID, r.Status = id, st
+		e.refunds[id] = r
+	}
+	for id, want := range map[string]error{"pending": app.ErrReceiptUnavailable, "going": app.ErrReceiptUnavailable,
+		"failed": app.ErrReceiptUnavailable, "nope": ports.ErrNotFound} {
+		if _, err := e.svc.RefundReceipt(context.Background(), e.caller, "paid", id, domain.LocalePtBR); !errors.Is(err, want) {
+			t.Errorf("%s: err = %v, want %v", id, err, want)
+		}
+	}
+	if _, err := e.svc.RefundReceipt(context.Background(), e.caller, "other", "done", domain.LocalePtBR); !errors.Is(err, ports.ErrNotFound) {
+		t.Errorf("refund under another payment: %v", err)
+	}
+	doc, err := e.svc.RefundReceipt(context.Background(), e.caller, "paid", "done", domain.LocaleEN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Filename != "refund-receipt-re_done.pdf" {
+		t.Errorf("filename %q", doc.Filename)
+	}
+	r := e.renderer.RenderPDFCalls()[0].R
+	if r.Kind != ports.ReceiptRefund || r.Amount != 50000 || !r.At.Equal(t0.Add(11*time.Minute)) || r.ReferenceID != "re_done" ||
+		r.TransactionID != "tx_paid" || r.OriginalEndToEndID != paidE2E || r.EndToEndID != "" || r.Description != "Produto esgotado" ||
+		r.From.Name != "Padaria São João" || r.To.Name != "Maria Conceição" || r.To.MaskedDocument != "***.982.247-**" {
+		t.Errorf("refund receipt: %+v", r)
+	}
+}

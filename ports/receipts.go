@@ -1,0 +1,76 @@
+package ports
+
+//go:generate go tool moq -rm -out ../mocks/receipts.go -pkg mocks . ReceiptRenderer
+
+import (
+	"time"
+
+	"github.com/quitapix/quita/domain"
+)
+
+// ReceiptKind says which movement of money a receipt attests.
+type ReceiptKind string
+
+// The receipts Quita issues.
+const (
+	// ReceiptPayment: a payer paid the merchant (comprovante de pagamento).
+	ReceiptPayment ReceiptKind = "payment"
+	// ReceiptRefund: the merchant returned money to the payer
+	// (comprovante de devolução).
+	ReceiptRefund ReceiptKind = "refund"
+	// ReceiptPayout: the merchant's balance was paid out to its bank
+	// account (comprovante de transferência).
+	ReceiptPayout ReceiptKind = "payout"
+)
+
+// ReceiptParty is one side of the movement as a receipt shows it.
+type ReceiptParty struct {
+	Name string
+	// MaskedDocument is the CPF or CNPJ already masked (domain.MaskTaxID):
+	// a renderer never receives a document in clear, so none can leak into
+	// a receipt. "" when unknown.
+	MaskedDocument string
+	DocumentKind   domain.TaxIDKind
+	// Institution is the bank or payment institution that holds the
+	// party's account, "" when unknown.
+	Institution string
+}
+
+// Receipt is everything a receipt shows, already chosen and masked by the
+// app; a renderer only lays it out and translates its labels.
+type Receipt struct {
+	Kind   ReceiptKind
+	Locale domain.Locale
+	// Test receipts are of sandbox money and say so on the page.
+	Mode     domain.Mode
+	Amount   int64
+	Currency domain.Currency
+	// At is when the money moved (paid, refunded, paid out).
+	At time.Time
+	// IssuedAt is when the receipt was drawn.
+	IssuedAt time.Time
+	Method   domain.Method
+	// From paid To: for a payment the payer paid the merchant; for a
+	// refund the merchant returned money to the payer; for a payout the
+	// merchant's balance went to its own bank account.
+	From, To ReceiptParty
+	// Description is the payment's description (metadata.description) or
+	// the refund's reason.
+	Description string
+	// TransactionID is the payment's tx_ id; ReferenceID the refund's re_
+	// or the payout's id, "" for a payment receipt.
+	TransactionID string
+	ReferenceID   string
+	// EndToEndID identifies this Pix; OriginalEndToEndID the payment a
+	// refund returns. TxID is the charge's Pix txid.
+	EndToEndID         string
+	OriginalEndToEndID string
+	TxID               string
+}
+
+// ReceiptRenderer draws receipts.
+type ReceiptRenderer interface {
+	// RenderPDF returns r as a PDF document. It fails only on a
+	// rendering fault, never because of what r says.
+	RenderPDF(r Receipt) ([]byte, error)
+}
