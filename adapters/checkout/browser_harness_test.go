@@ -14,6 +14,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/makiuchi-d/gozxing"
 	"github.com/makiuchi-d/gozxing/qrcode"
+
+	"github.com/quitapix/quita/internal/testkit"
 )
 
 // browserContext starts headless Chromium for one test. Without Chromium
@@ -112,30 +114,6 @@ func (c *consoleLog) check(t *testing.T) {
 	}
 }
 
-// artifactDir is artifacts/checkout at the repository root.
-func artifactDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test")
-		}
-		dir = parent
-	}
-	out := filepath.Join(dir, "artifacts", "checkout")
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
 	// Let the state's entrance animation finish.
@@ -147,7 +125,7 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
-	path := filepath.Join(artifactDir(t), name+".png")
+	path := filepath.Join(testkit.ArtifactDir(t, "checkout"), name+".png")
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
