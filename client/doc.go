@@ -21,8 +21,8 @@
 //     statuses): Create, Get, List, ListPage.
 //   - Payments: the same charges in the transaction wire format (tx_ ids,
 //     upper-case statuses, more methods): Create, Get, List, ListPage,
-//     Cancel, Refund, Refunds, Receipt, ProviderStatus, ResendWebhook,
-//     Stats, Metrics.
+//     Cancel, Refund, Refunds, Receipt, RefundReceipt, ProviderStatus,
+//     ResendWebhook, Stats, Metrics.
 //   - Wallets: List, Balance, BalanceIn.
 //   - Webhooks: CreateEndpoint, ListEndpoints, UpdateEndpoint,
 //     DeleteEndpoint, RotateSecret, RotateTransactionSecret,

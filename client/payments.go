@@ -289,10 +289,12 @@ func (s *PaymentsService) Refunds(ctx context.Context, id string) ([]*Refund, er
 	return out.Data, nil
 }
 
-// Receipt is a provider's receipt of a settled payment.
+// Receipt is a payment's or refund's receipt (comprovante), a PDF.
 type Receipt struct {
 	// ContentType is application/pdf.
 	ContentType string `json:"contentType"`
+	// Filename suggests a name for the file (comprovante-tx_….pdf).
+	Filename string `json:"filename"`
 	// Base64 is the document, standard base64.
 	Base64 string `json:"base64"`
 }
@@ -300,10 +302,25 @@ type Receipt struct {
 // Bytes decodes the document.
 func (r *Receipt) Bytes() ([]byte, error) { return base64.StdEncoding.DecodeString(r.Base64) }
 
-// Receipt fetches the receipt of a settled payment.
-func (s *PaymentsService) Receipt(ctx context.Context, id string) (*Receipt, error) {
+// Receipt fetches the receipt of a credited payment, in Brazilian
+// Portuguese, or in lang ("en") when given.
+func (s *PaymentsService) Receipt(ctx context.Context, id string, lang ...string) (*Receipt, error) {
+	return s.receipt(ctx, "/payments/"+pathID(id)+"/receipt", lang)
+}
+
+// RefundReceipt fetches the receipt of a confirmed (REFUNDED) refund of
+// a payment (comprovante de devolução), in lang ("en") when given.
+func (s *PaymentsService) RefundReceipt(ctx context.Context, paymentID, refundID string, lang ...string) (*Receipt, error) {
+	return s.receipt(ctx, "/payments/"+pathID(paymentID)+"/refunds/"+pathID(refundID)+"/receipt", lang)
+}
+
+func (s *PaymentsService) receipt(ctx context.Context, path string, lang []string) (*Receipt, error) {
+	r := request{method: http.MethodGet, path: path}
+	if len(lang) > 0 && lang[0] != "" {
+		r.query = url.Values{"lang": {lang[0]}}
+	}
 	var out Receipt
-	if _, err := s.c.do(ctx, request{method: http.MethodGet, path: "/payments/" + pathID(id) + "/receipt"}, &out); err != nil {
+	if _, err := s.c.do(ctx, r, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -260,8 +260,15 @@ func TestPaymentsAndWalletsAgainstServer(t *testing.T) {
 		}
 
 		rc := must(qc.Payments.Receipt(ctx, created.ID))(t)
-		if pdf, err := rc.Bytes(); err != nil || rc.ContentType != "application/pdf" || !bytes.HasPrefix(pdf, []byte("%PDF")) {
-			t.Fatalf("receipt %s %v", rc.ContentType, err)
+		if pdf, err := rc.Bytes(); err != nil || rc.ContentType != "application/pdf" || !bytes.HasPrefix(pdf, []byte("%PDF")) ||
+			rc.Filename != "comprovante-"+created.ID+".pdf" {
+			t.Fatalf("receipt %s %s %v", rc.ContentType, rc.Filename, err)
+		}
+		if en := must(qc.Payments.Receipt(ctx, created.ID, "en"))(t); en.Filename != "receipt-"+created.ID+".pdf" {
+			t.Fatalf("English receipt %s", en.Filename)
+		}
+		if rr := must(qc.Payments.RefundReceipt(ctx, created.ID, rf.ID))(t); rr.Filename != "comprovante-devolucao-"+rf.ID+".pdf" {
+			t.Fatalf("refund receipt %s", rr.Filename)
 		}
 		ps := must(qc.Payments.ProviderStatus(ctx, created.ID))(t)
 		if ps.LocalStatus != client.TxPaid || ps.Provider == "" || ps.ProviderTransactionID == "" {
