@@ -159,6 +159,9 @@ func TestEveryOperation(t *testing.T) {
 		c.do(t, "POST", "/test_helpers/refunds/"+ids(refund, "id")+"/fail", nil, nil)
 		c.do(t, "GET", "/payments/"+tx+"/refunds", nil, nil).want(t, 200)
 		c.do(t, "GET", "/payments/"+tx+"/receipt", nil, nil).want(t, 200)
+		c.do(t, "GET", "/payments/"+tx+"/receipt?lang=en", nil, nil).want(t, 200)
+		c.do(t, "GET", "/payments/"+tx+"/receipt?lang=fr", nil, nil).apiErr(t, 400, "parameter_invalid", "lang")
+		c.do(t, "GET", "/payments/"+tx+"/refunds/"+ids(refund, "id")+"/receipt", nil, nil).apiErr(t, 422, "receipt_unavailable", "")
 		c.do(t, "GET", "/payments/"+tx+"/provider-status", nil, nil).want(t, 200)
 		c.do(t, "POST", "/payments/"+tx+"/resend-webhook", nil, nil).want(t, 200)
 		card := pay(map[string]any{"amount": 5000, "paymentMethods": []string{"CREDIT_CARD"},
