@@ -302,6 +302,13 @@ func (c *contractChecker) checkWebhook(req *http.Request, body []byte) error {
 	if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil {
 		return c.fail("webhook %s (%s): %s", name, typ, oneLine(err))
 	}
+	// X-Quita-Event-Type mirrors the body's type (event in the legacy
+	// envelope).
+	var env struct{ Type, Event string }
+	_ = json.Unmarshal(body, &env)
+	if env.Type+env.Event != typ {
+		return c.fail("webhook %s: X-Quita-Event-Type %q, body says %q", name, typ, env.Type+env.Event)
+	}
 	return nil
 }
 

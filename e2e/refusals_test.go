@@ -2,10 +2,13 @@ package e2e_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/quitapix/quita/ports"
 )
 
 // TestDocumentedRefusals sends, for every operation, requests that break a
@@ -133,7 +136,7 @@ func TestDocumentedRefusals(t *testing.T) {
 			{"GET", "/wallets/balance?currency=X", nil, nil},
 
 			// Events.
-			{"GET", "/events?wait=31", nil, nil},
+			{"GET", "/events?wait=26", nil, nil},
 			{"GET", "/events?type=nope", nil, nil},
 			{"GET", "/events?limit=0", nil, nil},
 			{"GET", "/events?starting_after=" + ch.ID, nil, nil},
@@ -190,6 +193,27 @@ func TestDocumentedRefusals(t *testing.T) {
 			// The contract check fails the exchange unless it is refused
 			// with a documented 4xx.
 			a.test.do(t, c.method, c.path, c.body, c.h)
+		}
+
+		// A body over 1 MiB is 413; past the key's burst, 429 with
+		// Retry-After and the RateLimit headers (checked by the contract).
+		big := map[string]any{"amount": 1000, "payment_method": "pix", "description": strings.Repeat("x", 1<<20)}
+		a.test.do(t, "POST", "/charges", big, key()).apiErr(t, 413, "request_too_large", "")
+		err = e.srv.App.Dashboard.GuardSettings.Set(context.Background(), a.AccountID,
+			ports.AccountSettings{RateLimitPerSecond: 1, RateLimitBurst: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		limited := false
+		for range 20 {
+			if r := a.test.do(t, "GET", "/wallets", nil, nil); r.Status == 429 {
+				r.apiErr(t, 429, "rate_limited", "")
+				limited = true
+				break
+			}
+		}
+		if !limited {
+			t.Error("never rate limited")
 		}
 	})
 }

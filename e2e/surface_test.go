@@ -2,10 +2,14 @@ package e2e_test
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +26,44 @@ type webhookReceiver struct {
 	mu    sync.Mutex
 	types map[string]int
 	errs  []error
+	// secrets maps a path of the receiver to the secret its deliveries
+	// must be signed with, as the document describes the two schemes.
+	secrets map[string]string
+}
+
+// verifySignature checks X-Quita-Signature the way the document tells a
+// merchant to, written out here rather than through domain's verifier.
+func verifySignature(secret, header string, body []byte) error {
+	mac := func(msg string) string {
+		h := hmac.New(sha256.New, []byte(secret))
+		h.Write([]byte(msg))
+		return hex.EncodeToString(h.Sum(nil))
+	}
+	if v, ok := strings.CutPrefix(header, "sha256="); ok {
+		if !hmac.Equal([]byte(v), []byte(mac(string(body)))) {
+			return fmt.Errorf("legacy signature %q does not match", header)
+		}
+		return nil
+	}
+	ts, v1, ok := strings.Cut(header, ",v1=")
+	ts, tok := strings.CutPrefix(ts, "t=")
+	if !ok || !tok {
+		return fmt.Errorf("signature %q is neither scheme", header)
+	}
+	sec, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil || time.Since(time.Unix(sec, 0)).Abs() > 5*time.Minute {
+		return fmt.Errorf("signature timestamp %q", ts)
+	}
+	if !hmac.Equal([]byte(v1), []byte(mac(ts+"."+string(body)))) {
+		return fmt.Errorf("canonical signature %q does not match", header)
+	}
+	return nil
+}
+
+func (rc *webhookReceiver) setSecret(path, secret string) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.secrets[path] = secret
 }
 
 func newWebhookReceiver(t *testing.T) *webhookReceiver {
@@ -30,7 +72,7 @@ func newWebhookReceiver(t *testing.T) *webhookReceiver {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc := &webhookReceiver{types: map[string]int{}}
+	rc := &webhookReceiver{types: map[string]int{}, secrets: map[string]string{}}
 	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		err := checker.checkWebhook(r, body)
@@ -38,6 +80,11 @@ func newWebhookReceiver(t *testing.T) *webhookReceiver {
 		rc.types[r.Header.Get("X-Quita-Event-Type")]++
 		if err != nil {
 			rc.errs = append(rc.errs, err)
+		}
+		if secret, ok := rc.secrets[r.URL.Path]; !ok {
+			rc.errs = append(rc.errs, fmt.Errorf("delivery to %s, which has no secret", r.URL.Path))
+		} else if err := verifySignature(secret, r.Header.Get("X-Quita-Signature"), body); err != nil {
+			rc.errs = append(rc.errs, fmt.Errorf("%s %s: %w", r.URL.Path, r.Header.Get("X-Quita-Event-Type"), err))
 		}
 		rc.mu.Unlock()
 		w.WriteHeader(http.StatusNoContent)
@@ -113,10 +160,10 @@ func TestEveryOperation(t *testing.T) {
 		c.do(t, "GET", "/webhooks/endpoints", nil, nil).want(t, 200)
 		c.do(t, "PATCH", "/webhooks/endpoints/"+epID, map[string]any{"status": "ACTIVE"}, nil).want(t, 200)
 		c.do(t, "POST", "/webhooks/endpoints/"+epID+"/rotate-secret", map[string]any{"id": epID}, nil).want(t, 200)
-		c.do(t, "POST", "/webhooks/endpoints/"+epID+"/rotate-secret", nil, nil).want(t, 200)
+		rc.setSecret("/hooks", ids(c.do(t, "POST", "/webhooks/endpoints/"+epID+"/rotate-secret", nil, nil).want(t, 200), "secret"))
 		c.do(t, "POST", "/webhooks/endpoints", map[string]any{"url": rc.URL, "events": []string{"charge.nope"}}, nil).
 			apiErr(t, 400, "", "events[0]")
-		c.do(t, "POST", "/webhooks/transaction-secret/rotate", nil, nil).want(t, 200)
+		rc.setSecret("/tx", ids(c.do(t, "POST", "/webhooks/transaction-secret/rotate", nil, nil).want(t, 200), "transactionWebhookSecret"))
 
 		// Charges.
 		full := map[string]any{"amount": 2500, "currency": "BRL", "payment_method": "pix", "description": "Pedido 1",
