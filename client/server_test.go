@@ -559,3 +559,47 @@ func TestEventsAgainstServer(t *testing.T) {
 		}
 	})
 }
+
+// Concurrent creates with one key — a client retrying while its first
+// attempt is still running — all get the one charge: the server answers
+// the later ones 409 idempotency_key_in_use (with Retry-After) until the
+// first finishes, and the SDK waits and retries them with the same key.
+func TestConcurrentRetriesOfOneKeyAgainstServer(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, srv *quitatest.Server) {
+		ctx := context.Background()
+		qc := srv.Client(client.WithRetryPolicy(client.RetryPolicy{MaxRetries: 10, BaseDelay: 20 * time.Millisecond}))
+		p := client.ChargeParams{Amount: 4321, IdempotencyKey: "order-race-0001"}
+		const n = 8
+		ids := make(chan string, n)
+		errs := make(chan error, n)
+		for range n {
+			go func() {
+				ch, err := qc.Charges.Create(ctx, p)
+				if err != nil {
+					errs <- err
+					return
+				}
+				ids <- ch.ID
+			}()
+		}
+		var first string
+		for range n {
+			select {
+			case err := <-errs:
+				t.Fatal(err)
+			case id := <-ids:
+				if first == "" {
+					first = id
+				}
+				if id != first {
+					t.Fatalf("two charges for one key: %s and %s", first, id)
+				}
+			}
+		}
+		page := must(qc.Charges.ListPage(ctx, client.ChargeListParams{}))(t)
+		if len(page.Data) != 1 || page.Data[0].ID != first {
+			t.Fatalf("%d charges exist", len(page.Data))
+		}
+	})
+}
