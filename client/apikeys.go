@@ -3,6 +3,8 @@ package client
 import (
 	"context"
 	"net/http"
+	"net/url"
+	"strconv"
 	"time"
 )
 
@@ -106,4 +108,68 @@ func (s *APIKeysService) Rotate(ctx context.Context, id string, label *string) (
 func (s *APIKeysService) Revoke(ctx context.Context, id string) error {
 	_, err := s.c.do(ctx, request{method: http.MethodDelete, path: "/api-keys/" + pathID(id), bearer: true, class: notSentOnly}, nil)
 	return err
+}
+
+// AuditEntry is one key-management action of the account.
+type AuditEntry struct {
+	ID string `json:"id"`
+	// Action is e.g. api_key.issued, api_key.rotated, api_key.revoked.
+	Action         string    `json:"action"`
+	UserID         string    `json:"userId,omitempty"`
+	KeyID          string    `json:"keyId,omitempty"`
+	KeyFingerprint string    `json:"keyFingerprint,omitempty"`
+	Code           string    `json:"code,omitempty"`
+	CreatedAt      time.Time `json:"createdAt"`
+}
+
+// AuditLogs lists the account's latest key-management actions, newest
+// first (limit 1–100; 0 is the server's default, 50).
+func (s *APIKeysService) AuditLogs(ctx context.Context, limit int) ([]*AuditEntry, error) {
+	var out struct {
+		Data []*AuditEntry `json:"data"`
+	}
+	r := request{method: http.MethodGet, path: "/audit-logs", query: limitQuery(limit), bearer: true}
+	if _, err := s.c.do(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return out.Data, nil
+}
+
+// RequestLogEntry is one API request of the account, as logged.
+type RequestLogEntry struct {
+	RequestID string `json:"requestId"`
+	Method    string `json:"method"`
+	Path      string `json:"path"`
+	Status    int    `json:"status"`
+	// DurationMs is the time the server took, in milliseconds.
+	DurationMs        float64   `json:"durationMs"`
+	APIKeyFingerprint string    `json:"apiKeyFingerprint"`
+	Mode              string    `json:"mode"`
+	CreatedAt         time.Time `json:"createdAt"`
+}
+
+// RequestLogs lists the account's latest API requests, newest first, all
+// or those of one key (its fingerprint, from Issue or Rotate); limit 1–100
+// (0: the default, 25).
+func (s *APIKeysService) RequestLogs(ctx context.Context, keyFingerprint string, limit int) ([]*RequestLogEntry, error) {
+	var out struct {
+		Data []*RequestLogEntry `json:"data"`
+	}
+	q := limitQuery(limit)
+	if keyFingerprint != "" {
+		q.Set("apiKeyFingerprint", keyFingerprint)
+	}
+	r := request{method: http.MethodGet, path: "/request-logs", query: q, bearer: true}
+	if _, err := s.c.do(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return out.Data, nil
+}
+
+func limitQuery(limit int) url.Values {
+	q := url.Values{}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	return q
 }

@@ -29,7 +29,8 @@
 //     ListDeliveries, ListDeliveriesPage, DeliveryStats, EventCatalog.
 //   - Auth and APIKeys: the dashboard. Log in with Auth.Login, then use
 //     c.With(WithToken(session.Token)).APIKeys to Issue, List, Rotate and
-//     Revoke keys. API keys cannot call these routes.
+//     Revoke keys and read the AuditLogs and RequestLogs. API keys cannot
+//     call these routes.
 //   - Events: the account's events for 30 days, each the envelope exactly
 //     as delivered, decoded into the same *Event a webhook handler gets:
 //     List, ListPage, Get, and Follow, which long-polls for new events

@@ -95,6 +95,8 @@ func TestTypesMatchTheOpenAPIDocument(t *testing.T) {
 		}{}, answer: Session{}},
 		{method: "POST", path: "/api-keys", body: KeyParams{}, answer: IssuedKey{}},
 		{method: "GET", path: "/api-keys", answer: APIKey{}, answerItems: true},
+		{method: "GET", path: "/audit-logs", answer: AuditEntry{}, answerItems: true, query: limitQuery(1)},
+		{method: "GET", path: "/request-logs", answer: RequestLogEntry{}, answerItems: true, query: allQuery("limit", "apiKeyFingerprint")},
 		{method: "POST", path: "/api-keys/{id}/rotate", body: struct {
 			Label string `json:"label"`
 		}{}, answer: IssuedKey{}},

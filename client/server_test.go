@@ -463,6 +463,14 @@ func TestAPIKeysAgainstServer(t *testing.T) {
 		if _, err := client.New(srv.BaseURL, rot.APIKey).Wallets.List(ctx); !errors.Is(err, client.ErrUnauthorized) {
 			t.Fatalf("the revoked key still works: %v", err)
 		}
+		audit := must(dash.APIKeys.AuditLogs(ctx, 10))(t)
+		if len(audit) < 3 || !slices.ContainsFunc(audit, func(e *client.AuditEntry) bool { return e.KeyID == k.ID && e.KeyFingerprint == k.Fingerprint }) {
+			t.Fatalf("audit %+v", audit)
+		}
+		logs := must(dash.APIKeys.RequestLogs(ctx, rot.Fingerprint, 0))(t)
+		if len(logs) == 0 || logs[0].APIKeyFingerprint != rot.Fingerprint || logs[0].Path != "/v1/wallets" || logs[0].Mode != "test" {
+			t.Fatalf("request logs %+v", logs)
+		}
 		if err := dash.Auth.Logout(ctx); err != nil {
 			t.Fatal(err)
 		}
