@@ -35,10 +35,10 @@ const (
 	callbackFailureWindow    = time.Minute
 )
 
-// callbackLimit is the per-account budget of authenticated callbacks: a
-// PSP sends one per Pix or groups them, and anything refused is retried by
-// the PSP or picked up by reconciliation.
-var callbackLimit = ports.RateLimit{Rate: 1200, Burst: 200, Period: time.Minute}
+// DefaultPSPCallbackLimit is the per-account budget of authenticated
+// callbacks: a PSP sends one per Pix or groups them, and anything refused
+// is retried by the PSP or picked up by reconciliation.
+var DefaultPSPCallbackLimit = ports.RateLimit{Rate: 1200, Burst: 200, Period: time.Minute}
 
 // ProvidersController receives acquirer notifications. The API Pix
 // callback (POST <registered url>/pix with {"pix":[...]}) carries no API
@@ -54,7 +54,16 @@ type ProvidersController struct {
 	cas      *x509.CertPool
 	failures ports.LoginAttempts
 	limiter  ports.RateLimiter
-	log      *slog.Logger
+	// limit is each account's callback budget; zero means the default.
+	limit ports.RateLimit
+	log   *slog.Logger
+}
+
+func (c *ProvidersController) callbackLimit() ports.RateLimit {
+	if c.limit == (ports.RateLimit{}) {
+		return DefaultPSPCallbackLimit
+	}
+	return c.limit
 }
 
 // Routes registers the callback on the root router (before /v1's API-key
@@ -117,7 +126,7 @@ func (c *ProvidersController) bcbpix(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if c.limiter != nil {
-		if d, err := c.limiter.Allow(ctx, "bcbpixcb:"+acct, callbackLimit); err == nil && !d.Allowed {
+		if d, err := c.limiter.Allow(ctx, "bcbpixcb:"+acct, c.callbackLimit()); err == nil && !d.Allowed {
 			w.Header().Set("Retry-After", strconv.Itoa(int(max(d.RetryAfter, time.Second)/time.Second)))
 			writeError(w, r, tooMany(d.RetryAfter))
 			return

@@ -43,6 +43,9 @@ type Config struct {
 	// PSPCallbackCAs, when set, make the API Pix callback require a client
 	// certificate chaining to them (mutual TLS; quitad must serve TLS).
 	PSPCallbackCAs *x509.CertPool
+	// PSPCallbackLimit is each account's budget of authenticated API Pix
+	// callbacks; the zero value means DefaultPSPCallbackLimit.
+	PSPCallbackLimit ports.RateLimit
 }
 
 // Deps are the services the HTTP layer calls.
@@ -129,7 +132,7 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 			log = slog.Default()
 		}
 		(&ProvidersController{receipts: d.PixReceipts, auth: d.PixCallbacks, cas: cfg.PSPCallbackCAs,
-			failures: d.AuthFailures, limiter: d.Limiter, log: log}).Routes(r) // PSP callbacks: no API key
+			limit: cfg.PSPCallbackLimit, failures: d.AuthFailures, limiter: d.Limiter, log: log}).Routes(r) // PSP callbacks: no API key
 	}
 	v1 := r.PathPrefix("/v1").Subrouter()
 	v1.Use(APIKeyAuth(d))

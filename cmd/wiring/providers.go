@@ -104,6 +104,9 @@ type Config struct {
 	// PSPCallbackCAs, when set (QUITA_BCBPIX_CALLBACK_CA), make the API Pix
 	// callback require a PSP client certificate chaining to them.
 	PSPCallbackCAs *x509.CertPool
+	// PSPCallbackLimit is each account's budget of authenticated API Pix
+	// callbacks (zero: httpapi.DefaultPSPCallbackLimit).
+	PSPCallbackLimit ports.RateLimit
 }
 
 // Acquirer names accepted in Config.Acquirer.
@@ -354,7 +357,7 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 	}
 	return httpapi.NewHandler(
 		httpapi.Config{Links: links, CheckoutPath: httpapi.CheckoutPathFromURL(cfg.CheckoutURLBase), TrustedProxies: cfg.TrustedProxies,
-			PSPCallbackCAs: cfg.PSPCallbackCAs},
+			PSPCallbackCAs: cfg.PSPCallbackCAs, PSPCallbackLimit: cfg.PSPCallbackLimit},
 		httpapi.Deps{Charges: charges, Accounts: accounts, Simulator: sim, QR: qrr, Ready: ready, Optional: optional, Log: log, Checkout: co,
 			Sessions: dash.Sessions, Keys: dash.Keys, RateLimits: dash.GuardSettings, Limiter: dash.Limiter, RequestLogs: dash.RequestLogs,
 			AuthFailures: dash.Attempts, Webhooks: webhooks, Payments: payments, PixReceipts: pixReceipts, PixCallbacks: live,

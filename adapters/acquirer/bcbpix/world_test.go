@@ -47,6 +47,8 @@ type world struct {
 // worldOptions are the simulator knobs a flow needs.
 type worldOptions struct {
 	sim pixsim.Config
+	// callbackLimit, when set, replaces the per-account callback budget.
+	callbackLimit ports.RateLimit
 }
 
 // backends are the databases each flow runs on.
@@ -83,7 +85,7 @@ func newWorldWith(t *testing.T, dsn string, o worldOptions) *world {
 		PixFees:  domain.FeeSchedule{Provider: domain.Fee{BPS: 50}, Platform: domain.Fee{BPS: 49}},
 		Acquirer: wiring.AcquirerBCBPix, MasterKey: hex.EncodeToString(mk),
 		BCBPix:         bcbpix.Options{Retry: []time.Duration{5 * time.Millisecond, 10 * time.Millisecond}},
-		PSPCallbackCAs: pki.Pool,
+		PSPCallbackCAs: pki.Pool, PSPCallbackLimit: o.callbackLimit,
 	}
 	a, cleanup, err := wiring.InitializeApp(context.Background(), cfg, log)
 	if err != nil {
