@@ -17,61 +17,69 @@ import (
 type triggerRecipe struct {
 	// does says what the recipe does, for --list and the output.
 	does string
-	run  func(ctx context.Context, c *client.Client, step func(string, ...any)) error
+	run  func(ctx context.Context, t *triggerRun) error
+}
+
+// triggerRun is what a recipe works with: the SDK client, the key (for
+// routes the SDK does not cover) and where to report each step.
+type triggerRun struct {
+	c    *client.Client
+	key  string
+	step func(format string, args ...any)
 }
 
 var (
-	recipeCreate = triggerRecipe{"creates a Pix charge", func(ctx context.Context, c *client.Client, step func(string, ...any)) error {
-		_, err := triggerCharge(ctx, c, step)
+	recipeCreate = triggerRecipe{"creates a Pix charge", func(ctx context.Context, t *triggerRun) error {
+		_, err := triggerCharge(ctx, t)
 		return err
 	}}
-	recipePay = triggerRecipe{"creates a charge and pays it with the sandbox bank", func(ctx context.Context, c *client.Client, step func(string, ...any)) error {
-		_, err := triggerPaidCharge(ctx, c, step)
+	recipePay = triggerRecipe{"creates a charge and pays it with the sandbox bank", func(ctx context.Context, t *triggerRun) error {
+		_, err := triggerPaidCharge(ctx, t)
 		return err
 	}}
-	recipeExpire = triggerRecipe{"creates a charge and expires it (test helper)", func(ctx context.Context, c *client.Client, step func(string, ...any)) error {
-		ch, err := triggerCharge(ctx, c, step)
+	recipeExpire = triggerRecipe{"creates a charge and expires it (test helper)", func(ctx context.Context, t *triggerRun) error {
+		ch, err := triggerCharge(ctx, t)
 		if err != nil {
 			return err
 		}
-		if _, err := c.TestHelpers.ExpireCharge(ctx, ch.ID); err != nil {
+		if _, err := t.c.TestHelpers.ExpireCharge(ctx, ch.ID); err != nil {
 			return err
 		}
-		step("expired %s", ch.ID)
+		t.step("expired %s", ch.ID)
 		return nil
 	}}
-	recipeCancel = triggerRecipe{"creates a charge and cancels it (POST /v1/payments/{id}/cancel)", func(ctx context.Context, c *client.Client, step func(string, ...any)) error {
-		ch, err := triggerCharge(ctx, c, step)
+	recipeCancel = triggerRecipe{"creates a charge and cancels it (POST /v1/payments/{id}/cancel)", func(ctx context.Context, t *triggerRun) error {
+		ch, err := triggerCharge(ctx, t)
 		if err != nil {
 			return err
 		}
-		if _, err := c.Payments.Cancel(ctx, ch.ID); err != nil {
+		if _, err := t.c.Payments.Cancel(ctx, ch.ID); err != nil {
 			return err
 		}
-		step("cancelled %s", ch.ID)
+		t.step("cancelled %s", ch.ID)
 		return nil
 	}}
-	recipeRefund = triggerRecipe{"creates a charge, pays it and refunds it in full (the server's refund worker completes the refund)", func(ctx context.Context, c *client.Client, step func(string, ...any)) error {
-		ch, err := triggerPaidCharge(ctx, c, step)
+	recipeRefund = triggerRecipe{"creates a charge, pays it and refunds it in full (the server's refund worker completes the refund)", func(ctx context.Context, t *triggerRun) error {
+		ch, err := triggerPaidCharge(ctx, t)
 		if err != nil {
 			return err
 		}
-		rf, err := c.Payments.Refund(ctx, ch.ID, client.RefundParams{Reason: "quitad trigger"})
+		rf, err := t.c.Payments.Refund(ctx, ch.ID, client.RefundParams{Reason: "quitad trigger"})
 		if err != nil {
 			return err
 		}
-		step("refund %s requested for %s", rf.ID, ch.ID)
+		t.step("refund %s requested for %s", rf.ID, ch.ID)
 		return nil
 	}}
-	recipeDispute = triggerRecipe{"creates a charge, pays it and disputes it (test helper transition to DISPUTE)", func(ctx context.Context, c *client.Client, step func(string, ...any)) error {
-		ch, err := triggerPaidCharge(ctx, c, step)
+	recipeDispute = triggerRecipe{"creates a charge, pays it and disputes it (test helper transition to DISPUTE)", func(ctx context.Context, t *triggerRun) error {
+		ch, err := triggerPaidCharge(ctx, t)
 		if err != nil {
 			return err
 		}
-		if _, err := c.TestHelpers.TransitionPayment(ctx, ch.ID, client.TxDispute, ""); err != nil {
+		if _, err := t.c.TestHelpers.TransitionPayment(ctx, ch.ID, client.TxDispute, ""); err != nil {
 			return err
 		}
-		step("disputed %s", ch.ID)
+		t.step("disputed %s", ch.ID)
 		return nil
 	}}
 )
@@ -109,24 +117,24 @@ func unsupportedReason(t domain.EventType) (string, bool) {
 	return "", false
 }
 
-func triggerCharge(ctx context.Context, c *client.Client, step func(string, ...any)) (*client.Charge, error) {
-	ch, err := c.Charges.Create(ctx, client.ChargeParams{Amount: 1990, Description: "quitad trigger"})
+func triggerCharge(ctx context.Context, t *triggerRun) (*client.Charge, error) {
+	ch, err := t.c.Charges.Create(ctx, client.ChargeParams{Amount: 1990, Description: "quitad trigger"})
 	if err != nil {
 		return nil, err
 	}
-	step("created charge %s", ch.ID)
+	t.step("created charge %s", ch.ID)
 	return ch, nil
 }
 
-func triggerPaidCharge(ctx context.Context, c *client.Client, step func(string, ...any)) (*client.Charge, error) {
-	ch, err := triggerCharge(ctx, c, step)
+func triggerPaidCharge(ctx context.Context, t *triggerRun) (*client.Charge, error) {
+	ch, err := triggerCharge(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.TestHelpers.PayCharge(ctx, ch.ID, client.PayParams{}); err != nil {
+	if _, err := t.c.TestHelpers.PayCharge(ctx, ch.ID, client.PayParams{}); err != nil {
 		return nil, err
 	}
-	step("paid %s", ch.ID)
+	t.step("paid %s", ch.ID)
 	return ch, nil
 }
 
@@ -176,16 +184,17 @@ func triggerCommand(ctx context.Context, args []string, getenv func(string) stri
 		known[d.Event] = true
 	}
 	for _, name := range fs.Args() {
-		if err := triggerOne(ctx, c, known, domain.EventType(name), *timeout, stdout); err != nil {
+		if err := triggerOne(ctx, &triggerRun{c: c, key: key}, known, domain.EventType(name), *timeout, stdout); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	return nil
 }
 
-func triggerOne(ctx context.Context, c *client.Client, known map[string]bool, t domain.EventType,
+func triggerOne(ctx context.Context, run *triggerRun, known map[string]bool, t domain.EventType,
 	timeout time.Duration, out io.Writer,
 ) error {
+	c := run.c
 	if !known[string(t)] {
 		return errors.New("not in the server's event catalog (quitad trigger --list)")
 	}
@@ -201,7 +210,8 @@ func triggerOne(ctx context.Context, c *client.Client, known map[string]bool, t 
 		return err
 	}
 	fmt.Fprintf(out, "Triggering %s: %s\n", t, r.does)
-	if err := r.run(ctx, c, func(format string, args ...any) { fmt.Fprintf(out, "  "+format+"\n", args...) }); err != nil {
+	run.step = func(format string, args ...any) { fmt.Fprintf(out, "  "+format+"\n", args...) }
+	if err := r.run(ctx, run); err != nil {
 		return err
 	}
 	// Wait until the server has written the event: the first of its type
