@@ -27,6 +27,11 @@ func clientIP(ctx context.Context) string {
 	return ip
 }
 
+// ClientIP is the caller's address of a request this handler serves, as
+// the trusted-proxy rules decided it; other adapters mounted on it (the
+// web dashboard) use it for their throttles.
+func ClientIP(r *http.Request) string { return clientIP(r.Context()) }
+
 // withClientIP records the caller's address for the throttles. The TCP
 // peer is the caller unless it is one of trusted (a load balancer or
 // reverse proxy the operator named in QUITA_TRUSTED_PROXIES): only then is

@@ -70,6 +70,9 @@ type Deps struct {
 	// Checkout is the hosted checkout page (adapters/checkout), mounted on
 	// the checkout path after the QR route; nil serves no page.
 	Checkout interface{ Routes(*mux.Router) }
+	// Dashboard is the merchant's web dashboard (adapters/dashboard),
+	// mounted on /dashboard; nil serves none.
+	Dashboard interface{ Routes(*mux.Router) }
 	// Webhooks serves /v1/webhooks; nil serves no webhook routes.
 	Webhooks *app.WebhookService
 	// Events serves /v1/events; nil serves no event routes.
@@ -123,6 +126,9 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 	}
 
 	dashboardRoutes(r, d)
+	if d.Dashboard != nil {
+		d.Dashboard.Routes(r.PathPrefix("/dashboard").Subrouter())
+	}
 	webhooks := &WebhooksController{webhooks: d.Webhooks}
 	webhooks.CatalogRoutes(r) // public: before the apikey-protected /v1 router
 	openAPIRoutes(r)          // public too

@@ -3,11 +3,14 @@ package wiring
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/google/wire"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/quitapix/quita/adapters/dashboard"
+	"github.com/quitapix/quita/adapters/httpapi"
 	"github.com/quitapix/quita/adapters/ratelimit"
 	"github.com/quitapix/quita/adapters/sessiontoken"
 	"github.com/quitapix/quita/adapters/store"
@@ -49,7 +52,9 @@ var dashboardSet = wire.NewSet(
 	app.NewKeyService,
 	app.NewGuardSettings,
 	app.NewFraudGuard,
+	app.NewDashboardReads,
 	provideDashboard,
+	provideWebDashboard,
 )
 
 func provideSessionTokens(cfg Config, log *slog.Logger) (ports.SessionTokens, error) {
@@ -110,4 +115,13 @@ func provideDashboard(sessions *app.SessionService, keys *app.KeyService, settin
 ) *Dashboard {
 	return &Dashboard{Sessions: sessions, Keys: keys, GuardSettings: settings, FraudGuard: guard, RequestLogs: logs,
 		Limiter: limiter, Attempts: attempts, Janitor: janitor}
+}
+
+// provideWebDashboard is the merchant's web dashboard at /dashboard.
+func provideWebDashboard(cfg Config, log *slog.Logger, sessions *app.SessionService, keys *app.KeyService, reads *app.DashboardReads,
+	payments *app.PaymentService, webhooks *app.WebhookService, receipts *app.ReceiptService,
+) *dashboard.Controller {
+	return dashboard.New(dashboard.Deps{Sessions: sessions, Keys: keys, Reads: reads, Payments: payments, Webhooks: webhooks,
+		Receipts: receipts, Log: log},
+		dashboard.Config{SecureCookies: strings.HasPrefix(cfg.BaseURL, "https://"), ClientIP: httpapi.ClientIP})
 }

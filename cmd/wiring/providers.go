@@ -23,6 +23,7 @@ import (
 	"github.com/quitapix/quita/adapters/acquirer/modes"
 	"github.com/quitapix/quita/adapters/acquirer/sandbox"
 	"github.com/quitapix/quita/adapters/checkout"
+	"github.com/quitapix/quita/adapters/dashboard"
 	"github.com/quitapix/quita/adapters/httpapi"
 	"github.com/quitapix/quita/adapters/idempotency"
 	"github.com/quitapix/quita/adapters/password"
@@ -345,7 +346,7 @@ func provideQR() *qr.Renderer { return qr.NewRenderer(512, 4096) }
 func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *app.ChargeService, accounts *app.AccountService,
 	sim ports.PaymentSimulator, qrr *qr.Renderer, db *store.DB, rdb *redis.Client, co *checkout.Controller,
 	dash *Dashboard, webhooks *app.WebhookService, payments *app.PaymentService, pixReceipts *app.PixReceiptService,
-	live *bcbpix.Acquirer, events *app.EventService, receipts *app.ReceiptService,
+	live *bcbpix.Acquirer, events *app.EventService, receipts *app.ReceiptService, web *dashboard.Controller,
 ) http.Handler {
 	if cfg.Acquirer != AcquirerBCBPix {
 		pixReceipts = nil // no PSP callbacks without the API Pix provider
@@ -361,7 +362,7 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 		httpapi.Deps{Charges: charges, Accounts: accounts, Simulator: sim, QR: qrr, Ready: ready, Optional: optional, Log: log, Checkout: co,
 			Sessions: dash.Sessions, Keys: dash.Keys, RateLimits: dash.GuardSettings, Limiter: dash.Limiter, RequestLogs: dash.RequestLogs,
 			AuthFailures: dash.Attempts, Webhooks: webhooks, Payments: payments, PixReceipts: pixReceipts, PixCallbacks: live,
-			Events: events, Receipts: receipts},
+			Events: events, Receipts: receipts, Dashboard: web},
 	)
 }
 

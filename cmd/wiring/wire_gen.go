@@ -93,7 +93,9 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	receiptRenderer := receipt.New()
 	receiptsConfig := provideReceiptsConfig(cfg)
 	receiptService := app.NewReceiptService(chargeService, db, receiptRenderer, systemClock, receiptsConfig)
-	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService)
+	dashboardReads := app.NewDashboardReads(db, db, db, db, chargeService)
+	dashboardController := provideWebDashboard(cfg, log, sessionService, keyService, dashboardReads, paymentService, webhookService, receiptService)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController)
 	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService)
 	wiringApp := &App{
 		Handler:     handler,
@@ -195,7 +197,9 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	receiptRenderer := receipt.New()
 	receiptsConfig := provideReceiptsConfig(cfg)
 	receiptService := app.NewReceiptService(chargeService, db, receiptRenderer, clock, receiptsConfig)
-	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService)
+	dashboardReads := app.NewDashboardReads(db, db, db, db, chargeService)
+	dashboardController := provideWebDashboard(cfg, log, sessionService, keyService, dashboardReads, paymentService, webhookService, receiptService)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController)
 	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService)
 	wiringApp := &App{
 		Handler:     handler,

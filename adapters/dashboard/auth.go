@@ -1,0 +1,151 @@
+package dashboard
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/quitapix/quita/app"
+)
+
+// Cookie names. The session cookie holds the dashboard JWT; the login
+// cookie is the double-submit CSRF token of the login form; the language
+// cookie remembers pt-BR or en.
+const (
+	sessionCookie = "quita_session"
+	loginCookie   = "quita_login_csrf"
+	langCookie    = "quita_lang"
+)
+
+// csrfField is the form field every POST carries.
+const csrfField = "csrf"
+
+func (c *Controller) secure(r *http.Request) bool { return c.cfg.SecureCookies || r.TLS != nil }
+
+func (c *Controller) setCookie(w http.ResponseWriter, r *http.Request, name, value string, expires time.Time) {
+	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: Base, Expires: expires,
+		HttpOnly: true, Secure: c.secure(r), SameSite: http.SameSiteStrictMode})
+}
+
+func (c *Controller) clearCookie(w http.ResponseWriter, r *http.Request, name string) {
+	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: Base, MaxAge: -1,
+		HttpOnly: true, Secure: c.secure(r), SameSite: http.SameSiteStrictMode})
+}
+
+// csrfToken is bound to the session: an HMAC keyed with the session token,
+// which only the browser holding the HttpOnly cookie has. It needs no
+// storage and is the same on every process; it dies with the session.
+func csrfToken(sessionToken string) string {
+	m := hmac.New(sha256.New, []byte(sessionToken))
+	m.Write([]byte("quita dashboard csrf v1"))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// sameOrigin refuses a request whose Origin (sent by browsers with every
+// POST) names another site. SameSite=Strict already keeps the cookie off
+// cross-site requests; this is the second lock.
+func sameOrigin(r *http.Request) bool {
+	o := r.Header.Get("Origin")
+	if o == "" {
+		return true
+	}
+	_, host, ok := strings.Cut(o, "://")
+	return ok && host == r.Host
+}
+
+func (c *Controller) csrfOK(r *http.Request, sessionToken string) bool {
+	if !sameOrigin(r) {
+		return false
+	}
+	got := r.PostFormValue(csrfField)
+	return subtle.ConstantTimeCompare([]byte(got), []byte(csrfToken(sessionToken))) == 1
+}
+
+func randomToken() (string, error) {
+	var b [24]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:]), nil
+}
+
+type loginData struct {
+	Email string
+	Next  string
+	Error string
+}
+
+func (c *Controller) loginPage(w http.ResponseWriter, r *http.Request) {
+	// Already logged in: straight in.
+	if ck, err := r.Cookie(sessionCookie); err == nil {
+		if _, err := c.d.Sessions.Verify(r.Context(), ck.Value); err == nil {
+			http.Redirect(w, r, safeNext(r.URL.Query().Get("next")), http.StatusSeeOther)
+			return
+		}
+	}
+	c.renderLogin(w, r, http.StatusOK, loginData{Next: safeNext(r.URL.Query().Get("next"))})
+}
+
+func (c *Controller) renderLogin(w http.ResponseWriter, r *http.Request, status int, d loginData) {
+	tok, err := randomToken()
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	c.setCookie(w, r, loginCookie, tok, time.Now().Add(time.Hour))
+	v := c.view(r, nil, "login")
+	v.CSRF = tok
+	v.Data = d
+	c.render(w, r, status, v)
+}
+
+func (c *Controller) login(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 8<<10)
+	ck, err := r.Cookie(loginCookie)
+	if err != nil || !sameOrigin(r) ||
+		subtle.ConstantTimeCompare([]byte(r.PostFormValue(csrfField)), []byte(ck.Value)) != 1 {
+		c.forbidden(w, r)
+		return
+	}
+	email, password := strings.TrimSpace(r.PostFormValue("email")), r.PostFormValue("password")
+	next := safeNext(r.PostFormValue("next"))
+	msgs := c.msgs(r)
+	if email == "" || password == "" {
+		c.renderLogin(w, r, http.StatusUnprocessableEntity, loginData{Email: email, Next: next, Error: msgs["login_missing"]})
+		return
+	}
+	s, err := c.d.Sessions.Login(r.Context(), email, password, c.cfg.ClientIP(r))
+	var throttled *app.ThrottledError
+	switch {
+	case errors.As(err, &throttled):
+		w.Header().Set("Retry-After", strconv.Itoa(int(throttled.RetryAfter.Round(time.Second).Seconds())))
+		c.renderLogin(w, r, http.StatusTooManyRequests, loginData{Email: email, Next: next, Error: msgs["login_throttled"]})
+		return
+	case errors.Is(err, app.ErrInvalidCredentials):
+		c.renderLogin(w, r, http.StatusUnauthorized, loginData{Email: email, Next: next, Error: msgs["login_invalid"]})
+		return
+	case err != nil:
+		c.fail(w, r, err)
+		return
+	}
+	c.clearCookie(w, r, loginCookie)
+	c.setCookie(w, r, sessionCookie, s.Token, time.Time(s.ExpiresAt))
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+func (c *Controller) logout(w http.ResponseWriter, r *http.Request) {
+	s := sessionOf(r.Context())
+	if err := c.d.Sessions.Logout(r.Context(), s.user); err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	c.clearCookie(w, r, sessionCookie)
+	http.Redirect(w, r, Base+"/login", http.StatusSeeOther)
+}
