@@ -307,6 +307,10 @@ func (c *Controller) refund(w http.ResponseWriter, r *http.Request, s *session) 
 	if err != nil {
 		return err
 	}
+	// Another account's charge is 404 before the form is looked at.
+	if _, err := c.d.Payments.Charges().Get(r.Context(), s.caller, raw); err != nil {
+		return err
+	}
 	detail := modeBase(s) + "/charges/" + domain.PrefixCharge + raw
 	amount, ok := parseAmount(r.PostFormValue("amount"))
 	if !ok || amount <= 0 {

@@ -208,6 +208,9 @@ type errorData struct {
 func (c *Controller) errorPage(w http.ResponseWriter, r *http.Request, status int, key string) {
 	s := sessionOf(r.Context())
 	v := c.view(r, s, "error")
+	// The language links lead home: an error page repeats nothing of
+	// the address it was asked for.
+	v.Path = Base + "/"
 	v.Title = v.T[key]
 	v.Data = errorData{Status: status, Message: v.T[key]}
 	c.render(w, r, status, v)

@@ -15,6 +15,8 @@ import (
 
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/internal/testkit"
+	"github.com/quitapix/quita/ports"
 )
 
 var pathVar = regexp.MustCompile(`\{[^}]+\}`)
@@ -137,5 +139,158 @@ func TestAuthorizationMatrix(t *testing.T) {
 	r = call(t, http.MethodGet, srv.BaseURL+"/charges/"+chargeID, keyHdr(a.TestKey), "")
 	if r.Status != 200 || r.json(t)["status"] != "pending" {
 		t.Fatalf("A's charge after the matrix: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestDashboardAuthorizationMatrix is the matrix for the web dashboard:
+// every /dashboard route, in both modes, with account B's session cookie
+// (and B's valid CSRF token on forms) on account A's charge, key, webhook
+// endpoint and delivery ids: always 404 (or 403), never a page, a
+// redirect or a change, and never one of A's identifiers in the answer.
+func TestDashboardAuthorizationMatrix(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	srv := e.server(nil)
+	a := e.account(srv, "Loja A")
+	b := e.account(srv, "Loja B")
+	tokB := e.login(srv, b)
+	ctx := context.Background()
+
+	r := call(t, http.MethodPost, srv.BaseURL+"/charges", map[string]string{"apikey": a.TestKey, "Idempotency-Key": "dash-matrix-a"},
+		`{"amount":1000,"payment_method":"pix","customer":{"name":"Ana","document":"`+payerCPF+`"}}`)
+	if r.Status != 201 {
+		t.Fatalf("create A's charge: %d %s", r.Status, r.Body)
+	}
+	chargeID := r.json(t)["id"].(string)
+	txid := r.json(t)["pix"].(map[string]any)["txid"].(string)
+	raw, _ := domain.ParseChargeID(chargeID)
+	if r := call(t, http.MethodPost, srv.BaseURL+"/test_helpers/charges/"+chargeID+"/pay", keyHdr(a.TestKey), `{}`); r.Status != 200 {
+		t.Fatalf("pay A's charge: %d %s", r.Status, r.Body)
+	}
+	r = call(t, http.MethodPost, srv.BaseURL+"/webhooks/endpoints", keyHdr(a.TestKey),
+		`{"url":"http://127.0.0.1:9/hook","events":["charge.created","charge.paid"]}`)
+	if r.Status != 201 {
+		t.Fatalf("A's endpoint: %d %s", r.Status, r.Body)
+	}
+	endpointID := r.json(t)["id"].(string)
+	e.secretsIn(r.Body)
+	if _, err := srv.App.Webhooks.DispatchOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	callerA := app.Caller{Account: domain.Account{ID: a.AccountID}, Mode: domain.ModeTest}
+	ds, _, err := srv.App.Webhooks.ListDeliveries(ctx, ports.DeliveryQuery{Scope: callerA.Scope(), Limit: 10})
+	if err != nil || len(ds) == 0 {
+		t.Fatalf("A's deliveries: %v %v", ds, err)
+	}
+	deliveryID := ds[0].ID
+	keys, err := srv.App.Dashboard.Keys.List(ctx, app.DashboardUser{AccountID: a.AccountID})
+	if err != nil || len(keys) < 2 {
+		t.Fatal(err)
+	}
+	keyFor := map[string]string{}
+	for _, k := range keys {
+		keyFor[string(k.Mode)] = k.ID
+	}
+	aSecrets := []string{chargeID, raw, txid, endpointID, deliveryID, keys[0].ID, keys[1].ID, a.AccountID, a.UserID, "Loja A",
+		domain.APIKeyFingerprint(a.TestKey)[:12], domain.APIKeyFingerprint(a.LiveKey)[:12]}
+
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	cookie := "quita_session=" + tokB
+	page, err := testkit.Send(noRedirect, http.MethodGet, srv.URL+"/dashboard/test/keys", nil, testkit.Header{"Cookie": cookie})
+	if err != nil || page.Status != 200 {
+		t.Fatalf("B's keys page: %v %+v", err, page)
+	}
+	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindSubmatch(page.Body)
+	if m == nil {
+		t.Fatal("no CSRF token on B's page")
+	}
+	csrfB := string(m[1])
+
+	router := srv.App.Handler.(*mux.Router)
+	type route struct{ method, tpl string }
+	var routes []route
+	_ = router.Walk(func(rt *mux.Route, _ *mux.Router, _ []*mux.Route) error {
+		tpl, err := rt.GetPathTemplate()
+		if err != nil || !strings.HasPrefix(tpl, "/dashboard/") || !strings.Contains(tpl, "{id}") {
+			return nil
+		}
+		if methods, err := rt.GetMethods(); err == nil {
+			for _, m := range methods {
+				routes = append(routes, route{m, tpl})
+			}
+		}
+		return nil
+	})
+	if len(routes) < 9 {
+		t.Fatalf("walked only %d dashboard routes with an object: %v", len(routes), routes)
+	}
+	for _, rt := range routes {
+		for _, mode := range []string{"test", "live"} {
+			obj := chargeID
+			switch {
+			case strings.Contains(rt.tpl, "/keys/"):
+				obj = keyFor[mode]
+			case strings.Contains(rt.tpl, "/webhooks/"):
+				obj = endpointID
+			case strings.Contains(rt.tpl, "/deliveries/"):
+				obj = deliveryID
+			}
+			path := strings.Replace(strings.Replace(rt.tpl, "{mode:live|test}", mode, 1), "{id}", obj, 1)
+			h := testkit.Header{"Cookie": cookie}
+			var body any
+			if rt.method == http.MethodPost {
+				body = "csrf=" + csrfB + "&amount=10&label=x&url=http%3A%2F%2F127.0.0.1%3A9%2F&events=charge.paid"
+				h["Content-Type"] = "application/x-www-form-urlencoded"
+				h["Origin"] = srv.URL
+			}
+			res, err := testkit.Send(noRedirect, rt.method, srv.URL+path, body, h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Run(rt.method+" "+path, func(t *testing.T) {
+				if res.Status != 404 && res.Status != 403 {
+					t.Errorf("B on A's object: %d (Location %q), want 404", res.Status, res.Header.Get("Location"))
+				}
+				for _, s := range aSecrets {
+					if bytes.Contains(res.Body, []byte(s)) {
+						t.Errorf("answer %d holds A's %s", res.Status, s)
+					}
+				}
+			})
+		}
+	}
+	// B's own pages (lists, overview, search) show nothing of A's, in
+	// either mode, even when B searches for A's charge or txid.
+	for _, p := range []string{"/", "/charges", "/charges?q=" + chargeID, "/charges?q=" + txid,
+		"/charges?after=" + chargeID, "/refunds", "/webhooks", "/webhooks?endpoint=" + endpointID, "/keys", "/logs"} {
+		for _, mode := range []string{"test", "live"} {
+			res, err := testkit.Send(noRedirect, http.MethodGet, srv.URL+"/dashboard/"+mode+p, nil, testkit.Header{"Cookie": cookie})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != 200 && res.Status != 404 {
+				t.Errorf("B's %s%s: %d", mode, p, res.Status)
+			}
+			for _, s := range aSecrets {
+				if bytes.Contains(res.Body, []byte(s)) && !strings.Contains(p, s) {
+					t.Errorf("B's %s%s holds A's %s", mode, p, s)
+				}
+			}
+		}
+	}
+	// Nothing of A's changed: the charge is still paid and unrefunded,
+	// the endpoint and both keys are there.
+	r = call(t, http.MethodGet, srv.BaseURL+"/charges/"+chargeID, keyHdr(a.TestKey), "")
+	if r.Status != 200 || r.json(t)["status"] != "paid" {
+		t.Fatalf("A's charge after the matrix: %d %s", r.Status, r.Body)
+	}
+	if rs, err := srv.App.Payments.ListRefunds(ctx, callerA, raw); err != nil || len(rs) != 0 {
+		t.Fatalf("A's refunds after the matrix: %v %v", rs, err)
+	}
+	if after, _ := srv.App.Dashboard.Keys.List(ctx, app.DashboardUser{AccountID: a.AccountID}); len(after) != len(keys) {
+		t.Fatalf("A's keys after the matrix: %d, want %d", len(after), len(keys))
+	}
+	if eps, _ := srv.App.Webhooks.ListEndpoints(ctx, callerA); len(eps) != 1 {
+		t.Fatalf("A's endpoints after the matrix: %d", len(eps))
 	}
 }
