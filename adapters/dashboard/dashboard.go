@@ -20,6 +20,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"path"
 	"strings"
 
 	"github.com/gorilla/mux"
@@ -179,9 +180,13 @@ func (c *Controller) setLang(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, safeNext(r.URL.Query().Get("next")), http.StatusSeeOther)
 }
 
-// safeNext keeps a redirect target inside the dashboard.
+// safeNext keeps a redirect target inside the dashboard: a path under
+// Base with nothing that could lead elsewhere (another host, "..", a
+// backslash some browsers read as a slash, control characters).
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, Base+"/") || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\r\n") {
+	p, _, _ := strings.Cut(next, "?")
+	if !strings.HasPrefix(next, Base+"/") || strings.ContainsAny(next, "\\\r\n\t") || strings.Contains(next, "//") ||
+		path.Clean(p) != strings.TrimSuffix(p, "/") {
 		return Base + "/"
 	}
 	return next

@@ -52,8 +52,8 @@ var funcs = template.FuncMap{
 		return ""
 	},
 	"statusCount": func(st map[domain.DeliveryStatus]int, s string) int { return st[domain.DeliveryStatus(s)] },
-	"rows":     func(v *view, cs []*domain.Charge) chargeRows { return chargeRows{V: v, Rows: cs} },
-	"delivery": func(v *view, d domain.WebhookDelivery) deliveryItem { return deliveryItem{V: v, D: d} },
+	"rows":        func(v *view, cs []*domain.Charge) chargeRows { return chargeRows{V: v, Rows: cs} },
+	"delivery":    func(v *view, d domain.WebhookDelivery) deliveryItem { return deliveryItem{V: v, D: d} },
 	"short": func(fp string) string {
 		if len(fp) > 12 {
 			return fp[:12] + "…"
@@ -123,13 +123,10 @@ func parseInt(s string) (int64, bool) {
 	return n, err == nil
 }
 
-// amountInput is minor units as the amount field shows them: 1234,56.
+// amountInput is minor units as the amount field shows them, without the
+// currency sign the field already has: 1.234,56 (en: 1,234.56).
 func amountInput(minor int64, lang string) string {
-	s := formatInt(minor/100) + "," + formatInt(100 + minor%100)[1:]
-	if lang == langEN {
-		s = strings.Replace(s, ",", ".", 1)
-	}
-	return s
+	return strings.TrimPrefix(domain.FormatMoney(minor, domain.CurrencyBRL, lang == langEN), "R$ ")
 }
 
 // parseAmount reads an amount typed by a person, with integer arithmetic

@@ -53,14 +53,14 @@ func newBrowser(t testing.TB, srv *quitatest.Server) *browser {
 	}}}
 }
 
-type page struct {
+type answer struct {
 	Status   int
 	Body     string
 	Header   http.Header
 	Location string
 }
 
-func (b *browser) do(req *http.Request) page {
+func (b *browser) do(req *http.Request) answer {
 	b.t.Helper()
 	res, err := b.client.Do(req)
 	if err != nil {
@@ -68,16 +68,16 @@ func (b *browser) do(req *http.Request) page {
 	}
 	defer res.Body.Close()
 	body, _ := io.ReadAll(res.Body)
-	return page{Status: res.StatusCode, Body: string(body), Header: res.Header, Location: res.Header.Get("Location")}
+	return answer{Status: res.StatusCode, Body: string(body), Header: res.Header, Location: res.Header.Get("Location")}
 }
 
-func (b *browser) get(path string) page {
+func (b *browser) get(path string) answer {
 	b.t.Helper()
 	req, _ := http.NewRequest(http.MethodGet, b.srv.URL+path, nil)
 	return b.do(req)
 }
 
-func (b *browser) post(path string, form url.Values) page {
+func (b *browser) post(path string, form url.Values) answer {
 	b.t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, b.srv.URL+path, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -97,7 +97,7 @@ func csrfOf(t testing.TB, body string) string {
 }
 
 // login logs in and returns the page the dashboard redirects to.
-func (b *browser) login(m merchant) page {
+func (b *browser) login(m merchant) answer {
 	b.t.Helper()
 	lp := b.get("/dashboard/login")
 	if lp.Status != http.StatusOK {

@@ -2,9 +2,12 @@ package dashboard_test
 
 import (
 	"net/http"
+	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/quitapix/quita/internal/testkit"
 	"github.com/quitapix/quita/quitatest"
 )
 
@@ -42,5 +45,154 @@ func TestEveryPageRenders(t *testing.T) {
 		if !strings.Contains(res.Body, want) {
 			t.Errorf("charge page lacks %q", want)
 		}
+	}
+}
+
+// The session cookie is HttpOnly and SameSite=Strict, scoped to the
+// dashboard, Secure when configured so; the token in it is the API's own
+// dashboard token, and logging out ends it for both.
+func TestSessionCookieAndLogout(t *testing.T) {
+	t.Parallel()
+	srv := quitatest.NewServer(t, quitatest.Options{})
+	m := newMerchant(t, srv, "Loja Cookie")
+	b := newBrowser(t, srv)
+	// Not logged in: pages go to login and come back after.
+	res := b.get("/dashboard/test/keys")
+	if res.Status != http.StatusSeeOther || res.Location != "/dashboard/login?next=/dashboard/test/keys" {
+		t.Fatalf("anonymous: %d %q", res.Status, res.Location)
+	}
+	lp := b.get("/dashboard/login?next=/dashboard/test/keys")
+	login := b.post("/dashboard/login", url.Values{"csrf": {csrfOf(t, lp.Body)}, "email": {m.Email}, "password": {password},
+		"next": {"/dashboard/test/keys"}})
+	if login.Status != http.StatusSeeOther || login.Location != "/dashboard/test/keys" {
+		t.Fatalf("login: %d %q", login.Status, login.Location)
+	}
+	var sess *http.Cookie
+	for _, c := range (&http.Response{Header: login.Header}).Cookies() {
+		if c.Name == "quita_session" {
+			sess = c
+		}
+	}
+	if sess == nil || !sess.HttpOnly || sess.SameSite != http.SameSiteStrictMode || sess.Path != "/dashboard" || sess.Secure {
+		t.Fatalf("session cookie %+v", sess)
+	}
+	// An open redirect is not possible through next.
+	for _, next := range []string{"https://evil.example/", "//evil.example/x", "/v1/charges", "/dashboard/../v1/x"} {
+		if got := safeNextOf(t, newBrowser(t, srv), m, next); got != "/dashboard/" {
+			t.Errorf("next=%q went to %q", next, got)
+		}
+	}
+	// The cookie holds the API's dashboard token: the Bearer flow takes it.
+	testkit.Do(t, http.MethodGet, srv.BaseURL+"/api-keys", nil, testkit.Header{"Authorization": "Bearer " + sess.Value}).Want(t, http.StatusOK)
+
+	page := b.get("/dashboard/test/keys")
+	out := b.post("/dashboard/logout", url.Values{"csrf": {csrfOf(t, page.Body)}})
+	if out.Status != http.StatusSeeOther || out.Location != "/dashboard/login" {
+		t.Fatalf("logout: %d %q", out.Status, out.Location)
+	}
+	// The token is denied everywhere, even replayed by hand.
+	testkit.Do(t, http.MethodGet, srv.BaseURL+"/api-keys", nil, testkit.Header{"Authorization": "Bearer " + sess.Value}).Want(t, http.StatusUnauthorized)
+	replay := newBrowser(t, srv)
+	u, _ := url.Parse(srv.URL + "/dashboard")
+	replay.client.Jar.SetCookies(u, []*http.Cookie{{Name: "quita_session", Value: sess.Value, Path: "/dashboard"}})
+	if res := replay.get("/dashboard/test/keys"); res.Status != http.StatusSeeOther {
+		t.Fatalf("logged-out token still opens pages: %d", res.Status)
+	}
+}
+
+// safeNextOf logs in with next and returns where the dashboard sent us.
+func safeNextOf(t *testing.T, b *browser, m merchant, next string) string {
+	t.Helper()
+	lp := b.get("/dashboard/login")
+	res := b.post("/dashboard/login", url.Values{"csrf": {csrfOf(t, lp.Body)}, "email": {m.Email}, "password": {password}, "next": {next}})
+	return res.Location
+}
+
+// Forms without the session's CSRF token, with another session's, or
+// posted from another origin change nothing.
+func TestCSRF(t *testing.T) {
+	t.Parallel()
+	srv := quitatest.NewServer(t, quitatest.Options{})
+	m := newMerchant(t, srv, "Loja CSRF")
+	other := newMerchant(t, srv, "Outra Loja")
+	b := newBrowser(t, srv)
+	b.login(m)
+	ob := newBrowser(t, srv)
+	ob.login(other)
+	otherToken := csrfOf(t, ob.get("/dashboard/test/keys").Body)
+	keysBefore := strings.Count(b.get("/dashboard/test/keys").Body, "data-key=")
+
+	for name, form := range map[string]url.Values{
+		"no token":            {"label": {"x"}},
+		"another session's":   {"label": {"x"}, "csrf": {otherToken}},
+		"a made-up token":     {"label": {"x"}, "csrf": {"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}},
+		"login form's cookie": {"label": {"x"}, "csrf": {""}},
+	} {
+		if res := b.post("/dashboard/test/keys", form); res.Status != http.StatusForbidden {
+			t.Errorf("%s: %d, want 403", name, res.Status)
+		}
+	}
+	// The right token from a foreign origin.
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/dashboard/test/keys",
+		strings.NewReader(url.Values{"label": {"x"}, "csrf": {csrfOf(t, b.get("/dashboard/test/keys").Body)}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "https://evil.example")
+	if res := b.do(req); res.Status != http.StatusForbidden {
+		t.Errorf("foreign origin: %d, want 403", res.Status)
+	}
+	if n := strings.Count(b.get("/dashboard/test/keys").Body, "data-key="); n != keysBefore {
+		t.Fatalf("keys changed from %d to %d", keysBefore, n)
+	}
+	// The login form needs its own double-submit cookie.
+	fresh := newBrowser(t, srv)
+	if res := fresh.post("/dashboard/login", url.Values{"csrf": {"x"}, "email": {m.Email}, "password": {password}}); res.Status != http.StatusForbidden {
+		t.Errorf("login without the form's cookie: %d", res.Status)
+	}
+	// And with the right token, it works.
+	if res := b.post("/dashboard/test/keys", url.Values{"label": {"ok"}, "csrf": {csrfOf(t, b.get("/dashboard/test/keys").Body)}}); res.Status != http.StatusOK ||
+		!strings.Contains(res.Body, "qt_test_") || res.Header.Get("Cache-Control") != "no-store" {
+		t.Errorf("issue with the token: %d", res.Status)
+	}
+}
+
+// A refund form submitted twice (double click, reload) refunds once; a
+// paid charge's receipt downloads as a PDF.
+func TestRefundOnceAndReceipt(t *testing.T) {
+	t.Parallel()
+	srv := quitatest.NewServer(t, quitatest.Options{})
+	m := newMerchant(t, srv, "Loja Devolução")
+	ch := paidCharge(t, srv, m.TestKey, 10000)
+	b := newBrowser(t, srv)
+	b.login(m)
+	detail := "/dashboard/test/charges/" + ch.ID
+	pg := b.get(detail)
+	idem := regexp.MustCompile(`name="idem" value="([^"]+)"`).FindStringSubmatch(pg.Body)
+	if idem == nil {
+		t.Fatal("no idempotency key in the refund form")
+	}
+	form := url.Values{"csrf": {csrfOf(t, pg.Body)}, "idem": {idem[1]}, "amount": {"25,00"}}
+	for range 2 {
+		if res := b.post(detail+"/refund", form); res.Status != http.StatusSeeOther || res.Location != detail+"?done=refunded" {
+			t.Fatalf("refund: %d %q", res.Status, res.Location)
+		}
+	}
+	if res := b.post(detail+"/refund", url.Values{"csrf": form["csrf"], "idem": {"another"}, "amount": {"200,00"}}); res.Location != detail+"?err=refund_exceeds" {
+		t.Errorf("too much: %q", res.Location)
+	}
+	if res := b.post(detail+"/refund", url.Values{"csrf": form["csrf"], "idem": {"again"}, "amount": {"dez reais"}}); res.Location != detail+"?err=refund_amount" {
+		t.Errorf("garbage amount: %q", res.Location)
+	}
+	refunds := b.get("/dashboard/test/refunds")
+	if n := strings.Count(refunds.Body, "R$ 25,00"); n != 1 {
+		t.Fatalf("refunds page lists %d refunds of R$ 25,00, want 1", n)
+	}
+	res := b.get(detail + "/receipt")
+	if res.Status != http.StatusOK || res.Header.Get("Content-Type") != "application/pdf" || !strings.HasPrefix(res.Body, "%PDF") {
+		t.Errorf("receipt: %d %q %.8q", res.Status, res.Header.Get("Content-Type"), res.Body)
+	}
+	// An unpaid charge has none.
+	open := apiCall(t, srv, http.MethodPost, "/charges", m.TestKey, map[string]any{"amount": 500, "payment_method": "pix"}, http.StatusCreated)
+	if res := b.get("/dashboard/test/charges/" + open.ID + "/receipt"); res.Status != http.StatusUnprocessableEntity {
+		t.Errorf("receipt of an open charge: %d", res.Status)
 	}
 }

@@ -1,0 +1,126 @@
+package dashboard
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quitapix/quita/domain"
+)
+
+func TestParseAmount(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]int64{
+		"1234,56": 123456, "1.234,56": 123456, "1234.56": 123456, "1,234.56": 123456, "R$ 12": 1200, "12": 1200,
+		"0,5": 50, "1.000": 100000, "1.000.000,01": 100000001, " 7,00 ": 700, ",50": 50,
+	} {
+		if got, ok := parseAmount(in); !ok || got != want {
+			t.Errorf("parseAmount(%q) = %d, %v; want %d", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"", "abc", "1,2,3x", "-5", "1e3", "99999999999999999999", "12,345x"} {
+		if got, ok := parseAmount(in); ok {
+			t.Errorf("parseAmount(%q) = %d, want refused", in, got)
+		}
+	}
+	// What the field shows, parses back to the same amount.
+	for _, minor := range []int64{0, 5, 100, 123456, 100000001} {
+		for _, lang := range []string{langPT, langEN} {
+			if got, ok := parseAmount(amountInput(minor, lang)); !ok || got != minor {
+				t.Errorf("%s round trip of %d: %q → %d", lang, minor, amountInput(minor, lang), got)
+			}
+		}
+	}
+}
+
+func TestTimesInSaoPaulo(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 24, 2, 30, 0, 0, time.UTC)
+	if got := when(at, langPT); got != "23/11/2026 23:30:00" {
+		t.Errorf("pt-BR %q", got)
+	}
+	if got := when(at, langEN); got != "23 Nov 2026 23:30:00" {
+		t.Errorf("en %q", got)
+	}
+	d, ok := parseDay("2026-11-24")
+	if !ok || !d.Equal(time.Date(2026, 11, 24, 3, 0, 0, 0, time.UTC)) {
+		t.Errorf("parseDay: %v %v", d, ok)
+	}
+}
+
+// Every message the templates and handlers use exists in both languages,
+// and both languages have the same keys.
+func TestMessagesComplete(t *testing.T) {
+	t.Parallel()
+	for k := range messages[langPT] {
+		if _, ok := messages[langEN][k]; !ok {
+			t.Errorf("%q has no English", k)
+		}
+	}
+	for k := range messages[langEN] {
+		if _, ok := messages[langPT][k]; !ok {
+			t.Errorf("%q has no Portuguese", k)
+		}
+	}
+	used := map[string]bool{}
+	entries, _ := assetFS.ReadDir("assets")
+	for _, e := range entries {
+		b, _ := assetFS.ReadFile("assets/" + e.Name())
+		for _, m := range regexp.MustCompile(`\.T\.([a-zA-Z0-9_]+)`).FindAllStringSubmatch(string(b), -1) {
+			used[m[1]] = true
+		}
+	}
+	for _, p := range pageNames {
+		used["nav_"+p] = true
+	}
+	for _, st := range domain.TxStatuses {
+		used["st_"+string(st)] = true
+	}
+	for _, st := range domain.DeliveryStatuses {
+		used["dl_"+string(st)] = true
+	}
+	for _, st := range []domain.RefundStatus{domain.RefundPending, domain.RefundInProgress, domain.RefundRefunded, domain.RefundFailed} {
+		used["rf_"+string(st)] = true
+	}
+	for _, k := range []string{"ep_ACTIVE", "ep_INACTIVE", "secret_title_key", "secret_title_endpoint"} {
+		used[k] = true
+	}
+	// The err_ and done_ keys the handlers name.
+	for _, src := range []string{"pages.go", "pages_settings.go", "auth.go", "render.go"} {
+		b, err := readSource(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range regexp.MustCompile(`back\(w, r, [^,]+, "(err|done)", "([a-z_]+)"\)`).FindAllStringSubmatch(b, -1) {
+			used[m[1]+"_"+m[2]] = true
+		}
+		for _, m := range regexp.MustCompile(`"((?:err|login)_[a-z_]+)"`).FindAllStringSubmatch(b, -1) {
+			if !strings.HasSuffix(m[1], "_") {
+				used[m[1]] = true
+			}
+		}
+	}
+	for k := range used {
+		for _, lang := range []string{langPT, langEN} {
+			if messages[lang][k] == "" {
+				t.Errorf("%s lacks %q", lang, k)
+			}
+		}
+	}
+}
+
+func TestOtherModePath(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"/dashboard/live/":                "/dashboard/test/",
+		"/dashboard/live/charges":         "/dashboard/test/charges",
+		"/dashboard/live/charges/ch_abc":  "/dashboard/test/charges",
+		"/dashboard/live/webhooks":        "/dashboard/test/webhooks",
+		"/dashboard/live/deliveries/x/yz": "/dashboard/test/",
+	} {
+		if got := otherModePath(in, domain.ModeLive, domain.ModeTest); got != want {
+			t.Errorf("%s → %s, want %s", in, got, want)
+		}
+	}
+}
