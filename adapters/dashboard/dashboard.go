@@ -100,6 +100,7 @@ func (c *Controller) Routes(r *mux.Router) {
 	get("/charges/{id}", "charge", c.charge)
 	post("/charges/{id}/refund", "charge_refund", c.refund)
 	m.HandleFunc("/charges/{id}/receipt", c.authed(c.receipt)).Methods(http.MethodGet).Name("dashboard.charge_receipt")
+	m.HandleFunc("/charges/{id}/refunds/{refund}/receipt", c.authed(c.refundReceipt)).Methods(http.MethodGet).Name("dashboard.refund_receipt")
 	get("/refunds", "refunds", c.refunds)
 	get("/webhooks", "webhooks", c.webhooks)
 	post("/webhooks", "webhook_create", c.createEndpoint)

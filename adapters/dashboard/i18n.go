@@ -55,7 +55,7 @@ var messages = map[string]map[string]string{
 		"col_amount": "Valor", "col_status": "Status", "col_id": "Id", "col_customer": "Cliente", "col_created": "Criada em",
 		"col_refund": "Devolução", "col_charge": "Cobrança", "col_event": "Evento", "col_actions": "Ações",
 
-		"cd_refunded": "devolvido", "cd_receipt": "Baixar comprovante", "cd_details": "Detalhes",
+		"cd_refunded": "devolvido", "cd_receipt": "Baixar comprovante", "cd_refund_receipt": "comprovante de devolução", "cd_details": "Detalhes",
 		"cd_expires": "Expira em", "cd_paid_at": "Paga em", "cd_method": "Meio de pagamento",
 		"cd_e2e": "Id fim a fim (E2E)", "cd_payer": "Pagador", "cd_net": "Valor líquido",
 		"cd_refund": "Devolver", "cd_refund_amount": "Valor a devolver", "cd_refund_max": "Máximo:",
@@ -157,7 +157,7 @@ var messages = map[string]map[string]string{
 		"col_amount": "Amount", "col_status": "Status", "col_id": "Id", "col_customer": "Customer", "col_created": "Created",
 		"col_refund": "Refund", "col_charge": "Charge", "col_event": "Event", "col_actions": "Actions",
 
-		"cd_refunded": "refunded", "cd_receipt": "Download receipt", "cd_details": "Details",
+		"cd_refunded": "refunded", "cd_receipt": "Download receipt", "cd_refund_receipt": "refund receipt", "cd_details": "Details",
 		"cd_expires": "Expires", "cd_paid_at": "Paid", "cd_method": "Payment method",
 		"cd_e2e": "End-to-end id (E2E)", "cd_payer": "Payer", "cd_net": "Net amount",
 		"cd_refund": "Refund", "cd_refund_amount": "Amount to refund", "cd_refund_max": "At most:",

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -350,6 +351,8 @@ func (c *Controller) refund(w http.ResponseWriter, r *http.Request, s *session) 
 	return err
 }
 
+// receipt downloads a credited charge's receipt (comprovante) in the
+// page's language.
 func (c *Controller) receipt(w http.ResponseWriter, r *http.Request) {
 	s := sessionOf(r.Context())
 	raw, err := chargeID(r)
@@ -357,11 +360,35 @@ func (c *Controller) receipt(w http.ResponseWriter, r *http.Request) {
 		c.fail(w, r, err)
 		return
 	}
-	loc := domain.LocalePtBR
-	if langOf(r) == langEN {
-		loc = domain.LocaleEN
+	doc, err := c.d.Receipts.PaymentReceipt(r.Context(), s.caller, raw, locale(r))
+	c.download(w, r, doc, err)
+}
+
+// refundReceipt downloads a confirmed refund's receipt (comprovante de
+// devolução).
+func (c *Controller) refundReceipt(w http.ResponseWriter, r *http.Request) {
+	s := sessionOf(r.Context())
+	raw, err := chargeID(r)
+	refundRaw := strings.TrimPrefix(mux.Vars(r)["refund"], domain.PrefixRefund)
+	if err == nil && !domain.ValidRawID(refundRaw) {
+		err = ports.ErrNotFound
 	}
-	doc, err := c.d.Receipts.PaymentReceipt(r.Context(), s.caller, raw, loc)
+	if err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	doc, err := c.d.Receipts.RefundReceipt(r.Context(), s.caller, raw, refundRaw, locale(r))
+	c.download(w, r, doc, err)
+}
+
+func locale(r *http.Request) domain.Locale {
+	if langOf(r) == langEN {
+		return domain.LocaleEN
+	}
+	return domain.LocalePtBR
+}
+
+func (c *Controller) download(w http.ResponseWriter, r *http.Request, doc app.Document, err error) {
 	if errors.Is(err, app.ErrReceiptUnavailable) {
 		c.errorPage(w, r, http.StatusUnprocessableEntity, "err_receipt")
 		return

@@ -187,8 +187,22 @@ func TestRefundOnceAndReceipt(t *testing.T) {
 		t.Fatalf("refunds page lists %d refunds of R$ 25,00, want 1", n)
 	}
 	res := b.get(detail + "/receipt")
-	if res.Status != http.StatusOK || res.Header.Get("Content-Type") != "application/pdf" || !strings.HasPrefix(res.Body, "%PDF") {
+	if res.Status != http.StatusOK || res.Header.Get("Content-Type") != "application/pdf" || !strings.HasPrefix(res.Body, "%PDF") ||
+		!strings.Contains(res.Header.Get("Content-Disposition"), "attachment; filename=") {
 		t.Errorf("receipt: %d %q %.8q", res.Status, res.Header.Get("Content-Type"), res.Body)
+	}
+	// Once the refund is confirmed, its own receipt is linked from the page.
+	for range 5 {
+		if _, err := srv.App.Payments.AdvanceRefunds(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := regexp.MustCompile(`href="(/dashboard/test/charges/[^"]+/refunds/re_[a-z2-7]+/receipt)"`).FindStringSubmatch(b.get(detail).Body)
+	if link == nil {
+		t.Fatal("no refund receipt link on the charge page once refunded")
+	}
+	if res := b.get(link[1]); res.Status != http.StatusOK || !strings.HasPrefix(res.Body, "%PDF") {
+		t.Errorf("refund receipt: %d", res.Status)
 	}
 	// An unpaid charge has none.
 	open := apiCall(t, srv, http.MethodPost, "/charges", m.TestKey, map[string]any{"amount": 500, "payment_method": "pix"}, http.StatusCreated)
