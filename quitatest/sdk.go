@@ -82,12 +82,17 @@ func (s *Server) Advance(t testing.TB, d time.Duration) {
 	s.RunWorkers(t)
 }
 
-// RunWorkers runs once, in order, every background job a deployed server
-// runs on a timer — expiry, payer returns, refunds (PENDING → IN_PROGRESS
-// → REFUNDED), balance releases, method data — then FlushWebhooks. A test
+// RunWorkers waits for the work requests left running in the background
+// (a payment's method data), then runs once, in order, every job a
+// deployed server runs on a timer — expiry, payer returns, refunds
+// (PENDING → IN_PROGRESS → REFUNDED), balance releases, method data — then
+// FlushWebhooks. Call it from the test, not while requests are in flight. A test
 // server runs none of them by itself, so a test decides when time passes.
 func (s *Server) RunWorkers(t testing.TB) {
 	t.Helper()
+	// What requests started in the background (a payment's method data)
+	// finishes first, as it would within a second on a deployed server.
+	s.App.Charges.WaitBackground()
 	ctx := context.Background()
 	jobs := []struct {
 		name string
