@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestMain runs more tests at once than the default (GOMAXPROCS): these
@@ -21,7 +22,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	if c, err := contract(); err == nil {
-		checked, problems := c.report()
+		checked, spent, problems := c.report()
 		if len(problems) > 0 {
 			fmt.Fprintf(os.Stderr, "openapi contract: %d mismatch(es) in %d checked exchanges:\n", len(problems), checked)
 			for _, p := range problems {
@@ -29,8 +30,8 @@ func TestMain(m *testing.M) {
 			}
 			code = 1
 		} else if testing.Verbose() {
-			fmt.Printf("openapi contract: %d exchanges checked, no mismatch; answers seen:\n  %s\n", checked,
-				strings.Join(c.coverage(), "\n  "))
+			fmt.Printf("openapi contract: %d exchanges checked in %s, no mismatch; answers seen:\n  %s\n", checked,
+				spent.Round(time.Millisecond), strings.Join(c.coverage(), "\n  "))
 		}
 	}
 	os.Exit(code)

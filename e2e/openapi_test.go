@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -35,7 +36,8 @@ import (
 //     refused with a documented 4xx; a valid one may get any documented
 //     status;
 //   - every answer must use a status the operation documents, carry the
-//     documented headers and a body matching the documented schema. For the
+//     documented headers and a body matching the documented schema; an
+//     error's request_id must equal its X-Request-Id. For the
 //     check, every documented object is closed (additionalProperties: false
 //     unless the document says otherwise), so an undocumented field fails
 //     too; the published document leaves answers open for forward
@@ -58,6 +60,8 @@ type contractChecker struct {
 	checked  int
 	// seen counts the answers per operation and status ("getCharge 200").
 	seen map[string]int
+	// spent is the time the checks took, summed over every exchange.
+	spent time.Duration
 }
 
 var contract = sync.OnceValues(newContractChecker)
@@ -148,8 +152,9 @@ func (c *contractChecker) fail(format string, args ...any) error {
 	return errors.New("openapi contract: " + msg)
 }
 
-// report returns every mismatch seen so far, each once.
-func (c *contractChecker) report() (checked int, problems []string) {
+// report returns every mismatch seen so far, each once, with the number
+// of exchanges checked and the time the checks took.
+func (c *contractChecker) report() (checked int, spent time.Duration, problems []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	seen := map[string]bool{}
@@ -160,7 +165,7 @@ func (c *contractChecker) report() (checked int, problems []string) {
 		}
 	}
 	sort.Strings(problems)
-	return c.checked, problems
+	return c.checked, c.spent, problems
 }
 
 // coverage lists the operations and statuses answered so far.
@@ -211,6 +216,12 @@ func (c *contractChecker) check(req *http.Request, body []byte, resp *http.Respo
 	if req.URL.Path != "/v1" && !strings.HasPrefix(req.URL.Path, "/v1/") {
 		return nil
 	}
+	start := time.Now()
+	defer func() {
+		c.mu.Lock()
+		c.spent += time.Since(start)
+		c.mu.Unlock()
+	}()
 	c.mu.Lock()
 	c.checked++
 	c.mu.Unlock()
@@ -240,6 +251,15 @@ func (c *contractChecker) check(req *http.Request, body []byte, resp *http.Respo
 	}
 	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
 		return c.fail("%s → %d: %s", what, resp.StatusCode, oneLine(err))
+	}
+	if resp.StatusCode >= 400 {
+		var env struct {
+			RequestID string `json:"request_id"`
+		}
+		if err := json.Unmarshal(respBody, &env); err != nil || env.RequestID != resp.Header.Get("X-Request-Id") {
+			return c.fail("%s → %d: request_id %q differs from X-Request-Id %q", what, resp.StatusCode,
+				env.RequestID, resp.Header.Get("X-Request-Id"))
+		}
 	}
 	return nil
 }
