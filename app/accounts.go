@@ -71,13 +71,9 @@ func (s *AccountService) CreateAccount(ctx context.Context, in NewAccountInput) 
 	case len(in.Password) < MinPasswordLen:
 		return NewAccount{}, domain.Invalid(domain.FieldPassword, "%s must be at least 10 characters", domain.FieldPassword)
 	}
-	var document string
-	if strings.TrimSpace(in.Document) != "" {
-		id, err := domain.ParseTaxID(in.Document)
-		if err != nil {
-			return NewAccount{}, domain.Invalid(domain.FieldAccountDocument, "%s must be a valid CPF or CNPJ", domain.FieldAccountDocument)
-		}
-		document = id.Value
+	document, err := accountDocument(in.Document)
+	if err != nil {
+		return NewAccount{}, err
 	}
 	if in.City == "" {
 		in.City = "SAO PAULO"
@@ -167,6 +163,31 @@ func (s *AccountService) Authenticate(ctx context.Context, key string) (Caller, 
 	caller := Caller{Account: *acct, Mode: rec.Mode, KeyFingerprint: rec.Fingerprint}
 	s.cache.put(fp, caller, *rec, started)
 	return caller, rec, nil
+}
+
+// SetDocument replaces an account's CPF or CNPJ, which receipts print
+// masked as the payee's; "" clears it. ports.ErrNotFound for an unknown
+// account. Processes that authenticated the account's keys see the change
+// within the auth cache's TTL.
+func (s *AccountService) SetDocument(ctx context.Context, accountID, document string) error {
+	doc, err := accountDocument(document)
+	if err != nil {
+		return err
+	}
+	return s.accounts.SetAccountDocument(ctx, accountID, doc)
+}
+
+// accountDocument checks a merchant's CPF or CNPJ and normalises it; blank
+// means none.
+func accountDocument(s string) (string, error) {
+	if strings.TrimSpace(s) == "" {
+		return "", nil
+	}
+	id, err := domain.ParseTaxID(s)
+	if err != nil {
+		return "", domain.Invalid(domain.FieldAccountDocument, "%s must be a valid CPF or CNPJ", domain.FieldAccountDocument)
+	}
+	return id.Value, nil
 }
 
 // CountAccounts counts accounts (to decide whether to seed a demo one).

@@ -1363,6 +1363,9 @@ var _ ports.AccountStore = &AccountStoreMock{}
 //			GetAccountFunc: func(ctx context.Context, id string) (*domain.Account, error) {
 //				panic("mock out the GetAccount method")
 //			},
+//			SetAccountDocumentFunc: func(ctx context.Context, id string, document string) error {
+//				panic("mock out the SetAccountDocument method")
+//			},
 //		}
 //
 //		// use mockedAccountStore in code that requires ports.AccountStore
@@ -1378,6 +1381,9 @@ type AccountStoreMock struct {
 
 	// GetAccountFunc mocks the GetAccount method.
 	GetAccountFunc func(ctx context.Context, id string) (*domain.Account, error)
+
+	// SetAccountDocumentFunc mocks the SetAccountDocument method.
+	SetAccountDocumentFunc func(ctx context.Context, id string, document string) error
 
 	// calls tracks calls to the methods.
 	calls struct {
@@ -1404,10 +1410,20 @@ type AccountStoreMock struct {
 			// ID is the id argument value.
 			ID string
 		}
+		// SetAccountDocument holds details about calls to the SetAccountDocument method.
+		SetAccountDocument []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// ID is the id argument value.
+			ID string
+			// Document is the document argument value.
+			Document string
+		}
 	}
-	lockCountAccounts sync.RWMutex
-	lockCreateAccount sync.RWMutex
-	lockGetAccount    sync.RWMutex
+	lockCountAccounts      sync.RWMutex
+	lockCreateAccount      sync.RWMutex
+	lockGetAccount         sync.RWMutex
+	lockSetAccountDocument sync.RWMutex
 }
 
 // CountAccounts calls CountAccountsFunc.
@@ -1519,6 +1535,46 @@ func (mock *AccountStoreMock) GetAccountCalls() []struct {
 	mock.lockGetAccount.RLock()
 	calls = mock.calls.GetAccount
 	mock.lockGetAccount.RUnlock()
+	return calls
+}
+
+// SetAccountDocument calls SetAccountDocumentFunc.
+func (mock *AccountStoreMock) SetAccountDocument(ctx context.Context, id string, document string) error {
+	if mock.SetAccountDocumentFunc == nil {
+		panic("AccountStoreMock.SetAccountDocumentFunc: method is nil but AccountStore.SetAccountDocument was just called")
+	}
+	callInfo := struct {
+		Ctx      context.Context
+		ID       string
+		Document string
+	}{
+		Ctx:      ctx,
+		ID:       id,
+		Document: document,
+	}
+	mock.lockSetAccountDocument.Lock()
+	mock.calls.SetAccountDocument = append(mock.calls.SetAccountDocument, callInfo)
+	mock.lockSetAccountDocument.Unlock()
+	return mock.SetAccountDocumentFunc(ctx, id, document)
+}
+
+// SetAccountDocumentCalls gets all the calls that were made to SetAccountDocument.
+// Check the length with:
+//
+//	len(mockedAccountStore.SetAccountDocumentCalls())
+func (mock *AccountStoreMock) SetAccountDocumentCalls() []struct {
+	Ctx      context.Context
+	ID       string
+	Document string
+} {
+	var calls []struct {
+		Ctx      context.Context
+		ID       string
+		Document string
+	}
+	mock.lockSetAccountDocument.RLock()
+	calls = mock.calls.SetAccountDocument
+	mock.lockSetAccountDocument.RUnlock()
 	return calls
 }
 

@@ -335,6 +335,9 @@ type AccountStore interface {
 	GetAccount(ctx context.Context, id string) (*domain.Account, error)
 	// CountAccounts counts every account (used to seed a demo account).
 	CountAccounts(ctx context.Context) (int, error)
+	// SetAccountDocument replaces the account's CPF or CNPJ (normalised;
+	// "" clears it). ErrNotFound for an unknown id.
+	SetAccountDocument(ctx context.Context, id, document string) error
 }
 
 // KeyStore authenticates API keys. Lookups always read the database: a

@@ -174,3 +174,18 @@ func TestReceiptIsDeterministic(t *testing.T) {
 		t.Error("two renderings of one receipt differ")
 	}
 }
+
+// BenchmarkRenderPDF draws one payment receipt (font subsetting included).
+func BenchmarkRenderPDF(b *testing.B) {
+	r := paymentReceipt(domain.LocalePtBR, domain.ModeTest)
+	rd := receipt.New()
+	var size int
+	for b.Loop() {
+		pdf, err := rd.RenderPDF(r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = len(pdf)
+	}
+	b.ReportMetric(float64(size), "bytes/receipt")
+}

@@ -61,6 +61,22 @@ func (db *DB) CountAccounts(ctx context.Context) (int, error) {
 	return int(n), mapError(err)
 }
 
+// SetAccountDocument implements ports.AccountStore.
+func (db *DB) SetAccountDocument(ctx context.Context, id, document string) error {
+	res, err := db.bun.NewUpdate().Model((*accountRow)(nil)).Set("document = ?", document).Where("a.id = ?", id).Exec(ctx)
+	if err != nil {
+		return mapError(err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return ports.ErrNotFound
+	}
+	return nil
+}
+
 // GetUserByEmail finds a dashboard user by e-mail, compared without case.
 // ErrNotFound for an unknown address.
 func (db *DB) GetUserByEmail(ctx context.Context, email string) (*ports.User, error) {

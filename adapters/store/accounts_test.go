@@ -18,7 +18,7 @@ func newAccount(t testing.TB, db *store.DB, email string) (domain.Account, ports
 	t.Helper()
 	a := domain.Account{
 		ID: domain.PrefixAccount + newRawID(t), Name: "Loja da Ana", MerchantName: "LOJA DA ANA",
-		MerchantCity: "SAO PAULO", DefaultExpiry: 30 * time.Minute, CreatedAt: baseTime,
+		MerchantCity: "SAO PAULO", Document: "11222333000181", DefaultExpiry: 30 * time.Minute, CreatedAt: baseTime,
 	}
 	u := ports.User{
 		ID: domain.PrefixUser + newRawID(t), AccountID: a.ID, Email: email,
@@ -105,6 +105,25 @@ func testAccountsUsersAndKeys(t *testing.T, db *store.DB) {
 	}
 	if n, err := db.CountAccounts(ctx); err != nil || n != 1 {
 		t.Errorf("CountAccounts = %d, %v; want 1", n, err)
+	}
+
+	// The merchant document is replaced (and read with the keys), or
+	// cleared; an unknown account is ErrNotFound.
+	for _, doc := range []string{"52998224725", ""} {
+		if err := db.SetAccountDocument(ctx, a.ID, doc); err != nil {
+			t.Fatalf("SetAccountDocument(%q): %v", doc, err)
+		}
+		got, err := db.GetAccount(ctx, a.ID)
+		if err != nil || got.Document != doc {
+			t.Errorf("after SetAccountDocument(%q): %+v %v", doc, got, err)
+		}
+		_, viaKey, err := db.LookupAPIKey(ctx, keys[0].Fingerprint)
+		if err != nil || viaKey.Document != doc {
+			t.Errorf("LookupAPIKey after SetAccountDocument(%q): %+v %v", doc, viaKey, err)
+		}
+	}
+	if err := db.SetAccountDocument(ctx, "acct_missing", "52998224725"); !errors.Is(err, ports.ErrNotFound) {
+		t.Errorf("SetAccountDocument of unknown id: err %v, want ErrNotFound", err)
 	}
 
 	// Extra keys: created, listed newest first, fingerprints unique.

@@ -240,9 +240,12 @@ func usage() {
 Usage:
   quitad [serve] [flags]          serve the API (default)
   quitad migrate [flags]          apply database migrations and exit
-  quitad account create --name N --email E [--password-stdin] [flags]
+  quitad account create --name N --email E [--document D] [--password-stdin] [flags]
                                   create an account and print its keys as JSON; the
                                   password comes from stdin or QUITA_ACCOUNT_PASSWORD
+  quitad account document --account ID --document CPF_OR_CNPJ
+                                  set (or, with "", clear) the merchant document that
+                                  receipts print masked as the payee's
   quitad account guards --account ID [--rate N] [--burst N] [--velocity N]
                  [--amount-limit N] [--block DOC] [--unblock DOC]
                                   change an account's rate limit, fraud limits and

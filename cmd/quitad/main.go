@@ -21,6 +21,7 @@ import (
 
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/cmd/wiring"
+	"github.com/quitapix/quita/domain"
 )
 
 func main() {
@@ -64,6 +65,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "account":
 		if len(args) > 0 && args[0] == "guards" {
 			return accountGuards(ctx, args[1:], getenv, stdout, stderr)
+		}
+		if len(args) > 0 && args[0] == "document" {
+			return accountDocument(ctx, args[1:], getenv, stdout, stderr)
 		}
 		if len(args) == 0 || args[0] != "create" {
 			usage()
@@ -135,6 +139,33 @@ func createAccount(ctx context.Context, args []string, getenv func(string) strin
 		return err
 	}
 	return printJSON(stdout, out)
+}
+
+// accountDocument is `quitad account document`: sets the merchant's CPF
+// or CNPJ that receipts print (masked) as the payee's, for accounts
+// created without one.
+func accountDocument(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := newAdminFlags("quitad account document")
+	account := fs.String("account", "", "account id (acct_...)")
+	document := fs.String("document", "", `merchant CPF or CNPJ; "" clears it`)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "document" })
+	if *account == "" || !set {
+		return errors.New("usage: quitad account document --account ID --document CPF_OR_CNPJ")
+	}
+	a, cleanup, err := fs.open(ctx, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	if err := a.Accounts.SetDocument(ctx, *account, *document); err != nil {
+		return fmt.Errorf("account %s: %w", *account, err)
+	}
+	masked, _ := domain.MaskTaxID(*document)
+	return printJSON(stdout, map[string]string{"accountId": *account, "document": masked})
 }
 
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
