@@ -179,7 +179,7 @@ func (d *doc) row(label, value string) {
 	d.font("", 10, colMuted)
 	p.CellFormat(labelWidth, lineHeight, label, "", 0, "L", false, 0, "")
 	d.font("", 10.5, colText)
-	p.MultiCell(0, lineHeight, value, "", "L", false)
+	p.MultiCell(0, lineHeight, printable(value), "", "L", false)
 	p.Ln(0.8)
 }
 

@@ -189,3 +189,16 @@ func BenchmarkRenderPDF(b *testing.B) {
 	}
 	b.ReportMetric(float64(size), "bytes/receipt")
 }
+
+// Text from outside is drawn whatever it holds: a decomposed "São" prints
+// composed, an emoji or CJK the font lacks becomes "�" (not a failed
+// receipt), control characters become spaces.
+func TestReceiptForeignText(t *testing.T) {
+	t.Parallel()
+	r := paymentReceipt(domain.LocalePtBR, domain.ModeLive)
+	r.To.Name = "Padaria Sa\u0303o Joa\u0303o"
+	r.From.Name = "Ñandú Ğüneş\třeka"
+	r.Description = "Café ☕ 😀 日本\x00 fim"
+	text := testkit.PDFText(t, render(t, r))
+	wantText(t, text, "Padaria São João", "Ñandú Ğüneş řeka", "Café � � �� fim")
+}
