@@ -139,8 +139,31 @@ func artifactDir(t *testing.T) string {
 	return out
 }
 
+// a11yAudit lists what the page does wrong for assistive technology:
+// a field without a label, a control without a name, an image without
+// alt, not exactly one h1, no lang.
+const a11yAudit = `(() => {
+  const out = [];
+  if (!document.documentElement.lang) out.push('no lang on <html>');
+  if (document.querySelectorAll('h1').length !== 1) out.push('h1 count ' + document.querySelectorAll('h1').length);
+  for (const el of document.querySelectorAll('input:not([type=hidden]), select, textarea')) {
+    if (!(el.labels && el.labels.length) && !el.getAttribute('aria-label')) out.push('unlabelled ' + (el.id || el.name));
+  }
+  for (const el of document.querySelectorAll('button, a[href]')) {
+    if (!(el.textContent.trim() || el.getAttribute('aria-label'))) out.push('nameless ' + el.outerHTML.slice(0, 80));
+  }
+  for (const el of document.querySelectorAll('img')) {
+    if (!el.hasAttribute('alt')) out.push('img without alt ' + el.src);
+  }
+  return out.join('; ');
+})()`
+
+// screenshot audits the page (a11yAudit) and saves it as a PNG.
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
+	if problems := evalString(t, ctx, a11yAudit); problems != "" {
+		t.Errorf("%s: accessibility: %s", name, problems)
+	}
 	b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)

@@ -52,6 +52,11 @@ func TestBrowserMerchantJourney(t *testing.T) {
 		t.Errorf("overview title %q", got)
 	}
 	screenshot(t, ctx, "02-overview-live")
+	// Keyboard users meet the skip link first, and it leads to the content.
+	do(t, ctx, "tab", chromedp.KeyEvent("\t"))
+	if got := evalString(t, ctx, `document.activeElement.className + ' ' + document.activeElement.getAttribute('href')`); got != "skip #main" {
+		t.Errorf("first Tab stop: %q", got)
+	}
 
 	// Test mode.
 	do(t, ctx, "switch to test mode", chromedp.Click(chromedp.ID("mode-switch")), chromedp.WaitVisible(chromedp.CSS(".test-banner")))
@@ -174,11 +179,16 @@ func TestBrowserMerchantJourney(t *testing.T) {
 		t.Error("live mode lists the test charge")
 	}
 	screenshot(t, ctx, "14-charges-live")
+	// On a phone the navigation folds above the page.
+	do(t, ctx, "phone", chromedp.EmulateViewport(390, 844), chromedp.Navigate(srv.URL+"/dashboard/test/charges"),
+		chromedp.WaitVisible(chromedp.CSS(`tr[data-id="`+ch.ID+`"]`)))
+	screenshot(t, ctx, "15-charges-phone")
+	do(t, ctx, "desktop", chromedp.EmulateViewport(1366, 900))
 
 	// Log out: the session is over, on this browser and for the token.
 	do(t, ctx, "log out", chromedp.Click(chromedp.ID("logout")), chromedp.WaitVisible(chromedp.ID("email")))
 	do(t, ctx, "after logout", chromedp.Navigate(srv.URL+"/dashboard/test/charges"), chromedp.WaitVisible(chromedp.ID("email")))
-	screenshot(t, ctx, "15-logged-out")
+	screenshot(t, ctx, "16-logged-out")
 	console.check(t)
 
 	// The API's own flow is untouched: the key still works.

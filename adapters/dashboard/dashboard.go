@@ -113,6 +113,7 @@ func (c *Controller) Routes(r *mux.Router) {
 	post("/keys/{id}/revoke", "key_revoke", c.revokeKey)
 	get("/logs", "logs", c.logs)
 	m.NotFoundHandler = http.HandlerFunc(c.notFound)
+	r.NotFoundHandler = http.HandlerFunc(c.notFound)
 }
 
 // session is the authenticated request: the user, the token (for the

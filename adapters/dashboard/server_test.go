@@ -40,6 +40,12 @@ func TestEveryPageRenders(t *testing.T) {
 			}
 		}
 	}
+	// Unknown addresses and malformed ids are the dashboard's own 404 page.
+	for _, p := range []string{"/dashboard/nope", "/dashboard/test/nope", "/dashboard/test/charges/not-an-id", "/dashboard/live/charges/" + ch.ID} {
+		if res := b.get(p); res.Status != http.StatusNotFound || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") {
+			t.Errorf("%s: %d %q", p, res.Status, res.Header.Get("Content-Type"))
+		}
+	}
 	res := b.get("/dashboard/test/charges/" + ch.ID)
 	for _, want := range []string{"R$ 1.234,56", "Paga", "Maria da Silva", ch.Pix.TxID} {
 		if !strings.Contains(res.Body, want) {
