@@ -31,6 +31,9 @@ type ReceiptParty struct {
 	// a receipt. "" when unknown.
 	MaskedDocument string
 	DocumentKind   domain.TaxIDKind
+	// PixKey is the Pix key the money went to, already masked; "" when
+	// the receipt does not name one.
+	PixKey string
 	// Institution is the bank or payment institution that holds the
 	// party's account, "" when unknown.
 	Institution string
@@ -45,6 +48,9 @@ type Receipt struct {
 	Mode     domain.Mode
 	Amount   int64
 	Currency domain.Currency
+	// Fee is what the movement cost the merchant on top of Amount (a
+	// payout's Pix-out fee); 0 prints no fee line.
+	Fee int64
 	// At is when the money moved (paid, refunded, paid out).
 	At time.Time
 	// IssuedAt is when the receipt was drawn.

@@ -15,9 +15,9 @@ type labels struct {
 	reference   map[ports.ReceiptKind]string
 	methods     map[domain.Method]string
 
-	dateTime, method, name, document, institution string
-	transaction, endToEnd, originalEndToEnd, txid string
-	details, testMode, footer, issuedBy, notKnown string
+	dateTime, method, fee, name, document, institution, pixKey string
+	transaction, endToEnd, originalEndToEnd, txid              string
+	details, testMode, footer, issuedBy, notKnown              string
 	// at formats an instant already in Brasília time.
 	dateLayout, timeZone string
 }
@@ -63,6 +63,8 @@ var portuguese = labels{
 	},
 	dateTime:         "Data e hora",
 	method:           "Forma de pagamento",
+	fee:              "Tarifa",
+	pixKey:           "Chave Pix",
 	name:             "Nome",
 	document:         "CPF/CNPJ",
 	institution:      "Instituição",
@@ -120,6 +122,8 @@ var english = labels{
 	},
 	dateTime:         "Date and time",
 	method:           "Payment method",
+	fee:              "Fee",
+	pixKey:           "Pix key",
 	name:             "Name",
 	document:         "CPF/CNPJ",
 	institution:      "Institution",

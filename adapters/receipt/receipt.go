@@ -95,6 +95,9 @@ func (*Renderer) RenderPDF(r ports.Receipt) ([]byte, error) {
 	p.Ln(2)
 	d.row(l.dateTime, d.when(r.At))
 	d.row(l.method, methodName(l, r.Method))
+	if r.Fee > 0 {
+		d.row(l.fee, domain.FormatMoney(r.Fee, r.Currency, r.Locale == domain.LocaleEN))
+	}
 
 	d.section(l.to[r.Kind])
 	d.party(r.To)
@@ -197,6 +200,7 @@ func (d *doc) party(pt ports.ReceiptParty) {
 		label = "CNPJ"
 	}
 	d.row(label, pt.MaskedDocument)
+	d.row(d.l.pixKey, pt.PixKey)
 	d.row(d.l.institution, pt.Institution)
 }
 

@@ -202,3 +202,25 @@ func TestReceiptForeignText(t *testing.T) {
 	text := testkit.PDFText(t, render(t, r))
 	wantText(t, text, "Padaria São João", "Ñandú Ğüneş řeka", "Café � � �� fim")
 }
+
+// A payout receipt: the merchant's balance went to a Pix key; its fee is
+// printed apart from the amount.
+func TestPayoutReceipt(t *testing.T) {
+	t.Parallel()
+	r := paymentReceipt(domain.LocalePtBR, domain.ModeLive)
+	r.Kind, r.Amount, r.Fee = ports.ReceiptPayout, 250000, 50
+	r.From, r.To = r.To, ports.ReceiptParty{PixKey: "j***@padaria.com.br"}
+	r.TransactionID, r.TxID, r.ReferenceID = "", "", "po_01jd5m0000000000000000000b"
+	r.Description = "Retirada semanal"
+	pdf := render(t, r)
+	text := testkit.PDFText(t, pdf)
+	wantText(t, text, "Comprovante de transferência Pix", "Valor transferido", "R$ 2.500,00", "Tarifa", "R$ 0,50",
+		"Destino", "Não informado", "Chave Pix", "j***@padaria.com.br", "Origem", "Padaria São João",
+		"ID da transferência", "po_01jd5m0000000000000000000b", "Retirada semanal")
+	if strings.Contains(text, "ID da transação") || strings.Contains(text, "txid") {
+		t.Errorf("payout receipt names a charge:\n%s", text)
+	}
+	testkit.PDFPageToPNG(t, pdf, "receipts", "payout-pt-BR")
+	en := testkit.PDFText(t, render(t, func() ports.Receipt { r.Locale = domain.LocaleEN; return r }()))
+	wantText(t, en, "Pix transfer receipt", "Amount transferred", "R$ 2,500.00", "Fee", "R$ 0.50", "Pix key", "Transfer ID")
+}
