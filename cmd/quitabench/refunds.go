@@ -10,6 +10,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -44,6 +45,9 @@ type refundPhase struct {
 	sent, done, failed int
 	perSecond          float64
 	lat                []float64 // ms, scheduled send → REFUNDED
+	// The two halves of lat: the create (scheduled send → the refund's
+	// row committed) and the worker (row committed → REFUNDED).
+	createLat, workLat []float64
 }
 
 func runRefundBench(ctx context.Context, pgURL, redisURL string, d time.Duration, rate int) ([]refundPhase, error) {
@@ -80,7 +84,7 @@ func runRefundBench(ctx context.Context, pgURL, redisURL string, d time.Duration
 		}
 	}()
 	var phases []refundPhase
-	for _, n := range []int{1, 2} {
+	for n := 1; n <= *refundProcs; n++ {
 		for len(procs) < n {
 			p, err := b.start()
 			if err != nil {
@@ -240,20 +244,22 @@ func (b *refundBench) phase(procs []*quitadProc, rate int, d time.Duration) (ref
 	ph.sent, ph.failed = len(ids), int(failed.Load())
 	var last time.Time
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		rows, err := b.db.Query(`SELECT id, updated_at FROM refunds WHERE status = 'REFUNDED'`)
+		rows, err := b.db.Query(`SELECT id, created_at, updated_at FROM refunds WHERE status = 'REFUNDED'`)
 		if err != nil {
 			return ph, err
 		}
-		ph.lat, last = ph.lat[:0], time.Time{}
+		ph.lat, ph.createLat, ph.workLat, last = ph.lat[:0], ph.createLat[:0], ph.workLat[:0], time.Time{}
 		for rows.Next() {
 			var id string
-			var at time.Time
-			if err := rows.Scan(&id, &at); err != nil {
+			var created, at time.Time
+			if err := rows.Scan(&id, &created, &at); err != nil {
 				rows.Close()
 				return ph, err
 			}
 			if s, ok := scheduled[id]; ok {
-				ph.lat = append(ph.lat, float64(at.Sub(s).Microseconds())/1000)
+				ph.lat = append(ph.lat, ms(at.Sub(s)))
+				ph.createLat = append(ph.createLat, ms(created.Sub(s)))
+				ph.workLat = append(ph.workLat, ms(at.Sub(created)))
 				if at.After(last) {
 					last = at
 				}
@@ -281,6 +287,8 @@ func refundTargets(phases []refundPhase, rate int) []target {
 		by[[2]int{ph.procs, ph.rate}] = ph
 		fmt.Printf("refunds, %d process(es), offered %d/s: %d sent, %d refused, %d REFUNDED = %.0f/s; send → REFUNDED p50 %.0f ms, p99 %.0f ms, p99.9 %.0f ms\n",
 			ph.procs, ph.rate, ph.sent, ph.failed, ph.done, ph.perSecond, pct(ph.lat, 50), pct(ph.lat, 99), pct(ph.lat, 99.9))
+		fmt.Printf("    of which send → created p50 %.0f ms, p99 %.0f ms; created → REFUNDED p50 %.0f ms, p99 %.0f ms\n",
+			pct(ph.createLat, 50), pct(ph.createLat, 99), pct(ph.workLat, 50), pct(ph.workLat, 99))
 	}
 	one, two := by[[2]int{1, 2 * rate}], by[[2]int{2, 2 * rate}]
 	growth := 0.0
@@ -293,3 +301,19 @@ func refundTargets(phases []refundPhase, rate int) []target {
 		{"refunds/s 2 procs ÷ 1", growth, "×", 1, true},
 	}
 }
+
+var refundProcs = flag.Int("refund-procs", 2, "refund benchmark: measure with 1 up to this many quitad processes")
+
+var refundsOnly = flag.Bool("refunds-only", false, "run the refund pipeline benchmark alone (quitad in its own processes)")
+
+// runRefundsOnly is `quitabench -refunds-only`: the refund phases and
+// their targets, without the in-process create benchmarks.
+func runRefundsOnly(pgURL, redisURL string, d time.Duration, rate int, strict bool) error {
+	phases, err := runRefundBench(context.Background(), pgURL, redisURL, d, rate)
+	if err != nil {
+		return fmt.Errorf("refund benchmark: %w", err)
+	}
+	return report(refundTargets(phases, rate), strict)
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
