@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -23,17 +24,31 @@ func (s *PaymentService) ListRefunds(ctx context.Context, caller Caller, id stri
 // refund the acquirer is still working on is looked at again when it ends.
 const refundLease = 2 * time.Second
 
-// refundConcurrency bounds the refunds one AdvanceRefunds call drives at
-// once (their acquirer calls are network waits).
+// refundConcurrency bounds the acquirer calls one AdvanceRefunds call
+// makes at once (they are network waits with a real acquirer).
 const refundConcurrency = 16
+
+// refundWriteBatch bounds the charges whose refund steps one transaction
+// writes.
+const refundWriteBatch = 64
+
+// refundPlan is what the acquirer said of one claimed refund: the steps
+// to write, in order.
+type refundPlan struct {
+	ref         ports.OpenRefund
+	providerRef string
+	steps       []domain.RefundStatus
+}
 
 // AdvanceRefunds claims open refunds (a lease every process respects, so
 // processes share the work) and drives each as far as the acquirer allows
-// in one go: PENDING → IN_PROGRESS once the acquirer accepted it, then at
-// once IN_PROGRESS → REFUNDED or FAILED when the acquirer already reports
-// the outcome. Each step is written with its payment.refunded event and
-// ledger entry under the charge's lock; a step another worker made first
-// is skipped. Safe in every process at once.
+// in one go: PENDING → IN_PROGRESS once the acquirer accepted it, and
+// IN_PROGRESS → REFUNDED or FAILED when the acquirer already reports the
+// outcome. The acquirer is asked first (refundConcurrency calls at once);
+// then the steps of up to refundWriteBatch charges are written in one
+// transaction, each with its payment.refunded event and ledger entry under
+// its charge's lock, so a pass costs a few commits, not two per refund. A
+// step another worker made first is skipped. Safe in every process at once.
 func (s *PaymentService) AdvanceRefunds(ctx context.Context) (int, error) {
 	ra := s.acquirer.refunds
 	if ra == nil {
@@ -44,126 +59,193 @@ func (s *PaymentService) AdvanceRefunds(ctx context.Context) (int, error) {
 	if err != nil || len(refs) == 0 {
 		return 0, err
 	}
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		firstErr error
-		sem      = make(chan struct{}, refundConcurrency)
-	)
-	for _, ref := range refs {
+	plans := make([]refundPlan, len(refs))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, refundConcurrency)
+	for i, ref := range refs {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			if err := s.driveRefund(ctx, ra, ref); err != nil {
-				mu.Lock()
-				firstErr = cmp.Or(firstErr, err)
-				mu.Unlock()
-			}
+			plans[i] = s.planRefund(ctx, ra, ref)
 		})
 	}
 	wg.Wait()
+	// One charge's refunds go in the same change; charges go in batches.
+	byCharge := map[string][]refundPlan{}
+	var charges []ports.ChargeRef
+	for _, p := range plans {
+		if len(p.steps) == 0 {
+			continue
+		}
+		id := p.ref.ChargeID
+		if byCharge[id] == nil {
+			charges = append(charges, ports.ChargeRef{Scope: p.ref.Scope(), ID: id})
+		}
+		byCharge[id] = append(byCharge[id], p)
+	}
+	var firstErr error
+	for batch := range slices.Chunk(charges, refundWriteBatch) {
+		firstErr = cmp.Or(firstErr, s.writeRefundSteps(ctx, batch, byCharge))
+	}
 	return len(refs), firstErr
 }
 
-// driveRefund takes one refund through every step the acquirer allows
-// now.
-func (s *PaymentService) driveRefund(ctx context.Context, ra ports.RefundAcquirer, ref ports.RefundRef) error {
-	r, err := s.store.FindRefund(ctx, ref.Scope, ref.RefundID)
-	if err != nil {
-		return err
-	}
-	stepped := func(err error) error {
-		if errors.Is(err, domain.ErrRefundNotOpen) || errors.Is(err, domain.ErrInvalidTransition) {
-			return nil // another worker made the step first
-		}
-		return err
-	}
-	providerRef := r.ProviderRef
-	if r.Status == domain.RefundPending {
-		c, err := s.cstore.GetCharge(ctx, ref.Scope, r.ChargeID)
+// planRefund asks the acquirer about one claimed refund: it starts a
+// PENDING one (the acquirer takes the refund id as its idempotency key, so
+// a refund started before a crash is not started twice) and asks how a
+// started one stands.
+func (s *PaymentService) planRefund(ctx context.Context, ra ports.RefundAcquirer, ref ports.OpenRefund) refundPlan {
+	p := refundPlan{ref: ref, providerRef: ref.ProviderRef}
+	switch ref.Status {
+	case domain.RefundPending:
+		pref, err := ra.Refund(ctx, ports.RefundRequest{Scope: ref.Scope(), ChargeID: ref.ChargeID, RefundID: ref.ID,
+			Method: cmp.Or(ref.PaidWith, domain.MethodPix), Strategy: ref.Strategy, EndToEndID: ref.EndToEndID,
+			Amount: ref.Amount, DestinationKey: ref.DestinationKey})
 		if err != nil {
-			return err
+			s.log.WarnContext(ctx, "refund not accepted yet; will retry", "refund", domain.PrefixRefund+ref.ID, "err", err)
+			return p
 		}
-		method := domain.MethodPix
-		if st := c.Settlement(); st != nil {
-			method = st.PaidWith
-		}
-		pref, err := ra.Refund(ctx, ports.RefundRequest{Scope: ref.Scope, ChargeID: r.ChargeID, RefundID: r.ID, Method: method,
-			Strategy: r.Strategy, EndToEndID: r.EndToEndID, Amount: r.Amount, DestinationKey: r.DestinationKey})
-		if err != nil {
-			s.log.WarnContext(ctx, "refund not accepted yet; will retry", "refund", domain.PrefixRefund+r.ID, "err", err)
-			return nil
-		}
-		if err := stepped(s.stepRefund(ctx, ref.Scope, r.ChargeID, r.ID, domain.RefundInProgress, pref)); err != nil {
-			return err
-		}
-		providerRef = pref
-	} else if r.Status != domain.RefundInProgress {
-		return nil
+		p.providerRef = pref
+		p.steps = append(p.steps, domain.RefundInProgress)
+	case domain.RefundInProgress:
+	default:
+		return p
 	}
-	st, err := ra.RefundStatus(ctx, providerRef)
+	st, err := ra.RefundStatus(ctx, p.providerRef)
 	if err != nil {
-		return nil // asked again when the lease ends
+		return p // asked again when the lease ends
 	}
-	to := domain.RefundStatus(st)
-	if to != domain.RefundRefunded && to != domain.RefundFailed {
-		return nil
+	if to := domain.RefundStatus(st); to == domain.RefundRefunded || to == domain.RefundFailed {
+		p.steps = append(p.steps, to)
 	}
-	return stepped(s.stepRefund(ctx, ref.Scope, r.ChargeID, r.ID, to, ""))
+	return p
 }
+
+// writeRefundSteps writes the planned steps of a batch of charges in one
+// transaction. If the batch cannot be written as a whole (a deadlock, a
+// constraint), each charge is written on its own, so one charge's problem
+// holds back no other.
+func (s *PaymentService) writeRefundSteps(ctx context.Context, charges []ports.ChargeRef, byCharge map[string][]refundPlan) error {
+	change := func(ctx context.Context, c *domain.Charge, tx ports.ChargeTx) (ports.ChargeChange, error) {
+		var ch ports.ChargeChange
+		for _, p := range byCharge[c.ID()] {
+			for i, to := range p.steps {
+				pref := ""
+				if i == 0 && to == domain.RefundInProgress {
+					pref = p.providerRef
+				}
+				err := s.refundStep(ctx, c, tx, &ch, p.ref.ID, to, pref)
+				if errors.Is(err, domain.ErrRefundNotOpen) || errors.Is(err, domain.ErrInvalidTransition) {
+					break // another worker made the step first
+				}
+				if err != nil {
+					return ports.ChargeChange{}, err
+				}
+			}
+		}
+		if len(ch.Refunds) == 0 {
+			return ch, errNoRefundStep
+		}
+		return ch, nil
+	}
+	errs, err := s.store.UpdateCharges(ctx, charges, change)
+	if err != nil {
+		s.log.WarnContext(ctx, "refund steps not written as a batch; writing them one by one", "charges", len(charges), "err", err)
+		errs = make([]error, len(charges))
+		for i, c := range charges {
+			errs[i] = s.cstore.UpdateCharge(ctx, c.Scope, c.ID, change)
+		}
+	}
+	var firstErr error
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, errNoRefundStep) {
+			firstErr = cmp.Or(firstErr, err)
+		}
+	}
+	return firstErr
+}
+
+// errNoRefundStep leaves a charge whose refunds other workers moved first
+// unwritten.
+var errNoRefundStep = errors.New("no refund step left to write")
 
 // stepRefund moves a refund to status to under its charge's lock, with
 // the ledger entry and charge change the step implies.
 func (s *PaymentService) stepRefund(ctx context.Context, scope ports.Scope, chargeID, refundID string, to domain.RefundStatus, providerRef string) error {
 	return s.cstore.UpdateCharge(ctx, scope, chargeID, func(ctx context.Context, c *domain.Charge, tx ports.ChargeTx) (ports.ChargeChange, error) {
-		r, err := tx.GetRefund(ctx, refundID)
-		if err != nil {
-			return ports.ChargeChange{}, err
-		}
-		now := s.clock.Now()
-		if err := r.Advance(to, now); err != nil {
-			return ports.ChargeChange{}, err
-		}
-		if providerRef != "" {
-			r.ProviderRef = providerRef
-		}
 		var ch ports.ChargeChange
-		prev := c.Status()
-		eid, err := s.ids.NewID()
-		if err != nil {
-			return ch, err
-		}
-		switch to {
-		case domain.RefundRefunded:
-			if err := c.CompleteRefund(r.Amount, now); err != nil {
-				return ch, err
-			}
-			ch.Entries = append(ch.Entries, domain.RefundSettledEntry(eid, *r, now))
-		case domain.RefundFailed:
-			if err := c.ReleaseRefund(r.Amount, now); err != nil {
-				return ch, err
-			}
-			ch.Entries = append(ch.Entries, domain.RefundFailedEntry(eid, *r, now))
-		}
-		evid, err := s.ids.NewID()
-		if err != nil {
-			return ch, err
-		}
-		ev, err := domain.RefundEvent(c, *r, evid, now)
-		if err != nil {
-			return ch, err
-		}
-		ch.Events = append(ch.Events, ev)
-		if c.Status() != prev {
-			evs, err := domain.NewChargeEvents(c, prev, transitionWithoutRefundDuplicate(prev, c.Status()), s.cfg.Links, s.ids.NewID, now)
-			if err != nil {
-				return ch, err
-			}
-			ch.Events = append(ch.Events, evs...)
-		}
-		ch.Refunds = []domain.Refund{*r}
-		return ch, nil
+		err := s.refundStep(ctx, c, tx, &ch, refundID, to, providerRef)
+		return ch, err
 	})
+}
+
+// refundStep adds to ch the step of refund refundID of the locked charge c
+// to status to: the refund, its payment.refunded event, its ledger entry
+// and the charge's own events when its status changes. A refund already
+// in ch (an earlier step of the same change) is moved on from there.
+func (s *PaymentService) refundStep(ctx context.Context, c *domain.Charge, tx ports.ChargeTx, ch *ports.ChargeChange,
+	refundID string, to domain.RefundStatus, providerRef string,
+) error {
+	at := slices.IndexFunc(ch.Refunds, func(r domain.Refund) bool { return r.ID == refundID })
+	var r *domain.Refund
+	if at >= 0 {
+		r = &ch.Refunds[at]
+	} else {
+		got, err := tx.GetRefund(ctx, refundID)
+		if err != nil {
+			return err
+		}
+		r = got
+	}
+	now := s.clock.Now()
+	if err := r.Advance(to, now); err != nil {
+		return err
+	}
+	if providerRef != "" {
+		r.ProviderRef = providerRef
+	}
+	prev := c.Status()
+	eid, err := s.ids.NewID()
+	if err != nil {
+		return err
+	}
+	var entry *domain.JournalEntry
+	switch to {
+	case domain.RefundRefunded:
+		if err := c.CompleteRefund(r.Amount, now); err != nil {
+			return err
+		}
+		e := domain.RefundSettledEntry(eid, *r, now)
+		entry = &e
+	case domain.RefundFailed:
+		if err := c.ReleaseRefund(r.Amount, now); err != nil {
+			return err
+		}
+		e := domain.RefundFailedEntry(eid, *r, now)
+		entry = &e
+	}
+	evid, err := s.ids.NewID()
+	if err != nil {
+		return err
+	}
+	ev, err := domain.RefundEvent(c, *r, evid, now)
+	if err != nil {
+		return err
+	}
+	var evs []domain.Event
+	if c.Status() != prev {
+		if evs, err = domain.NewChargeEvents(c, prev, transitionWithoutRefundDuplicate(prev, c.Status()), s.cfg.Links, s.ids.NewID, now); err != nil {
+			return err
+		}
+	}
+	if entry != nil {
+		ch.Entries = append(ch.Entries, *entry)
+	}
+	ch.Events = append(append(ch.Events, ev), evs...)
+	if at < 0 {
+		ch.Refunds = append(ch.Refunds, *r)
+	}
+	return nil
 }
 
 // transitionWithoutRefundDuplicate drops payment.refunded from a full

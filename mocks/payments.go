@@ -24,7 +24,7 @@ var _ ports.PaymentStore = &PaymentStoreMock{}
 //			AggregatePaymentsFunc: func(ctx context.Context, scope ports.Scope, since time.Time, currency domain.Currency) ([]ports.PaymentAggregate, error) {
 //				panic("mock out the AggregatePayments method")
 //			},
-//			ClaimOpenRefundsFunc: func(ctx context.Context, now time.Time, leaseUntil time.Time, limit int) ([]ports.RefundRef, error) {
+//			ClaimOpenRefundsFunc: func(ctx context.Context, now time.Time, leaseUntil time.Time, limit int) ([]ports.OpenRefund, error) {
 //				panic("mock out the ClaimOpenRefunds method")
 //			},
 //			FindRefundFunc: func(ctx context.Context, scope ports.Scope, id string) (*domain.Refund, error) {
@@ -54,6 +54,9 @@ var _ ports.PaymentStore = &PaymentStoreMock{}
 //			ReleaseHoldFunc: func(ctx context.Context, h ports.Hold, entry domain.JournalEntry) (bool, error) {
 //				panic("mock out the ReleaseHold method")
 //			},
+//			UpdateChargesFunc: func(ctx context.Context, refs []ports.ChargeRef, fn ports.ChargeChangeFunc) ([]error, error) {
+//				panic("mock out the UpdateCharges method")
+//			},
 //			VerifyDerivedFunc: func(ctx context.Context) ([]string, error) {
 //				panic("mock out the VerifyDerived method")
 //			},
@@ -71,7 +74,7 @@ type PaymentStoreMock struct {
 	AggregatePaymentsFunc func(ctx context.Context, scope ports.Scope, since time.Time, currency domain.Currency) ([]ports.PaymentAggregate, error)
 
 	// ClaimOpenRefundsFunc mocks the ClaimOpenRefunds method.
-	ClaimOpenRefundsFunc func(ctx context.Context, now time.Time, leaseUntil time.Time, limit int) ([]ports.RefundRef, error)
+	ClaimOpenRefundsFunc func(ctx context.Context, now time.Time, leaseUntil time.Time, limit int) ([]ports.OpenRefund, error)
 
 	// FindRefundFunc mocks the FindRefund method.
 	FindRefundFunc func(ctx context.Context, scope ports.Scope, id string) (*domain.Refund, error)
@@ -99,6 +102,9 @@ type PaymentStoreMock struct {
 
 	// ReleaseHoldFunc mocks the ReleaseHold method.
 	ReleaseHoldFunc func(ctx context.Context, h ports.Hold, entry domain.JournalEntry) (bool, error)
+
+	// UpdateChargesFunc mocks the UpdateCharges method.
+	UpdateChargesFunc func(ctx context.Context, refs []ports.ChargeRef, fn ports.ChargeChangeFunc) ([]error, error)
 
 	// VerifyDerivedFunc mocks the VerifyDerived method.
 	VerifyDerivedFunc func(ctx context.Context) ([]string, error)
@@ -205,6 +211,15 @@ type PaymentStoreMock struct {
 			// Entry is the entry argument value.
 			Entry domain.JournalEntry
 		}
+		// UpdateCharges holds details about calls to the UpdateCharges method.
+		UpdateCharges []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Refs is the refs argument value.
+			Refs []ports.ChargeRef
+			// Fn is the fn argument value.
+			Fn ports.ChargeChangeFunc
+		}
 		// VerifyDerived holds details about calls to the VerifyDerived method.
 		VerifyDerived []struct {
 			// Ctx is the ctx argument value.
@@ -229,6 +244,7 @@ type PaymentStoreMock struct {
 	lockListScopeRefunds   sync.RWMutex
 	lockMedianSecondsToPay sync.RWMutex
 	lockReleaseHold        sync.RWMutex
+	lockUpdateCharges      sync.RWMutex
 	lockVerifyDerived      sync.RWMutex
 	lockWallets            sync.RWMutex
 }
@@ -278,7 +294,7 @@ func (mock *PaymentStoreMock) AggregatePaymentsCalls() []struct {
 }
 
 // ClaimOpenRefunds calls ClaimOpenRefundsFunc.
-func (mock *PaymentStoreMock) ClaimOpenRefunds(ctx context.Context, now time.Time, leaseUntil time.Time, limit int) ([]ports.RefundRef, error) {
+func (mock *PaymentStoreMock) ClaimOpenRefunds(ctx context.Context, now time.Time, leaseUntil time.Time, limit int) ([]ports.OpenRefund, error) {
 	if mock.ClaimOpenRefundsFunc == nil {
 		panic("PaymentStoreMock.ClaimOpenRefundsFunc: method is nil but PaymentStore.ClaimOpenRefunds was just called")
 	}
@@ -666,6 +682,46 @@ func (mock *PaymentStoreMock) ReleaseHoldCalls() []struct {
 	mock.lockReleaseHold.RLock()
 	calls = mock.calls.ReleaseHold
 	mock.lockReleaseHold.RUnlock()
+	return calls
+}
+
+// UpdateCharges calls UpdateChargesFunc.
+func (mock *PaymentStoreMock) UpdateCharges(ctx context.Context, refs []ports.ChargeRef, fn ports.ChargeChangeFunc) ([]error, error) {
+	if mock.UpdateChargesFunc == nil {
+		panic("PaymentStoreMock.UpdateChargesFunc: method is nil but PaymentStore.UpdateCharges was just called")
+	}
+	callInfo := struct {
+		Ctx  context.Context
+		Refs []ports.ChargeRef
+		Fn   ports.ChargeChangeFunc
+	}{
+		Ctx:  ctx,
+		Refs: refs,
+		Fn:   fn,
+	}
+	mock.lockUpdateCharges.Lock()
+	mock.calls.UpdateCharges = append(mock.calls.UpdateCharges, callInfo)
+	mock.lockUpdateCharges.Unlock()
+	return mock.UpdateChargesFunc(ctx, refs, fn)
+}
+
+// UpdateChargesCalls gets all the calls that were made to UpdateCharges.
+// Check the length with:
+//
+//	len(mockedPaymentStore.UpdateChargesCalls())
+func (mock *PaymentStoreMock) UpdateChargesCalls() []struct {
+	Ctx  context.Context
+	Refs []ports.ChargeRef
+	Fn   ports.ChargeChangeFunc
+} {
+	var calls []struct {
+		Ctx  context.Context
+		Refs []ports.ChargeRef
+		Fn   ports.ChargeChangeFunc
+	}
+	mock.lockUpdateCharges.RLock()
+	calls = mock.calls.UpdateCharges
+	mock.lockUpdateCharges.RUnlock()
 	return calls
 }
 

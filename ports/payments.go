@@ -41,12 +41,15 @@ type RefundQuery struct {
 	Offset int
 }
 
-// RefundRef names an open refund.
-type RefundRef struct {
-	Scope
-	ChargeID string
-	RefundID string
+// OpenRefund is a claimed refund with what driving it needs: how its
+// charge was paid.
+type OpenRefund struct {
+	domain.Refund
+	PaidWith domain.Method
 }
+
+// Scope is the refund's account and mode.
+func (r OpenRefund) Scope() Scope { return Scope{AccountID: r.AccountID, Mode: r.Mode} }
 
 // Hold is money pending release in a wallet.
 type Hold struct {
@@ -99,7 +102,16 @@ type PaymentStore interface {
 	// first, in every scope, until leaseUntil. On Postgres the rows are
 	// picked with FOR UPDATE SKIP LOCKED, so concurrent workers in any
 	// number of processes claim different refunds.
-	ClaimOpenRefunds(ctx context.Context, now, leaseUntil time.Time, limit int) ([]RefundRef, error)
+	ClaimOpenRefunds(ctx context.Context, now, leaseUntil time.Time, limit int) ([]OpenRefund, error)
+	// UpdateCharges is ChargeStore.UpdateCharge for several charges in one
+	// transaction (one commit for many refund steps or creates): it locks
+	// them all (in id order), calls fn on each, and writes every change fn
+	// returned. An error of fn for one charge leaves that charge out and
+	// is reported at its index (ErrNotFound when it is not in its scope);
+	// the others are written. An error writing the batch rolls back all of
+	// it and is the second result (then none was written). A charge may be
+	// named once.
+	UpdateCharges(ctx context.Context, refs []ChargeRef, fn ChargeChangeFunc) ([]error, error)
 	// Wallets returns the scope's wallets by currency.
 	Wallets(ctx context.Context, scope Scope) ([]Wallet, error)
 	// ListDueHolds returns holds whose release is at or before now.

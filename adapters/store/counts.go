@@ -1,7 +1,7 @@
 package store
 
 import (
-	"hash/fnv"
+	"cmp"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/schema"
@@ -21,24 +21,25 @@ type countRow struct {
 	N         int64  `bun:"n"`
 }
 
+// countKey is one counter row.
+type countKey struct {
+	accountID, mode, status string
+	shard                   int
+}
+
+func (a countKey) compare(b countKey) int {
+	return cmp.Or(cmp.Compare(a.accountID, b.accountID), cmp.Compare(a.mode, b.mode), cmp.Compare(a.status, b.status),
+		cmp.Compare(a.shard, b.shard))
+}
+
 // countDelta adds delta to the count of status for the charge's account,
 // in the charge's shard. Every insert of a charge and every change of its
 // status writes one in the same transaction, so the counts stay exact.
 func countDelta(idb bun.IDB, accountID, mode, status, chargeID string, delta int64) schema.QueryAppender {
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(chargeID))
-	return idb.NewInsert().Model(&countRow{AccountID: accountID, Mode: mode, Status: status, Shard: int(h.Sum32() % countShards), N: delta}).
-		On("CONFLICT (account_id, mode, status, shard) DO UPDATE").Set("n = cc.n + EXCLUDED.n")
+	return countShardDelta(idb, countKey{accountID, mode, status, shardOf(chargeID)}, delta)
 }
 
-// statusCountChanges are the count deltas of a charge moving from one
-// status to another (none when it stays).
-func statusCountChanges(idb bun.IDB, accountID, mode, chargeID, from, to string) []schema.QueryAppender {
-	if from == to {
-		return nil
-	}
-	return []schema.QueryAppender{
-		countDelta(idb, accountID, mode, from, chargeID, -1),
-		countDelta(idb, accountID, mode, to, chargeID, 1),
-	}
+func countShardDelta(idb bun.IDB, k countKey, delta int64) schema.QueryAppender {
+	return idb.NewInsert().Model(&countRow{AccountID: k.accountID, Mode: k.mode, Status: k.status, Shard: k.shard, N: delta}).
+		On("CONFLICT (account_id, mode, status, shard) DO UPDATE").Set("n = cc.n + EXCLUDED.n")
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"hash/fnv"
-	"slices"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -47,45 +46,23 @@ func shardOf(chargeID string) int {
 	return int(h.Sum32() % countShards)
 }
 
-func dayTotalDelta(idb bun.IDB, accountID, mode, chargeID string, k dayTotalKey, n, volume, refunded int64) schema.QueryAppender {
-	return idb.NewInsert().Model(&dayTotalRow{AccountID: accountID, Mode: mode, Day: k.day, Currency: k.currency,
-		Status: k.status, PaidWith: k.paidWith, Shard: shardOf(chargeID), N: n, Volume: volume, Refunded: refunded}).
+func (a dayShardKey) compare(b dayShardKey) int {
+	return cmp.Or(cmp.Compare(a.accountID, b.accountID), cmp.Compare(a.mode, b.mode), cmp.Compare(a.day, b.day),
+		cmp.Compare(a.currency, b.currency), cmp.Compare(a.status, b.status), cmp.Compare(a.paidWith, b.paidWith),
+		cmp.Compare(a.shard, b.shard))
+}
+
+func dayTotalShardDelta(idb bun.IDB, k dayShardKey, n, volume, refunded int64) schema.QueryAppender {
+	return idb.NewInsert().Model(&dayTotalRow{AccountID: k.accountID, Mode: k.mode, Day: k.day, Currency: k.currency,
+		Status: k.status, PaidWith: k.paidWith, Shard: k.shard, N: n, Volume: volume, Refunded: refunded}).
 		On("CONFLICT (account_id, mode, day, currency, status, paid_with, shard) DO UPDATE").
 		Set("n = dt.n + EXCLUDED.n, volume = dt.volume + EXCLUDED.volume, refunded = dt.refunded + EXCLUDED.refunded")
 }
 
 // dayTotalsInsert is the delta of a new charge.
 func dayTotalsInsert(idb bun.IDB, row *chargeRow) schema.QueryAppender {
-	return dayTotalDelta(idb, row.AccountID, row.Mode, row.ID, dayTotalKeyOf(row, row.CreatedAt), 1, row.Amount, row.RefundCompleted)
-}
-
-// dayTotalsChanges are the deltas of a charge going from old to upd (none
-// when nothing the totals hold changed). Two groups are written in key
-// order, so two transactions never take the same pair of rows in opposite
-// orders.
-func dayTotalsChanges(idb bun.IDB, old, upd *chargeRow) []schema.QueryAppender {
-	from, to := dayTotalKeyOf(old, old.CreatedAt), dayTotalKeyOf(upd, old.CreatedAt)
-	if from == to {
-		dv, dr := upd.Amount-old.Amount, upd.RefundCompleted-old.RefundCompleted
-		if dv == 0 && dr == 0 {
-			return nil
-		}
-		return []schema.QueryAppender{dayTotalDelta(idb, old.AccountID, old.Mode, old.ID, from, 0, dv, dr)}
-	}
-	type delta struct {
-		k         dayTotalKey
-		n, v, ref int64
-	}
-	ds := []delta{{from, -1, -old.Amount, -old.RefundCompleted}, {to, 1, upd.Amount, upd.RefundCompleted}}
-	slices.SortFunc(ds, func(a, b delta) int {
-		return cmp.Or(cmp.Compare(a.k.day, b.k.day), cmp.Compare(a.k.currency, b.k.currency),
-			cmp.Compare(a.k.status, b.k.status), cmp.Compare(a.k.paidWith, b.k.paidWith))
-	})
-	qs := make([]schema.QueryAppender, len(ds))
-	for i, d := range ds {
-		qs[i] = dayTotalDelta(idb, old.AccountID, old.Mode, old.ID, d.k, d.n, d.v, d.ref)
-	}
-	return qs
+	return dayTotalShardDelta(idb, dayShardKey{row.AccountID, row.Mode, dayTotalKeyOf(row, row.CreatedAt), shardOf(row.ID)},
+		1, row.Amount, row.RefundCompleted)
 }
 
 // dayAligned reports whether since is a UTC midnight, where the per-day

@@ -92,10 +92,10 @@ func (db *DB) FindRefund(ctx context.Context, scope ports.Scope, id string) (*do
 }
 
 // ClaimOpenRefunds implements ports.PaymentStore.
-func (db *DB) ClaimOpenRefunds(ctx context.Context, now, leaseUntil time.Time, limit int) ([]ports.RefundRef, error) {
+func (db *DB) ClaimOpenRefunds(ctx context.Context, now, leaseUntil time.Time, limit int) ([]ports.OpenRefund, error) {
 	var rows []refundRow
 	err := db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		q := tx.NewSelect().Model(&rows).Column("id", "charge_id", "account_id", "mode").
+		q := tx.NewSelect().Model(&rows).
 			Where("r.status IN ('PENDING', 'IN_PROGRESS')").
 			Where("(r.lease_until IS NULL OR r.lease_until <= ?)", newDBTime(now)).
 			OrderExpr("r.updated_at, r.id").Limit(int64(limit))
@@ -113,12 +113,29 @@ func (db *DB) ClaimOpenRefunds(ctx context.Context, now, leaseUntil time.Time, l
 			Where("id IN (?)", bun.List(ids)).Exec(ctx)
 		return err
 	})
-	if err != nil {
+	if err != nil || len(rows) == 0 {
 		return nil, mapError(err)
 	}
-	out := make([]ports.RefundRef, len(rows))
+	// How each charge was paid decides how the acquirer refunds it.
+	charges := make([]string, len(rows))
 	for i, r := range rows {
-		out[i] = ports.RefundRef{Scope: ports.Scope{AccountID: r.AccountID, Mode: domain.Mode(r.Mode)}, ChargeID: r.ChargeID, RefundID: r.ID}
+		charges[i] = r.ChargeID
+	}
+	var paid []struct {
+		ID       string  `bun:"id"`
+		PaidWith *string `bun:"settlement_paid_with"`
+	}
+	if err := db.bun.NewSelect().Table("charges").Column("id", "settlement_paid_with").
+		Where("id IN (?)", bun.List(charges)).Scan(ctx, &paid); err != nil {
+		return nil, mapError(err)
+	}
+	method := make(map[string]domain.Method, len(paid))
+	for _, p := range paid {
+		method[p.ID] = domain.Method(deref(p.PaidWith))
+	}
+	out := make([]ports.OpenRefund, len(rows))
+	for i := range rows {
+		out[i] = ports.OpenRefund{Refund: rows[i].toDomain(), PaidWith: method[rows[i].ChargeID]}
 	}
 	return out, nil
 }

@@ -1,9 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/schema"
@@ -17,6 +19,9 @@ type chargeTx struct {
 	tx       bun.IDB
 	scope    ports.Scope
 	chargeID string
+	// pending is what the changes made earlier in the same transaction
+	// (UpdateCharges) will add to each wallet: Balance reads include it.
+	pending map[domain.WalletKey]*walletDelta
 }
 
 func (t *chargeTx) Balance(ctx context.Context, cur domain.Currency) (domain.Balance, error) {
@@ -25,7 +30,12 @@ func (t *chargeTx) Balance(ctx context.Context, cur domain.Currency) (domain.Bal
 	if err != nil && !errors.Is(mapError(err), ports.ErrNotFound) {
 		return domain.Balance{}, mapError(err)
 	}
-	return domain.Balance{Currency: cur, Available: row.Available, Pending: row.Pending}, nil
+	b := domain.Balance{Currency: cur, Available: row.Available, Pending: row.Pending}
+	if d := t.pending[domain.WalletKey{AccountID: t.scope.AccountID, Mode: t.scope.Mode, Currency: cur}]; d != nil {
+		b.Available += d.available
+		b.Pending += d.pending
+	}
+	return b, nil
 }
 
 // UpdateCharge runs fn on the locked charge and writes the charge, its
@@ -33,51 +43,212 @@ func (t *chargeTx) Balance(ctx context.Context, cur domain.Currency) (domain.Bal
 // idempotency record in one transaction. fn's error is returned exactly
 // as fn returned it.
 func (db *DB) UpdateCharge(ctx context.Context, scope ports.Scope, id string, fn ports.ChargeChangeFunc) error {
-	var fnErr error
-	err := db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		row, err := selectCharge(ctx, tx, &scope, id, true)
-		if err != nil {
-			return err
-		}
-		c, err := row.toDomain()
-		if err != nil {
-			return err
-		}
-		change, err := fn(ctx, c, &chargeTx{tx: tx, scope: scope, chargeID: id})
-		if err != nil {
-			fnErr = err
-			return err
-		}
-		s := c.Snapshot()
-		if s.ID != row.ID || s.AccountID != row.AccountID || string(s.Mode) != row.Mode {
-			return fmt.Errorf("store: update of charge %s changed its identity", id)
-		}
-		upd, err := chargeFromDomain(s)
-		if err != nil {
-			return err
-		}
-		var qs []schema.QueryAppender
-		if change.Idempotency != nil {
-			qs = append(qs, tx.NewInsert().Model(idempotencyFromPort(change.Idempotency)))
-		}
-		qs = append(qs, tx.NewUpdate().Model(upd).ExcludeColumn(chargeImmutableColumns...).WherePK())
-		qs = append(qs, statusCountChanges(tx, row.AccountID, row.Mode, row.ID, row.Status, upd.Status)...)
-		qs = append(qs, dayTotalsChanges(tx, row, upd)...)
-		if evs := eventsFromDomain(change.Events); len(evs) > 0 {
-			qs = append(qs, tx.NewInsert().Model(&evs))
-		}
-		qs = append(qs, refundUpserts(tx, change.Refunds)...)
-		// The ledger's statements come last, the wallet updates last of
-		// all: the wallet rows are locked only from there to the commit,
-		// one round trip later.
-		ledger, err := entryStatements(ctx, tx, change.Entries)
-		if err != nil {
-			return err
-		}
-		return execBatch(ctx, tx, append(qs, ledger...)...)
-	})
-	if fnErr != nil {
-		return fnErr
+	errs, err := db.UpdateCharges(ctx, []ports.ChargeRef{{Scope: scope, ID: id}}, fn)
+	if err != nil {
+		return err
 	}
-	return mapError(err)
+	return errs[0]
+}
+
+// errNothingToWrite rolls back a transaction in which every fn failed.
+var errNothingToWrite = errors.New("store: nothing to write")
+
+// UpdateCharges implements ports.PaymentStore: UpdateCharge for several
+// charges in one transaction. The charges are locked in id order by one
+// statement; the counters, per-day totals and wallets they share are
+// written once each, in key order, so two batches never wait on each
+// other's rows in opposite orders.
+func (db *DB) UpdateCharges(ctx context.Context, refs []ports.ChargeRef, fn ports.ChargeChangeFunc) ([]error, error) {
+	order := make([]int, len(refs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(refs[a].ID, refs[b].ID) })
+	ids := make([]string, len(refs))
+	for i, k := range order {
+		ids[i] = refs[k].ID
+		if i > 0 && ids[i] == ids[i-1] {
+			return nil, fmt.Errorf("store: charge %s named twice in one UpdateCharges", ids[i])
+		}
+	}
+	var errs []error
+	err := db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		errs = make([]error, len(refs))
+		var rows []chargeRow
+		q := tx.NewSelect().Model(&rows).Where("c.id IN (?)", bun.List(ids)).OrderExpr("c.id")
+		if postgres(tx) {
+			q = q.For("UPDATE")
+		}
+		if err := q.Scan(ctx); err != nil {
+			return mapError(err)
+		}
+		byID := make(map[string]*chargeRow, len(rows))
+		for i := range rows {
+			byID[rows[i].ID] = &rows[i]
+		}
+		w := newChangeWriter(tx)
+		for _, k := range order {
+			ref := refs[k]
+			row := byID[ref.ID]
+			if row == nil || row.AccountID != ref.AccountID || row.Mode != string(ref.Mode) {
+				errs[k] = ports.ErrNotFound
+				continue
+			}
+			c, err := row.toDomain()
+			if err != nil {
+				return err
+			}
+			change, err := fn(ctx, c, &chargeTx{tx: tx, scope: ref.Scope, chargeID: ref.ID, pending: w.wallets})
+			if err != nil {
+				errs[k] = err
+				continue
+			}
+			if err := w.add(row, c, change); err != nil {
+				return err
+			}
+		}
+		if w.empty() {
+			return errNothingToWrite
+		}
+		qs, err := w.statements(ctx)
+		if err != nil {
+			return err
+		}
+		return execBatch(ctx, tx, qs...)
+	})
+	if err != nil && !errors.Is(err, errNothingToWrite) {
+		return nil, mapError(err)
+	}
+	return errs, nil
+}
+
+// changeWriter gathers the changes of the charges of one UpdateCharges
+// transaction into one batch of statements.
+type changeWriter struct {
+	tx      bun.IDB
+	idem    []schema.QueryAppender
+	charges []schema.QueryAppender
+	counts  map[countKey]int64
+	days    map[dayShardKey]*dayDelta
+	events  []eventRow
+	refunds []domain.Refund
+	entries []domain.JournalEntry
+	// wallets is what entries will add to each wallet, for Balance reads
+	// of the changes that follow.
+	wallets map[domain.WalletKey]*walletDelta
+}
+
+type dayShardKey struct {
+	accountID, mode string
+	dayTotalKey
+	shard int
+}
+
+type dayDelta struct{ n, volume, refunded int64 }
+
+func newChangeWriter(tx bun.IDB) *changeWriter {
+	return &changeWriter{tx: tx, counts: map[countKey]int64{}, days: map[dayShardKey]*dayDelta{},
+		wallets: map[domain.WalletKey]*walletDelta{}}
+}
+
+func (w *changeWriter) empty() bool { return len(w.charges) == 0 }
+
+// add takes in the change of one charge: old is its row as locked, c the
+// charge fn changed.
+func (w *changeWriter) add(old *chargeRow, c *domain.Charge, change ports.ChargeChange) error {
+	s := c.Snapshot()
+	if s.ID != old.ID || s.AccountID != old.AccountID || string(s.Mode) != old.Mode {
+		return fmt.Errorf("store: update of charge %s changed its identity", old.ID)
+	}
+	upd, err := chargeFromDomain(s)
+	if err != nil {
+		return err
+	}
+	if change.Idempotency != nil {
+		w.idem = append(w.idem, w.tx.NewInsert().Model(idempotencyFromPort(change.Idempotency)))
+	}
+	w.charges = append(w.charges, w.tx.NewUpdate().Model(upd).ExcludeColumn(chargeImmutableColumns...).WherePK())
+	if old.Status != upd.Status {
+		shard := shardOf(old.ID)
+		w.counts[countKey{old.AccountID, old.Mode, old.Status, shard}]--
+		w.counts[countKey{old.AccountID, old.Mode, upd.Status, shard}]++
+	}
+	from, to := dayTotalKeyOf(old, old.CreatedAt), dayTotalKeyOf(upd, old.CreatedAt)
+	w.day(old, from, 0, -old.Amount, -old.RefundCompleted)
+	w.day(old, to, 0, upd.Amount, upd.RefundCompleted)
+	if from != to {
+		w.day(old, from, -1, 0, 0)
+		w.day(old, to, 1, 0, 0)
+	}
+	w.events = append(w.events, eventsFromDomain(change.Events)...)
+	w.refunds = append(w.refunds, change.Refunds...)
+	w.entries = append(w.entries, change.Entries...)
+	for _, e := range change.Entries {
+		for _, p := range e.Postings {
+			if p.Account != domain.LedgerAvailable && p.Account != domain.LedgerPending {
+				continue
+			}
+			k := domain.WalletKey{AccountID: e.AccountID, Mode: e.Mode, Currency: p.Currency}
+			d := w.wallets[k]
+			if d == nil {
+				d = &walletDelta{}
+				w.wallets[k] = d
+			}
+			if p.Account == domain.LedgerAvailable {
+				d.available += p.Amount
+			} else {
+				d.pending += p.Amount
+			}
+		}
+	}
+	return nil
+}
+
+func (w *changeWriter) day(r *chargeRow, k dayTotalKey, n, volume, refunded int64) {
+	key := dayShardKey{r.AccountID, r.Mode, k, shardOf(r.ID)}
+	d := w.days[key]
+	if d == nil {
+		d = &dayDelta{}
+		w.days[key] = d
+	}
+	d.n, d.volume, d.refunded = d.n+n, d.volume+volume, d.refunded+refunded
+}
+
+// statements is the batch: idempotency records first (a used key fails
+// before anything else is written), then the charges, the counters and
+// per-day totals in key order, events, refunds, and the ledger last, the
+// wallet updates last of all, so the rows every writer of an account
+// shares are held from there to the commit only.
+func (w *changeWriter) statements(ctx context.Context) ([]schema.QueryAppender, error) {
+	qs := append(w.idem, w.charges...)
+	counts := make([]countKey, 0, len(w.counts))
+	for k, n := range w.counts {
+		if n != 0 {
+			counts = append(counts, k)
+		}
+	}
+	slices.SortFunc(counts, countKey.compare)
+	for _, k := range counts {
+		qs = append(qs, countShardDelta(w.tx, k, w.counts[k]))
+	}
+	days := make([]dayShardKey, 0, len(w.days))
+	for k, d := range w.days {
+		if *d != (dayDelta{}) {
+			days = append(days, k)
+		}
+	}
+	slices.SortFunc(days, dayShardKey.compare)
+	for _, k := range days {
+		d := w.days[k]
+		qs = append(qs, dayTotalShardDelta(w.tx, k, d.n, d.volume, d.refunded))
+	}
+	if len(w.events) > 0 {
+		qs = append(qs, w.tx.NewInsert().Model(&w.events))
+	}
+	qs = append(qs, refundUpserts(w.tx, w.refunds)...)
+	ledger, err := entryStatements(ctx, w.tx, w.entries)
+	if err != nil {
+		return nil, err
+	}
+	return append(qs, ledger...), nil
 }
