@@ -60,6 +60,12 @@ func (s *PaymentService) Refund(ctx context.Context, caller Caller, id string, i
 		return s.charges.replay(ctx, key, idem.Fingerprint)
 	}
 	if err != nil {
+		// A twin of this request (same key) that committed first has
+		// changed what this one saw (a full refund leaves nothing to
+		// refund): its answer is this request's answer.
+		if resp, rerr := s.charges.replay(ctx, key, idem.Fingerprint); rerr == nil || !errors.Is(rerr, ports.ErrNotFound) {
+			return resp, rerr
+		}
 		return Response{}, err
 	}
 	select {

@@ -27,6 +27,10 @@ func TestPaymentStore(t *testing.T) {
 			testListPaymentsTotals(t, db)
 			testAggregateDayTotals(t, db)
 			testListScopeRefunds(t, db)
+			testUpdateChargesBatch(t, db)
+			testUpdateChargesFailsAsAWhole(t, db)
+			testClaimOpenRefunds(t, db)
+			testConcurrentBatchesLoseNothing(t, db)
 		})
 	}
 }
@@ -35,11 +39,17 @@ func TestPaymentStore(t *testing.T) {
 // its payment entry.
 func paid(t *testing.T, db *store.DB, amount int64) *domain.Charge {
 	t.Helper()
+	return paidIn(t, db, testA, amount)
+}
+
+// paidIn is paid in another scope.
+func paidIn(t *testing.T, db *store.DB, scope ports.Scope, amount int64) *domain.Charge {
+	t.Helper()
 	now := baseTime
-	c := newCharge(t, testA, now, func(p *domain.NewChargeParams) { p.Amount = amount })
+	c := newCharge(t, scope, now, func(p *domain.NewChargeParams) { p.Amount = amount })
 	attachPix(t, c, now)
 	mustCreate(t, db, c, nil, nil)
-	err := db.UpdateCharge(t.Context(), testA, c.ID(), func(_ context.Context, c *domain.Charge, _ ports.ChargeTx) (ports.ChargeChange, error) {
+	err := db.UpdateCharge(t.Context(), scope, c.ID(), func(_ context.Context, c *domain.Charge, _ ports.ChargeTx) (ports.ChargeChange, error) {
 		if err := c.Transition(domain.TxPaid, domain.MethodPix, nil, "E99999999202603011200abcdefghijk", now); err != nil {
 			return ports.ChargeChange{}, err
 		}
