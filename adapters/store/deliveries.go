@@ -287,7 +287,7 @@ func (db *DB) RequeueDelivery(ctx context.Context, scope ports.Scope, id string,
 		Set("lease_token = NULL").Set("lease_until = NULL").
 		Set("updated_at = ?", newDBTime(now)).
 		Where("d.id = ?", id).Where("d.account_id = ?", scope.AccountID).Where("d.mode = ?", string(scope.Mode)).
-		Where("d.status IN (?)", bun.In([]string{string(domain.DeliveryDelivered), string(domain.DeliveryFailed), string(domain.DeliveryCancelled)})).
+		Where("d.status IN (?)", bun.List([]string{string(domain.DeliveryDelivered), string(domain.DeliveryFailed), string(domain.DeliveryCancelled)})).
 		// A deleted endpoint has nowhere to send to: its deliveries stay.
 		Where("d.endpoint_id = '' OR EXISTS (SELECT 1 FROM webhook_endpoints AS e WHERE e.id = d.endpoint_id AND e.deleted_at IS NULL)").
 		Exec(ctx)
