@@ -255,3 +255,22 @@ func paginate[P, T any](first P, fetch func(P) (items []T, next P, more bool, er
 		}
 	}
 }
+
+// unique drops items seq already yielded (by id): offset pages shift when
+// items are created during a walk, which would yield some twice.
+func unique[T any](seq iter.Seq2[T, error], id func(T) string) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		seen := map[string]bool{}
+		for it, err := range seq {
+			if err == nil {
+				if seen[id(it)] {
+					continue
+				}
+				seen[id(it)] = true
+			}
+			if !yield(it, err) {
+				return
+			}
+		}
+	}
+}

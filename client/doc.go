@@ -86,10 +86,11 @@
 // # Lists
 //
 // List methods return an iter.Seq2 that fetches pages as the loop needs
-// them: Charges.List follows the next_cursor (exact, even while charges
-// are created); Payments.List and Webhooks.ListDeliveries walk pages and
-// offsets (dedupe by ID if items are created meanwhile). An error is
-// yielded once and ends the loop:
+// them: Charges.List and Events.List follow the next_cursor
+// (exact, even while items are created); Payments.List and
+// Webhooks.ListDeliveries walk pages and offsets and skip what they
+// already yielded when new items shift the pages. An error is yielded
+// once and ends the loop:
 //
 //	for ch, err := range qc.Charges.List(ctx, client.ChargeListParams{Status: client.ChargePaid}) {
 //		if err != nil {

@@ -240,19 +240,20 @@ func (s *PaymentsService) ListPage(ctx context.Context, p PaymentListParams) (*P
 
 // List iterates over every payment matching p, page after page from
 // p.Page. Pages are offsets: a payment created while you iterate in the
-// default newest-first order shifts the pages, so the same payment may be
-// yielded twice; dedupe by ID, or prefer Charges.List (a cursor) for
-// exact iteration. An error is yielded once and ends the iteration.
+// default newest-first order shifts the later pages; the iterator skips
+// what it already yielded, so each payment comes once (one created after
+// the walk began may not come at all). An error is yielded once and ends
+// the iteration.
 func (s *PaymentsService) List(ctx context.Context, p PaymentListParams) iter.Seq2[*Payment, error] {
 	p.Page = max(p.Page, 1)
-	return paginate(p, func(p PaymentListParams) ([]*Payment, PaymentListParams, bool, error) {
+	return unique(paginate(p, func(p PaymentListParams) ([]*Payment, PaymentListParams, bool, error) {
 		page, err := s.ListPage(ctx, p)
 		if err != nil {
 			return nil, p, false, err
 		}
 		p.Page = page.Page + 1
 		return page.Data, p, page.Page*page.Limit < page.Total, nil
-	})
+	}), func(pm *Payment) string { return pm.ID })
 }
 
 // Cancel cancels a payment still WAITING_PAYMENT, PENDING or PROCESSING

@@ -243,16 +243,16 @@ func (s *WebhooksService) ListDeliveriesPage(ctx context.Context, p DeliveryList
 }
 
 // ListDeliveries iterates over every delivery matching p, page after page
-// by offset (the same caveat as Payments.List: dedupe by ID).
+// by offset, each once (as Payments.List).
 func (s *WebhooksService) ListDeliveries(ctx context.Context, p DeliveryListParams) iter.Seq2[*Delivery, error] {
-	return paginate(p, func(p DeliveryListParams) ([]*Delivery, DeliveryListParams, bool, error) {
+	return unique(paginate(p, func(p DeliveryListParams) ([]*Delivery, DeliveryListParams, bool, error) {
 		page, err := s.ListDeliveriesPage(ctx, p)
 		if err != nil {
 			return nil, p, false, err
 		}
 		p.Offset = page.Offset + len(page.Data)
 		return page.Data, p, p.Offset < page.Total, nil
-	})
+	}), func(d *Delivery) string { return d.ID })
 }
 
 // DeliveryStats counts the deliveries of the key's account and mode.
