@@ -100,18 +100,22 @@ func (c *Controller) overview(w http.ResponseWriter, r *http.Request, s *session
 			d.Available, d.Pending, d.NextReleaseAt, d.NextReleaseAmount = wl.Available, wl.Pending, wl.NextReleaseAt, wl.NextReleaseAmount
 		}
 	}
-	today, err := c.d.Payments.Metrics(ctx, s.caller, 1, domain.CurrencyBRL)
-	if err != nil {
-		return err
-	}
 	month, err := c.d.Payments.Metrics(ctx, s.caller, 30, domain.CurrencyBRL)
 	if err != nil {
 		return err
 	}
-	d.TodayVolume, d.TodayCount, d.TodayPaid, d.TodayRate = today.Volume, today.Created, today.Paid, percent(today.Paid, today.Created)
+	// Today is the last day of the window (the UTC day, as the stats API
+	// counts days): one aggregate serves both.
+	now := time.Now().UTC()
+	for _, day := range month.Daily {
+		if day.Date == now.Format("2006-01-02") {
+			d.TodayVolume, d.TodayCount, d.TodayPaid = day.Volume, day.Created, day.Paid
+		}
+	}
+	d.TodayRate = percent(d.TodayPaid, d.TodayCount)
 	d.MonthVolume, d.MonthCount, d.MonthPaid, d.MonthRate = month.Volume, month.Created, month.Paid, percent(month.Paid, month.Created)
 	d.AverageTicket = month.AverageTicket
-	d.Chart = dailyChart(month.Daily, time.Now().UTC(), 30, langOf(r))
+	d.Chart = dailyChart(month.Daily, now, 30, langOf(r))
 	if d.Recent, _, err = c.d.Payments.Charges().List(ctx, ports.ChargeQuery{Scope: s.caller.Scope(), Limit: 6}); err != nil {
 		return err
 	}
