@@ -2,6 +2,8 @@ package dashboard_test
 
 import (
 	"net/http"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/quitapix/quita/adapters/dashboard"
@@ -35,5 +37,44 @@ func TestPageWeight(t *testing.T) {
 		if total > budget {
 			t.Errorf("%s weighs %d bytes, budget %d", p, total, budget)
 		}
+	}
+}
+
+// Every page links its assets with a content version; they are served
+// immutable with the strict headers and revalidate to 304.
+func TestAssets(t *testing.T) {
+	t.Parallel()
+	srv := quitatest.NewServer(t, quitatest.Options{})
+	b := newBrowser(t, srv)
+	page := b.get("/dashboard/login")
+	for _, tt := range []struct{ name, ctype string }{
+		{"dashboard.css", "text/css; charset=utf-8"},
+		{"dashboard.js", "text/javascript; charset=utf-8"},
+		{"icon.svg", "image/svg+xml"},
+	} {
+		ref := regexp.MustCompile(`/dashboard/static/` + regexp.QuoteMeta(tt.name) + `\?v=[0-9a-f]{12}`).FindString(page.Body)
+		if ref == "" {
+			t.Errorf("login page does not link %s with a version", tt.name)
+			continue
+		}
+		res := b.get(ref)
+		if res.Status != http.StatusOK || res.Header.Get("Content-Type") != tt.ctype || len(res.Body) == 0 ||
+			!strings.Contains(res.Header.Get("Cache-Control"), "immutable") || !strings.Contains(res.Header.Get("Content-Security-Policy"), "default-src 'none'") ||
+			res.Header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("%s: %d %v", tt.name, res.Status, res.Header)
+		}
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+ref, nil)
+		req.Header.Set("If-None-Match", res.Header.Get("ETag"))
+		if res := b.do(req); res.Status != http.StatusNotModified {
+			t.Errorf("%s: revalidation gave %d", tt.name, res.Status)
+		}
+	}
+	if res := b.get("/dashboard/static/nope.js"); res.Status != http.StatusNotFound {
+		t.Errorf("unknown asset: %d", res.Status)
+	}
+	// Pages are never cached and never framed.
+	if page.Header.Get("Cache-Control") != "no-store" || page.Header.Get("X-Frame-Options") != "DENY" ||
+		!strings.Contains(page.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'") {
+		t.Errorf("page headers %v", page.Header)
 	}
 }
