@@ -11,9 +11,11 @@ import (
 // openAPIRoutes registers GET /v1/openapi.json, the API's OpenAPI 3.1
 // document (api/openapi.yaml as JSON). It needs no authentication, so it is
 // registered on the root router before the apikey-protected /v1 router.
+// The YAML is converted here, at start (once per process); should the
+// embedded document not convert, the route answers 500 and api's tests fail.
 func openAPIRoutes(r *mux.Router) {
+	doc, err := api.JSON()
 	r.HandleFunc("/v1/openapi.json", handle(func(_ http.ResponseWriter, _ *http.Request) (any, error) {
-		doc, err := api.JSON()
 		if err != nil {
 			return nil, err
 		}
