@@ -15,6 +15,7 @@
 //	CHAOS_DURATION      length of the load phase (default 120s)
 //	CHAOS_CLIENTS       concurrent clients (default 8)
 //	CHAOS_DRAIN         how long webhooks and refunds may take to settle after the load (default 60s)
+//	CHAOS_REFUND_DRAIN  how soon after the load every refund must be final (default 5s)
 //	CHAOS_MAX_*         thresholds; see thresholds in config_test.go and docs/operations.md
 //
 // The run is reproducible in what it decides (which faults, when, on which

@@ -24,7 +24,12 @@ type summary struct {
 	ledger        string
 	blockedAtEnd  []string
 	openAtLoadEnd int
-	logDir        string
+	// openAfterRefundDrain is the refunds open CHAOS_REFUND_DRAIN after
+	// the load (or when none was left, if sooner); refundsDrained how long
+	// after the load the last one became final (negative: never).
+	openAfterRefundDrain int
+	refundsDrained       time.Duration
+	logDir               string
 }
 
 // keyStats are the Idempotency-Key figures: how many keys needed a retry,
@@ -63,8 +68,9 @@ func (s summary) lines() []string {
 	add("database: %d charges (%d acknowledged creates, %.0f/s), %d settled, %d refunds (%d still open)",
 		f["charges in database"], f["acknowledged creates"], float64(f["acknowledged creates"])/s.loadEnd.Seconds(),
 		f["settled charges"], f["refunds in database"], f["refunds still open"])
-	add("refunds: %d open when the load ended; create → REFUNDED p50 %.1fs, p99 %.1fs, max %.1fs",
-		s.openAtLoadEnd, float64(f["refund ms p50"])/1000, float64(f["refund ms p99"])/1000, float64(f["refund ms max"])/1000)
+	add("refunds: %d open when the load ended, %d %v later, all final %s after it; create → REFUNDED p50 %.1fs, p99 %.1fs, max %.1fs",
+		s.openAtLoadEnd, s.openAfterRefundDrain, s.cfg.refundDrain, drainedString(s.refundsDrained),
+		float64(f["refund ms p50"])/1000, float64(f["refund ms p99"])/1000, float64(f["refund ms max"])/1000)
 	keys, retried, inUse, longest := s.keyStats()
 	top := longest[:min(len(longest), 5)]
 	add("keys: %d, %d needed a retry, %d met 409 in use; longest blocks %v; still blocked at the end: %d",
@@ -136,6 +142,10 @@ func (s summary) checkThresholds(t *testing.T) {
 	if l.db500 >= 0 && db500 > l.db500 {
 		t.Errorf("%d answers 500 inside database fault windows, threshold %d (CHAOS_MAX_DB_500)", db500, l.db500)
 	}
+	if open := s.openAfterRefundDrain; l.openRefunds >= 0 && open > l.openRefunds {
+		t.Errorf("%d refunds still open %v after the load, threshold %d (CHAOS_MAX_OPEN_REFUNDS, CHAOS_REFUND_DRAIN)",
+			open, s.cfg.refundDrain, l.openRefunds)
+	}
 	if open := s.chk.figures["refunds still open"]; l.openRefunds >= 0 && open > l.openRefunds {
 		t.Errorf("%d refunds still open after the drain, threshold %d (CHAOS_MAX_OPEN_REFUNDS)", open, l.openRefunds)
 	}
@@ -153,4 +163,11 @@ func contains(ps []*proc, p *proc) bool {
 		}
 	}
 	return false
+}
+
+func drainedString(d time.Duration) string {
+	if d < 0 {
+		return "never"
+	}
+	return fmt.Sprintf("%.1fs", d.Seconds())
 }
