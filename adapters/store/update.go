@@ -19,19 +19,25 @@ type chargeTx struct {
 	tx       bun.IDB
 	scope    ports.Scope
 	chargeID string
-	// pending is what the changes made earlier in the same transaction
-	// (UpdateCharges) will add to each wallet: Balance reads include it.
-	pending map[domain.WalletKey]*walletDelta
+	// w, in UpdateCharges, is the batch: what the changes made earlier in
+	// the same transaction will add to each wallet, and the wallets it has
+	// read. Balance reads include the former and read each wallet once.
+	w *changeWriter
 }
 
 func (t *chargeTx) Balance(ctx context.Context, cur domain.Currency) (domain.Balance, error) {
-	row := &balanceRow{AccountID: t.scope.AccountID, Mode: string(t.scope.Mode), Currency: string(cur)}
-	err := t.tx.NewSelect().Model(row).WherePK().Scan(ctx)
-	if err != nil && !errors.Is(mapError(err), ports.ErrNotFound) {
-		return domain.Balance{}, mapError(err)
+	k := domain.WalletKey{AccountID: t.scope.AccountID, Mode: t.scope.Mode, Currency: cur}
+	b, ok := t.w.read[k]
+	if !ok {
+		row := &balanceRow{AccountID: t.scope.AccountID, Mode: string(t.scope.Mode), Currency: string(cur)}
+		err := t.tx.NewSelect().Model(row).WherePK().Scan(ctx)
+		if err != nil && !errors.Is(mapError(err), ports.ErrNotFound) {
+			return domain.Balance{}, mapError(err)
+		}
+		b = domain.Balance{Currency: cur, Available: row.Available, Pending: row.Pending}
+		t.w.read[k] = b
 	}
-	b := domain.Balance{Currency: cur, Available: row.Available, Pending: row.Pending}
-	if d := t.pending[domain.WalletKey{AccountID: t.scope.AccountID, Mode: t.scope.Mode, Currency: cur}]; d != nil {
+	if d := t.w.wallets[k]; d != nil {
 		b.Available += d.available
 		b.Pending += d.pending
 	}
@@ -98,7 +104,7 @@ func (db *DB) UpdateCharges(ctx context.Context, refs []ports.ChargeRef, fn port
 			if err != nil {
 				return err
 			}
-			change, err := fn(ctx, c, &chargeTx{tx: tx, scope: ref.Scope, chargeID: ref.ID, pending: w.wallets})
+			change, err := fn(ctx, c, &chargeTx{tx: tx, scope: ref.Scope, chargeID: ref.ID, w: w})
 			if err != nil {
 				errs[k] = err
 				continue
@@ -134,8 +140,9 @@ type changeWriter struct {
 	refunds []domain.Refund
 	entries []domain.JournalEntry
 	// wallets is what entries will add to each wallet, for Balance reads
-	// of the changes that follow.
+	// of the changes that follow; read is each wallet as first read.
 	wallets map[domain.WalletKey]*walletDelta
+	read    map[domain.WalletKey]domain.Balance
 }
 
 type dayShardKey struct {
@@ -148,7 +155,7 @@ type dayDelta struct{ n, volume, refunded int64 }
 
 func newChangeWriter(tx bun.IDB) *changeWriter {
 	return &changeWriter{tx: tx, counts: map[countKey]int64{}, days: map[dayShardKey]*dayDelta{},
-		wallets: map[domain.WalletKey]*walletDelta{}}
+		wallets: map[domain.WalletKey]*walletDelta{}, read: map[domain.WalletKey]domain.Balance{}}
 }
 
 func (w *changeWriter) empty() bool { return len(w.charges) == 0 }

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,6 +46,10 @@ type refundPhase struct {
 	sent, done, failed int
 	perSecond          float64
 	lat                []float64 // ms, scheduled send → REFUNDED
+	// CPU the quitad processes and their Postgres backends used over the
+	// phase, per refund (ms; Linux only, else 0): what the pipeline costs
+	// whatever the machine's load.
+	quitadCPU, postgresCPU float64
 	// The two halves of lat: the create (scheduled send → its 201
 	// answer, the refund committed) and the worker (201 → REFUNDED).
 	createLat, workLat []float64
@@ -70,6 +75,7 @@ func runRefundBench(ctx context.Context, pgURL, redisURL string, d time.Duration
 		return nil, err
 	}
 	defer db.Close()
+	db.SetMaxOpenConns(1) // one backend of its own, left out of the CPU figures
 	b := &refundBench{bin: bin, db: db, env: append(os.Environ(), "QUITA_DATABASE_URL="+dsn, "QUITA_REDIS_URL="+redisURL,
 		"QUITA_LOG_LEVEL=error", "QUITA_SEED_DEMO=false", "QUITA_ACCOUNT_PASSWORD=bench-password-"+randHex(4)),
 		http: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 512}}}
@@ -216,6 +222,7 @@ func (b *refundBench) phase(procs []*quitadProc, rate int, d time.Duration) (ref
 	if err != nil {
 		return ph, err
 	}
+	cpu0, pg0 := b.cpu(procs)
 	var (
 		mu        sync.Mutex
 		scheduled = map[string]time.Time{}
@@ -277,7 +284,48 @@ func (b *refundBench) phase(procs []*quitadProc, rate int, d time.Duration) (ref
 	if span := last.Sub(start).Seconds(); span > 0 {
 		ph.perSecond = float64(ph.done) / span
 	}
+	if cpu1, pg1 := b.cpu(procs); ph.done > 0 {
+		ph.quitadCPU, ph.postgresCPU = (cpu1-cpu0)/float64(ph.done), (pg1-pg0)/float64(ph.done)
+	}
 	return ph, nil
+}
+
+// cpu is the CPU time (ms) the quitad processes and the Postgres backends
+// serving them have used so far (backends that ended are not counted).
+func (b *refundBench) cpu(procs []*quitadProc) (quitad, postgres float64) {
+	for _, p := range procs {
+		quitad += procCPU(p.cmd.Process.Pid)
+	}
+	rows, err := b.db.Query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)
+	if err != nil {
+		return quitad, 0
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var pid int
+		if rows.Scan(&pid) == nil {
+			postgres += procCPU(pid)
+		}
+	}
+	return quitad, postgres
+}
+
+// procCPU is a process's user+system CPU time in ms from /proc (0 where
+// there is none), at the usual 100 ticks per second.
+func procCPU(pid int) float64 {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name (which may hold spaces): state is the
+	// 3rd field, utime the 14th, stime the 15th.
+	f := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return (u + st) * 10
 }
 
 // refundTargets prints each phase and returns issue 12's targets: at least
@@ -290,8 +338,8 @@ func refundTargets(phases []refundPhase, rate int) []target {
 		by[[2]int{ph.procs, ph.rate}] = ph
 		fmt.Printf("refunds, %d process(es), offered %d/s: %d sent, %d refused, %d REFUNDED = %.0f/s; send → REFUNDED p50 %.0f ms, p99 %.0f ms, p99.9 %.0f ms\n",
 			ph.procs, ph.rate, ph.sent, ph.failed, ph.done, ph.perSecond, pct(ph.lat, 50), pct(ph.lat, 99), pct(ph.lat, 99.9))
-		fmt.Printf("    of which send → 201 p50 %.0f ms, p99 %.0f ms; 201 → REFUNDED p50 %.0f ms, p99 %.0f ms\n",
-			pct(ph.createLat, 50), pct(ph.createLat, 99), pct(ph.workLat, 50), pct(ph.workLat, 99))
+		fmt.Printf("    of which send → 201 p50 %.0f ms, p99 %.0f ms; 201 → REFUNDED p50 %.0f ms, p99 %.0f ms; CPU per refund: quitad %.2f ms, Postgres %.2f ms\n",
+			pct(ph.createLat, 50), pct(ph.createLat, 99), pct(ph.workLat, 50), pct(ph.workLat, 99), ph.quitadCPU, ph.postgresCPU)
 	}
 	one, two := by[[2]int{1, 2 * rate}], by[[2]int{2, 2 * rate}]
 	growth := 0.0
