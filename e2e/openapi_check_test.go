@@ -34,6 +34,18 @@ func TestContractCheckCatchesDrift(t *testing.T) {
 			_ = json.NewEncoder(w).Encode(body)
 		})
 	}
+	paidTx := func(paidWith any) map[string]any {
+		tx := map[string]any{"id": "tx_" + raw, "status": "PAID", "amount": 1000, "currency": "BRL",
+			"paymentMethods": []string{"PIX"}, "paidWith": paidWith, "paidAt": "2026-11-24T12:01:00.000Z",
+			"providerFee": 5, "platformFee": 5, "netAmount": 990, "metadata": map[string]any{},
+			"createdAt": "2026-11-24T12:00:00.000Z"}
+		for _, k := range []string{"pixQrCode", "pixCopyPaste", "pixExpiresAt", "cardRedirectUrl", "mbEntity", "mbReference",
+			"mbExpiresAt", "boletoBarcode", "boletoLine", "boletoPdfUrl", "boletoExpiresAt", "cryptoAddress",
+			"cryptoNetwork", "cryptoCurrency", "cryptoAmount"} {
+			tx[k] = nil
+		}
+		return tx
+	}
 	with := func(k string, v any) map[string]any { c := charge(); c[k] = v; return c }
 	without := func(k string) map[string]any { c := charge(); delete(c, k); return c }
 	envelope := map[string]any{"error": map[string]any{"type": "invalid_request_error", "code": "x", "message": "m"},
@@ -53,6 +65,8 @@ func TestContractCheckCatchesDrift(t *testing.T) {
 		{"wrong id prefix", "GET", "/v1/charges/ch_" + raw, nil, answer(200, with("id", "tx_"+raw), false), "id"},
 		{"float amount", "GET", "/v1/charges/ch_" + raw, nil, answer(200, with("amount", 10.5), false), "amount"},
 		{"no X-Request-Id", "GET", "/v1/charges/ch_" + raw, nil, answer(200, charge(), true), "X-Request-Id"},
+		{"paid transaction", "GET", "/v1/payments/tx_" + raw, nil, answer(200, paidTx("PIX"), false), ""},
+		{"paid transaction without paidWith", "GET", "/v1/payments/tx_" + raw, nil, answer(200, paidTx(nil), false), "paidWith"},
 		{"undocumented status", "GET", "/v1/charges/ch_" + raw, nil, answer(418, envelope, false), "status is not supported"},
 		{"error not in the envelope", "GET", "/v1/charges/ch_" + raw, nil, answer(404, map[string]any{"message": "no"}, false), "error"},
 		{"invalid request accepted", "POST", "/v1/charges", map[string]any{"payment_method": "pix"},
