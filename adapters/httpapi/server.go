@@ -85,6 +85,9 @@ type Deps struct {
 	// authenticates them, it serves the callback route (else no route).
 	PixReceipts  *app.PixReceiptService
 	PixCallbacks PixCallbackAuth
+	// Admission bounds the requests served at once and refuses the excess
+	// quickly (admission.go); nil admits everything.
+	Admission *Admission
 }
 
 // CheckoutPathFromURL returns the path part of a checkout base URL.
@@ -101,7 +104,7 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 	r := mux.NewRouter()
 	metrics := newHTTPMetrics()
 	rl := requestLog(d.Log, d.RequestLogs, metrics)
-	r.Use(rl, withClientIP(cfg.TrustedProxies), rejectUnstorableText)
+	r.Use(rl, d.Admission.middleware, withClientIP(cfg.TrustedProxies), rejectUnstorableText)
 	// mux runs middleware only on matched routes: wrap the fallbacks so they
 	// carry a request id too.
 	notFound := rl(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -16,10 +16,12 @@ import (
 	"context"
 	"crypto/cipher"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -46,6 +48,8 @@ type DB struct {
 	secrets cipher.AEAD
 	// closePool releases what sits below database/sql (the pgx pool).
 	closePool func()
+	// poolSize is the most connections the store opens at once.
+	poolSize int
 }
 
 var (
@@ -114,13 +118,43 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: postgres: %w", err)
 	}
-	sqldb := stdlib.OpenDBFromPool(pool, stdlib.OptionResetSession(resetSession))
+	// OpenDBFromPool's setting: every database/sql connection is a pool
+	// acquire, released to the pool when done.
+	sqldb := sql.OpenDB(acquireWithin{stdlib.GetPoolConnector(pool, stdlib.OptionResetSession(resetSession)), poolAcquireTimeout})
+	sqldb.SetMaxIdleConns(0)
 	return &DB{
 		bun:       bun.NewDB(sqldb, pgdialect.New()),
 		dialect:   DialectPostgres,
 		closePool: pool.Close,
+		poolSize:  int(cfg.MaxConns),
 	}, nil
 }
+
+// poolAcquireTimeout bounds the wait for a pooled connection: past it the
+// pool is saturated (the HTTP admission limit should keep it from being),
+// and the caller gets ports.ErrStoreUnavailable — a 503 with Retry-After
+// on the API — instead of queueing until its own deadline.
+const poolAcquireTimeout = 2 * time.Second
+
+// acquireWithin is a pool connector whose acquire gives up after d.
+type acquireWithin struct {
+	driver.Connector
+	d time.Duration
+}
+
+func (c acquireWithin) Connect(ctx context.Context) (driver.Conn, error) {
+	actx, cancel := context.WithTimeout(ctx, c.d)
+	defer cancel()
+	conn, err := c.Connector.Connect(actx)
+	if err != nil && ctx.Err() == nil && errors.Is(actx.Err(), context.DeadlineExceeded) {
+		return nil, fmt.Errorf("%w: no database connection free within %s", ports.ErrStoreUnavailable, c.d)
+	}
+	return conn, err
+}
+
+// PoolSize is the most database connections the store opens at once (1
+// on SQLite).
+func (db *DB) PoolSize() int { return db.poolSize }
 
 func hasParam(dsn, name string) bool {
 	u, err := url.Parse(dsn)
@@ -145,6 +179,7 @@ func openSQLite(path string) (*DB, error) {
 		bun:       bun.NewDB(sqldb, sqlitedialect.New()),
 		dialect:   DialectSQLite,
 		closePool: func() {},
+		poolSize:  1,
 	}, nil
 }
 

@@ -123,6 +123,16 @@ func parseConfig(name string, args []string, getenv func(string) string) (Config
 	}
 	fs.DurationVar(&c.AuthCacheTTL, "auth-cache-ttl", authTTL,
 		"how long a process trusts an API-key lookup; revoke and rotate wait this long; 0 disables (env QUITA_AUTH_CACHE_TTL)")
+	maxInFlight := 0
+	if v := getenv("QUITA_MAX_IN_FLIGHT"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return c, fmt.Errorf("QUITA_MAX_IN_FLIGHT: want an integer (0: four per database connection, -1: no limit), got %q", v)
+		}
+		maxInFlight = n
+	}
+	fs.IntVar(&c.MaxInFlight, "max-in-flight", maxInFlight,
+		"API requests served at once; the excess is refused with 503 and Retry-After after at most 20 ms; 0 = four per database connection (Postgres), -1 = no limit (env QUITA_MAX_IN_FLIGHT)")
 	shutdown := 20 * time.Second
 	if v := getenv("QUITA_SHUTDOWN_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)

@@ -108,6 +108,12 @@ type Config struct {
 	// PSPCallbackLimit is each account's budget of authenticated API Pix
 	// callbacks (zero: httpapi.DefaultPSPCallbackLimit).
 	PSPCallbackLimit ports.RateLimit
+	// MaxInFlight (QUITA_MAX_IN_FLIGHT) bounds the API requests served at
+	// once; the excess waits briefly, then is refused with 503 and
+	// Retry-After. Zero: four times the database pool on Postgres, no
+	// limit on SQLite (one connection: requests queue on it); negative: no
+	// limit.
+	MaxInFlight int
 }
 
 // Acquirer names accepted in Config.Acquirer.
@@ -362,8 +368,25 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 		httpapi.Deps{Charges: charges, Accounts: accounts, Simulator: sim, QR: qrr, Ready: ready, Optional: optional, Log: log, Checkout: co,
 			Sessions: dash.Sessions, Keys: dash.Keys, RateLimits: dash.GuardSettings, Limiter: dash.Limiter, RequestLogs: dash.RequestLogs,
 			AuthFailures: dash.Attempts, Webhooks: webhooks, Payments: payments, PixReceipts: pixReceipts, PixCallbacks: live,
-			Events: events, Receipts: receipts, Dashboard: web},
+			Events: events, Receipts: receipts, Dashboard: web, Admission: admission(cfg, db)},
 	)
+}
+
+// admission is the HTTP concurrency limit (Config.MaxInFlight). A request
+// holds a pooled connection for only part of its life (Redis, the
+// acquirer, encoding), so four per connection keep the pool busy without
+// queueing long in it.
+func admission(cfg Config, db *store.DB) *httpapi.Admission {
+	n := cfg.MaxInFlight
+	switch {
+	case n < 0:
+		return nil
+	case n == 0 && db.Dialect() != store.DialectPostgres:
+		return nil
+	case n == 0:
+		n = 4 * db.PoolSize()
+	}
+	return httpapi.NewAdmission(httpapi.AdmissionConfig{MaxInFlight: n})
 }
 
 // checkoutSet is the hosted checkout page and the service behind it.
