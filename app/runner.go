@@ -16,6 +16,11 @@ type Worker struct {
 	// Wake, when set, starts a tick at once instead of at the next
 	// interval (new work committed in this process).
 	Wake <-chan struct{}
+	// IdleInterval, when longer than Interval, is how far the wait grows
+	// (doubling) while ticks find nothing; a tick with work or a wake-up
+	// brings it back to Interval. Workers that are woken when work commits
+	// need not poll an idle database often.
+	IdleInterval time.Duration
 }
 
 // WorkerRunner owns the scheduling of a binary's periodic workers.
@@ -40,9 +45,10 @@ func (r *WorkerRunner) Run(ctx context.Context) {
 
 // runEvery calls w.Tick every w.Interval until ctx ends, logging failures.
 // A tick that handled a full batch is followed at once by another, so
-// backlogs drain.
+// backlogs drain; an idle one lengthens the wait up to w.IdleInterval.
 func (r *WorkerRunner) runEvery(ctx context.Context, w Worker) {
-	t := time.NewTicker(w.Interval)
+	wait := w.Interval
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	for {
 		n, err := w.Tick(ctx)
@@ -52,11 +58,19 @@ func (r *WorkerRunner) runEvery(ctx context.Context, w Worker) {
 		if n >= workerBatch {
 			continue
 		}
+		switch {
+		case n > 0 || err != nil:
+			wait = w.Interval
+		case w.IdleInterval > wait:
+			wait = min(2*wait, w.IdleInterval)
+		}
+		t.Reset(wait)
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		case <-w.Wake: // a nil channel never fires
+			wait = w.Interval
 		}
 	}
 }

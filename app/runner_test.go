@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -69,5 +70,54 @@ func TestWorkerRunnerWakesOnSignal(t *testing.T) {
 	case <-ticks:
 	case <-time.After(10 * time.Second): // the interval is an hour: only the wake-up can tick
 		t.Fatal("the wake-up did not start a tick")
+	}
+}
+
+// An idle worker with an IdleInterval polls less and less often (the wait
+// doubles up to IdleInterval); a wake-up brings it back to Interval at
+// once, and so does a tick that found work.
+func TestWorkerRunnerBacksOffWhenIdle(t *testing.T) {
+	t.Parallel()
+	wake := make(chan struct{}, 1)
+	var (
+		mu    sync.Mutex
+		times []time.Time
+		work  int // ticks that will report work
+	)
+	r := app.NewWorkerRunner(slog.New(slog.DiscardHandler), app.Worker{Name: "idle", Interval: 20 * time.Millisecond,
+		IdleInterval: 160 * time.Millisecond, Wake: wake,
+		Tick: func(context.Context) (int, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			times = append(times, time.Now())
+			if work > 0 {
+				work--
+				return 1, nil
+			}
+			return 0, nil
+		}})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { r.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	ticks := func() int { mu.Lock(); defer mu.Unlock(); return len(times) }
+
+	time.Sleep(time.Second)
+	idle := ticks()
+	// Without backoff a second at 20 ms is ~50 ticks; with it: 20, 40, 80,
+	// 160, 160, ... ms, about 9.
+	if idle < 4 || idle > 15 {
+		t.Fatalf("%d ticks in an idle second, want about 9 (backing off to 160 ms)", idle)
+	}
+	mu.Lock()
+	work = 3
+	mu.Unlock()
+	wake <- struct{}{}
+	time.Sleep(300 * time.Millisecond)
+	// The wake-up ticks at once, the three ticks with work keep the 20 ms
+	// pace, then it backs off again: far more than the 2 idle ticks 300 ms
+	// would hold at 160 ms.
+	if got := ticks() - idle; got < 5 {
+		t.Fatalf("%d ticks in the 300 ms after a wake-up and work, want at least 5", got)
 	}
 }

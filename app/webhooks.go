@@ -43,7 +43,17 @@ type WebhooksConfig struct {
 	DispatchBatch int
 	// PollInterval is how often idle loops look for work (default 100 ms).
 	// A dispatch in the same process wakes the workers at once.
+	// With EventsCommitted set, the dispatcher and one delivery loop poll
+	// every IdlePoll and the others every 12 IdlePolls: they are woken.
 	PollInterval time.Duration
+	// EventsCommitted, when set, receives when outbox events are committed
+	// by this or another process: the dispatcher runs at once. A retry this
+	// process schedules wakes a delivery loop when it falls due; retries
+	// and expired leases of other processes wait for the safety poll.
+	EventsCommitted <-chan struct{}
+	// IdlePoll is the safety poll of loops that are woken by signals
+	// (default 10 s).
+	IdlePoll time.Duration
 	// Jitter draws uniformly from [0, 1) for the retry jitter (default
 	// math/rand/v2).
 	Jitter func() float64
@@ -62,6 +72,10 @@ type WebhookService struct {
 	wake   chan struct{}
 	// slots holds one token per attempt Run has in flight.
 	slots chan struct{}
+	// retryWakes are the 100 ms slots at whose end a retry this process
+	// scheduled falls due and a timer will wake a delivery loop.
+	retryMu    sync.Mutex
+	retryWakes map[time.Time]bool
 }
 
 // NewWebhookService wires the webhook service.
@@ -95,6 +109,9 @@ func NewWebhookService(store ports.WebhookStore, outbox ports.WebhookOutbox, sen
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = 100 * time.Millisecond
 	}
+	if cfg.IdlePoll <= 0 {
+		cfg.IdlePoll = 10 * time.Second
+	}
 	if cfg.Jitter == nil {
 		cfg.Jitter = mrand.Float64
 	}
@@ -104,7 +121,7 @@ func NewWebhookService(store ports.WebhookStore, outbox ports.WebhookOutbox, sen
 	return &WebhookService{
 		store: store, outbox: outbox, sender: sender, guard: guard,
 		clock: clock, ids: ids, log: log, cfg: cfg, wake: make(chan struct{}, 1),
-		slots: make(chan struct{}, cfg.MaxInFlight),
+		slots: make(chan struct{}, cfg.MaxInFlight), retryWakes: map[time.Time]bool{},
 	}
 }
 
@@ -261,7 +278,30 @@ func (s *WebhookService) complete(ctx context.Context, d domain.WebhookDelivery,
 		s.log.ErrorContext(ctx, "webhook: save attempt", "delivery", d.ID, "err", err)
 	case gone:
 		s.log.InfoContext(ctx, "webhook: endpoint answered 410; deactivated", "endpoint", d.EndpointID)
+	case d.Status == domain.DeliveryPending && d.NextRetryAt != nil:
+		s.wakeAt(*d.NextRetryAt)
 	}
+}
+
+// retryWakeSlot groups the wake-ups of retries falling due close together.
+const retryWakeSlot = 100 * time.Millisecond
+
+// wakeAt wakes a delivery loop when a retry falls due (at the end of its
+// 100 ms slot, one timer per slot), so idle loops need not poll for it.
+func (s *WebhookService) wakeAt(due time.Time) {
+	slot := due.Truncate(retryWakeSlot).Add(retryWakeSlot)
+	s.retryMu.Lock()
+	defer s.retryMu.Unlock()
+	if s.retryWakes[slot] {
+		return
+	}
+	s.retryWakes[slot] = true
+	time.AfterFunc(max(slot.Sub(s.clock.Now()), 0), func() {
+		s.retryMu.Lock()
+		delete(s.retryWakes, slot)
+		s.retryMu.Unlock()
+		s.notify()
+	})
 }
 
 // Run dispatches and delivers until ctx ends: one dispatcher loop and
@@ -271,14 +311,25 @@ func (s *WebhookService) complete(ctx context.Context, d domain.WebhookDelivery,
 func (s *WebhookService) Run(ctx context.Context) {
 	var wg, attempts sync.WaitGroup
 	defer attempts.Wait()
+	// Signalled, the dispatcher and the first delivery loop poll only
+	// every IdlePoll, the other loops rarely: commits, finished attempts
+	// and due retries wake them.
+	dispatchPoll, firstPoll, siblingPoll := s.cfg.PollInterval, s.cfg.PollInterval, s.cfg.PollInterval
+	if s.cfg.EventsCommitted != nil {
+		dispatchPoll, firstPoll, siblingPoll = s.cfg.IdlePoll, s.cfg.IdlePoll, 12*s.cfg.IdlePoll
+	}
 	wg.Go(func() {
-		s.loop(ctx, "webhook-dispatch", s.cfg.DispatchBatch, nil, func(context.Context) (int, error) {
+		s.loop(ctx, "webhook-dispatch", s.cfg.DispatchBatch, dispatchPoll, s.cfg.EventsCommitted, false, func(context.Context) (int, error) {
 			return s.DispatchOnce(context.WithoutCancel(ctx))
 		})
 	})
 	for i := 0; i < s.cfg.Workers; i++ {
+		poll := siblingPoll
+		if i == 0 {
+			poll = firstPoll
+		}
 		wg.Go(func() {
-			s.loop(ctx, "webhook-deliver", s.cfg.ClaimBatch, s.wake, func(context.Context) (int, error) {
+			s.loop(ctx, "webhook-deliver", s.cfg.ClaimBatch, poll, s.wake, true, func(context.Context) (int, error) {
 				return s.deliverFree(context.WithoutCancel(ctx), &attempts)
 			})
 		})
@@ -287,9 +338,10 @@ func (s *WebhookService) Run(ctx context.Context) {
 }
 
 // loop runs tick until ctx ends; a full batch is followed at once by
-// another, otherwise it waits for the poll interval or a wake-up.
-func (s *WebhookService) loop(ctx context.Context, name string, full int, wake <-chan struct{}, tick func(context.Context) (int, error)) {
-	t := time.NewTicker(s.cfg.PollInterval)
+// another, otherwise it waits for the poll interval or a wake-up. A
+// delivery loop with a full batch also wakes a sibling.
+func (s *WebhookService) loop(ctx context.Context, name string, full int, poll time.Duration, wake <-chan struct{}, wakeSibling bool, tick func(context.Context) (int, error)) {
+	t := time.NewTicker(poll)
 	defer t.Stop()
 	for ctx.Err() == nil {
 		n, err := tick(ctx)
@@ -297,7 +349,7 @@ func (s *WebhookService) loop(ctx context.Context, name string, full int, wake <
 			s.log.ErrorContext(ctx, "worker tick failed", "worker", name, "err", err)
 		}
 		if n >= full {
-			if wake != nil {
+			if wakeSibling {
 				s.notify() // more work is due: wake a sibling too
 			}
 			continue

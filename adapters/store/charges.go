@@ -36,11 +36,16 @@ func (db *DB) CreateCharge(ctx context.Context, c *domain.Charge, events []domai
 	}
 	evs := eventsFromDomain(events)
 	if postgres(db.bun) {
-		return insertCharge(ctx, db.bun, row, evs, idem)
+		err = insertCharge(ctx, db.bun, row, evs, idem)
+	} else {
+		err = mapError(db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			return insertCharge(ctx, tx, row, evs, idem)
+		}))
 	}
-	return mapError(db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		return insertCharge(ctx, tx, row, evs, idem)
-	}))
+	if err == nil && len(evs) > 0 {
+		db.signals.committed(SignalEvents)
+	}
+	return err
 }
 
 // insertCharge writes a new charge with its events and, when idem is not

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -50,6 +51,8 @@ type DB struct {
 	closePool func()
 	// poolSize is the most connections the store opens at once.
 	poolSize int
+	// signals wakes workers when work commits (signals.go).
+	signals *signals
 }
 
 var (
@@ -114,6 +117,14 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	cfg.PrepareConn = func(_ context.Context, c *pgx.Conn) (bool, error) {
 		return idleConnAlive(c.PgConn().Conn()), nil
 	}
+	// pgx would also ping a connection idle for over a second before
+	// handing it out: a round trip per query of a quiet process. The peek
+	// above finds a terminated backend without one, so ping only what it
+	// cannot inspect (TLS).
+	cfg.ShouldPing = func(_ context.Context, p pgxpool.ShouldPingParams) bool {
+		_, peekable := p.Conn.PgConn().Conn().(syscall.Conn)
+		return !peekable && p.IdleDuration > time.Second
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("store: postgres: %w", err)
@@ -122,11 +133,14 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	// acquire, released to the pool when done.
 	sqldb := sql.OpenDB(acquireWithin{stdlib.GetPoolConnector(pool, stdlib.OptionResetSession(resetSession)), poolAcquireTimeout})
 	sqldb.SetMaxIdleConns(0)
+	sig := newSignals()
+	sig.startPostgres(pool, cfg.ConnConfig.Copy())
 	return &DB{
 		bun:       bun.NewDB(sqldb, pgdialect.New()),
 		dialect:   DialectPostgres,
-		closePool: pool.Close,
+		closePool: func() { sig.close(); pool.Close() },
 		poolSize:  int(cfg.MaxConns),
+		signals:   sig,
 	}, nil
 }
 
@@ -180,6 +194,7 @@ func openSQLite(path string) (*DB, error) {
 		dialect:   DialectSQLite,
 		closePool: func() {},
 		poolSize:  1,
+		signals:   newSignals(),
 	}, nil
 }
 

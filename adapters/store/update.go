@@ -77,7 +77,10 @@ func (db *DB) UpdateCharges(ctx context.Context, refs []ports.ChargeRef, fn port
 			return nil, fmt.Errorf("store: charge %s named twice in one UpdateCharges", ids[i])
 		}
 	}
-	var errs []error
+	var (
+		errs            []error
+		events, refunds bool // committed: wake their workers (signals.go)
+	)
 	err := db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		errs = make([]error, len(refs))
 		var rows []chargeRow
@@ -120,10 +123,17 @@ func (db *DB) UpdateCharges(ctx context.Context, refs []ports.ChargeRef, fn port
 		if err != nil {
 			return err
 		}
+		events, refunds = len(w.events) > 0, len(w.refunds) > 0
 		return execBatch(ctx, tx, qs...)
 	})
 	if err != nil && !errors.Is(err, errNothingToWrite) {
 		return nil, mapError(err)
+	}
+	if err == nil && events {
+		db.signals.committed(SignalEvents)
+	}
+	if err == nil && refunds {
+		db.signals.committed(SignalRefunds)
 	}
 	return errs, nil
 }

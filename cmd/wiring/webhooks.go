@@ -3,6 +3,7 @@ package wiring
 import (
 	"github.com/google/wire"
 
+	"github.com/quitapix/quita/adapters/store"
 	"github.com/quitapix/quita/adapters/webhook"
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/ports"
@@ -27,4 +28,12 @@ func provideWebhookPolicy(cfg Config) webhook.Policy {
 	return webhook.Policy{AllowPrivate: cfg.WebhookAllowPrivate}
 }
 
-func provideWebhooksConfig(cfg Config) app.WebhooksConfig { return cfg.Webhooks }
+// provideWebhooksConfig wakes the dispatcher when events commit (in this
+// process or, on Postgres, another), so it need not poll often.
+func provideWebhooksConfig(cfg Config, db *store.DB) app.WebhooksConfig {
+	wc := cfg.Webhooks
+	if wc.EventsCommitted == nil {
+		wc.EventsCommitted = db.Wake(store.SignalEvents)
+	}
+	return wc
+}

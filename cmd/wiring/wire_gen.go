@@ -82,7 +82,7 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	policy := provideWebhookPolicy(cfg)
 	sender := webhook.NewSender(policy)
 	guard := webhook.NewGuard(policy)
-	webhooksConfig := provideWebhooksConfig(cfg)
+	webhooksConfig := provideWebhooksConfig(cfg, db)
 	webhookService := app.NewWebhookService(db, db, sender, guard, systemClock, randomIDs, log, webhooksConfig)
 	paymentsConfig := providePaymentsConfig(cfg, links)
 	paymentService := app.NewPaymentService(chargeService, db, db, portsAcquirer, systemClock, randomIDs, log, paymentsConfig)
@@ -96,7 +96,7 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	dashboardReads := app.NewDashboardReads(db, db, db, db, chargeService)
 	dashboardController := provideWebDashboard(cfg, log, sessionService, keyService, dashboardReads, paymentService, webhookService, receiptService)
 	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController)
-	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService)
+	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService, db)
 	wiringApp := &App{
 		Handler:     handler,
 		Charges:     chargeService,
@@ -179,7 +179,7 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	policy := provideWebhookPolicy(cfg)
 	sender := webhook.NewSender(policy)
 	guard := webhook.NewGuard(policy)
-	webhooksConfig := provideWebhooksConfig(cfg)
+	webhooksConfig := provideWebhooksConfig(cfg, db)
 	webhookService := app.NewWebhookService(db, db, sender, guard, clock, randomIDs, log, webhooksConfig)
 	paymentsConfig := providePaymentsConfig(cfg, links)
 	paymentService := app.NewPaymentService(chargeService, db, db, acquirer, clock, randomIDs, log, paymentsConfig)
@@ -200,7 +200,7 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	dashboardReads := app.NewDashboardReads(db, db, db, db, chargeService)
 	dashboardController := provideWebDashboard(cfg, log, sessionService, keyService, dashboardReads, paymentService, webhookService, receiptService)
 	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController)
-	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService)
+	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService, db)
 	wiringApp := &App{
 		Handler:     handler,
 		Charges:     chargeService,

@@ -4,20 +4,28 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/quitapix/quita/adapters/store"
 	"github.com/quitapix/quita/app"
 )
 
 // provideWorkers is the schedule of quitad's periodic workers (the webhook
-// dispatcher and delivery loop runs apart, woken by new events).
+// dispatcher and delivery loop runs apart, woken by new events). An idle
+// quitad stays under 5 queries a second (issue 17): work committed in this
+// process or another wakes its worker at once (the refund worker through
+// the store's signals), so an idle worker backs off to a slow safety poll —
+// except expiry, which is due by the clock.
 func provideWorkers(cfg Config, log *slog.Logger, charges *app.ChargeService, payments *app.PaymentService,
-	receipts *app.PixReceiptService, dash *Dashboard, events *app.EventService,
+	receipts *app.PixReceiptService, dash *Dashboard, events *app.EventService, db *store.DB,
 ) *app.WorkerRunner {
 	ws := []app.Worker{
 		{Name: "expiry", Interval: time.Second, Tick: charges.ExpireDue},
 		{Name: "returns", Interval: 5 * time.Second, Tick: charges.RetryReturns},
-		{Name: "refunds", Interval: 300 * time.Millisecond, Tick: payments.AdvanceRefunds, Wake: payments.RefundsWake()},
+		{Name: "refunds", Interval: 300 * time.Millisecond, IdleInterval: 10 * time.Second, Tick: payments.AdvanceRefunds,
+			Wake: merge(payments.RefundsWake(), db.Wake(store.SignalRefunds))},
 		{Name: "releases", Interval: 10 * time.Second, Tick: payments.ReleaseDue},
-		{Name: "methods", Interval: time.Second, Tick: payments.FinalizePendingMethods},
+		// Creates finalize their method data in the background at once;
+		// this only catches what a crash or a failed acquirer call left.
+		{Name: "methods", Interval: time.Second, IdleInterval: 10 * time.Second, Tick: payments.FinalizePendingMethods},
 		{Name: "orphan-cobs", Interval: time.Minute, Tick: charges.SweepOrphanCobs},
 	}
 	if cfg.Acquirer == AcquirerBCBPix {
@@ -26,4 +34,20 @@ func provideWorkers(cfg Config, log *slog.Logger, charges *app.ChargeService, pa
 	ws = append(ws, app.Worker{Name: "dashboard-housekeeping", Interval: time.Minute, Tick: dash.Janitor.Sweep},
 		app.Worker{Name: "events-housekeeping", Interval: time.Minute, Tick: events.Prune})
 	return app.NewWorkerRunner(log, ws...)
+}
+
+// merge forwards wake-ups from both channels (coalesced) to one.
+func merge(a, b <-chan struct{}) <-chan struct{} {
+	out := make(chan struct{}, 1)
+	fwd := func(in <-chan struct{}) {
+		for range in {
+			select {
+			case out <- struct{}{}:
+			default:
+			}
+		}
+	}
+	go fwd(a)
+	go fwd(b)
+	return out
 }
