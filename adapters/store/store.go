@@ -53,6 +53,28 @@ type DB struct {
 	poolSize int
 	// signals wakes workers when work commits (signals.go).
 	signals *signals
+	// pool is the pgx pool on Postgres (nil on SQLite), for PoolStats.
+	pool *pgxpool.Pool
+}
+
+// PoolStats is what the connection pool did so far, for benchmarks and
+// overload diagnosis.
+type PoolStats struct {
+	Size, InUse int
+	// Acquires counts connections handed out; Waited those that had to
+	// wait for one, and WaitTime is the total time spent waiting.
+	Acquires, Waited int64
+	WaitTime         time.Duration
+}
+
+// PoolStats reports the pool's counters (zero on SQLite).
+func (db *DB) PoolStats() PoolStats {
+	if db.pool == nil {
+		return PoolStats{}
+	}
+	st := db.pool.Stat()
+	return PoolStats{Size: int(st.MaxConns()), InUse: int(st.AcquiredConns()), Acquires: st.AcquireCount(),
+		Waited: st.EmptyAcquireCount(), WaitTime: st.EmptyAcquireWaitTime()}
 }
 
 var (
@@ -141,6 +163,7 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 		closePool: func() { sig.close(); pool.Close() },
 		poolSize:  int(cfg.MaxConns),
 		signals:   sig,
+		pool:      pool,
 	}, nil
 }
 

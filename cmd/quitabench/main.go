@@ -25,7 +25,6 @@ import (
 	"runtime/pprof"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
@@ -52,6 +51,22 @@ type target struct {
 	higher bool // higher is better
 }
 
+// row is one line of the table: a figure and its target, the reference
+// the target derives from (measured in the same run) and the 1-minute
+// load average when the figure was taken.
+type row struct {
+	target
+	ref, load string
+}
+
+func rowsOf(ts []target) []row {
+	out := make([]row, len(ts))
+	for i, t := range ts {
+		out[i] = row{target: t, load: loadavg()}
+	}
+	return out
+}
+
 func (t target) ok() bool {
 	if t.higher {
 		return t.got >= t.want
@@ -63,14 +78,23 @@ func run() error {
 	pgURL := flag.String("postgres", envOr("QUITA_TEST_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"), "admin Postgres URL")
 	redisURL := flag.String("redis", envOr("QUITA_TEST_REDIS_URL", "redis://127.0.0.1:6379/0"), "Redis URL")
 	dur := flag.Duration("duration", 10*time.Second, "length of each phase")
-	workers := flag.Int("workers", 64, "closed-loop concurrency")
+	workers := flag.Int("workers", 32, "closed-loop concurrency (and the reference's connections)")
 	rate := flag.Int("rate", 500, "open-loop offered creates per second")
+	getRate := flag.Int("get-rate", 1000, "open-loop offered gets per second")
+	rssRate := flag.Int("rss-rate", 1000, "offered creates per second while RSS is sampled")
+	idle := flag.Duration("idle", 30*time.Second, "how long to count the queries of the idle server (0 skips)")
+	overload := flag.Bool("overload", true, "offer twice the measured capacity, then the normal rate again")
 	strict := flag.Bool("strict", false, "exit non-zero when a target is missed")
-	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (server and load) to this file")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (server and closed-loop load) to this file")
+	overloadProfile := flag.String("overload-cpuprofile", "", "write a CPU profile of the overload phase to this file")
 	refunds := flag.Bool("refunds", true, "also run the refund pipeline benchmark (quitad in its own processes)")
 	refundRate := flag.Int("refund-rate", 300, "refund benchmark: offered refunds per second (and twice that)")
 	refundDur := flag.Duration("refund-duration", 5*time.Second, "refund benchmark: length of each phase")
+	loadgen := flag.Bool("loadgen", false, "internal: run as the open-loop load generator (spec on stdin)")
 	flag.Parse()
+	if *loadgen {
+		return loadgenMain()
+	}
 	if *refundsOnly {
 		return runRefundsOnly(*pgURL, *redisURL, *refundDur, *refundRate, *strict)
 	}
@@ -85,7 +109,8 @@ func run() error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	ctx := context.Background()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 
 	dsn, drop, err := scratchDatabase(ctx, *pgURL)
 	if err != nil {
@@ -110,9 +135,36 @@ func run() error {
 		return err
 	}
 	defer cleanup()
+	// As quitad serves: the HTTP server and every background worker.
 	srv := &http.Server{Handler: a.Handler}
 	go srv.Serve(ln)
 	defer srv.Close()
+	var bg sync.WaitGroup
+	defer bg.Wait()
+	defer cancel()
+	bg.Go(func() { a.Workers.Run(ctx) })
+	bg.Go(func() { a.Webhooks.Run(ctx) })
+
+	fmt.Printf("quitabench: Postgres + Redis, %d CPUs, phases of %s, load %s\n", numCPU(), *dur, loadavg())
+	var targets []row
+	if *idle > 0 {
+		// Nothing to do yet: count what the workers ask the database.
+		time.Sleep(2 * time.Second) // past the start-up (migrations)
+		qps, err := idleQueries(ctx, *pgURL, dsn, *idle)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("idle: %.2f transactions/s over %s\n", qps, *idle)
+		targets = append(targets, row{target{"idle queries", qps, "xact/s", 5, false}, "", loadavg()})
+	}
+
+	refTPS, how, err := reference(ctx, dsn, *workers, *dur)
+	if err != nil {
+		return fmt.Errorf("reference: %w", err)
+	}
+	refLoad := loadavg()
+	fmt.Printf("reference (%s, %d connections): minimal create (1 charge row + 1 outbox row, one round trip) %.0f/s\n", how, *workers, refTPS)
+
 	acct, err := a.Accounts.CreateAccount(ctx, app.NewAccountInput{Name: "Bench", Email: "bench-" + randHex(4) + "@example.com", Password: "bench-password-1"})
 	if err != nil {
 		return err
@@ -125,19 +177,40 @@ func run() error {
 	c := &client{base: cfg.BaseURL, key: acct.LiveKey, http: &http.Client{Transport: &http.Transport{
 		MaxIdleConns: 1024, MaxIdleConnsPerHost: 1024, IdleConnTimeout: time.Minute,
 	}}}
+	spec := loadSpec{URL: cfg.BaseURL, Key: acct.LiveKey, Op: "create", Rate: *rate, Duration: *dur}
+	// Warm up connections and caches, with few requests.
+	closedLoop(c, 4, time.Second)
 
-	fmt.Printf("quitabench: Postgres + Redis, %d CPUs, phases of %s\n", numCPU(), *dur)
-	// Warm up connections and caches.
-	closedLoop(c, 16, 2*time.Second)
+	cold, err := openLoopProc(spec)
+	if err != nil {
+		return err
+	}
+	coldR := summarize(cold, http.StatusCreated)
+	fmt.Printf("create, open loop at %d/s from a cold start: %s\n", *rate, coldR)
+	targets = append(targets, openLoopTargets(fmt.Sprintf("create %d/s cold", *rate), coldR, loadavg())...)
 
 	n, errs, lat := closedLoop(c, *workers, *dur)
 	tput := float64(n) / dur.Seconds()
 	fmt.Printf("create, closed loop (%d workers): %d charges in %s = %.0f/s, errors %d, p50 %.1f ms, p99 %.1f ms\n",
 		*workers, n, *dur, tput, errs, pct(lat, 50), pct(lat, 99))
+	targets = append(targets, row{target{"create closed loop", tput, "charges/s", 0.4 * refTPS, true},
+		fmt.Sprintf("0.4 x %.0f/s %s (load %s)", refTPS, how, refLoad), loadavg()})
 
-	olat, oerrs := openLoop(*rate, *dur, func() error { _, err := c.create(); return err })
-	fmt.Printf("create, open loop at %d/s: %d requests, errors %d, p50 %.1f ms, p99 %.1f ms, max %.1f ms\n",
-		*rate, len(olat), oerrs, pct(olat, 50), pct(olat, 99), pct(olat, 100))
+	after, err := openLoopProc(spec)
+	if err != nil {
+		return err
+	}
+	afterR := summarize(after, http.StatusCreated)
+	fmt.Printf("create, open loop at %d/s right after the closed-loop burst: %s\n", *rate, afterR)
+	targets = append(targets, openLoopTargets(fmt.Sprintf("create %d/s after burst", *rate), afterR, loadavg())...)
+
+	if *overload && tput > 0 {
+		ts, err := overloadPhase(ctx, a, dsn, spec, int(2*tput), *rate, *overloadProfile, pct(coldR.okLat, 99))
+		if err != nil {
+			return err
+		}
+		targets = append(targets, ts...)
+	}
 
 	ids := make([]string, 0, 200)
 	for range 200 {
@@ -147,31 +220,51 @@ func run() error {
 		}
 		ids = append(ids, id)
 	}
-	var i atomic.Int64
-	glat, gerrs := openLoop(*rate, *dur, func() error {
-		return c.get(ids[int(i.Add(1))%len(ids)])
-	})
-	fmt.Printf("get, open loop at %d/s: %d requests, errors %d, p50 %.2f ms, p99 %.2f ms\n",
-		*rate, len(glat), gerrs, pct(glat, 50), pct(glat, 99))
-
-	targets := []target{
-		{"create throughput", tput, "charges/s", 1000, true},
-		{"create p99 at 500/s", pct(olat, 99), "ms", 50, false},
-		{"get p99", pct(glat, 99), "ms", 10, false},
+	gets, err := openLoopProc(loadSpec{URL: cfg.BaseURL, Key: acct.LiveKey, Op: "get", IDs: ids, Rate: *getRate, Duration: *dur})
+	if err != nil {
+		return err
 	}
+	getR := summarize(gets, http.StatusOK)
+	fmt.Printf("get, open loop at %d/s: %s\n", *getRate, getR)
+	targets = append(targets, row{target{fmt.Sprintf("get p99 at %d/s", *getRate), pct(getR.okLat, 99), "ms", 5, false}, "", loadavg()},
+		row{target{"get errors", float64(getR.shed + getR.failed), "requests", 0, false}, "", loadavg()})
+
+	rss, rssR, err := rssUnderLoad(loadSpec{URL: cfg.BaseURL, Key: acct.LiveKey, Op: "create", Rate: *rssRate, Duration: *dur})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("create, open loop at %d/s for RSS: %s; peak RSS %.0f MB\n", *rssRate, rssR, rss)
+	targets = append(targets, row{target{fmt.Sprintf("RSS at %d creates/s", *rssRate), rss, "MB", 150, false},
+		fmt.Sprintf("%d ok of %d offered", rssR.ok, rssR.offered), loadavg()})
+
 	if *refunds {
 		phases, err := runRefundBench(ctx, *pgURL, *redisURL, *refundDur, *refundRate)
 		if err != nil {
 			return fmt.Errorf("refund benchmark: %w", err)
 		}
-		targets = append(targets, refundTargets(phases, *refundRate)...)
+		targets = append(targets, rowsOf(refundTargets(phases, *refundRate))...)
 	}
-	return report(targets, *strict)
+	return printTable(targets, *strict)
+}
+
+// openLoopTargets are an open loop's latency and error targets.
+func openLoopTargets(name string, r loadResult, load string) []row {
+	return []row{
+		{target{name + " p99", pct(r.okLat, 99), "ms", 20, false}, "", load},
+		{target{name + " p99.9", pct(r.okLat, 99.9), "ms", 50, false}, "", load},
+		{target{name + " errors", float64(r.shed + r.failed), "requests", 0, false}, fmt.Sprintf("of %d", r.offered), load},
+	}
 }
 
 // report prints each target's verdict; with strict, a miss is an error.
-func report(targets []target, strict bool) error {
+func report(targets []target, strict bool) error { return printTable(rowsOf(targets), strict) }
+
+// printTable prints one table: each figure, its target, the reference it
+// was measured against and the load average when it was taken; with
+// strict, a miss is an error.
+func printTable(targets []row, strict bool) error {
 	missed := 0
+	fmt.Printf("\n%-4s %-34s %10s %-10s %-12s %-40s %s\n", "", "figure", "measured", "unit", "target", "reference (same run)", "load 1m")
 	for _, t := range targets {
 		mark := "PASS"
 		if !t.ok() {
@@ -181,7 +274,11 @@ func report(targets []target, strict bool) error {
 		if t.higher {
 			cmp = ">="
 		}
-		fmt.Printf("  %s %-22s %8.1f %-9s (target %s %.0f)\n", mark, t.name, t.got, t.unit, cmp, t.want)
+		ref := t.ref
+		if ref == "" {
+			ref = "-"
+		}
+		fmt.Printf("%-4s %-34s %10.1f %-10s %-12s %-40s %s\n", mark, t.name, t.got, t.unit, fmt.Sprintf("%s %.0f", cmp, t.want), ref, t.load)
 	}
 	if strict && missed > 0 {
 		return fmt.Errorf("%d target(s) missed", missed)
@@ -263,37 +360,6 @@ func closedLoop(c *client, workers int, d time.Duration) (int, int, []float64) {
 	}
 	wg.Wait()
 	return len(lat), errs, lat
-}
-
-// openLoop starts one request every 1/rate seconds whether or not earlier
-// ones answered, and measures each from its scheduled start.
-func openLoop(rate int, d time.Duration, do func() error) ([]float64, int) {
-	var (
-		mu   sync.Mutex
-		lat  []float64
-		errs int
-		wg   sync.WaitGroup
-	)
-	interval := time.Second / time.Duration(rate)
-	start := time.Now()
-	total := int(d / interval)
-	for i := range total {
-		scheduled := start.Add(time.Duration(i) * interval)
-		time.Sleep(time.Until(scheduled))
-		wg.Go(func() {
-			err := do()
-			ms := float64(time.Since(scheduled).Microseconds()) / 1000
-			mu.Lock()
-			if err != nil {
-				errs++
-			} else {
-				lat = append(lat, ms)
-			}
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
-	return lat, errs
 }
 
 func pct(xs []float64, p float64) float64 {

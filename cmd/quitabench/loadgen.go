@@ -1,0 +1,166 @@
+package main
+
+// The open-loop load generator (issue 17): it runs in a process of its
+// own (quitabench re-executes itself with -loadgen), so the server's
+// process shares nothing with it but the machine, and it measures each
+// request from its scheduled send time: a server that falls behind cannot
+// hide its queueing, and one that sheds must do it quickly.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// shot is one request of an open loop.
+type shot struct {
+	At     float64 `json:"t"`  // ms from the start to its scheduled send
+	Lat    float64 `json:"l"`  // ms from its scheduled send to the answer
+	Status int     `json:"s"`  // 0: no answer within the client timeout (or a transport error)
+	Retry  bool    `json:"ra"` // the answer carried Retry-After
+}
+
+// loadSpec is what the generator process is asked to do.
+type loadSpec struct {
+	URL, Key, Op string // Op: create or get
+	IDs          []string
+	Rate         int
+	Duration     time.Duration
+	Timeout      time.Duration
+}
+
+// openLoopProc runs spec in a child process and returns its shots.
+func openLoopProc(spec loadSpec) ([]shot, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	in, err := json.Marshal(spec)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(exe, "-loadgen")
+	cmd.Stdin = bytes.NewReader(in)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("load generator: %w", err)
+	}
+	var shots []shot
+	if err := json.Unmarshal(out, &shots); err != nil {
+		return nil, fmt.Errorf("load generator output: %w", err)
+	}
+	return shots, nil
+}
+
+// loadgenMain is the child: it reads a loadSpec on stdin and writes the
+// shots as JSON on stdout.
+func loadgenMain() error {
+	var spec loadSpec
+	if err := json.NewDecoder(os.Stdin).Decode(&spec); err != nil {
+		return err
+	}
+	if spec.Timeout <= 0 {
+		spec.Timeout = 5 * time.Second
+	}
+	client := &http.Client{Timeout: spec.Timeout, Transport: &http.Transport{
+		MaxIdleConns: 4096, MaxIdleConnsPerHost: 4096, IdleConnTimeout: time.Minute,
+	}}
+	do := func(i int) (int, bool) {
+		var req *http.Request
+		switch spec.Op {
+		case "get":
+			req, _ = http.NewRequest(http.MethodGet, spec.URL+"/charges/"+spec.IDs[i%len(spec.IDs)], nil)
+		default:
+			req, _ = http.NewRequest(http.MethodPost, spec.URL+"/charges", bytes.NewReader(body))
+			req.Header.Set("Idempotency-Key", "bench-"+randHex(12))
+			req.Header.Set("Content-Type", "application/json")
+		}
+		req.Header.Set("apikey", spec.Key)
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0, false
+		}
+		defer resp.Body.Close()
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return resp.StatusCode, resp.Header.Get("Retry-After") != ""
+	}
+	interval := time.Second / time.Duration(spec.Rate)
+	total := int(spec.Duration / interval)
+	shots := make([]shot, total)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range total {
+		scheduled := start.Add(time.Duration(i) * interval)
+		time.Sleep(time.Until(scheduled))
+		wg.Go(func() {
+			status, retry := do(i)
+			shots[i] = shot{At: ms(scheduled.Sub(start)), Lat: ms(time.Since(scheduled)), Status: status, Retry: retry}
+		})
+	}
+	wg.Wait()
+	w := bufio.NewWriter(os.Stdout)
+	if err := json.NewEncoder(w).Encode(shots); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+// loadResult summarises an open loop's shots.
+type loadResult struct {
+	offered, ok, shed, failed int
+	okLat, shedLat            []float64
+	statuses                  map[int]int
+}
+
+func summarize(shots []shot, want int) loadResult {
+	r := loadResult{offered: len(shots), statuses: map[int]int{}}
+	for _, s := range shots {
+		r.statuses[s.Status]++
+		switch {
+		case s.Status == want:
+			r.ok++
+			r.okLat = append(r.okLat, s.Lat)
+		case (s.Status == http.StatusServiceUnavailable || s.Status == http.StatusTooManyRequests) && s.Retry:
+			r.shed++
+			r.shedLat = append(r.shedLat, s.Lat)
+		default:
+			r.failed++
+		}
+	}
+	return r
+}
+
+func (r loadResult) String() string {
+	codes := make([]int, 0, len(r.statuses))
+	for c := range r.statuses {
+		codes = append(codes, c)
+	}
+	slices.Sort(codes)
+	var b strings.Builder
+	for _, c := range codes {
+		fmt.Fprintf(&b, " %d:%d", c, r.statuses[c])
+	}
+	return fmt.Sprintf("%d offered, %d ok, %d shed, %d failed (status:count%s), ok p50 %.1f p99 %.1f p99.9 %.1f ms",
+		r.offered, r.ok, r.shed, r.failed, b.String(), pct(r.okLat, 50), pct(r.okLat, 99), pct(r.okLat, 99.9))
+}
+
+// window keeps the shots scheduled within [from, to) ms.
+func window(shots []shot, from, to float64) []shot {
+	var out []shot
+	for _, s := range shots {
+		if s.At >= from && s.At < to {
+			out = append(out, s)
+		}
+	}
+	return out
+}
