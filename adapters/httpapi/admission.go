@@ -136,13 +136,26 @@ func (a *Admission) Stats() (admitted, shed int64) {
 // while the API is saturated.
 var unlimitedRoutes = map[string]bool{"healthz": true, "readyz": true, "metrics": true}
 
+// unlimited reports the requests the limiter lets through: the probes,
+// and event long-polls (GET /v1/events?wait=N), which would hold a place
+// for up to 30 s while mostly sleeping; app.EventService bounds them per
+// account instead.
+func unlimited(r *http.Request) bool {
+	cr := mux.CurrentRoute(r)
+	if cr == nil {
+		return false
+	}
+	name := cr.GetName()
+	return unlimitedRoutes[name] || name == "events.list" && r.URL.Query().Get("wait") != ""
+}
+
 // middleware applies the limiter to every matched route but the probes.
 func (a *Admission) middleware(next http.Handler) http.Handler {
 	if a == nil {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if cr := mux.CurrentRoute(r); cr != nil && unlimitedRoutes[cr.GetName()] {
+		if unlimited(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
