@@ -90,6 +90,7 @@ func run() error {
 	refunds := flag.Bool("refunds", true, "also run the refund pipeline benchmark (quitad in its own processes)")
 	refundRate := flag.Int("refund-rate", 300, "refund benchmark: offered refunds per second (and twice that)")
 	refundDur := flag.Duration("refund-duration", 5*time.Second, "refund benchmark: length of each phase")
+	quick := flag.Bool("quick", false, "only the reference, the cold open loop and the closed loop (before/after comparisons)")
 	loadgen := flag.Bool("loadgen", false, "internal: run as the open-loop load generator (spec on stdin)")
 	flag.Parse()
 	if *loadgen {
@@ -196,6 +197,9 @@ func run() error {
 	targets = append(targets, row{target{"create closed loop", tput, "charges/s", 0.4 * refTPS, true},
 		fmt.Sprintf("0.4 x %.0f/s %s (load %s)", refTPS, how, refLoad), loadavg()})
 
+	if *quick {
+		return printTable(targets, *strict)
+	}
 	after, err := openLoopProc(spec)
 	if err != nil {
 		return err
