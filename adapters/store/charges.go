@@ -23,8 +23,8 @@ const openStatusesSQL = "c.status IN ('PENDING', 'WAITING_PAYMENT')"
 
 // CreateCharge writes the idempotency record (first, so that a concurrent
 // request with the same key waits on it and fails before doing more), the
-// charge and its events atomically, in one round trip on Postgres (see
-// insertCharge).
+// charge and its events atomically: on Postgres in one round trip with
+// bound parameters (insertChargeBound), on SQLite in a transaction.
 func (db *DB) CreateCharge(ctx context.Context, c *domain.Charge, events []domain.Event, rec *ports.IdempotencyRecord) error {
 	row, err := chargeFromDomain(c.Snapshot())
 	if err != nil {
@@ -35,8 +35,8 @@ func (db *DB) CreateCharge(ctx context.Context, c *domain.Charge, events []domai
 		idem = idempotencyFromPort(rec)
 	}
 	evs := eventsFromDomain(events)
-	if postgres(db.bun) {
-		err = insertCharge(ctx, db.bun, row, evs, idem)
+	if db.hot != nil {
+		err = db.insertChargeBound(ctx, row, evs, idem)
 	} else {
 		err = mapError(db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 			return insertCharge(ctx, tx, row, evs, idem)

@@ -55,6 +55,11 @@ type DB struct {
 	signals *signals
 	// pool is the pgx pool on Postgres (nil on SQLite), for PoolStats.
 	pool *pgxpool.Pool
+	// hot is a second, smaller pool for the create's batch (bound.go): its
+	// connections use the extended protocol with cached prepared
+	// statements, which bun's interpolated multi-statement text cannot; it
+	// also keeps creates from queueing behind the workers' queries.
+	hot *pgxpool.Pool
 }
 
 // PoolStats is what the connection pool did so far, for benchmarks and
@@ -151,6 +156,14 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: postgres: %w", err)
 	}
+	hotCfg := cfg.Copy()
+	hotCfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+	hotCfg.MaxConns = max(cfg.MaxConns/2, 4)
+	hot, err := pgxpool.NewWithConfig(ctx, hotCfg)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("store: postgres: %w", err)
+	}
 	// OpenDBFromPool's setting: every database/sql connection is a pool
 	// acquire, released to the pool when done.
 	sqldb := sql.OpenDB(acquireWithin{stdlib.GetPoolConnector(pool, stdlib.OptionResetSession(resetSession)), poolAcquireTimeout})
@@ -160,10 +173,11 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	return &DB{
 		bun:       bun.NewDB(sqldb, pgdialect.New()),
 		dialect:   DialectPostgres,
-		closePool: func() { sig.close(); pool.Close() },
+		closePool: func() { sig.close(); hot.Close(); pool.Close() },
 		poolSize:  int(cfg.MaxConns),
 		signals:   sig,
 		pool:      pool,
+		hot:       hot,
 	}, nil
 }
 

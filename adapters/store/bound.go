@@ -1,0 +1,158 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/uptrace/bun/schema"
+
+	"github.com/quitapix/quita/ports"
+)
+
+// The create's hot path on Postgres (issue 17): its statements go as one
+// pgx batch — bound parameters over the extended protocol, statements
+// prepared once per connection and cached, one round trip, one implicit
+// transaction (pgx sends a single Sync after the last one, so the first
+// failure rolls back all). Nothing is interpolated into SQL text, so no
+// value depends on the server's string escaping. The statements are
+// derived from the same bun row structs the rest of the store uses, and
+// write exactly what bun's INSERT of the row would (the contract suite
+// reads every field back).
+
+// insertPlan is one table's INSERT with a parameter per column.
+type insertPlan struct {
+	sql    string
+	fields []*schema.Field
+}
+
+var insertPlans sync.Map // reflect.Type → *insertPlan
+
+// planInsert returns the INSERT of model's table (model: a pointer to a
+// row struct), every column but the scan-only ones.
+func planInsert(d schema.Dialect, model any) *insertPlan {
+	typ := reflect.TypeOf(model).Elem()
+	if p, ok := insertPlans.Load(typ); ok {
+		return p.(*insertPlan)
+	}
+	t := d.Tables().Get(typ)
+	p := &insertPlan{}
+	var cols, params []string
+	for _, f := range t.Fields {
+		if f.Tag.HasOption("scanonly") {
+			continue
+		}
+		p.fields = append(p.fields, f)
+		cols = append(cols, string(f.SQLName))
+		params = append(params, "$"+strconv.Itoa(len(params)+1))
+	}
+	p.sql = "INSERT INTO " + string(t.SQLName) + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.Join(params, ", ") + ")"
+	insertPlans.Store(typ, p)
+	return p
+}
+
+// args are the row's values in the plan's column order, as pgx binds
+// them: a nil pointer or a zero instant is NULL, an instant is UTC to the
+// microsecond (as dbTime writes it), anything else is itself.
+func (p *insertPlan) args(row any) ([]any, error) {
+	v := reflect.ValueOf(row).Elem()
+	out := make([]any, len(p.fields))
+	for i, f := range p.fields {
+		fv := v.FieldByIndex(f.Index)
+		switch x := fv.Interface().(type) {
+		case dbTime:
+			if x.IsZero() {
+				out[i] = nil
+				continue
+			}
+			u := x.UTC().Truncate(time.Microsecond)
+			if y := u.Year(); y < 1 || y > 9999 {
+				return nil, fmt.Errorf("store: time %v is outside years 1-9999", u)
+			}
+			out[i] = u
+		default:
+			if fv.Kind() == reflect.Pointer {
+				if fv.IsNil() {
+					out[i] = nil
+				} else {
+					out[i] = fv.Elem().Interface()
+				}
+				continue
+			}
+			out[i] = x
+		}
+	}
+	return out, nil
+}
+
+// queueInsert adds row's INSERT to b.
+func queueInsert(b *pgx.Batch, d schema.Dialect, row any) error {
+	p := planInsert(d, row)
+	args, err := p.args(row)
+	if err != nil {
+		return err
+	}
+	b.Queue(p.sql, args...)
+	return nil
+}
+
+const countUpsertSQL = `INSERT INTO charge_counts AS cc (account_id, mode, status, shard, n) VALUES ($1, $2, $3, $4, $5)
+ON CONFLICT (account_id, mode, status, shard) DO UPDATE SET n = cc.n + EXCLUDED.n`
+
+const dayTotalUpsertSQL = `INSERT INTO charge_day_totals AS dt (account_id, mode, day, currency, status, paid_with, shard, n, volume, refunded)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+ON CONFLICT (account_id, mode, day, currency, status, paid_with, shard) DO UPDATE
+SET n = dt.n + EXCLUDED.n, volume = dt.volume + EXCLUDED.volume, refunded = dt.refunded + EXCLUDED.refunded`
+
+// insertChargeBound is insertCharge on Postgres over the hot pool: the
+// idempotency record first, the charge, its count and per-day total, its
+// events — one batch.
+func (db *DB) insertChargeBound(ctx context.Context, row *chargeRow, evs []eventRow, idem *idempotencyRow) error {
+	d := db.bun.Dialect()
+	b := &pgx.Batch{}
+	if idem != nil {
+		if err := queueInsert(b, d, idem); err != nil {
+			return err
+		}
+	}
+	if err := queueInsert(b, d, row); err != nil {
+		return err
+	}
+	shard := shardOf(row.ID)
+	b.Queue(countUpsertSQL, row.AccountID, row.Mode, row.Status, shard, int64(1))
+	k := dayTotalKeyOf(row, row.CreatedAt)
+	b.Queue(dayTotalUpsertSQL, row.AccountID, row.Mode, k.day, k.currency, k.status, k.paidWith, shard,
+		int64(1), row.Amount, row.RefundCompleted)
+	for i := range evs {
+		if err := queueInsert(b, d, &evs[i]); err != nil {
+			return err
+		}
+	}
+	conn, err := acquire(ctx, db.hot)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	return mapError(conn.SendBatch(ctx, b).Close())
+}
+
+// acquire takes a connection of pool, waiting at most poolAcquireTimeout
+// (then ports.ErrStoreUnavailable, as for the main pool).
+func acquire(ctx context.Context, pool *pgxpool.Pool) (*pgxpool.Conn, error) {
+	actx, cancel := context.WithTimeout(ctx, poolAcquireTimeout)
+	defer cancel()
+	conn, err := pool.Acquire(actx)
+	if err != nil {
+		if ctx.Err() == nil && actx.Err() != nil {
+			return nil, fmt.Errorf("%w: no database connection free within %s", ports.ErrStoreUnavailable, poolAcquireTimeout)
+		}
+		return nil, mapError(err)
+	}
+	return conn, nil
+}
