@@ -90,6 +90,8 @@ func run() error {
 	refunds := flag.Bool("refunds", true, "also run the refund pipeline benchmark (quitad in its own processes)")
 	refundRate := flag.Int("refund-rate", 300, "refund benchmark: offered refunds per second (and twice that)")
 	refundDur := flag.Duration("refund-duration", 5*time.Second, "refund benchmark: length of each phase")
+	maxInFlight := flag.Int("max-in-flight", 0, "the server's QUITA_MAX_IN_FLIGHT (0: its default; -1: no admission control, to compare)")
+	overloadOnly := flag.Bool("overload-only", false, "after the closed loop, only the overload phase")
 	quick := flag.Bool("quick", false, "only the reference, the cold open loop and the closed loop (before/after comparisons)")
 	loadgen := flag.Bool("loadgen", false, "internal: run as the open-loop load generator (spec on stdin)")
 	flag.Parse()
@@ -129,7 +131,8 @@ func run() error {
 	cfg := wiring.Config{
 		DatabaseURL: dsn, RedisURL: *redisURL, RedisPrefix: prefix,
 		BaseURL: origin + "/v1", CheckoutURLBase: origin + "/checkout",
-		PixFees: domain.FeeSchedule{Provider: domain.Fee{BPS: 50}, Platform: domain.Fee{BPS: 49}},
+		PixFees:     domain.FeeSchedule{Provider: domain.Fee{BPS: 50}, Platform: domain.Fee{BPS: 49}},
+		MaxInFlight: *maxInFlight,
 	}
 	a, cleanup, err := wiring.InitializeApp(ctx, cfg, slog.New(slog.NewJSONHandler(io.Discard, nil)))
 	if err != nil {
@@ -199,6 +202,13 @@ func run() error {
 
 	if *quick {
 		return printTable(targets, *strict)
+	}
+	if *overloadOnly && tput > 0 {
+		ts, err := overloadPhase(ctx, a, dsn, spec, int(2*tput), *rate, *overloadProfile, pct(coldR.okLat, 99))
+		if err != nil {
+			return err
+		}
+		return printTable(append(targets, ts...), *strict)
 	}
 	after, err := openLoopProc(spec)
 	if err != nil {
