@@ -184,8 +184,10 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 // poolAcquireTimeout bounds the wait for a pooled connection: past it the
 // pool is saturated (the HTTP admission limit should keep it from being),
 // and the caller gets ports.ErrStoreUnavailable — a 503 with Retry-After
-// on the API — instead of queueing until its own deadline.
-const poolAcquireTimeout = 2 * time.Second
+// on the API — rather than waiting for the server's 30 s write timeout.
+// It is long enough for legitimate queues: creates of one payer serialize
+// on the velocity guard's advisory lock while holding their connection.
+const poolAcquireTimeout = 10 * time.Second
 
 // acquireWithin is a pool connector whose acquire gives up after d.
 type acquireWithin struct {
