@@ -123,7 +123,10 @@ func (db *DB) UpdateCharges(ctx context.Context, refs []ports.ChargeRef, fn port
 		if err != nil {
 			return err
 		}
-		events, refunds = len(w.events) > 0, len(w.refunds) > 0
+		// Only refunds left open are work for the refund worker: its own
+		// final steps wake nobody.
+		events = len(w.events) > 0
+		refunds = slices.ContainsFunc(w.refunds, func(r domain.Refund) bool { return !r.Status.Final() })
 		return execBatch(ctx, tx, qs...)
 	})
 	if err != nil && !errors.Is(err, errNothingToWrite) {
