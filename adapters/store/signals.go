@@ -24,6 +24,11 @@ const (
 // payload is "<topic>:<process>", so a process ignores its own.
 const signalChannel = "quita_wake"
 
+// ListenerApplicationName names the listener's session in
+// pg_stat_activity: the one connection of a quitad that stays open while
+// it is idle (and comes back on its own after a disconnect).
+const ListenerApplicationName = "quita-listen"
+
 // notifyGap is the shortest time between two NOTIFYs of a process: under
 // load the signals of many commits go out as one, at most 1/notifyGap
 // statements a second, none when idle. NOTIFY is sent after the commit,
@@ -152,6 +157,8 @@ func (s *signals) listener(ctx context.Context, cfg *pgx.ConnConfig) {
 }
 
 func (s *signals) listen(ctx context.Context, cfg *pgx.ConnConfig) error {
+	cfg = cfg.Copy()
+	cfg.RuntimeParams["application_name"] = ListenerApplicationName
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return err
