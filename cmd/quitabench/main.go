@@ -329,21 +329,6 @@ func (c *client) create() (string, error) {
 	return out.ID, nil
 }
 
-func (c *client) get(id string) error {
-	req, _ := http.NewRequest(http.MethodGet, c.base+"/charges/"+id, nil)
-	req.Header.Set("apikey", c.key)
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("get: status %d", resp.StatusCode)
-	}
-	return nil
-}
-
 // closedLoop runs workers that each send the next request when the last
 // one answers.
 func closedLoop(c *client, workers int, d time.Duration) (int, int, []float64) {
