@@ -30,10 +30,14 @@ type EventsConfig struct {
 	// MaxWaiters bounds the long-polls of one account (both modes) in one
 	// process (default 10).
 	MaxWaiters int
-	// PollEvery is how often a long-poll looks for new events (default
-	// 250 ms); it reads the database, so events written by any process
-	// wake it.
+	// PollEvery is how often a long-poll looks for new events: default
+	// 250 ms, or 2 s (a safety net) with EventsCommitted. It reads the
+	// database, so events written by any process end the wait.
 	PollEvery time.Duration
+	// EventsCommitted, when set, receives (coalesced) when outbox events
+	// are committed, in this process or another: every waiting long-poll
+	// then looks at once, so it answers without waiting for its poll.
+	EventsCommitted <-chan struct{}
 }
 
 // EventService serves the events API (the outbox as merchants see it) and
@@ -48,6 +52,11 @@ type EventService struct {
 	// stop, closed by StopWaiting, ends every wait at once.
 	stop     chan struct{}
 	stopOnce sync.Once
+	// committed is closed (and replaced) each time EventsCommitted
+	// fires: one broadcast to every waiter; relay starts the goroutine
+	// that does it on the first wait.
+	committed chan struct{}
+	relay     sync.Once
 }
 
 // NewEventService wires the events API.
@@ -60,8 +69,12 @@ func NewEventService(store ports.EventOutbox, clock ports.Clock, cfg EventsConfi
 	}
 	if cfg.PollEvery <= 0 {
 		cfg.PollEvery = 250 * time.Millisecond
+		if cfg.EventsCommitted != nil {
+			cfg.PollEvery = 2 * time.Second
+		}
 	}
-	return &EventService{store: store, clock: clock, cfg: cfg, waiting: map[string]int{}, stop: make(chan struct{})}
+	return &EventService{store: store, clock: clock, cfg: cfg, waiting: map[string]int{}, stop: make(chan struct{}),
+		committed: make(chan struct{})}
 }
 
 // List returns a page of the caller's events within the retention. With
@@ -69,6 +82,9 @@ func NewEventService(store ports.EventOutbox, clock ports.Clock, cfg EventsConfi
 // for a matching event to be written, and answers the empty page if none
 // is; ErrTooManyWaiters when the account already has MaxWaiters waiting.
 func (s *EventService) List(ctx context.Context, q ports.EventQuery, wait time.Duration) ([]domain.Event, bool, error) {
+	// Taken before the first read, so a commit between the read and the
+	// wait still wakes it.
+	committed := s.commits()
 	evs, more, err := s.list(ctx, q)
 	if err != nil || len(evs) > 0 || wait <= 0 {
 		return evs, more, err
@@ -77,6 +93,11 @@ func (s *EventService) List(ctx context.Context, q ports.EventQuery, wait time.D
 		return nil, false, ErrTooManyWaiters
 	}
 	defer s.leave(q.AccountID)
+	s.relay.Do(func() {
+		if s.cfg.EventsCommitted != nil {
+			go s.relayCommits()
+		}
+	})
 	// Waiting is real time (a request's life), not the business clock.
 	deadline := time.NewTimer(min(wait, MaxEventWait))
 	defer deadline.Stop()
@@ -90,10 +111,35 @@ func (s *EventService) List(ctx context.Context, q ports.EventQuery, wait time.D
 			return s.list(ctx, q)
 		case <-s.stop:
 			return s.list(ctx, q)
+		case <-committed:
 		case <-tick.C:
-			if evs, more, err = s.list(ctx, q); err != nil || len(evs) > 0 {
-				return evs, more, err
-			}
+		}
+		committed = s.commits()
+		if evs, more, err = s.list(ctx, q); err != nil || len(evs) > 0 {
+			return evs, more, err
+		}
+	}
+}
+
+// commits returns the channel the next commit signal closes.
+func (s *EventService) commits() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.committed
+}
+
+// relayCommits turns each commit signal into one broadcast to every
+// waiter, until StopWaiting.
+func (s *EventService) relayCommits() {
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-s.cfg.EventsCommitted:
+			s.mu.Lock()
+			close(s.committed)
+			s.committed = make(chan struct{})
+			s.mu.Unlock()
 		}
 	}
 }

@@ -125,3 +125,52 @@ func TestStopWaitingAnswersLongPolls(t *testing.T) {
 		t.Errorf("a long-poll after StopWaiting: %v after %v", err, time.Since(start))
 	}
 }
+
+// TestCommitSignalWakesLongPolls: with EventsCommitted, a waiting
+// long-poll reads again as soon as a commit is signalled, long before its
+// safety poll.
+func TestCommitSignalWakesLongPolls(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	written := false
+	store := &mocks.EventOutboxMock{ListEventsFunc: func(context.Context, ports.EventQuery) ([]domain.Event, bool, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if written {
+			return []domain.Event{{ID: "evt_new"}}, false, nil
+		}
+		return nil, false, nil
+	}}
+	signal := make(chan struct{}, 1)
+	s := app.NewEventService(store, &mocks.ClockMock{NowFunc: func() time.Time { return t0 }},
+		app.EventsConfig{EventsCommitted: signal, PollEvery: time.Hour})
+	q := ports.EventQuery{Scope: ports.Scope{AccountID: "acct_a", Mode: domain.ModeTest}, Limit: 10}
+	type result struct {
+		evs  []domain.Event
+		took time.Duration
+	}
+	done := make(chan result, 2)
+	for range 2 { // two waiters: one signal wakes both
+		go func() {
+			start := time.Now()
+			evs, _, _ := s.List(context.Background(), q, 20*time.Second)
+			done <- result{evs, time.Since(start)}
+		}()
+	}
+	time.Sleep(100 * time.Millisecond) // both are waiting
+	mu.Lock()
+	written = true
+	mu.Unlock()
+	signal <- struct{}{}
+	for range 2 {
+		select {
+		case r := <-done:
+			if len(r.evs) != 1 || r.took > 5*time.Second {
+				t.Errorf("woken with %v after %v", r.evs, r.took)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the commit signal did not wake the long-poll")
+		}
+	}
+	s.StopWaiting()
+}

@@ -218,7 +218,7 @@ var appSet = wire.NewSet(
 	app.NewAccountService,
 	providePaymentsConfig,
 	app.NewPaymentService,
-	wire.Value(app.EventsConfig{}),
+	provideEventsConfig,
 	app.NewEventService,
 	provideReceiptsConfig,
 	receipt.New,

@@ -37,3 +37,9 @@ func provideWebhooksConfig(cfg Config, db *store.DB) app.WebhooksConfig {
 	}
 	return wc
 }
+
+// provideEventsConfig wakes the events API's long-polls when events commit
+// (in this process or, on Postgres, another).
+func provideEventsConfig(db *store.DB) app.EventsConfig {
+	return app.EventsConfig{EventsCommitted: db.Wake(store.SignalEvents)}
+}

@@ -88,7 +88,7 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	paymentService := app.NewPaymentService(chargeService, db, db, portsAcquirer, systemClock, randomIDs, log, paymentsConfig)
 	pixReceiptsConfig := providePixReceiptsConfig(cfg)
 	pixReceiptService := app.NewPixReceiptService(chargeService, db, bcbpixAcquirer, systemClock, log, pixReceiptsConfig)
-	eventsConfig := _wireEventsConfigValue
+	eventsConfig := provideEventsConfig(db)
 	eventService := app.NewEventService(db, systemClock, eventsConfig)
 	receiptRenderer := receipt.New()
 	receiptsConfig := provideReceiptsConfig(cfg)
@@ -124,7 +124,6 @@ var (
 	_wireSessionConfigValue    = app.SessionConfig{}
 	_wireRequestLogConfigValue = app.RequestLogConfig{}
 	_wireJanitorConfigValue    = app.JanitorConfig{}
-	_wireEventsConfigValue     = app.EventsConfig{}
 )
 
 // InitializeWith wires Quita around a given clock, acquirer and payment
@@ -192,7 +191,7 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	}
 	pixReceiptsConfig := providePixReceiptsConfig(cfg)
 	pixReceiptService := app.NewPixReceiptService(chargeService, db, bcbpixAcquirer, clock, log, pixReceiptsConfig)
-	eventsConfig := _wireEventsConfigValue
+	eventsConfig := provideEventsConfig(db)
 	eventService := app.NewEventService(db, clock, eventsConfig)
 	receiptRenderer := receipt.New()
 	receiptsConfig := provideReceiptsConfig(cfg)
