@@ -71,7 +71,7 @@ func listenCommand(ctx context.Context, args []string, getenv func(string) strin
 	}
 	fmt.Fprintf(stdout, "Ready. Forwarding %s of the %s key's account from %s to %s.\n", what, mode, base, l.forwardTo)
 	fmt.Fprintf(stdout, "Webhook signing secret for this run: %s\n", l.secret)
-	fmt.Fprintf(stdout, "(verify with domain.VerifyWebhook or the SDK's client.VerifyWebhook; Ctrl-C stops)\n")
+	fmt.Fprintf(stdout, "(verify with domain.VerifyWebhook or the SDK's client.ParseWebhook; Ctrl-C stops)\n")
 	err = l.run(ctx)
 	if ctx.Err() != nil {
 		return nil // interrupted: a normal end
