@@ -20,17 +20,20 @@ func (s *PaymentService) ListRefunds(ctx context.Context, caller Caller, id stri
 	return s.store.ListRefunds(ctx, caller.Scope(), id)
 }
 
-// refundLease is how long a claimed refund belongs to one worker: a
-// refund the acquirer is still working on is looked at again when it ends.
-const refundLease = 2 * time.Second
+// refundLease is how long a claimed refund belongs to one worker: long
+// enough for one chunk to be asked about and written on a loaded machine,
+// short enough that the refunds of a process that died are taken over
+// within seconds. A refund the acquirer is still working on is looked at
+// again when its lease ends.
+const refundLease = 5 * time.Second
 
 // refundConcurrency bounds the acquirer calls one AdvanceRefunds call
 // makes at once (they are network waits with a real acquirer).
 const refundConcurrency = 16
 
-// refundWriteBatch bounds the charges whose refund steps one transaction
-// writes.
-const refundWriteBatch = 64
+// refundChunk is how many refunds one claim takes, and so the most
+// charges whose refund steps one transaction writes.
+const refundChunk = 64
 
 // refundPlan is what the acquirer said of one claimed refund: the steps
 // to write, in order.
@@ -40,22 +43,73 @@ type refundPlan struct {
 	steps       []domain.RefundStatus
 }
 
-// AdvanceRefunds claims open refunds (a lease every process respects, so
-// processes share the work) and drives each as far as the acquirer allows
-// in one go: PENDING → IN_PROGRESS once the acquirer accepted it, and
-// IN_PROGRESS → REFUNDED or FAILED when the acquirer already reports the
-// outcome. The acquirer is asked first (refundConcurrency calls at once);
-// then the steps of up to refundWriteBatch charges are written in one
-// transaction, each with its payment.refunded event and ledger entry under
-// its charge's lock, so a pass costs a few commits, not two per refund. A
-// step another worker made first is skipped. Safe in every process at once.
+// refundLanes is how many chunks one process drives at once: while one
+// chunk waits on its commit, another is claimed, asked about and written.
+const refundLanes = 4
+
+// AdvanceRefunds drives open refunds, a chunk at a time in each of
+// refundLanes lanes (up to workerBatch per call): a lane claims
+// refundChunk of them (a lease every process respects, so lanes and
+// processes share the work; each chunk's lease starts when it is claimed),
+// asks the acquirer about each (refundConcurrency calls at once): PENDING
+// → IN_PROGRESS once the acquirer accepted it, and IN_PROGRESS → REFUNDED
+// or FAILED when it already reports the outcome; then writes the chunk's
+// steps in one transaction, each with its payment.refunded event and
+// ledger entry under its charge's lock, so a pass costs a commit per
+// chunk, not two per refund. A step another worker made first is skipped.
+// Safe in every process at once.
 func (s *PaymentService) AdvanceRefunds(ctx context.Context) (int, error) {
 	ra := s.acquirer.refunds
 	if ra == nil {
 		return 0, nil
 	}
+	var (
+		mu       sync.Mutex
+		handled  int
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	// take reserves up to a chunk of the call's budget (0 when spent).
+	take := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		n := min(refundChunk, workerBatch-handled)
+		handled += n
+		return n
+	}
+	// A lane opens the next one only after a full claim, so an idle
+	// process makes one claim per poll.
+	lanes := 0
+	var lane func()
+	lane = func() {
+		for limit := take(); limit > 0 && ctx.Err() == nil; limit = take() {
+			n, err := s.advanceRefundChunk(ctx, ra, limit)
+			mu.Lock()
+			handled -= limit - n // give back what was not claimed
+			firstErr = cmp.Or(firstErr, err)
+			more := n == limit && lanes < refundLanes
+			if more {
+				lanes++
+			}
+			mu.Unlock()
+			if more {
+				wg.Go(lane)
+			}
+			if n < limit {
+				return // nothing more to claim now
+			}
+		}
+	}
+	lanes = 1
+	wg.Go(lane)
+	wg.Wait()
+	return handled, firstErr
+}
+
+// advanceRefundChunk claims up to limit refunds and drives them.
+func (s *PaymentService) advanceRefundChunk(ctx context.Context, ra ports.RefundAcquirer, limit int) (int, error) {
 	now := s.clock.Now()
-	refs, err := s.store.ClaimOpenRefunds(ctx, now, now.Add(refundLease), workerBatch)
+	refs, err := s.store.ClaimOpenRefunds(ctx, now, now.Add(refundLease), limit)
 	if err != nil || len(refs) == 0 {
 		return 0, err
 	}
@@ -70,7 +124,7 @@ func (s *PaymentService) AdvanceRefunds(ctx context.Context) (int, error) {
 		})
 	}
 	wg.Wait()
-	// One charge's refunds go in the same change; charges go in batches.
+	// One charge's refunds go in the same change.
 	byCharge := map[string][]refundPlan{}
 	var charges []ports.ChargeRef
 	for _, p := range plans {
@@ -83,11 +137,10 @@ func (s *PaymentService) AdvanceRefunds(ctx context.Context) (int, error) {
 		}
 		byCharge[id] = append(byCharge[id], p)
 	}
-	var firstErr error
-	for batch := range slices.Chunk(charges, refundWriteBatch) {
-		firstErr = cmp.Or(firstErr, s.writeRefundSteps(ctx, batch, byCharge))
+	if len(charges) == 0 {
+		return len(refs), nil
 	}
-	return len(refs), firstErr
+	return len(refs), s.writeRefundSteps(ctx, charges, byCharge)
 }
 
 // planRefund asks the acquirer about one claimed refund: it starts a

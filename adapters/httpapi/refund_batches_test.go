@@ -135,3 +135,53 @@ func TestConcurrentRefundsShareTheWallet(t *testing.T) {
 		})
 	}
 }
+
+// TestOnePassDrivesSeveralChunks: one worker pass takes every open refund
+// — more than one claim's chunk, driven in parallel lanes — to REFUNDED,
+// each exactly once, and says how many it handled.
+func TestOnePassDrivesSeveralChunks(t *testing.T) {
+	t.Parallel()
+	for _, d := range payDialects {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			e := newPayEnv(t, d.dsn(t))
+			const n = 150 // > 2 chunks of 64
+			ids := make([]string, n)
+			var wg sync.WaitGroup
+			for i := range ids {
+				wg.Go(func() {
+					ids[i] = e.create(1000, "BRL", "PIX")
+					e.payPix(ids[i])
+				})
+				if i%16 == 15 {
+					wg.Wait()
+				}
+			}
+			wg.Wait()
+			for i := range ids {
+				wg.Go(func() {
+					e.want(e.call("POST", "/payments/"+ids[i]+"/refund", e.acct.TestKey, map[string]any{"idempotencyKey": e.key(), "amount": 500}), 201, "")
+				})
+				if i%16 == 15 {
+					wg.Wait()
+				}
+			}
+			wg.Wait()
+			handled, err := e.srv.App.Payments.AdvanceRefunds(context.Background())
+			if err != nil || handled != n {
+				t.Fatalf("one pass handled %d (%v), want %d", handled, err, n)
+			}
+			if again, err := e.srv.App.Payments.AdvanceRefunds(context.Background()); err != nil || again != 0 {
+				t.Errorf("a second pass found %d open refunds (%v)", again, err)
+			}
+			scope := ports.Scope{AccountID: e.acct.AccountID, Mode: domain.ModeTest}
+			for _, id := range ids {
+				rs, err := e.srv.App.DB.ListRefunds(context.Background(), scope, strings.TrimPrefix(id, "tx_"))
+				if err != nil || len(rs) != 1 || rs[0].Status != domain.RefundRefunded {
+					t.Fatalf("refunds of %s: %+v %v", id, rs, err)
+				}
+			}
+			e.verifyLedger()
+		})
+	}
+}
