@@ -40,6 +40,9 @@ const (
 	FieldFee              Field = "fee"
 	FieldAccountDocument  Field = "account document"
 	FieldLang             Field = "language"
+	FieldPixKey           Field = "pix key"
+	FieldPixKeyType       Field = "pix key type"
+	FieldFailureCode      Field = "failure code"
 )
 
 // Fields lists every Field, so adapters can prove their translation tables
@@ -51,4 +54,5 @@ var Fields = []Field{
 	FieldPayerDocument, FieldSortBy, FieldWebhookURL, FieldEvents, FieldAccountName, FieldAccountEmail,
 	FieldPassword, FieldSessionLabel, FieldGuardSettings, FieldBlockedDocument, FieldFeeMethod, FieldFee,
 	FieldAccountDocument, FieldLang,
+	FieldPixKey, FieldPixKeyType, FieldFailureCode,
 }

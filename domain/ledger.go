@@ -20,6 +20,9 @@ const (
 	LedgerPlatformFees   LedgerAccount = "fees_platform"
 	LedgerPixOutFees     LedgerAccount = "fees_pix_out"
 	LedgerRefundsPayable LedgerAccount = "refunds_payable"
+	// LedgerPayoutsHeld holds what open payouts took from available
+	// (amount and fee) until the Pix is paid or fails.
+	LedgerPayoutsHeld LedgerAccount = "payouts_held"
 )
 
 // EntryKind says what movement a journal entry records.
@@ -32,6 +35,9 @@ const (
 	EntryRefund        EntryKind = "refund"
 	EntryRefundSettled EntryKind = "refund_settled"
 	EntryRefundFailed  EntryKind = "refund_failed"
+	EntryPayout        EntryKind = "payout"
+	EntryPayoutPaid    EntryKind = "payout_paid"
+	EntryPayoutRelease EntryKind = "payout_released"
 )
 
 // Posting is one line of a journal entry. Amounts are signed: a positive
@@ -51,6 +57,7 @@ type JournalEntry struct {
 	Mode      Mode
 	ChargeID  string
 	RefundID  string
+	PayoutID  string
 	Kind      EntryKind
 	Postings  []Posting
 	CreatedAt time.Time

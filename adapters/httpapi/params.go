@@ -53,6 +53,9 @@ var chargesParams = wireParams{
 	domain.FieldFee:              "fee",
 	domain.FieldAccountDocument:  "merchant_document",
 	domain.FieldLang:             "lang",
+	domain.FieldPixKey:           "destination.pix_key",
+	domain.FieldPixKeyType:       "destination.type",
+	domain.FieldFailureCode:      "failure_code",
 }
 
 // paymentsParams is the camelCase format of /v1/payments, /v1/wallets and

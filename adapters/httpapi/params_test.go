@@ -49,6 +49,9 @@ func TestWireParams(t *testing.T) {
 		{domain.FieldFee, "fee", "fee"},
 		{domain.FieldAccountDocument, "merchant_document", "merchant_document"},
 		{domain.FieldLang, "lang", "lang"},
+		{domain.FieldPixKey, "destination.pix_key", "destination.pix_key"},
+		{domain.FieldPixKeyType, "destination.type", "destination.type"},
+		{domain.FieldFailureCode, "failure_code", "failure_code"},
 	}
 	if len(tests) != len(domain.Fields) {
 		t.Errorf("%d rows for %d domain.Fields: add the new field here", len(tests), len(domain.Fields))

@@ -27,8 +27,8 @@ func (db *DB) snapshot(ctx context.Context, fn func(ctx context.Context, tx bun.
 
 // VerifyDerived implements ports.PaymentStore: it recomputes from the
 // charges and refunds what the write path maintains incrementally — the
-// per-status charge counters, the per-day totals, and each refund's ledger
-// entries — in one snapshot, and reports each difference naming its
+// per-status charge counters, the per-day totals, each refund's ledger
+// entries and each payout's (with the payout hold per wallet) — in one snapshot, and reports each difference naming its
 // account and mode, sorted.
 func (db *DB) VerifyDerived(ctx context.Context) ([]string, error) {
 	var problems []string
@@ -38,6 +38,11 @@ func (db *DB) VerifyDerived(ctx context.Context) ([]string, error) {
 			return err
 		}
 		more, err := verifyRefundEntries(ctx, tx)
+		problems = append(problems, more...)
+		if err != nil {
+			return err
+		}
+		more, err = verifyPayoutHolds(ctx, tx)
 		problems = append(problems, more...)
 		return err
 	})

@@ -1,0 +1,326 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/schema"
+
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+var _ ports.PayoutStore = (*DB)(nil)
+
+// payoutRow is a row of the payouts table. Every statement on that table
+// is in this file.
+type payoutRow struct {
+	bun.BaseModel `bun:"table:payouts,alias:po"`
+
+	ID             string `bun:"id,pk"`
+	AccountID      string `bun:"account_id"`
+	Mode           string `bun:"mode"`
+	Amount         int64  `bun:"amount"`
+	Fee            int64  `bun:"fee"`
+	Currency       string `bun:"currency"`
+	Status         string `bun:"status"`
+	KeyType        string `bun:"key_type"`
+	PixKey         string `bun:"pix_key"`
+	Description    string `bun:"description"`
+	Metadata       string `bun:"metadata"` // JSON
+	SendID         string `bun:"send_id"`
+	EndToEndID     string `bun:"end_to_end_id"`
+	FailureCode    string `bun:"failure_code"`
+	FailureMessage string `bun:"failure_message"`
+	CreatedAt      dbTime `bun:"created_at"`
+	UpdatedAt      dbTime `bun:"updated_at"`
+	PaidAt         dbTime `bun:"paid_at"`
+	FailedAt       dbTime `bun:"failed_at"`
+	CancelledAt    dbTime `bun:"cancelled_at"`
+	LeaseUntil     dbTime `bun:"lease_until"`
+}
+
+func payoutFromDomain(p *domain.Payout) (*payoutRow, error) {
+	s := p.Snapshot()
+	meta, err := json.Marshal(s.Metadata)
+	if err != nil {
+		return nil, fmt.Errorf("store: payout metadata: %w", err)
+	}
+	if s.Metadata == nil {
+		meta = []byte("{}")
+	}
+	return &payoutRow{ID: s.ID, AccountID: s.AccountID, Mode: string(s.Mode), Amount: s.Amount, Fee: s.Fee,
+		Currency: string(s.Currency), Status: string(s.Status), KeyType: string(s.Key.Type), PixKey: s.Key.Value,
+		Description: s.Description, Metadata: string(meta), SendID: s.SendID, EndToEndID: s.EndToEndID,
+		FailureCode: s.FailureCode, FailureMessage: s.FailureMessage, CreatedAt: newDBTime(s.CreatedAt),
+		UpdatedAt: newDBTime(s.UpdatedAt), PaidAt: newDBTime(s.PaidAt), FailedAt: newDBTime(s.FailedAt),
+		CancelledAt: newDBTime(s.CancelledAt)}, nil
+}
+
+func (r *payoutRow) toDomain() (*domain.Payout, error) {
+	var meta map[string]any
+	if err := json.Unmarshal([]byte(r.Metadata), &meta); err != nil {
+		return nil, fmt.Errorf("store: payout %s metadata: %w", r.ID, err)
+	}
+	return domain.UnmarshalPayoutFromStorage(domain.PayoutSnapshot{ID: r.ID, AccountID: r.AccountID, Mode: domain.Mode(r.Mode),
+		Amount: r.Amount, Fee: r.Fee, Currency: domain.Currency(r.Currency), Status: domain.PayoutStatus(r.Status),
+		Key: domain.PixKey{Type: domain.PixKeyType(r.KeyType), Value: r.PixKey}, Description: r.Description, Metadata: meta,
+		SendID: r.SendID, EndToEndID: r.EndToEndID, FailureCode: r.FailureCode, FailureMessage: r.FailureMessage,
+		CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time, PaidAt: r.PaidAt.Time, FailedAt: r.FailedAt.Time,
+		CancelledAt: r.CancelledAt.Time}), nil
+}
+
+// CreatePayout implements ports.PayoutStore in one round trip: the
+// idempotency record, the payout, its events, and the ledger statements
+// with the wallet's conditional update last.
+func (db *DB) CreatePayout(ctx context.Context, p *domain.Payout, events []domain.Event, entries []domain.JournalEntry, rec *ports.IdempotencyRecord) error {
+	row, err := payoutFromDomain(p)
+	if err != nil {
+		return err
+	}
+	err = db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		var qs []schema.QueryAppender
+		if rec != nil {
+			qs = append(qs, tx.NewInsert().Model(idempotencyFromPort(rec)))
+		}
+		qs = append(qs, tx.NewInsert().Model(row))
+		if evs := eventsFromDomain(events); len(evs) > 0 {
+			qs = append(qs, tx.NewInsert().Model(&evs))
+		}
+		ledger, err := entryStatements(ctx, tx, entries)
+		if err != nil {
+			return err
+		}
+		return execBatch(ctx, tx, append(qs, ledger...)...)
+	})
+	return mapError(err)
+}
+
+// GetPayout implements ports.PayoutStore.
+func (db *DB) GetPayout(ctx context.Context, scope ports.Scope, id string) (*domain.Payout, error) {
+	row := new(payoutRow)
+	if err := whereScope(db.bun.NewSelect().Model(row), scope).Where("po.id = ?", id).Scan(ctx); err != nil {
+		return nil, mapError(err)
+	}
+	return row.toDomain()
+}
+
+// UpdatePayout implements ports.PayoutStore.
+func (db *DB) UpdatePayout(ctx context.Context, scope ports.Scope, id string, fn ports.PayoutChangeFunc) error {
+	var fnErr error
+	err := db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		row := new(payoutRow)
+		q := whereScope(tx.NewSelect().Model(row), scope).Where("po.id = ?", id)
+		if postgres(tx) {
+			q = q.For("UPDATE")
+		}
+		if err := q.Scan(ctx); err != nil {
+			return mapError(err)
+		}
+		p, err := row.toDomain()
+		if err != nil {
+			return err
+		}
+		change, err := fn(ctx, p)
+		if err != nil {
+			fnErr = err
+			return err
+		}
+		upd, err := payoutFromDomain(p)
+		if err != nil {
+			return err
+		}
+		if upd.ID != row.ID || upd.AccountID != row.AccountID || upd.Mode != row.Mode || upd.Amount != row.Amount ||
+			upd.Fee != row.Fee || upd.SendID != row.SendID {
+			return fmt.Errorf("store: update of payout %s changed its identity or money", id)
+		}
+		upd.LeaseUntil = row.LeaseUntil
+		if !change.RecheckAt.IsZero() {
+			upd.LeaseUntil = newDBTime(change.RecheckAt)
+		}
+		qs := []schema.QueryAppender{tx.NewUpdate().Model(upd).
+			Column("status", "end_to_end_id", "failure_code", "failure_message", "updated_at", "paid_at", "failed_at",
+				"cancelled_at", "lease_until").WherePK()}
+		if evs := eventsFromDomain(change.Events); len(evs) > 0 {
+			qs = append(qs, tx.NewInsert().Model(&evs))
+		}
+		ledger, err := entryStatements(ctx, tx, change.Entries)
+		if err != nil {
+			return err
+		}
+		return execBatch(ctx, tx, append(qs, ledger...)...)
+	})
+	if fnErr != nil {
+		return fnErr
+	}
+	return mapError(err)
+}
+
+// ListPayouts implements ports.PayoutStore.
+func (db *DB) ListPayouts(ctx context.Context, q ports.PayoutQuery) ([]*domain.Payout, bool, error) {
+	if q.Limit < 1 || q.Limit > maxListLimit {
+		return nil, false, fmt.Errorf("store: list limit %d is outside 1..%d", q.Limit, maxListLimit)
+	}
+	var rows []payoutRow
+	sel := whereScope(db.bun.NewSelect().Model(&rows), q.Scope)
+	if len(q.Statuses) > 0 {
+		sel = sel.Where("po.status IN (?)", bun.List(q.Statuses))
+	}
+	if q.StartingAfter != "" {
+		var cursor dbTime
+		err := whereScope(db.bun.NewSelect().Model((*payoutRow)(nil)), q.Scope).
+			Column("created_at").Where("po.id = ?", q.StartingAfter).Scan(ctx, &cursor)
+		if err != nil {
+			return nil, false, mapError(err)
+		}
+		sel = sel.Where("(po.created_at, po.id) < (?, ?)", cursor, q.StartingAfter)
+	}
+	if err := sel.OrderExpr("po.created_at DESC, po.id DESC").Limit(int64(q.Limit) + 1).Scan(ctx); err != nil {
+		return nil, false, mapError(err)
+	}
+	more := len(rows) > q.Limit
+	rows = rows[:min(len(rows), q.Limit)]
+	out := make([]*domain.Payout, len(rows))
+	for i := range rows {
+		p, err := rows[i].toDomain()
+		if err != nil {
+			return nil, false, err
+		}
+		out[i] = p
+	}
+	return out, more, nil
+}
+
+// ClaimPayouts implements ports.PayoutStore.
+func (db *DB) ClaimPayouts(ctx context.Context, now, leaseUntil time.Time, limit int) ([]ports.PayoutRef, error) {
+	var rows []payoutRow
+	err := db.claimLeases(ctx, (*payoutRow)(nil), leaseUntil, func(tx bun.Tx) (*bun.SelectQuery, func() []string) {
+		q := tx.NewSelect().Model(&rows).Column("id", "account_id", "mode").
+			Where("po.status IN ('pending', 'processing')").
+			Where("(po.lease_until IS NULL OR po.lease_until <= ?)", newDBTime(now)).
+			OrderExpr("po.created_at, po.id").Limit(int64(limit))
+		return q, func() []string {
+			ids := make([]string, len(rows))
+			for i, r := range rows {
+				ids[i] = r.ID
+			}
+			return ids
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ports.PayoutRef, len(rows))
+	for i, r := range rows {
+		out[i] = ports.PayoutRef{Scope: ports.Scope{AccountID: r.AccountID, Mode: domain.Mode(r.Mode)}, ID: r.ID}
+	}
+	return out, nil
+}
+
+// FindPayoutBySendID implements ports.PayoutStore.
+func (db *DB) FindPayoutBySendID(ctx context.Context, sendID string) (ports.PayoutRef, error) {
+	row := new(payoutRow)
+	err := db.bun.NewSelect().Model(row).Column("id", "account_id", "mode").Where("po.send_id = ?", sendID).Scan(ctx)
+	if err != nil {
+		return ports.PayoutRef{}, mapError(err)
+	}
+	return ports.PayoutRef{Scope: ports.Scope{AccountID: row.AccountID, Mode: domain.Mode(row.Mode)}, ID: row.ID}, nil
+}
+
+// verifyPayoutHolds checks, per wallet, that the payout hold in the ledger
+// equals what the open payouts hold (amount and fee), and that every
+// payout has the entries its status implies: one hold, and one settlement
+// or release once final.
+func verifyPayoutHolds(ctx context.Context, tx bun.Tx) ([]string, error) {
+	var payouts []payoutRow
+	if err := tx.NewSelect().Model(&payouts).Column("id", "account_id", "mode", "currency", "status", "amount", "fee").
+		Scan(ctx); err != nil {
+		return nil, err
+	}
+	var entries []entryRow
+	if err := tx.NewSelect().Model(&entries).Column("payout_id", "kind").Where("le.payout_id <> ''").Scan(ctx); err != nil {
+		return nil, err
+	}
+	kinds := map[string][]string{}
+	for _, e := range entries {
+		kinds[e.PayoutID] = append(kinds[e.PayoutID], e.Kind)
+	}
+	want := map[domain.WalletKey]int64{}
+	var problems []string
+	for _, p := range payouts {
+		k := domain.WalletKey{AccountID: p.AccountID, Mode: domain.Mode(p.Mode), Currency: domain.Currency(p.Currency)}
+		st := domain.PayoutStatus(p.Status)
+		expect := []string{string(domain.EntryPayout)}
+		switch {
+		case st.Open():
+			want[k] += p.Amount + p.Fee
+		case st == domain.PayoutPaid:
+			expect = append(expect, string(domain.EntryPayoutPaid))
+		default:
+			expect = append(expect, string(domain.EntryPayoutRelease))
+		}
+		got := kinds[p.ID]
+		if !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(expect))) {
+			problems = append(problems, fmt.Sprintf("payout %s%s (%s/%s, %s): ledger entries %v, want %v",
+				domain.PrefixPayout, p.ID, p.AccountID, p.Mode, p.Status, got, expect))
+		}
+	}
+	var held []struct {
+		AccountID string `bun:"account_id"`
+		Mode      string `bun:"mode"`
+		Currency  string `bun:"currency"`
+		Sum       int64  `bun:"total"`
+	}
+	err := tx.NewSelect().Model((*postingRow)(nil)).ColumnExpr("account_id, mode, currency, SUM(amount) AS total").
+		Where("ledger_account = ?", string(domain.LedgerPayoutsHeld)).GroupExpr("account_id, mode, currency").Scan(ctx, &held)
+	if err != nil {
+		return nil, err
+	}
+	got := map[domain.WalletKey]int64{}
+	for _, h := range held {
+		got[domain.WalletKey{AccountID: h.AccountID, Mode: domain.Mode(h.Mode), Currency: domain.Currency(h.Currency)}] = h.Sum
+	}
+	for k, v := range want {
+		if got[k] != v {
+			problems = append(problems, fmt.Sprintf("wallet %s/%s/%s: payout hold in the ledger %d, open payouts hold %d",
+				k.AccountID, k.Mode, k.Currency, got[k], v))
+		}
+	}
+	for k, v := range got {
+		if _, ok := want[k]; !ok && v != 0 {
+			problems = append(problems, fmt.Sprintf("wallet %s/%s/%s: payout hold in the ledger %d, open payouts hold 0",
+				k.AccountID, k.Mode, k.Currency, v))
+		}
+	}
+	return problems, nil
+}
+
+// claimLeases runs the select that pick returns (with FOR UPDATE SKIP
+// LOCKED on Postgres, so concurrent workers in any process pick different
+// rows) and sets lease_until on the rows whose ids it then names, in one
+// transaction.
+func (db *DB) claimLeases(ctx context.Context, model any, leaseUntil time.Time,
+	pick func(tx bun.Tx) (*bun.SelectQuery, func() []string),
+) error {
+	err := db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		q, picked := pick(tx)
+		if postgres(tx) {
+			q = q.For("UPDATE SKIP LOCKED")
+		}
+		if err := q.Scan(ctx); err != nil {
+			return err
+		}
+		ids := picked()
+		if len(ids) == 0 {
+			return nil
+		}
+		_, err := tx.NewUpdate().Model(model).Set("lease_until = ?", newDBTime(leaseUntil)).
+			Where("id IN (?)", bun.List(ids)).Exec(ctx)
+		return err
+	})
+	return mapError(err)
+}
