@@ -13,12 +13,16 @@ type acquirer struct {
 	// refunds sends refunds and reads live status and receipts; nil when
 	// the acquirer has none of these.
 	refunds ports.RefundAcquirer
+	// sender sends Pix out to a key (payouts); nil when the acquirer
+	// cannot.
+	sender ports.PixSender
 }
 
 func acquirerOf(a ports.Acquirer) acquirer {
 	out := acquirer{Acquirer: a}
 	out.methods, _ = a.(ports.MethodAcquirer)
 	out.refunds, _ = a.(ports.RefundAcquirer)
+	out.sender, _ = a.(ports.PixSender)
 	return out
 }
 

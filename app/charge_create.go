@@ -56,7 +56,21 @@ type Respond[T any] func(T) (Response, error)
 // key, so a retry after a crash, a cache flush or a lost claim asks for the
 // same cob and can never commit a second charge.
 func (s *ChargeService) Create(ctx context.Context, caller Caller, in CreateChargeInput, idem Idempotency, respond Respond[*domain.Charge]) (Response, error) {
-	scope := caller.Scope()
+	return s.runIdempotent(ctx, caller.Scope(), idem, func(dkey ports.IdempotencyKey) (Response, error) {
+		return s.create(ctx, caller, in, dkey, idem, respond)
+	})
+}
+
+// runIdempotent runs a financial write of scope exactly once per
+// idempotency key, for every resource that takes an Idempotency-Key
+// (charges, payouts): it claims the key in the cache (answering a replay,
+// 409 reused or 409 in use from there), answers from the durable record
+// when the key was used, and otherwise calls run, which must write its
+// record with the resource in one transaction. A run that loses the race
+// to another process (ErrIdempotencyKeyExists) answers as that one did.
+func (s *ChargeService) runIdempotent(ctx context.Context, scope ports.Scope, idem Idempotency,
+	run func(dkey ports.IdempotencyKey) (Response, error),
+) (Response, error) {
 	dkey := ports.IdempotencyKey{Scope: scope, Key: idem.Key}
 	ckey := "idem:" + scope.AccountID + ":" + string(scope.Mode) + ":" + idem.Key
 
@@ -104,7 +118,7 @@ func (s *ChargeService) Create(ctx context.Context, caller Caller, in CreateChar
 		return Response{}, err
 	}
 
-	resp, err = s.create(ctx, caller, in, dkey, idem, respond)
+	resp, err = run(dkey)
 	if errors.Is(err, ports.ErrIdempotencyKeyExists) {
 		// Another process committed the same key first: answer as it did.
 		resp, err = s.replay(ctx, dkey, idem.Fingerprint)

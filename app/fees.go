@@ -11,8 +11,8 @@ import (
 // SetAccountFee overrides one method's fees for an account (operators:
 // `quitad fees set`).
 func (s *PaymentService) SetAccountFee(ctx context.Context, accountID string, m domain.Method, f domain.FeeSchedule) error {
-	if !m.Valid() {
-		return domain.Invalid(domain.FieldFeeMethod, "unknown payment method")
+	if !m.Valid() && m != domain.FeeKeyPixOut {
+		return domain.Invalid(domain.FieldFeeMethod, "unknown payment method (or PIX_OUT, the payout fee)")
 	}
 	for _, fee := range []domain.Fee{f.Provider, f.Platform} {
 		if err := fee.Validate(); err != nil {

@@ -129,6 +129,15 @@ func classify(params wireParams, err error) *apiError {
 	case errors.Is(err, domain.ErrRefundNotSupported):
 		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeProvider, Code: "REFUND_NOT_SUPPORTED",
 			Message: "the provider of this payment method cannot refund"}
+	case errors.Is(err, app.ErrPayoutExceedsAvailable):
+		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeInvalidRequest, Code: "insufficient_balance",
+			Message: "the available balance cannot cover this payout's amount and fee", Param: "amount"}
+	case errors.Is(err, domain.ErrPayoutNotCancellable):
+		return &apiError{Status: http.StatusConflict, Type: typeInvalidRequest, Code: "payout_not_cancellable",
+			Message: "only pending payouts can be cancelled; this one is already on its way or final"}
+	case errors.Is(err, domain.ErrPayoutNotOpen):
+		return &apiError{Status: http.StatusConflict, Type: typeInvalidRequest, Code: "payout_not_open",
+			Message: "the payout is already paid, failed or cancelled"}
 	case errors.Is(err, domain.ErrInsufficientBalance):
 		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeInvalidRequest, Code: "insufficient_balance",
 			Message: "the wallet balance cannot cover this refund"}

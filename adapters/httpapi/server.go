@@ -81,6 +81,8 @@ type Deps struct {
 	Payments *app.PaymentService
 	// Receipts draws the payments' receipts; nil serves no receipt route.
 	Receipts *app.ReceiptService
+	// Payouts serves /v1/payouts and its test helpers; nil serves none.
+	Payouts *app.PayoutService
 	// PixReceipts handles API Pix notifications; with PixCallbacks, which
 	// authenticates them, it serves the callback route (else no route).
 	PixReceipts  *app.PixReceiptService
@@ -157,6 +159,9 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 	}
 	if d.Events != nil {
 		(&EventsController{events: d.Events}).Routes(v1)
+	}
+	if d.Payouts != nil {
+		(&PayoutsController{payouts: d.Payouts}).Routes(v1)
 	}
 	// The fallback routes are on r, whose middleware already logs them.
 	methodFallbacks(r, notAllowed)

@@ -47,7 +47,7 @@ func feesCommand(ctx context.Context, args []string, getenv func(string) string,
 	sub := args[0]
 	fs := newAdminFlags("quitad fees " + sub)
 	account := fs.String("account", "", "account id (acct_...)")
-	method := fs.String("method", "", "payment method: PIX, CREDIT_CARD, BOLETO, MULTIBANCO, MBWAY or CRYPTO")
+	method := fs.String("method", "", "payment method: PIX, CREDIT_CARD, BOLETO, MULTIBANCO, MBWAY or CRYPTO; PIX_OUT is the payout fee (provider + platform)")
 	provider := fs.String("provider", "", "provider fee, <bps>[+<fixed minor units>]")
 	platform := fs.String("platform", "", "platform fee, <bps>[+<fixed minor units>]")
 	if err := fs.Parse(args[1:]); err != nil {

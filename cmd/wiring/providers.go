@@ -49,6 +49,8 @@ type App struct {
 	Payments *app.PaymentService
 	// Events serves the events API and prunes old events.
 	Events *app.EventService
+	// Payouts creates and sends payouts.
+	Payouts *app.PayoutService
 	// BCBPix is the API Pix adapter (per-account PSP configuration).
 	BCBPix *bcbpix.Acquirer
 	// PixReceipts applies PSP notifications and runs reconciliation.
@@ -72,8 +74,12 @@ type Config struct {
 	// Fees of the other methods (PixFees wins for PIX); a method without
 	// an entry uses DefaultMethodFees.
 	Fees map[domain.Method]domain.FeeSchedule
-	// PixOutFee is charged on cashout refunds with passFeeToTenant.
+	// PixOutFee is charged on cashout refunds with passFeeToTenant and is
+	// the default fee of payouts.
 	PixOutFee domain.Fee
+	// PayoutRecheck is how often a payout the PSP is working on is
+	// reconciled (zero: app's default).
+	PayoutRecheck time.Duration
 	// RedisPrefix namespaces Redis keys (default "quita:").
 	RedisPrefix string
 	// AuthCacheTTL bounds how long a process trusts an API-key lookup;
@@ -140,6 +146,7 @@ var storeSet = wire.NewSet(
 	wire.Bind(new(ports.TokenDenylist), new(*store.DB)),
 	wire.Bind(new(ports.GuardStore), new(*store.DB)),
 	wire.Bind(new(ports.AcquirerAccountStore), new(*store.DB)),
+	wire.Bind(new(ports.PayoutStore), new(*store.DB)),
 )
 
 // acquirerSet provides the acquirer (the sandbox, or API Pix in live mode)
@@ -224,6 +231,8 @@ var appSet = wire.NewSet(
 	receipt.New,
 	wire.Bind(new(ports.ReceiptRenderer), new(*receipt.Renderer)),
 	app.NewReceiptService,
+	providePayoutsConfig,
+	app.NewPayoutService,
 	provideWorkers,
 )
 
@@ -347,12 +356,16 @@ func providePaymentsConfig(cfg Config, links domain.Links) app.PaymentsConfig {
 	return app.PaymentsConfig{Links: links, PixOutFee: cfg.PixOutFee}
 }
 
+func providePayoutsConfig(cfg Config) app.PayoutsConfig {
+	return app.PayoutsConfig{PixOutFee: cfg.PixOutFee, Recheck: cfg.PayoutRecheck}
+}
+
 func provideQR() *qr.Renderer { return qr.NewRenderer(512, 4096) }
 
 func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *app.ChargeService, accounts *app.AccountService,
 	sim ports.PaymentSimulator, qrr *qr.Renderer, db *store.DB, rdb *redis.Client, co *checkout.Controller,
 	dash *Dashboard, webhooks *app.WebhookService, payments *app.PaymentService, pixReceipts *app.PixReceiptService,
-	live *bcbpix.Acquirer, events *app.EventService, receipts *app.ReceiptService, web *dashboard.Controller,
+	live *bcbpix.Acquirer, events *app.EventService, receipts *app.ReceiptService, web *dashboard.Controller, payouts *app.PayoutService,
 ) http.Handler {
 	if cfg.Acquirer != AcquirerBCBPix {
 		pixReceipts = nil // no PSP callbacks without the API Pix provider
@@ -368,7 +381,8 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 		httpapi.Deps{Charges: charges, Accounts: accounts, Simulator: sim, QR: qrr, Ready: ready, Optional: optional, Log: log, Checkout: co,
 			Sessions: dash.Sessions, Keys: dash.Keys, RateLimits: dash.GuardSettings, Limiter: dash.Limiter, RequestLogs: dash.RequestLogs,
 			AuthFailures: dash.Attempts, Webhooks: webhooks, Payments: payments, PixReceipts: pixReceipts, PixCallbacks: live,
-			Events: events, Receipts: receipts, Dashboard: web, Admission: admission(cfg, db)},
+			Events: events, Receipts: receipts, Dashboard: web, Admission: admission(cfg, db),
+			Payouts: payouts},
 	)
 }
 

@@ -95,8 +95,10 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	receiptService := app.NewReceiptService(chargeService, db, receiptRenderer, systemClock, receiptsConfig)
 	dashboardReads := app.NewDashboardReads(db, db, db, db, chargeService)
 	dashboardController := provideWebDashboard(cfg, log, sessionService, keyService, dashboardReads, paymentService, webhookService, receiptService)
-	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController)
-	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService, db)
+	payoutsConfig := providePayoutsConfig(cfg)
+	payoutService := app.NewPayoutService(chargeService, db, portsAcquirer, systemClock, randomIDs, log, payoutsConfig)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService)
+	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService, db, payoutService)
 	wiringApp := &App{
 		Handler:     handler,
 		Charges:     chargeService,
@@ -106,6 +108,7 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 		Webhooks:    webhookService,
 		Payments:    paymentService,
 		Events:      eventService,
+		Payouts:     payoutService,
 		BCBPix:      bcbpixAcquirer,
 		PixReceipts: pixReceiptService,
 		Receipts:    receiptService,
@@ -198,8 +201,10 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	receiptService := app.NewReceiptService(chargeService, db, receiptRenderer, clock, receiptsConfig)
 	dashboardReads := app.NewDashboardReads(db, db, db, db, chargeService)
 	dashboardController := provideWebDashboard(cfg, log, sessionService, keyService, dashboardReads, paymentService, webhookService, receiptService)
-	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController)
-	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService, db)
+	payoutsConfig := providePayoutsConfig(cfg)
+	payoutService := app.NewPayoutService(chargeService, db, acquirer, clock, randomIDs, log, payoutsConfig)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService)
+	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService, db, payoutService)
 	wiringApp := &App{
 		Handler:     handler,
 		Charges:     chargeService,
@@ -209,6 +214,7 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 		Webhooks:    webhookService,
 		Payments:    paymentService,
 		Events:      eventService,
+		Payouts:     payoutService,
 		BCBPix:      bcbpixAcquirer,
 		PixReceipts: pixReceiptService,
 		Receipts:    receiptService,

@@ -16,12 +16,14 @@ import (
 // except expiry, which is due by the clock.
 func provideWorkers(cfg Config, log *slog.Logger, charges *app.ChargeService, payments *app.PaymentService,
 	receipts *app.PixReceiptService, dash *Dashboard, events *app.EventService, db *store.DB,
+	payouts *app.PayoutService,
 ) *app.WorkerRunner {
 	ws := []app.Worker{
 		{Name: "expiry", Interval: time.Second, Tick: charges.ExpireDue},
 		{Name: "returns", Interval: 5 * time.Second, Tick: charges.RetryReturns},
 		{Name: "refunds", Interval: 300 * time.Millisecond, IdleInterval: 10 * time.Second, Tick: payments.AdvanceRefunds,
 			Wake: merge(payments.RefundsWake(), db.Wake(store.SignalRefunds))},
+		{Name: "payouts", Interval: time.Second, Tick: payouts.SendPayouts, Wake: payouts.Wake()},
 		{Name: "releases", Interval: 10 * time.Second, Tick: payments.ReleaseDue},
 		// Creates finalize their method data in the background at once;
 		// this only catches what a crash or a failed acquirer call left.

@@ -23,6 +23,7 @@ type Provider interface {
 type Sandbox interface {
 	Provider
 	ports.MethodAcquirer
+	ports.PixSender
 }
 
 // Router is an acquirer that sends test mode to Test and live mode to Live.
@@ -35,6 +36,7 @@ var (
 	_ ports.Acquirer       = (*Router)(nil)
 	_ ports.RefundAcquirer = (*Router)(nil)
 	_ ports.MethodAcquirer = (*Router)(nil)
+	_ ports.PixSender      = (*Router)(nil)
 )
 
 func (r *Router) pick(s ports.Scope) Provider {
@@ -103,3 +105,32 @@ func (r *Router) NameFor(s ports.Scope) string { return r.pick(s).Name() }
 
 // SupportsCashout implements ports.CashoutSupport for the provider of s.
 func (r *Router) SupportsCashout(s ports.Scope) bool { return ports.SupportsCashout(r.pick(s), s) }
+
+// SendPix implements ports.PixSender: test mode sends through the
+// sandbox, live mode through the live provider when it can send Pix.
+func (r *Router) SendPix(ctx context.Context, req ports.PixSendRequest) (ports.PixSendResult, error) {
+	s, err := r.sender(req.Scope)
+	if err != nil {
+		return ports.PixSendResult{}, err
+	}
+	return s.SendPix(ctx, req)
+}
+
+// PixSendStatus implements ports.PixSender.
+func (r *Router) PixSendStatus(ctx context.Context, scope ports.Scope, sendID string) (ports.PixSendResult, error) {
+	s, err := r.sender(scope)
+	if err != nil {
+		return ports.PixSendResult{}, err
+	}
+	return s.PixSendStatus(ctx, scope, sendID)
+}
+
+func (r *Router) sender(s ports.Scope) (ports.PixSender, error) {
+	if s.Mode != domain.ModeLive {
+		return r.Test, nil
+	}
+	if ps, ok := r.Live.(ports.PixSender); ok {
+		return ps, nil
+	}
+	return nil, fmt.Errorf("%w: %s cannot send Pix", ports.ErrAcquirerRejected, r.Live.Name())
+}

@@ -1,0 +1,230 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+var (
+	// ErrPayoutsNotSupported: the acquirer cannot send Pix out.
+	ErrPayoutsNotSupported = errors.New("the acquirer cannot send payouts")
+	// ErrPayoutExceedsAvailable: the available balance cannot cover a new
+	// payout's amount and fee (it is domain.ErrInsufficientBalance too).
+	ErrPayoutExceedsAvailable = fmt.Errorf("payout: %w", domain.ErrInsufficientBalance)
+)
+
+// PayoutsConfig tunes the payout service.
+type PayoutsConfig struct {
+	// PixOutFee is the default fee of a payout (QUITA_FEE_PIX_OUT); an
+	// account's PIX_OUT override (`quitad fees set --method PIX_OUT`)
+	// replaces it.
+	PixOutFee domain.Fee
+	// Recheck is how long a payout the PSP is working on waits before the
+	// worker asks the PSP again, in case its notification was lost
+	// (default 30 s).
+	Recheck time.Duration
+}
+
+// PayoutService creates payouts, sends them through the acquirer's Pix-out
+// capability and applies the PSP's answers.
+type PayoutService struct {
+	charges  *ChargeService
+	store    ports.PayoutStore
+	acquirer acquirer
+	clock    ports.Clock
+	ids      ports.IDGenerator
+	log      *slog.Logger
+	cfg      PayoutsConfig
+	// wake is signalled when a payout commits in this process, so the
+	// worker sends it at once.
+	wake chan struct{}
+}
+
+// NewPayoutService wires the payout service. It shares the charge
+// service's idempotency machinery and fee schedule.
+func NewPayoutService(charges *ChargeService, store ports.PayoutStore, acquirer ports.Acquirer, clock ports.Clock,
+	ids ports.IDGenerator, log *slog.Logger, cfg PayoutsConfig,
+) *PayoutService {
+	if cfg.Recheck <= 0 {
+		cfg.Recheck = 30 * time.Second
+	}
+	return &PayoutService{charges: charges, store: store, acquirer: acquirerOf(acquirer), clock: clock, ids: ids, log: log,
+		cfg: cfg, wake: make(chan struct{}, 1)}
+}
+
+// Wake is signalled each time a payout commits in this process.
+func (s *PayoutService) Wake() <-chan struct{} { return s.wake }
+
+// CreatePayoutInput is a payout request after decoding.
+type CreatePayoutInput struct {
+	Amount      int64
+	PixKey      string
+	KeyType     domain.PixKeyType
+	Description string
+	Metadata    map[string]any
+}
+
+// Create makes a payout exactly once per idempotency key (the same rules
+// as a charge: replay, 409 reused, 409 in use). In one transaction it
+// writes the idempotency record, the payout, its events and the entry that
+// moves amount and fee from available into the payout hold; a wallet that
+// cannot cover it refuses the whole (domain.ErrInsufficientBalance) and no
+// payout exists. Nothing is sent here: the worker sends committed payouts.
+func (s *PayoutService) Create(ctx context.Context, caller Caller, in CreatePayoutInput, idem Idempotency, respond Respond[*domain.Payout]) (Response, error) {
+	return s.charges.runIdempotent(ctx, caller.Scope(), idem, func(key ports.IdempotencyKey) (Response, error) {
+		return s.create(ctx, caller, in, key, idem, respond)
+	})
+}
+
+func (s *PayoutService) create(ctx context.Context, caller Caller, in CreatePayoutInput, key ports.IdempotencyKey, idem Idempotency, respond Respond[*domain.Payout]) (Response, error) {
+	pixKey, err := domain.ParsePixKey(in.PixKey, in.KeyType)
+	if err != nil {
+		return Response{}, err
+	}
+	fee, err := s.fee(ctx, caller.Account.ID, in.Amount)
+	if err != nil {
+		return Response{}, err
+	}
+	id, err := s.ids.NewID()
+	if err != nil {
+		return Response{}, err
+	}
+	now := s.clock.Now()
+	p, err := domain.NewPayout(domain.NewPayoutParams{ID: id, AccountID: key.AccountID, Mode: key.Mode, Amount: in.Amount, Fee: fee,
+		Key: pixKey, Description: in.Description, Metadata: in.Metadata, SendID: PayoutSendID(key), Now: now})
+	if err != nil {
+		return Response{}, err
+	}
+	evs, err := domain.NewPayoutEvents(p, "", s.ids.NewID, now)
+	if err != nil {
+		return Response{}, err
+	}
+	eid, err := s.ids.NewID()
+	if err != nil {
+		return Response{}, err
+	}
+	answer, err := respond(p)
+	if err != nil {
+		return Response{}, err
+	}
+	rec := &ports.IdempotencyRecord{IdempotencyKey: key, Fingerprint: idem.Fingerprint, ResourceID: id,
+		StatusCode: answer.StatusCode, Body: answer.Body, CreatedAt: now}
+	err = s.store.CreatePayout(ctx, p, evs, []domain.JournalEntry{domain.PayoutEntry(eid, p, now)}, rec)
+	if errors.Is(err, domain.ErrInsufficientBalance) {
+		return Response{}, ErrPayoutExceedsAvailable
+	}
+	if err != nil {
+		return Response{}, err
+	}
+	select {
+	case s.wake <- struct{}{}:
+	default: // a wake-up is already pending
+	}
+	s.log.InfoContext(ctx, "payout created", "payout", domain.PrefixPayout+id, "amount", in.Amount, "mode", string(key.Mode))
+	return Response{StatusCode: rec.StatusCode, Body: rec.Body}, nil
+}
+
+// PayoutSendID is the PSP's id of the Pix a payout sends (Efí's idEnvio),
+// derived from the create's idempotency scope as a charge's txid is: a
+// retry of the create, or of the send after any crash, names the same Pix,
+// which the PSP sends at most once.
+func PayoutSendID(key ports.IdempotencyKey) string {
+	return domain.DeriveTxID("payout", key.AccountID, string(key.Mode), key.Key)
+}
+
+// fee is the Pix-out fee of amount for the account: its PIX_OUT override
+// when it has one, else the configured default.
+func (s *PayoutService) fee(ctx context.Context, accountID string, amount int64) (int64, error) {
+	sched := domain.FeeSchedule{Platform: s.cfg.PixOutFee}
+	fees, err := s.charges.feesFor(ctx, accountID)
+	if err != nil {
+		return 0, err
+	}
+	if over, ok := fees[domain.FeeKeyPixOut]; ok {
+		sched = over
+	}
+	return domain.PixOutFee(sched, amount), nil
+}
+
+// Get reads a payout of the caller.
+func (s *PayoutService) Get(ctx context.Context, caller Caller, id string) (*domain.Payout, error) {
+	return s.store.GetPayout(ctx, caller.Scope(), id)
+}
+
+// List lists the caller's payouts, newest first.
+func (s *PayoutService) List(ctx context.Context, q ports.PayoutQuery) ([]*domain.Payout, bool, error) {
+	return s.store.ListPayouts(ctx, q)
+}
+
+// Cancel closes a payout that was not sent yet and gives its hold back.
+// domain.ErrPayoutNotCancellable once the worker started sending it.
+func (s *PayoutService) Cancel(ctx context.Context, caller Caller, id string) (*domain.Payout, error) {
+	return s.move(ctx, caller.Scope(), id, time.Time{}, func(p *domain.Payout, now time.Time) error { return p.Cancel(now) })
+}
+
+// move applies change to the locked payout and writes, in the same
+// transaction, the events of its status move and the ledger entry that
+// goes with it; recheck, when set, is when workers look at it again.
+func (s *PayoutService) move(ctx context.Context, scope ports.Scope, id string, recheck time.Time, change func(*domain.Payout, time.Time) error) (*domain.Payout, error) {
+	var out *domain.Payout
+	err := s.store.UpdatePayout(ctx, scope, id, func(_ context.Context, p *domain.Payout) (ports.PayoutChange, error) {
+		prev := p.Status()
+		now := s.clock.Now()
+		if err := change(p, now); err != nil {
+			return ports.PayoutChange{}, err
+		}
+		out = p
+		evs, err := domain.NewPayoutEvents(p, prev, s.ids.NewID, now)
+		if err != nil {
+			return ports.PayoutChange{}, err
+		}
+		ch := ports.PayoutChange{Events: evs, RecheckAt: recheck}
+		eid, err := s.ids.NewID()
+		if err != nil {
+			return ports.PayoutChange{}, err
+		}
+		if e, ok := domain.PayoutEntryFor(eid, p, prev, now); ok {
+			ch.Entries = append(ch.Entries, e)
+		}
+		return ch, nil
+	})
+	return out, err
+}
+
+// PayTestPayout is the test helper that settles an open test-mode payout
+// as the PSP would, with a sandbox end-to-end id.
+func (s *PayoutService) PayTestPayout(ctx context.Context, caller Caller, id string) (*domain.Payout, error) {
+	if caller.Mode != domain.ModeTest {
+		return nil, ErrTestModeOnly
+	}
+	if _, err := s.store.GetPayout(ctx, caller.Scope(), id); err != nil {
+		return nil, err
+	}
+	e2e, err := domain.NewEndToEndID("99999999", s.clock.Now(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	return s.move(ctx, caller.Scope(), id, time.Time{}, func(p *domain.Payout, now time.Time) error { return p.MarkPaid(e2e, now) })
+}
+
+// FailTestPayout is the test helper that fails an open test-mode payout
+// with code (one of domain.PayoutFailureCodes), releasing its hold.
+func (s *PayoutService) FailTestPayout(ctx context.Context, caller Caller, id, code string) (*domain.Payout, error) {
+	if caller.Mode != domain.ModeTest {
+		return nil, ErrTestModeOnly
+	}
+	if _, err := s.store.GetPayout(ctx, caller.Scope(), id); err != nil {
+		return nil, err
+	}
+	if domain.PayoutFailureMessage(code) == "" {
+		return nil, domain.Invalid(domain.FieldFailureCode, "%s must be one of invalid_key, account_closed, insufficient_funds_at_psp, rejected_by_psp, expired", domain.FieldFailureCode)
+	}
+	return s.move(ctx, caller.Scope(), id, time.Time{}, func(p *domain.Payout, now time.Time) error { return p.MarkFailed(code, now) })
+}
