@@ -124,17 +124,21 @@ func (s *PayoutService) apply(ctx context.Context, scope ports.Scope, id string,
 	return stepped(err)
 }
 
-// ApplySendNotification handles a PSP's notification that a Pix it was
-// asked to send changed: the notification only says which one (its body
-// is not trusted), and the PSP is asked for the Pix itself. ErrNotFound
-// when no payout sends it.
-func (s *PayoutService) ApplySendNotification(ctx context.Context, sendID string) error {
+// ApplySendNotification handles a PSP's notification, for live account
+// accountID, that a Pix it was asked to send changed: the notification
+// only says which one (its body is not trusted), and the PSP is asked for
+// the Pix itself. ports.ErrNotFound when no payout of the account sends it
+// (a cashout refund's Pix: the refund worker reads those).
+func (s *PayoutService) ApplySendNotification(ctx context.Context, accountID, sendID string) error {
 	if s.acquirer.sender == nil {
 		return ErrPayoutsNotSupported
 	}
 	ref, err := s.store.FindPayoutBySendID(ctx, sendID)
 	if err != nil {
 		return err
+	}
+	if ref.AccountID != accountID || ref.Mode != domain.ModeLive {
+		return ports.ErrNotFound
 	}
 	res, err := s.acquirer.sender.PixSendStatus(ctx, ref.Scope, sendID)
 	if err != nil {

@@ -104,10 +104,12 @@ func detectPixKeyType(s string) PixKeyType {
 	case validUUID(strings.ToLower(s)):
 		return PixKeyEVP
 	}
+	// Eleven digits are a CPF and fourteen characters a CNPJ, valid or
+	// not: a wrong check digit then says "not a valid CPF".
 	switch v := NormalizeTaxID(s); {
-	case len(v) == 11 && taxidValidCPF(v):
+	case len(v) == 11 && allDigits(v):
 		return PixKeyCPF
-	case len(v) == 14 && taxidValidCNPJ(v):
+	case len(v) == 14 && allDigits(v[12:]):
 		return PixKeyCNPJ
 	}
 	return ""
@@ -117,15 +119,7 @@ func detectPixKeyType(s string) PixKeyType {
 // eight- or nine-digit number.
 func validBRPhoneKey(v string) bool {
 	rest, ok := strings.CutPrefix(v, "+55")
-	if !ok || (len(rest) != 10 && len(rest) != 11) || rest[0] == '0' || rest[1] == '0' {
-		return false
-	}
-	for i := 0; i < len(rest); i++ {
-		if rest[i] < '0' || rest[i] > '9' {
-			return false
-		}
-	}
-	return true
+	return ok && (len(rest) == 10 || len(rest) == 11) && allDigits(rest) && rest[0] != '0' && rest[1] != '0'
 }
 
 // validUUID checks the 8-4-4-4-12 lower-case hexadecimal form.

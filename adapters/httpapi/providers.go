@@ -49,7 +49,10 @@ var DefaultPSPCallbackLimit = ports.RateLimit{Rate: 1200, Burst: 200, Period: ti
 // (app.PixReceiptService.Notify).
 type ProvidersController struct {
 	receipts *app.PixReceiptService
-	auth     PixCallbackAuth
+	// payouts, when set, takes the notifications of sent Pix (items with
+	// gnExtras.idEnvio, Efí's Pix-send extension).
+	payouts *app.PayoutService
+	auth    PixCallbackAuth
 	// cas, when set, verify the PSP's client certificate.
 	cas      *x509.CertPool
 	failures ports.LoginAttempts
@@ -75,6 +78,9 @@ func (c *ProvidersController) Routes(r *mux.Router) {
 type pixCallback struct {
 	Pix []struct {
 		EndToEndID string `json:"endToEndId"`
+		GnExtras   *struct {
+			IDEnvio string `json:"idEnvio"`
+		} `json:"gnExtras"`
 	} `json:"pix"`
 }
 
@@ -145,8 +151,18 @@ func (c *ProvidersController) bcbpix(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	ids := make([]string, 0, len(cb.Pix))
+	var sent []string
 	for _, p := range cb.Pix {
+		if p.GnExtras != nil && p.GnExtras.IDEnvio != "" {
+			sent = append(sent, p.GnExtras.IDEnvio) // a Pix this account sent
+			continue
+		}
 		ids = append(ids, p.EndToEndID)
+	}
+	sentApplied, err := c.notifySent(ctx, acct, sent)
+	if err != nil {
+		writeError(w, r, err) // the PSP retries
+		return
 	}
 	res, err := c.receipts.Notify(ctx, acct, ids)
 	if errors.Is(err, app.ErrUnknownReceiver) {
@@ -158,7 +174,31 @@ func (c *ProvidersController) bcbpix(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]int{"applied": res.Applied, "ignored": res.Ignored})
+	writeJSON(w, http.StatusOK, map[string]int{"applied": res.Applied + sentApplied, "ignored": res.Ignored + len(sent) - sentApplied})
+}
+
+// notifySent applies the notifications of Pix the account sent (payouts),
+// each read back from the PSP; a send id no payout of the account has is
+// ignored (a cashout refund's: the refund worker reads it).
+func (c *ProvidersController) notifySent(ctx context.Context, acct string, sendIDs []string) (int, error) {
+	if c.payouts == nil {
+		return 0, nil
+	}
+	applied := 0
+	for i, id := range sendIDs {
+		if i >= 100 {
+			break
+		}
+		err := c.payouts.ApplySendNotification(ctx, acct, id)
+		switch {
+		case err == nil:
+			applied++
+		case errors.Is(err, ports.ErrNotFound), errors.Is(err, app.ErrPayoutsNotSupported):
+		default:
+			return applied, err
+		}
+	}
+	return applied, nil
 }
 
 // verifiedClient reports whether the connection presented a client

@@ -142,7 +142,7 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 		if log == nil {
 			log = slog.Default()
 		}
-		(&ProvidersController{receipts: d.PixReceipts, auth: d.PixCallbacks, cas: cfg.PSPCallbackCAs,
+		(&ProvidersController{receipts: d.PixReceipts, payouts: d.Payouts, auth: d.PixCallbacks, cas: cfg.PSPCallbackCAs,
 			limit: cfg.PSPCallbackLimit, failures: d.AuthFailures, limiter: d.Limiter, log: log}).Routes(r) // PSP callbacks: no API key
 	}
 	v1 := r.PathPrefix("/v1").Subrouter()

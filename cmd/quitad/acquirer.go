@@ -27,6 +27,7 @@ func acquirerConfigure(ctx context.Context, args []string, getenv func(string) s
 	key := fs.String("key", "", "client private key file (PEM) for mTLS")
 	ca := fs.String("ca", "", "CA file (PEM) trusted for the PSP's server certificate (default: system roots)")
 	pixKey := fs.String("pix-key", "", "the account's Pix key (chave) at the PSP")
+	pixSend := fs.String("pix-send", "", `the PSP's Pix-send API for payouts and cashout refunds: "efi" (Efí's /gn/pix), or none`)
 	webhookURL := fs.String("webhook-url", "", "callback URL to register at the PSP, to which the account's secret callback token is appended (default <QUITA_BASE_URL>/providers/bcbpix/<account>)")
 	noWebhook := fs.Bool("no-webhook", false, "do not register the webhook at the PSP")
 	if err := fs.Parse(args); err != nil {
@@ -40,7 +41,8 @@ func acquirerConfigure(ctx context.Context, args []string, getenv func(string) s
 	if err != nil {
 		return err
 	}
-	pc := bcbpix.AccountConfig{BaseURL: *baseURL, TokenURL: *tokenURL, ClientID: *clientID, ClientSecret: secret, PixKey: *pixKey}
+	pc := bcbpix.AccountConfig{BaseURL: *baseURL, TokenURL: *tokenURL, ClientID: *clientID, ClientSecret: secret, PixKey: *pixKey,
+		PixSend: *pixSend}
 	for _, f := range []struct {
 		path string
 		dst  *string
@@ -76,7 +78,7 @@ func acquirerConfigure(ctx context.Context, args []string, getenv func(string) s
 		return err
 	}
 	out := map[string]any{"account": acct, "provider": bcbpix.Name, "base_url": pc.BaseURL,
-		"client_id": pc.ClientID, "pix_key": pc.PixKey, "mtls": pc.CertPEM != ""}
+		"client_id": pc.ClientID, "pix_key": pc.PixKey, "mtls": pc.CertPEM != "", "pix_send": pc.PixSend}
 	if !*noWebhook {
 		hook := *webhookURL
 		if hook == "" {

@@ -34,6 +34,9 @@ type AccountConfig struct {
 	CAPEM string `json:"ca_pem,omitempty"`
 	// PixKey is the receiver's Pix key (chave) the cobs are created for.
 	PixKey string `json:"pix_key"`
+	// PixSend names the PSP's Pix-send API, for payouts and cashout
+	// refunds: "efi" (PixSendEfi), or "" when the PSP sends no Pix.
+	PixSend string `json:"pix_send,omitempty"`
 	// CallbackToken is the secret last segment of the webhook URL
 	// registered at the PSP (NewCallbackToken); Configure fills it.
 	CallbackToken string `json:"callback_token,omitempty"`
@@ -70,6 +73,9 @@ func (c AccountConfig) Validate() error {
 	}
 	if c.PixKey == "" {
 		return errors.New("pix key is required")
+	}
+	if c.PixSend != "" && c.PixSend != PixSendEfi {
+		return errors.New(`pix send must be "efi" or empty`)
 	}
 	if (c.CertPEM == "") != (c.KeyPEM == "") {
 		return errors.New("certificate and key go together")

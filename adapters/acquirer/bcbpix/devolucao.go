@@ -45,10 +45,14 @@ func (a *Acquirer) ReturnPix(ctx context.Context, req ports.ReturnPixRequest) (*
 }
 
 // Refund implements ports.RefundAcquirer: a devolução of the original Pix,
-// partial or repeated up to its amount. Cashout is not part of API Pix.
+// partial or repeated up to its amount; or, for a cashout with the payer's
+// key, a new Pix through the PSP's Pix-send API (not part of API Pix).
 func (a *Acquirer) Refund(ctx context.Context, req ports.RefundRequest) (string, error) {
 	if req.Strategy == domain.StrategyCashout {
-		return "", fmt.Errorf("%w: cashout refunds are not supported by the API Pix provider; use a devolution", ports.ErrAcquirerRejected)
+		if req.DestinationKey == "" {
+			return "", fmt.Errorf("%w: a cashout refund needs destinationKey", ports.ErrAcquirerRejected)
+		}
+		return a.cashout(ctx, req)
 	}
 	if req.Method != "" && req.Method != domain.MethodPix {
 		return "", fmt.Errorf("%w: the API Pix provider refunds only Pix", ports.ErrAcquirerRejected)
@@ -58,10 +62,6 @@ func (a *Acquirer) Refund(ctx context.Context, req ports.RefundRequest) (string,
 	}
 	return refPrefix + req.AccountID + ":" + req.EndToEndID + ":" + req.RefundID, nil
 }
-
-// SupportsCashout implements ports.CashoutSupport: API Pix refunds only by
-// devolução.
-func (a *Acquirer) SupportsCashout(ports.Scope) bool { return false }
 
 // parseRef splits a provider reference into the account and its parts.
 func parseRef(ref string, parts int) (string, []string, error) {
@@ -80,6 +80,19 @@ func (a *Acquirer) RefundStatus(ctx context.Context, providerRef string) (string
 	acct, f, err := parseRef(providerRef, 2)
 	if err != nil {
 		return "", err
+	}
+	if f[0] == "envio" {
+		st, err := a.PixSendStatus(ctx, ports.Scope{AccountID: acct, Mode: domain.ModeLive}, f[1])
+		if err != nil {
+			return "", err
+		}
+		switch st.Status {
+		case domain.PayoutPaid:
+			return string(domain.RefundRefunded), nil
+		case domain.PayoutFailed:
+			return string(domain.RefundFailed), nil
+		}
+		return string(domain.RefundInProgress), nil
 	}
 	c, err := a.client(ctx, acct)
 	if err != nil {

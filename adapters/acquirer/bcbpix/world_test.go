@@ -49,6 +49,9 @@ type worldOptions struct {
 	sim pixsim.Config
 	// callbackLimit, when set, replaces the per-account callback budget.
 	callbackLimit ports.RateLimit
+	// pixSend configures the account's PSP with Efí's Pix-send API
+	// (payouts and cashout refunds).
+	pixSend bool
 }
 
 // backends are the databases each flow runs on.
@@ -86,6 +89,8 @@ func newWorldWith(t *testing.T, dsn string, o worldOptions) *world {
 		Acquirer: wiring.AcquirerBCBPix, MasterKey: hex.EncodeToString(mk),
 		BCBPix:         bcbpix.Options{Retry: []time.Duration{5 * time.Millisecond, 10 * time.Millisecond}},
 		PSPCallbackCAs: pki.Pool, PSPCallbackLimit: o.callbackLimit,
+		// Processing payouts are reconciled on every worker pass.
+		PayoutRecheck: time.Millisecond,
 	}
 	a, cleanup, err := wiring.InitializeApp(context.Background(), cfg, log)
 	if err != nil {
@@ -99,7 +104,11 @@ func newWorldWith(t *testing.T, dsn string, o worldOptions) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.BCBPix.Configure(context.Background(), na.AccountID, accountConfig(pki, psp.URL)); err != nil {
+	acfg := accountConfig(pki, psp.URL)
+	if o.pixSend {
+		acfg.PixSend = bcbpix.PixSendEfi
+	}
+	if err := a.BCBPix.Configure(context.Background(), na.AccountID, acfg); err != nil {
 		t.Fatal(err)
 	}
 	hook := cfg.BaseURL + "/providers/bcbpix/" + na.AccountID
@@ -159,6 +168,16 @@ type chargeJSON struct {
 
 func (w *world) call(t *testing.T, key, method, path string, body any, idem string) (int, chargeJSON) {
 	t.Helper()
+	code, raw := w.do(t, key, method, path, body, idem)
+	var c chargeJSON
+	_ = json.Unmarshal(raw, &c)
+	return code, c
+}
+
+// do sends method /v1+path with key, body (JSON) and an Idempotency-Key
+// ("" sends none) and returns the status and the raw answer.
+func (w *world) do(t *testing.T, key, method, path string, body any, idem string) (int, []byte) {
+	t.Helper()
 	var rd io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body)
@@ -177,10 +196,8 @@ func (w *world) call(t *testing.T, key, method, path string, body any, idem stri
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var c chargeJSON
 	raw, _ := io.ReadAll(resp.Body)
-	_ = json.Unmarshal(raw, &c)
-	return resp.StatusCode, c
+	return resp.StatusCode, raw
 }
 
 var idemSeq sync.Mutex

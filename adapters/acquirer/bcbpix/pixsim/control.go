@@ -69,7 +69,7 @@ func (s *Server) Pay(ctx context.Context, req PayRequest) (Pix, error) {
 	hook, mode := s.webhooks[c.Chave].URL, s.cbMode
 	s.mu.Unlock()
 	if hook != "" {
-		s.callback(ctx, hook, mode, CausePix, []Pix{out})
+		s.callback(ctx, hook, mode, CausePix, []string{out.EndToEndID}, []Pix{out})
 	}
 	return out, nil
 }
@@ -92,7 +92,7 @@ func (s *Server) NotifyReturns(ctx context.Context, e2eid string) error {
 	hook, mode := s.webhooks[p.Chave].URL, s.cbMode
 	s.mu.Unlock()
 	if hook != "" && out.TxID != "" {
-		s.callback(ctx, hook, mode, CauseDevolucao, []Pix{out})
+		s.callback(ctx, hook, mode, CauseDevolucao, []string{out.EndToEndID}, []Pix{out})
 	}
 	return nil
 }

@@ -99,10 +99,20 @@ func (s *Server) putReturn(w http.ResponseWriter, r *http.Request) {
 // settleLater settles the Pix's devoluções after ReturnDelay, as the PSP
 // does on its own once the payer's bank answers, and calls the webhook.
 func (s *Server) settleLater(e2e string) {
+	s.later(s.cfg.ReturnDelay, func() {
+		if p, ok := s.pix[e2e]; ok && s.settleLocked(p, true) {
+			s.notifyLocked(p, CauseDevolucao)
+		}
+	})
+}
+
+// later runs fn under the lock after delay, in the background, unless the
+// server closes first.
+func (s *Server) later(delay time.Duration, fn func()) {
 	s.bg.Add(1)
 	go func() {
 		defer s.bg.Done()
-		t := time.NewTimer(s.cfg.ReturnDelay)
+		t := time.NewTimer(delay)
 		defer t.Stop()
 		select {
 		case <-s.closed:
@@ -111,9 +121,7 @@ func (s *Server) settleLater(e2e string) {
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		if p, ok := s.pix[e2e]; ok && s.settleLocked(p, true) {
-			s.notifyLocked(p, CauseDevolucao)
-		}
+		fn()
 	}()
 }
 

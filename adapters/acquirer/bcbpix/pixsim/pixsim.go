@@ -71,6 +71,10 @@ type Config struct {
 	// PSP settles it by itself and calls the webhook (default 0: at once,
 	// after the PUT has been answered). A read after the delay also settles.
 	ReturnDelay time.Duration
+	// SendDelay is how long a sent Pix (PUT /gn/pix/{idEnvio}) stays
+	// EM_PROCESSAMENTO before it settles and the webhook is called
+	// (default 0: at once, after the PUT has been answered).
+	SendDelay time.Duration
 	// MaxPageSize caps paginacao.itensPorPagina of GET /pix, as a PSP may
 	// (default 1000).
 	MaxPageSize int
@@ -103,14 +107,19 @@ type Server struct {
 	tokenHits int
 	apiHits   int
 	delivered []Callback
+	// envios are the Pix sent (Efí's Pix-send extension) by idEnvio.
+	envios     map[string]*Envio
+	envioOrder []string
+	rejected   map[string]bool
 }
 
 // Callback is a delivered (or dropped) callback, for tests.
 type Callback struct {
 	URL    string
 	E2EIDs []string
-	// Cause is "pix" (a Pix received) or "devolucao" (a devolução reached
-	// DEVOLVIDO or NAO_REALIZADO).
+	// Cause is "pix" (a Pix received), "devolucao" (a devolução reached
+	// DEVOLVIDO or NAO_REALIZADO) or "envio" (a sent Pix reached REALIZADO
+	// or NAO_REALIZADO).
 	Cause   string
 	Status  int
 	Dropped bool
@@ -148,7 +157,8 @@ func New(cfg Config) *Server {
 		cfg.Now = time.Now
 	}
 	s := &Server{cfg: cfg, tokens: map[string]time.Time{}, cobs: map[string]*cobRecord{}, pix: map[string]*Pix{},
-		webhooks: map[string]webhook{}, cbMode: CallbacksNormal, closed: make(chan struct{})}
+		webhooks: map[string]webhook{}, cbMode: CallbacksNormal, closed: make(chan struct{}),
+		envios: map[string]*Envio{}, rejected: map[string]bool{}}
 	m := http.NewServeMux()
 	m.HandleFunc("POST /oauth/token", s.token)
 	m.HandleFunc("PUT /cob/{txid}", s.auth(s.putCob))
@@ -161,6 +171,8 @@ func New(cfg Config) *Server {
 	m.HandleFunc("PUT /webhook/{chave}", s.auth(s.putWebhook))
 	m.HandleFunc("GET /webhook/{chave}", s.auth(s.getWebhook))
 	m.HandleFunc("DELETE /webhook/{chave}", s.auth(s.deleteWebhook))
+	m.HandleFunc("PUT /gn/pix/{idEnvio}", s.auth(s.putEnvio))
+	m.HandleFunc("GET /gn/pix/enviados/id-envio/{idEnvio}", s.auth(s.getEnvio))
 	m.HandleFunc("POST /_sim/pay", s.ctlPay)
 	m.HandleFunc("POST /_sim/callbacks", s.ctlCallbacks)
 	m.HandleFunc("POST /_sim/down", s.ctlDown)

@@ -77,17 +77,13 @@ func (s *Server) notifyLocked(p *Pix, cause string) {
 	s.bg.Add(1)
 	go func() {
 		defer s.bg.Done()
-		s.callback(context.Background(), hook, mode, cause, []Pix{out})
+		s.callback(context.Background(), hook, mode, cause, []string{out.EndToEndID}, []Pix{out})
 	}()
 }
 
 // callback posts {"pix":[...]} to <hook>/pix, as API Pix does, over the
 // callback client (which presents CallbackCert).
-func (s *Server) callback(ctx context.Context, hook, mode, cause string, pix []Pix) {
-	ids := make([]string, 0, len(pix))
-	for _, p := range pix {
-		ids = append(ids, p.EndToEndID)
-	}
+func (s *Server) callback(ctx context.Context, hook, mode, cause string, ids []string, pix any) {
 	target := strings.TrimRight(hook, "/") + "/pix"
 	if mode == CallbacksDrop {
 		s.mu.Lock()
