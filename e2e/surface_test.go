@@ -241,6 +241,26 @@ func TestEveryOperation(t *testing.T) {
 		c.do(t, "GET", "/wallets/balance", nil, nil).want(t, 200)
 		c.do(t, "GET", "/wallets/balance?currency=BRL", nil, nil).want(t, 200)
 
+		// Payouts (from the Pix payment's net above).
+		payout := func() string {
+			t.Helper()
+			return ids(c.do(t, "POST", "/payouts", map[string]any{"amount": 1000, "description": "saque",
+				"destination": map[string]any{"pix_key": "529.982.247-25"}, "metadata": map[string]any{"k": "v"}},
+				hdr{"Idempotency-Key": newKey()}).want(t, 201), "id")
+		}
+		po := payout()
+		c.do(t, "GET", "/payouts/"+po, nil, nil).want(t, 200)
+		c.do(t, "GET", "/payouts?limit=10&status=pending", nil, nil).want(t, 200)
+		c.do(t, "POST", "/test_helpers/payouts/"+po+"/pay", nil, nil).want(t, 200)
+		c.do(t, "POST", "/payouts/"+po+"/cancel", nil, nil).apiErr(t, 409, "payout_not_cancellable", "")
+		c.do(t, "POST", "/payouts/"+payout()+"/cancel", nil, nil).want(t, 200)
+		c.do(t, "POST", "/test_helpers/payouts/"+payout()+"/fail", map[string]any{"failure_code": "account_closed"}, nil).want(t, 200)
+		c.do(t, "POST", "/payouts", map[string]any{"amount": 100000000, "destination": map[string]any{"pix_key": "joana@example.com"}},
+			hdr{"Idempotency-Key": newKey()}).apiErr(t, 422, "insufficient_balance", "amount")
+		c.do(t, "POST", "/payouts", map[string]any{"amount": 100, "destination": map[string]any{"pix_key": "nope"}},
+			hdr{"Idempotency-Key": newKey()}).apiErr(t, 400, "parameter_invalid", "destination.pix_key")
+		e.client(acct.LiveKey).do(t, "POST", "/test_helpers/payouts/"+po+"/pay", nil, nil).apiErr(t, 404, "resource_not_found", "")
+
 		// Deliveries, once both envelopes arrived.
 		rc.waitFor(t, "charge.created", "charge.paid", "payment.created", "payment.completed", "payment.refunded", "charge.expired")
 		c.do(t, "GET", "/webhooks/deliveries?limit=100", nil, nil).want(t, 200)

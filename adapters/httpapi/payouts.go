@@ -86,7 +86,10 @@ func (c *PayoutsController) get(_ http.ResponseWriter, r *http.Request, caller a
 	return p.Public(), nil
 }
 
-func (c *PayoutsController) cancel(_ http.ResponseWriter, r *http.Request, caller app.Caller, raw string) (any, error) {
+func (c *PayoutsController) cancel(w http.ResponseWriter, r *http.Request, caller app.Caller, raw string) (any, error) {
+	if err := noBody(w, r); err != nil {
+		return nil, err
+	}
 	p, err := c.payouts.Cancel(r.Context(), caller, raw)
 	if err != nil {
 		return nil, err
@@ -94,7 +97,13 @@ func (c *PayoutsController) cancel(_ http.ResponseWriter, r *http.Request, calle
 	return p.Public(), nil
 }
 
-func (c *PayoutsController) pay(_ http.ResponseWriter, r *http.Request, caller app.Caller, raw string) (any, error) {
+func (c *PayoutsController) pay(w http.ResponseWriter, r *http.Request, caller app.Caller, raw string) (any, error) {
+	if caller.Mode != domain.ModeTest {
+		return nil, ports.ErrNotFound // before the body: live mode has no such route
+	}
+	if err := noBody(w, r); err != nil {
+		return nil, err
+	}
 	p, err := c.payouts.PayTestPayout(r.Context(), caller, raw)
 	if err != nil {
 		return nil, err
@@ -111,14 +120,8 @@ func (c *PayoutsController) fail(w http.ResponseWriter, r *http.Request, caller 
 		return nil, ports.ErrNotFound // before the body: live mode has no such route
 	}
 	var req failPayoutRequest
-	body, err := readBody(w, r, false)
-	if err != nil {
+	if err := optionalBody(w, r, &req); err != nil {
 		return nil, err
-	}
-	if len(body) > 0 {
-		if err := decodeStrict(body, &req); err != nil {
-			return nil, err
-		}
 	}
 	if req.FailureCode == "" {
 		req.FailureCode = "rejected_by_psp"
