@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -176,6 +177,17 @@ func testPayoutLifecycle(t *testing.T, db *store.DB) {
 		t.Errorf("available after failed: %d", b.Available)
 	}
 	assertLedgerClean(t, db)
+	// Drift: a paid payout that reads pending again is reported, by name.
+	if _, err := db.Bun().ExecContext(t.Context(), "UPDATE payouts SET status = 'pending' WHERE id = ?", p.ID()); err != nil {
+		t.Fatal(err)
+	}
+	derived, err := db.VerifyDerived(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(derived) != 2 || !strings.Contains(strings.Join(derived, "\n"), "payout po_"+p.ID()) {
+		t.Errorf("planted payout drift: %q", derived)
+	}
 }
 
 func testPayoutInsufficient(t *testing.T, db *store.DB) {
