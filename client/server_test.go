@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -343,14 +344,19 @@ func TestWebhooksAgainstServer(t *testing.T) {
 
 		// The merchant's handler verifies with the SDK and records events.
 		recv := srv.NewReceiver(t, qc, client.EventChargePaid, client.EventPaymentCompleted)
-		var handled []string
+		var (
+			mu      sync.Mutex // deliveries arrive concurrently
+			handled []string
+		)
 		recv.Handle(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			ev, err := client.ParseWebhook(r, recv.Endpoint.Secret)
 			if err != nil {
 				http.Error(w, err.Error(), http.StatusBadRequest)
 				return
 			}
+			mu.Lock()
 			handled = append(handled, ev.Type)
+			mu.Unlock()
 		}))
 		if len(recv.Endpoint.Secret) != 64 || recv.Endpoint.Status != client.EndpointActive {
 			t.Fatalf("endpoint %+v", recv.Endpoint)
@@ -368,8 +374,11 @@ func TestWebhooksAgainstServer(t *testing.T) {
 		if leg.VerifyErr != nil || !leg.Event.IsLegacy() || leg.Event.Legacy.Status != client.TxPaid || *leg.Event.Legacy.NetAmount == 0 {
 			t.Fatalf("legacy %+v", leg.Event.Legacy)
 		}
-		if !slices.Contains(handled, client.EventChargePaid) || !slices.Contains(handled, client.EventPaymentCompleted) {
-			t.Fatalf("handler saw %v", handled)
+		mu.Lock()
+		seen := slices.Clone(handled)
+		mu.Unlock()
+		if !slices.Contains(seen, client.EventChargePaid) || !slices.Contains(seen, client.EventPaymentCompleted) {
+			t.Fatalf("handler saw %v", seen)
 		}
 
 		// Deliveries, their payloads as sent, and the stats.

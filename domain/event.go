@@ -243,6 +243,14 @@ type PublicEvent struct {
 	Payload   json.RawMessage `json:"payload"`
 }
 
+// Masked is the event as a list shows it: documents in the payload keep
+// only their last two characters (docs/decisions.md, "Documents in
+// lists"); GET /v1/events/{id} returns the payload exactly as delivered.
+func (p PublicEvent) Masked() PublicEvent {
+	p.Payload = json.RawMessage(MaskDocumentsInJSON(p.Payload))
+	return p
+}
+
 // Public is the event's shape in the events API.
 func (e Event) Public() PublicEvent {
 	return PublicEvent{ID: e.ID, Object: "event", Type: e.Type, Legacy: e.Type.Legacy(), Livemode: e.Mode == ModeLive,

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"regexp"
 	"strings"
 	"time"
 )
@@ -127,6 +128,24 @@ func (p PublicCharge) Masked() PublicCharge {
 	p.Customer.Document = MaskDocument(p.Customer.Document)
 	p.ExpectedPayerTaxID = MaskDocument(p.ExpectedPayerTaxID)
 	return p
+}
+
+// documentMember matches a JSON member that carries a document in the
+// envelopes Quita writes: the charge's customer.document and
+// expected_payer_tax_id, the legacy customerDocument. Compact JSON only
+// (what json.Marshal writes): inside a string every quote is escaped, so
+// the pattern cannot match within a value.
+var documentMember = regexp.MustCompile(`"(document|expected_payer_tax_id|customerDocument)":"([^"\\]*)"`)
+
+// MaskDocumentsInJSON masks, with MaskDocument, every document member of a
+// compact JSON envelope, keeping everything else byte for byte (member
+// order included). A metadata key of the same name is masked too: a list
+// may hide more, never less.
+func MaskDocumentsInJSON(payload []byte) []byte {
+	return documentMember.ReplaceAllFunc(payload, func(m []byte) []byte {
+		sub := documentMember.FindSubmatch(m)
+		return []byte(`"` + string(sub[1]) + `":"` + MaskDocument(string(sub[2])) + `"`)
+	})
 }
 
 // MaskDocument keeps the last two characters of a document.

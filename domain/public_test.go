@@ -299,3 +299,18 @@ func TestTimestampUnmarshal(t *testing.T) {
 		}
 	}
 }
+
+func TestMaskDocumentsInJSON(t *testing.T) {
+	in := `{"id":"evt_1","data":{"object":{"customer":{"name":"Maria","document":"529.982.247-25"},` +
+		`"expected_payer_tax_id":"52998224725","description":"\"document\":\"11144477735\"",` +
+		`"metadata":{"note":"x"}}},"legacy":{"customerDocument":"11222333000181","amount":100}}`
+	want := `{"id":"evt_1","data":{"object":{"customer":{"name":"Maria","document":"*********25"},` +
+		`"expected_payer_tax_id":"*********25","description":"\"document\":\"11144477735\"",` +
+		`"metadata":{"note":"x"}}},"legacy":{"customerDocument":"************81","amount":100}}`
+	if got := string(domain.MaskDocumentsInJSON([]byte(in))); got != want {
+		t.Errorf("MaskDocumentsInJSON:\n got %s\nwant %s", got, want)
+	}
+	if !json.Valid([]byte(want)) {
+		t.Fatal("the expected output is not JSON")
+	}
+}

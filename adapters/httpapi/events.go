@@ -50,7 +50,7 @@ func (c *EventsController) list(_ http.ResponseWriter, r *http.Request) (any, er
 	}
 	out := eventListResponse{Object: "list", Data: make([]domain.PublicEvent, 0, len(evs)), HasMore: more}
 	for _, e := range evs {
-		out.Data = append(out.Data, e.Public())
+		out.Data = append(out.Data, e.Public().Masked())
 	}
 	if more && len(evs) > 0 {
 		// The cursor that continues in the direction asked: older pages

@@ -225,3 +225,54 @@ func testEventsAPI(t *testing.T, dsn string) {
 		t.Errorf("Prune deleted %d (err %v), want A's 7 and B's 2", n, err)
 	}
 }
+
+// Lists mask documents (docs/decisions.md): the events list and the
+// deliveries list show a locked charge's expected_payer_tax_id and the
+// customer's document by their last two characters; GET /v1/events/{id}
+// returns the envelope exactly as delivered.
+func TestEventAndDeliveryListsMaskDocuments(t *testing.T) {
+	t.Parallel()
+	srv := quitatest.NewServer(t, quitatest.Options{DatabaseURL: testenv.SQLiteDSN(t)})
+	a := srv.NewAccount(t, "Loja Documentos")
+	rc := newWHReceiver(t)
+	ep := apiCall(t, http.MethodPost, srv.BaseURL+"/webhooks/endpoints", a.TestKey,
+		map[string]any{"url": rc.srv.URL, "events": []string{"charge.created"}})
+	wantStatus(t, ep, http.StatusCreated, "")
+	r := testkit.Do(t, http.MethodPost, srv.BaseURL+"/charges", map[string]any{"amount": 1990, "payment_method": "pix",
+		"customer":              map[string]any{"name": "Maria Silva", "document": "52998224725"},
+		"expected_payer_tax_id": "529.982.247-25"},
+		testkit.Header{"apikey": a.TestKey, "Idempotency-Key": "mask-documents-1"})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	srv.RunWorkers(t)
+	leaks := func(what string, body []byte) {
+		t.Helper()
+		for _, doc := range []string{"52998224725", "529.982.247-25", "11144477735"} {
+			if bytes.Contains(body, []byte(doc)) {
+				t.Errorf("%s shows the document %s", what, doc)
+			}
+		}
+	}
+	list := apiCall(t, http.MethodGet, srv.BaseURL+"/events?type=charge.created", a.TestKey, nil)
+	wantStatus(t, list, http.StatusOK, "")
+	leaks("GET /v1/events", list.Raw)
+	if !bytes.Contains(list.Raw, []byte(`"expected_payer_tax_id":"*********25"`)) {
+		t.Errorf("GET /v1/events: no masked expected_payer_tax_id in %s", list.Raw)
+	}
+	var page eventsPage
+	if err := json.Unmarshal(list.Raw, &page); err != nil || len(page.Data) != 1 {
+		t.Fatalf("events page: %v, %d events", err, len(page.Data))
+	}
+	one := apiCall(t, http.MethodGet, srv.BaseURL+"/events/"+page.Data[0].ID, a.TestKey, nil)
+	wantStatus(t, one, http.StatusOK, "")
+	if !bytes.Contains(one.Raw, []byte("52998224725")) && !bytes.Contains(one.Raw, []byte("529.982.247-25")) {
+		t.Errorf("GET /v1/events/{id} is not the envelope as delivered: %s", one.Raw)
+	}
+	deliveries := apiCall(t, http.MethodGet, srv.BaseURL+"/webhooks/deliveries", a.TestKey, nil)
+	wantStatus(t, deliveries, http.StatusOK, "")
+	if !bytes.Contains(deliveries.Raw, []byte("*********25")) {
+		t.Errorf("GET /v1/webhooks/deliveries: no masked document in %s", deliveries.Raw)
+	}
+	leaks("GET /v1/webhooks/deliveries", deliveries.Raw)
+}

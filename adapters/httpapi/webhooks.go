@@ -151,7 +151,8 @@ func (c *WebhooksController) rotateTransaction(w http.ResponseWriter, r *http.Re
 	return map[string]string{"transactionWebhookSecret": secret}, nil
 }
 
-// deliveryJSON is a delivery record with the payload as sent.
+// deliveryJSON is a delivery record with the payload as sent, documents
+// masked as in every list.
 type deliveryJSON struct {
 	ID             string            `json:"id"`
 	EndpointID     *string           `json:"endpointId"`
@@ -173,7 +174,7 @@ func toDeliveryJSON(d domain.WebhookDelivery) deliveryJSON {
 		ID: d.ID, EventType: d.EventType, Status: string(d.Status), Attempts: d.Attempts, MaxAttempts: d.MaxAttempts,
 		LastStatusCode: d.LastStatusCode, LastError: d.LastError,
 		CreatedAt: domain.Timestamp(d.CreatedAt), UpdatedAt: domain.Timestamp(d.UpdatedAt),
-		Payload: json.RawMessage(d.Payload),
+		Payload: json.RawMessage(domain.MaskDocumentsInJSON(d.Payload)),
 	}
 	if d.EndpointID != "" {
 		id := d.EndpointID

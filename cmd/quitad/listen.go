@@ -242,6 +242,13 @@ func (l *listener) forwardAll(ctx context.Context, evs []*client.Event) {
 // same body (the event's payload, byte for byte), headers and signature
 // scheme as the webhook workers.
 func (l *listener) forward(ctx context.Context, e *client.Event) {
+	// The list masks documents (docs/decisions.md); the event read by id
+	// is the envelope exactly as delivered.
+	if exact, err := l.api.Events.Get(ctx, e.ID); err == nil {
+		e = exact
+	} else if ctx.Err() == nil {
+		fmt.Fprintf(l.errs, "%s  events API: %v; forwarding %s as listed (documents masked)\n", time.Now().Format(time.TimeOnly), err, e.ID)
+	}
 	t := domain.EventType(e.Type)
 	req := ports.WebhookRequest{
 		URL: l.forwardTo, Body: e.Raw, EventType: t,
