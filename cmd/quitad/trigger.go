@@ -88,25 +88,30 @@ var (
 // Quita can emit today; triggerUnsupported says why the others cannot be
 // triggered. TestTriggerCoversTheCatalog keeps the two complete.
 var triggerRecipes = map[domain.EventType]triggerRecipe{
-	domain.EventChargeCreated:        recipeCreate,
-	domain.EventPaymentCreated:       recipeCreate,
-	domain.EventChargePaid:           recipePay,
-	domain.EventPaymentCompleted:     recipePay,
-	domain.EventPaymentStatusChanged: recipePay,
-	domain.EventChargeExpired:        recipeExpire,
-	domain.EventPaymentExpired:       recipeExpire,
-	domain.EventChargeFailed:         recipeCancel,
-	domain.EventPaymentFailed:        recipeCancel,
-	domain.EventChargeRefunded:       recipeRefund,
-	domain.EventPaymentRefunded:      recipeRefund,
-	domain.EventChargeDisputed:       recipeDispute,
+	domain.EventChargeCreated:           recipeCreate,
+	domain.EventPaymentCreated:          recipeCreate,
+	domain.EventChargePaid:              recipePay,
+	domain.EventPaymentCompleted:        recipePay,
+	domain.EventPaymentStatusChanged:    recipePay,
+	domain.EventChargeExpired:           recipeExpire,
+	domain.EventPaymentExpired:          recipeExpire,
+	domain.EventChargeFailed:            recipeCancel,
+	domain.EventPaymentFailed:           recipeCancel,
+	domain.EventChargeRefunded:          recipeRefund,
+	domain.EventPaymentRefunded:         recipeRefund,
+	domain.EventChargeDisputed:          recipeDispute,
+	domain.EventPayoutCreated:           recipePayout,
+	domain.EventWithdrawalCreated:       recipePayout,
+	domain.EventPayoutPaid:              recipePayoutPaid,
+	domain.EventWithdrawalCompleted:     recipePayoutPaid,
+	domain.EventWithdrawalStatusChanged: recipePayoutPaid,
+	domain.EventPayoutFailed:            recipePayoutFailed,
+	domain.EventWithdrawalFailed:        recipePayoutFailed,
 }
 
-// triggerUnsupported names the event families nothing emits yet.
-var triggerUnsupported = map[string]string{
-	"payout.":     "Quita has no payouts (withdrawals) yet, so nothing emits this event",
-	"withdrawal.": "Quita has no payouts (withdrawals) yet, so nothing emits this event",
-}
+// triggerUnsupported names the event families nothing emits yet (none
+// today: payouts landed), each with the reason trigger gives.
+var triggerUnsupported = map[string]string{}
 
 func unsupportedReason(t domain.EventType) (string, bool) {
 	for prefix, why := range triggerUnsupported {
