@@ -149,6 +149,18 @@ func TestDocumentedRefusals(t *testing.T) {
 			{"GET", "/events?starting_after=" + ch.ID, nil, nil},
 			{"GET", "/events/" + ch.ID, nil, nil},
 
+			// Payouts.
+			{"POST", "/payouts", map[string]any{"amount": 100, "destination": map[string]any{"pix_key": "joana@example.com"}}, nil},
+			{"POST", "/payouts", map[string]any{"amount": 0, "destination": map[string]any{"pix_key": "joana@example.com"}}, key()},
+			{"POST", "/payouts", map[string]any{"amount": 100}, key()},
+			{"POST", "/payouts", map[string]any{"amount": 100, "currency": "USD", "destination": map[string]any{"pix_key": "joana@example.com"}}, key()},
+			{"POST", "/payouts", map[string]any{"amount": 100, "destination": map[string]any{"pix_key": "joana@example.com", "type": "iban"}}, key()},
+			{"POST", "/payouts", map[string]any{"amount": 100, "destination": map[string]any{"pix_key": "joana@example.com", "bank": "x"}}, key()},
+			{"POST", "/payouts", map[string]any{"amount": 100, "description": long(141), "destination": map[string]any{"pix_key": "joana@example.com"}}, key()},
+			{"GET", "/payouts?limit=0", nil, nil},
+			{"GET", "/payouts?status=done", nil, nil},
+			{"GET", "/payouts/" + ch.ID, nil, nil},
+
 			// Webhooks.
 			{"POST", "/webhooks/endpoints", map[string]any{"events": []string{"charge.paid"}}, nil},
 			{"POST", "/webhooks/endpoints", map[string]any{"url": "https://example.com/h", "events": []string{}}, nil},

@@ -155,6 +155,7 @@ func TestEveryOperation(t *testing.T) {
 		// Webhook endpoints.
 		ep := c.do(t, "POST", "/webhooks/endpoints", map[string]any{"url": rc.URL + "/hooks",
 			"events": []string{"charge.created", "charge.paid", "charge.expired", "charge.failed", "charge.refunded",
+				"payout.created", "payout.paid", "payout.failed", "withdrawal.created", "withdrawal.completed", "withdrawal.failed",
 				"payment.created", "payment.completed", "payment.refunded", "payment.failed", "payment.status_changed"}}, nil).want(t, 201)
 		epID := ids(ep, "id")
 		c.do(t, "GET", "/webhooks/endpoints", nil, nil).want(t, 200)
@@ -262,7 +263,8 @@ func TestEveryOperation(t *testing.T) {
 		e.client(acct.LiveKey).do(t, "POST", "/test_helpers/payouts/"+po+"/pay", nil, nil).apiErr(t, 404, "resource_not_found", "")
 
 		// Deliveries, once both envelopes arrived.
-		rc.waitFor(t, "charge.created", "charge.paid", "payment.created", "payment.completed", "payment.refunded", "charge.expired")
+		rc.waitFor(t, "charge.created", "charge.paid", "payment.created", "payment.completed", "payment.refunded", "charge.expired",
+			"payout.created", "payout.paid", "payout.failed", "withdrawal.created", "withdrawal.completed", "withdrawal.failed")
 		c.do(t, "GET", "/webhooks/deliveries?limit=100", nil, nil).want(t, 200)
 		c.do(t, "GET", "/webhooks/deliveries?status=DELIVERED&eventType=charge.paid&endpointId="+epID+"&offset=0", nil, nil).want(t, 200)
 		c.do(t, "GET", "/webhooks/stats", nil, nil).want(t, 200)
