@@ -31,23 +31,27 @@ const (
 	sandboxISPB        = "99999999"
 )
 
-// ReceiptService draws the receipts (comprovantes) of payments and refunds
-// from Quita's own records, for the API and the dashboard alike: both call
-// PaymentReceipt and RefundReceipt with the caller whose data it is.
+// ReceiptService draws the receipts (comprovantes) of payments, refunds
+// and payouts from Quita's own records, for the API and the dashboard
+// alike: both call PaymentReceipt, RefundReceipt and PayoutReceipt with the
+// caller whose data it is.
 type ReceiptService struct {
 	charges  *ChargeService
 	store    ports.PaymentStore
+	payouts  ports.PayoutStore
 	renderer ports.ReceiptRenderer
 	clock    ports.Clock
 	cfg      ReceiptsConfig
 }
 
 // NewReceiptService wires the receipt service.
-func NewReceiptService(charges *ChargeService, store ports.PaymentStore, renderer ports.ReceiptRenderer, clock ports.Clock, cfg ReceiptsConfig) *ReceiptService {
+func NewReceiptService(charges *ChargeService, store ports.PaymentStore, payouts ports.PayoutStore, renderer ports.ReceiptRenderer,
+	clock ports.Clock, cfg ReceiptsConfig,
+) *ReceiptService {
 	if cfg.Institution == "" {
 		cfg.Institution = DefaultReceiptInstitution
 	}
-	return &ReceiptService{charges: charges, store: store, renderer: renderer, clock: clock, cfg: cfg}
+	return &ReceiptService{charges: charges, store: store, payouts: payouts, renderer: renderer, clock: clock, cfg: cfg}
 }
 
 // Document is a drawn receipt, ready to send.
@@ -108,6 +112,29 @@ func (s *ReceiptService) RefundReceipt(ctx context.Context, caller Caller, charg
 	r.OriginalEndToEndID = st.EndToEndID
 	r.Description = rf.Reason
 	return s.render(r, "comprovante-devolucao-"+r.ReferenceID, "refund-receipt-"+r.ReferenceID)
+}
+
+// PayoutReceipt draws the receipt of a paid payout of the caller's
+// account (comprovante de transferência): the merchant's balance sent by
+// Pix to a key, which is shown masked, with the payout's fee apart.
+// ports.ErrNotFound for another account's or mode's payout;
+// ErrReceiptUnavailable until it is paid.
+func (s *ReceiptService) PayoutReceipt(ctx context.Context, caller Caller, payoutID string, loc domain.Locale) (Document, error) {
+	p, err := s.payouts.GetPayout(ctx, caller.Scope(), payoutID)
+	if err != nil {
+		return Document{}, err
+	}
+	ps := p.Snapshot()
+	if ps.Status != domain.PayoutPaid {
+		return Document{}, ErrReceiptUnavailable
+	}
+	r := ports.Receipt{
+		Kind: ports.ReceiptPayout, Locale: loc, Mode: ps.Mode, Amount: ps.Amount, Currency: ps.Currency, Fee: ps.Fee,
+		At: ps.PaidAt, IssuedAt: s.clock.Now(), Method: domain.MethodPix,
+		From: s.merchant(caller), To: ports.ReceiptParty{PixKey: ps.Key.Masked()},
+		Description: ps.Description, ReferenceID: domain.PrefixPayout + ps.ID, EndToEndID: ps.EndToEndID,
+	}
+	return s.render(r, "comprovante-transferencia-"+r.ReferenceID, "payout-receipt-"+r.ReferenceID)
 }
 
 // base fills what every receipt of charge c shows.

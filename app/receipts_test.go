@@ -22,6 +22,7 @@ const (
 
 type receiptEnv struct {
 	h        *harness
+	payouts  map[string]*domain.Payout
 	svc      *app.ReceiptService
 	renderer *mocks.ReceiptRendererMock
 	refunds  map[string]domain.Refund
@@ -30,7 +31,7 @@ type receiptEnv struct {
 
 func newReceiptEnv(t *testing.T, mode domain.Mode) *receiptEnv {
 	t.Helper()
-	e := &receiptEnv{h: newHarness(t), refunds: map[string]domain.Refund{}}
+	e := &receiptEnv{h: newHarness(t), refunds: map[string]domain.Refund{}, payouts: map[string]*domain.Payout{}}
 	e.renderer = &mocks.ReceiptRendererMock{RenderPDFFunc: func(ports.Receipt) ([]byte, error) { return []byte("%PDF-test"), nil }}
 	store := &mocks.PaymentStoreMock{FindRefundFunc: func(_ context.Context, s ports.Scope, id string) (*domain.Refund, error) {
 		r, ok := e.refunds[id]
@@ -39,7 +40,14 @@ func newReceiptEnv(t *testing.T, mode domain.Mode) *receiptEnv {
 		}
 		return &r, nil
 	}}
-	e.svc = app.NewReceiptService(e.h.svc, store, e.renderer, fixedClock{t0.Add(time.Hour)}, app.ReceiptsConfig{Institution: "Banco Exemplo S.A."})
+	payouts := &mocks.PayoutStoreMock{GetPayoutFunc: func(_ context.Context, s ports.Scope, id string) (*domain.Payout, error) {
+		p, ok := e.payouts[id]
+		if !ok || p.AccountID() != s.AccountID || p.Mode() != s.Mode {
+			return nil, ports.ErrNotFound
+		}
+		return p, nil
+	}}
+	e.svc = app.NewReceiptService(e.h.svc, store, payouts, e.renderer, fixedClock{t0.Add(time.Hour)}, app.ReceiptsConfig{Institution: "Banco Exemplo S.A."})
 	e.caller = app.Caller{Mode: mode, Account: domain.Account{ID: receiptAccount, Name: "Padaria", MerchantName: "Padaria São João", Document: "11222333000181"}}
 	return e
 }
@@ -180,5 +188,41 @@ func TestRefundReceipt(t *testing.T) {
 		r.TransactionID != "tx_paid" || r.OriginalEndToEndID != paidE2E || r.EndToEndID != "" || r.Description != "Produto esgotado" ||
 		r.From.Name != "Padaria São João" || r.To.Name != "Maria Conceição" || r.To.MaskedDocument != "***.982.247-**" {
 		t.Errorf("refund receipt: %+v", r)
+	}
+}
+
+// A payout receipt exists once the payout is paid: the merchant's money
+// went to a Pix key, shown masked, with the fee apart.
+func TestPayoutReceipt(t *testing.T) {
+	t.Parallel()
+	e := newReceiptEnv(t, domain.ModeLive)
+	for id, st := range map[string]domain.PayoutStatus{"open": domain.PayoutPending, "sending": domain.PayoutProcessing,
+		"failed": domain.PayoutFailed, "cancelled": domain.PayoutCancelled, "paid": domain.PayoutPaid} {
+		e.payouts[id] = domain.UnmarshalPayoutFromStorage(domain.PayoutSnapshot{ID: id, AccountID: receiptAccount, Mode: domain.ModeLive,
+			Amount: 250000, Fee: 50, Currency: domain.CurrencyBRL, Status: st, Key: domain.PixKey{Type: domain.PixKeyCPF, Value: payerCPF},
+			Description: "Retirada", EndToEndID: paidE2E, CreatedAt: t0, PaidAt: t0.Add(2 * time.Minute)})
+	}
+	for _, id := range []string{"open", "sending", "failed", "cancelled"} {
+		if _, err := e.svc.PayoutReceipt(context.Background(), e.caller, id, domain.LocalePtBR); !errors.Is(err, app.ErrReceiptUnavailable) {
+			t.Errorf("%s: err = %v, want ErrReceiptUnavailable", id, err)
+		}
+	}
+	test := e.caller
+	test.Mode = domain.ModeTest
+	if _, err := e.svc.PayoutReceipt(context.Background(), test, "paid", domain.LocalePtBR); !errors.Is(err, ports.ErrNotFound) {
+		t.Errorf("another mode's payout: %v", err)
+	}
+	doc, err := e.svc.PayoutReceipt(context.Background(), e.caller, "paid", domain.LocalePtBR)
+	if err != nil || doc.Filename != "comprovante-transferencia-po_paid.pdf" {
+		t.Fatalf("payout receipt: %q %v", doc.Filename, err)
+	}
+	r := e.renderer.RenderPDFCalls()[0].R
+	if r.Kind != ports.ReceiptPayout || r.Amount != 250000 || r.Fee != 50 || !r.At.Equal(t0.Add(2*time.Minute)) ||
+		r.ReferenceID != "po_paid" || r.TransactionID != "" || r.EndToEndID != paidE2E || r.Description != "Retirada" ||
+		r.From.Name != "Padaria São João" || r.From.MaskedDocument != "**.222.333/0001-**" || r.To.PixKey != "***.982.247-**" {
+		t.Errorf("payout receipt: %+v", r)
+	}
+	if strings.Contains(fmt.Sprintf("%+v", r), payerCPF) {
+		t.Error("the payout's key reached the renderer in clear")
 	}
 }

@@ -150,13 +150,9 @@ func validUUID(v string) bool {
 func (k PixKey) Masked() string {
 	v := k.Value
 	switch k.Type {
-	case PixKeyCPF:
-		if len(v) == 11 {
-			return "***." + v[3:6] + "." + v[6:9] + "-**"
-		}
-	case PixKeyCNPJ:
-		if len(v) == 14 {
-			return "**." + v[2:5] + "." + v[5:8] + "/" + v[8:12] + "-**"
+	case PixKeyCPF, PixKeyCNPJ:
+		if m, kind := MaskTaxID(v); string(kind) == string(k.Type) {
+			return m
 		}
 	case PixKeyEmail:
 		if at := strings.LastIndexByte(v, '@'); at > 0 {

@@ -14,6 +14,8 @@ import (
 // PayoutsController serves /v1/payouts and the payout test helpers.
 type PayoutsController struct {
 	payouts *app.PayoutService
+	// receipts draws paid payouts' receipts; nil serves no receipt route.
+	receipts *app.ReceiptService
 }
 
 // Routes registers the payout routes.
@@ -22,6 +24,9 @@ func (c *PayoutsController) Routes(r *mux.Router) {
 	r.HandleFunc("/payouts", handle(c.list)).Methods(http.MethodGet).Name("payouts.list")
 	r.HandleFunc("/payouts/{id}", onPayout(c.get)).Methods(http.MethodGet).Name("payouts.get")
 	r.HandleFunc("/payouts/{id}/cancel", onPayout(c.cancel)).Methods(http.MethodPost).Name("payouts.cancel")
+	if c.receipts != nil {
+		r.HandleFunc("/payouts/{id}/receipt", onPayout(c.receipt)).Methods(http.MethodGet).Name("payouts.receipt")
+	}
 	r.HandleFunc("/test_helpers/payouts/{id}/pay", onPayout(c.pay)).Methods(http.MethodPost).Name("test_helpers.payouts.pay")
 	r.HandleFunc("/test_helpers/payouts/{id}/fail", onPayout(c.fail)).Methods(http.MethodPost).Name("test_helpers.payouts.fail")
 }
@@ -185,4 +190,17 @@ func (c *PayoutsController) list(_ http.ResponseWriter, r *http.Request) (any, e
 		out.NextCursor = &next
 	}
 	return out, nil
+}
+
+// receipt draws a paid payout's receipt (comprovante de transferência).
+func (c *PayoutsController) receipt(_ http.ResponseWriter, r *http.Request, caller app.Caller, raw string) (any, error) {
+	loc, err := domain.ParseLocale(r.URL.Query().Get("lang"))
+	if err != nil {
+		return nil, err
+	}
+	doc, err := c.receipts.PayoutReceipt(r.Context(), caller, raw, loc)
+	if err != nil {
+		return nil, err
+	}
+	return receiptBody(doc), nil
 }

@@ -84,6 +84,23 @@ func TestReceiptEndpoints(t *testing.T) {
 			other := e.call("POST", "/payments", key, map[string]any{"amount": 1000, "paymentMethods": []string{"PIX"}, "idempotencyKey": e.key()})
 			e.want(e.call("GET", "/payments/"+other.str("id")+"/refunds/"+refundID+"/receipt", key, nil), 404, "")
 			e.want(e.call("GET", "/payments/"+id+"/refunds/re_"+strings.Repeat("z", 26)+"/receipt", key, nil), 404, "")
+
+			// A payout of the remaining balance to a CPF key: its receipt once
+			// paid, the key masked.
+			po := e.postPayout(key, e.key(), map[string]any{"amount": 20000, "description": "Retirada semanal",
+				"destination": map[string]any{"pix_key": "529.982.247-25"}})
+			e.want(po, 201, "")
+			payoutID := po.str("id")
+			e.want(e.call("GET", "/payouts/"+payoutID+"/receipt", key, nil), 422, "receipt_unavailable")
+			e.want(e.call("POST", "/test_helpers/payouts/"+payoutID+"/pay", key, nil), 200, "")
+			ppdf := receiptPDF(t, e, "/payouts/"+payoutID+"/receipt", key, "comprovante-transferencia-"+payoutID+".pdf")
+			ptext := testkit.PDFText(t, ppdf)
+			wantReceiptText(t, ptext, "Comprovante de transferência Pix", "R$ 200,00", "Destino", "Chave Pix", "***.982.247-**",
+				"Origem", "Padaria São João", "Retirada semanal", payoutID)
+			noPayerDocument(t, ppdf, ptext)
+			testkit.PDFPageToPNG(t, ppdf, "receipts", "api-payout-"+d.name)
+			e.want(e.call("GET", "/payouts/"+payoutID+"/receipt?lang=en", key, nil), 200, "")
+			e.want(e.call("GET", "/payouts/"+payoutID+"/receipt", e.acct.TestKey, nil), 404, "")
 		})
 	}
 }

@@ -161,7 +161,7 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 		(&EventsController{events: d.Events}).Routes(v1)
 	}
 	if d.Payouts != nil {
-		(&PayoutsController{payouts: d.Payouts}).Routes(v1)
+		(&PayoutsController{payouts: d.Payouts, receipts: d.Receipts}).Routes(v1)
 	}
 	// The fallback routes are on r, whose middleware already logs them.
 	methodFallbacks(r, notAllowed)
