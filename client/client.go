@@ -56,6 +56,8 @@ type Client struct {
 	// Events read the account's events back (/v1/events): list, get,
 	// and follow new ones by long-polling.
 	Events *EventsService
+	// Payouts withdraw the available balance to a Pix key (/v1/payouts).
+	Payouts *PayoutsService
 }
 
 // RetryPolicy is how a Client retries a request that failed in a way a
@@ -155,6 +157,7 @@ func (c *Client) init() {
 	c.APIKeys = &APIKeysService{c}
 	c.TestHelpers = &TestHelpersService{c}
 	c.Events = &EventsService{c}
+	c.Payouts = &PayoutsService{c}
 }
 
 // With returns a copy of c with more options applied, e.g.

@@ -24,6 +24,8 @@
 //     Cancel, Refund, Refunds, Receipt, RefundReceipt, ProviderStatus,
 //     ResendWebhook, Stats, Metrics.
 //   - Wallets: List, Balance, BalanceIn.
+//   - Payouts: withdraw the available balance to a Pix key (po_ ids):
+//     Create, Get, List, ListPage, Cancel.
 //   - Webhooks: CreateEndpoint, ListEndpoints, UpdateEndpoint,
 //     DeleteEndpoint, RotateSecret, RotateTransactionSecret,
 //     ListDeliveries, ListDeliveriesPage, DeliveryStats, EventCatalog.
@@ -38,7 +40,8 @@
 //     a webhook-free integration, or the catch-up after an outage.
 //   - TestHelpers: move test-mode charges as the sandbox bank would:
 //     PayCharge (with a payer document), ExpireCharge, FailRefund,
-//     TransitionPayment. With a live key they are ErrNotFound.
+//     TransitionPayment, PayPayout, FailPayout. With a live key they are
+//     ErrNotFound.
 //
 // Amounts are int64 minor units (centavos) everywhere. Timestamps are
 // time.Time in UTC. Metadata comes back as sent, numbers as json.Number.
@@ -60,7 +63,7 @@
 // # Idempotency and retries
 //
 // Every write that moves money (Charges.Create, Payments.Create,
-// Payments.Refund) carries an idempotency key. Set IdempotencyKey in the
+// Payments.Refund, Payouts.Create) carries an idempotency key. Set IdempotencyKey in the
 // params to a key of your business operation (the order id and attempt)
 // to make the write safe to repeat across restarts; leave it empty and
 // the client generates one per call (NewIdempotencyKey). Either way the
@@ -86,7 +89,7 @@
 // # Lists
 //
 // List methods return an iter.Seq2 that fetches pages as the loop needs
-// them: Charges.List and Events.List follow the next_cursor
+// them: Charges.List, Events.List and Payouts.List follow the next_cursor
 // (exact, even while items are created); Payments.List and
 // Webhooks.ListDeliveries walk pages and offsets and skip what they
 // already yielded when new items shift the pages. An error is yielded

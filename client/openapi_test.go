@@ -89,6 +89,14 @@ func TestTypesMatchTheOpenAPIDocument(t *testing.T) {
 		{method: "GET", path: "/webhooks/stats", answer: DeliveryStats{}},
 		{method: "GET", path: "/events", answer: eventItem{}, answerItems: true, query: EventListParams{Limit: 1, StartingAfter: "x", EndingBefore: "x", Types: []string{"x"}, CreatedAfter: every, CreatedBefore: every, Wait: time.Second}.query()},
 		{method: "GET", path: "/events/{id}", answer: eventItem{}},
+		{method: "POST", path: "/payouts", body: PayoutParams{}, answer: Payout{}},
+		{method: "GET", path: "/payouts", answer: PayoutList{}, query: PayoutListParams{Limit: 1, StartingAfter: "x", Status: "x"}.query()},
+		{method: "GET", path: "/payouts/{id}", answer: Payout{}},
+		{method: "POST", path: "/payouts/{id}/cancel", answer: Payout{}},
+		{method: "POST", path: "/test_helpers/payouts/{id}/pay", answer: Payout{}},
+		{method: "POST", path: "/test_helpers/payouts/{id}/fail", body: struct {
+			FailureCode string `json:"failure_code"`
+		}{}, answer: Payout{}},
 		{method: "POST", path: "/auth/login", body: struct {
 			Email    string `json:"email"`
 			Password string `json:"password"`

@@ -620,3 +620,70 @@ func TestConcurrentRetriesOfOneKeyAgainstServer(t *testing.T) {
 		}
 	})
 }
+
+func TestPayoutsAgainstServer(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, srv *quitatest.Server) {
+		ctx := context.Background()
+		qc := srv.Client(client.WithStrictDecoding())
+		hook := srv.NewReceiver(t, qc, client.EventPayoutPaid)
+
+		dest := client.PayoutKey{PixKey: "529.982.247-25"}
+		_, err := qc.Payouts.Create(ctx, client.PayoutParams{Amount: 1000, Destination: dest})
+		apiErr(t, err, 422, "insufficient_balance")
+
+		ch := must(qc.Charges.Create(ctx, client.ChargeParams{Amount: 100000}))(t)
+		must(qc.TestHelpers.PayCharge(ctx, ch.ID, client.PayParams{}))(t)
+
+		p := client.PayoutParams{Amount: 1000, Destination: dest, Description: "saque", Metadata: map[string]any{"ref": 7}, IdempotencyKey: "payout-0001"}
+		po := must(qc.Payouts.Create(ctx, p))(t)
+		if !strings.HasPrefix(po.ID, "po_") || po.Object != "payout" || po.Status != client.PayoutPending || po.Amount != 1000 ||
+			po.Destination.Type != client.PixKeyCPF || strings.Contains(po.Destination.Key, "52998224725") || po.Description == nil ||
+			fmt.Sprint(po.Metadata["ref"]) != "7" {
+			t.Fatalf("payout %+v", po)
+		}
+		if again := must(qc.Payouts.Create(ctx, p))(t); again.ID != po.ID {
+			t.Fatalf("a replayed create is the original: %s", again.ID)
+		}
+		if got := must(qc.Payouts.Get(ctx, po.ID))(t); got.ID != po.ID || got.Fee != po.Fee {
+			t.Fatalf("get %+v", got)
+		}
+		cancelled := must(qc.Payouts.Create(ctx, client.PayoutParams{Amount: 500, Destination: dest}))(t)
+		if c := must(qc.Payouts.Cancel(ctx, cancelled.ID))(t); c.Status != client.PayoutCancelled || c.CancelledAt == nil {
+			t.Fatalf("cancel %+v", c)
+		}
+		failed := must(qc.Payouts.Create(ctx, client.PayoutParams{Amount: 700, Destination: client.PayoutKey{PixKey: "loja@example.com", Type: client.PixKeyEmail}}))(t)
+		if f := must(qc.TestHelpers.FailPayout(ctx, failed.ID, "invalid_key"))(t); f.Status != client.PayoutFailed || f.FailureCode == nil || *f.FailureCode != "invalid_key" {
+			t.Fatalf("fail %+v", f)
+		}
+		paid := must(qc.TestHelpers.PayPayout(ctx, po.ID))(t)
+		if paid.Status != client.PayoutPaid || paid.EndToEndID == nil || paid.PaidAt == nil {
+			t.Fatalf("pay %+v", paid)
+		}
+		d := hook.Wait(t, client.EventPayoutPaid, po.ID)
+		if ep, err := d.Event.Payout(); err != nil || ep.ID != po.ID || d.VerifyErr != nil {
+			t.Fatalf("payout.paid %+v %v", ep, err)
+		}
+
+		// The payouts worker sends a pending payout to the sandbox PSP.
+		sent := must(qc.Payouts.Create(ctx, client.PayoutParams{Amount: 300, Destination: dest}))(t)
+		srv.RunWorkers(t)
+		if got := must(qc.Payouts.Get(ctx, sent.ID))(t); got.Status == client.PayoutPending {
+			t.Fatalf("still pending after the workers ran: %+v", got)
+		}
+
+		var ids []string
+		for p, err := range qc.Payouts.List(ctx, client.PayoutListParams{Limit: 1}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, p.ID)
+		}
+		if !slices.Equal(ids, []string{sent.ID, failed.ID, cancelled.ID, po.ID}) {
+			t.Fatalf("listed %v", ids)
+		}
+		if pg := must(qc.Payouts.ListPage(ctx, client.PayoutListParams{Status: client.PayoutCancelled}))(t); len(pg.Data) != 1 || pg.Data[0].ID != cancelled.ID {
+			t.Fatalf("cancelled page %+v", pg)
+		}
+	})
+}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -85,7 +86,8 @@ func (s *Server) Advance(t testing.TB, d time.Duration) {
 // RunWorkers waits for the work requests left running in the background
 // (a payment's method data), then runs once, in order, every job a
 // deployed server runs on a timer — expiry, payer returns, refunds
-// (PENDING → IN_PROGRESS → REFUNDED), balance releases, method data — then
+// (PENDING → IN_PROGRESS → REFUNDED), balance releases, method data,
+// payouts (pending → sent to the sandbox PSP) — then
 // FlushWebhooks. Call it from the test, not while requests are in flight. A test
 // server runs none of them by itself, so a test decides when time passes.
 func (s *Server) RunWorkers(t testing.TB) {
@@ -103,6 +105,7 @@ func (s *Server) RunWorkers(t testing.TB) {
 		{"refunds", s.App.Payments.AdvanceRefunds},
 		{"releases", s.App.Payments.ReleaseDue},
 		{"methods", s.App.Payments.FinalizePendingMethods},
+		{"payouts", s.App.Payouts.SendPayouts},
 	}
 	for _, j := range jobs {
 		if err := drain(ctx, j.tick); err != nil {
@@ -231,8 +234,8 @@ func (r *Receiver) Deliveries() []Delivery {
 }
 
 // Wait flushes the server's webhooks until a delivery of eventType has
-// arrived for charge or payment id (any, when id is empty) and returns
-// it; after 10 s it fails the test.
+// arrived for the charge, payment or payout id (any, when id is empty)
+// and returns it; after 10 s it fails the test.
 func (r *Receiver) Wait(t testing.TB, eventType, id string) Delivery {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
@@ -257,14 +260,17 @@ func eventFor(ev *client.Event, id string) bool {
 	if ev.Legacy != nil {
 		return rawID(ev.Legacy.TransactionID) == raw
 	}
-	ch, err := ev.Charge()
-	return err == nil && rawID(ch.ID) == raw
+	if ch, err := ev.Charge(); err == nil {
+		return rawID(ch.ID) == raw
+	}
+	p, err := ev.Payout()
+	return err == nil && rawID(p.ID) == raw
 }
 
 func rawID(id string) string {
-	for _, p := range []string{"ch_", "tx_"} {
-		if len(id) > len(p) && id[:len(p)] == p {
-			return id[len(p):]
+	for _, p := range []string{"ch_", "tx_", "po_"} {
+		if rest, ok := strings.CutPrefix(id, p); ok {
+			return rest
 		}
 	}
 	return id
