@@ -25,7 +25,7 @@
 //     ResendWebhook, Stats, Metrics.
 //   - Wallets: List, Balance, BalanceIn.
 //   - Payouts: withdraw the available balance to a Pix key (po_ ids):
-//     Create, Get, List, ListPage, Cancel.
+//     Create, Get, List, ListPage, Cancel, Receipt.
 //   - Webhooks: CreateEndpoint, ListEndpoints, UpdateEndpoint,
 //     DeleteEndpoint, RotateSecret, RotateTransactionSecret,
 //     ListDeliveries, ListDeliveriesPage, DeliveryStats, EventCatalog.

@@ -93,6 +93,7 @@ func TestTypesMatchTheOpenAPIDocument(t *testing.T) {
 		{method: "GET", path: "/payouts", answer: PayoutList{}, query: PayoutListParams{Limit: 1, StartingAfter: "x", Status: "x"}.query()},
 		{method: "GET", path: "/payouts/{id}", answer: Payout{}},
 		{method: "POST", path: "/payouts/{id}/cancel", answer: Payout{}},
+		{method: "GET", path: "/payouts/{id}/receipt", answer: Receipt{}, query: allQuery("lang")},
 		{method: "POST", path: "/test_helpers/payouts/{id}/pay", answer: Payout{}},
 		{method: "POST", path: "/test_helpers/payouts/{id}/fail", body: struct {
 			FailureCode string `json:"failure_code"`

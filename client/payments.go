@@ -306,22 +306,23 @@ func (r *Receipt) Bytes() ([]byte, error) { return base64.StdEncoding.DecodeStri
 // Receipt fetches the receipt of a credited payment, in Brazilian
 // Portuguese, or in lang ("en") when given.
 func (s *PaymentsService) Receipt(ctx context.Context, id string, lang ...string) (*Receipt, error) {
-	return s.receipt(ctx, "/payments/"+pathID(id)+"/receipt", lang)
+	return s.c.receipt(ctx, "/payments/"+pathID(id)+"/receipt", lang)
 }
 
 // RefundReceipt fetches the receipt of a confirmed (REFUNDED) refund of
 // a payment (comprovante de devolução), in lang ("en") when given.
 func (s *PaymentsService) RefundReceipt(ctx context.Context, paymentID, refundID string, lang ...string) (*Receipt, error) {
-	return s.receipt(ctx, "/payments/"+pathID(paymentID)+"/refunds/"+pathID(refundID)+"/receipt", lang)
+	return s.c.receipt(ctx, "/payments/"+pathID(paymentID)+"/refunds/"+pathID(refundID)+"/receipt", lang)
 }
 
-func (s *PaymentsService) receipt(ctx context.Context, path string, lang []string) (*Receipt, error) {
+// receipt fetches a receipt (of a payment, a refund or a payout).
+func (c *Client) receipt(ctx context.Context, path string, lang []string) (*Receipt, error) {
 	r := request{method: http.MethodGet, path: path}
 	if len(lang) > 0 && lang[0] != "" {
 		r.query = url.Values{"lang": {lang[0]}}
 	}
 	var out Receipt
-	if _, err := s.c.do(ctx, r, &out); err != nil {
+	if _, err := c.do(ctx, r, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

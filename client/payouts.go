@@ -149,6 +149,12 @@ func (s *PayoutsService) Cancel(ctx context.Context, id string) (*Payout, error)
 	return &out, nil
 }
 
+// Receipt fetches the receipt of a paid payout (comprovante de
+// transferência), in lang ("en") when given.
+func (s *PayoutsService) Receipt(ctx context.Context, id string, lang ...string) (*Receipt, error) {
+	return s.c.receipt(ctx, "/payouts/"+pathID(id)+"/receipt", lang)
+}
+
 // ListPage reads one page of payouts.
 func (s *PayoutsService) ListPage(ctx context.Context, p PayoutListParams) (*PayoutList, error) {
 	var out PayoutList

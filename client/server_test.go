@@ -660,6 +660,14 @@ func TestPayoutsAgainstServer(t *testing.T) {
 		if paid.Status != client.PayoutPaid || paid.EndToEndID == nil || paid.PaidAt == nil {
 			t.Fatalf("pay %+v", paid)
 		}
+		rc := must(qc.Payouts.Receipt(ctx, po.ID, "en"))(t)
+		if pdf, err := rc.Bytes(); err != nil || rc.ContentType != "application/pdf" || !bytes.HasPrefix(pdf, []byte("%PDF")) {
+			t.Fatalf("payout receipt %s %v", rc.ContentType, err)
+		}
+		_, err = qc.Payouts.Receipt(ctx, cancelled.ID)
+		if e := new(client.Error); !errors.As(err, &e) || e.HTTPStatus != 422 {
+			t.Fatalf("a cancelled payout's receipt: %v", err)
+		}
 		d := hook.Wait(t, client.EventPayoutPaid, po.ID)
 		if ep, err := d.Event.Payout(); err != nil || ep.ID != po.ID || d.VerifyErr != nil {
 			t.Fatalf("payout.paid %+v %v", ep, err)
