@@ -150,6 +150,11 @@ func TestBrowserMerchantJourney(t *testing.T) {
 
 	do(t, ctx, "refunds page", chromedp.Click(chromedp.CSS(`nav.side a[href$="/refunds"]`)), chromedp.WaitVisible(chromedp.ID("refunds-table")))
 	screenshot(t, ctx, "10-refunds")
+	po := apiCall(t, srv, http.MethodPost, "/payouts", key, map[string]any{"amount": 50000,
+		"destination": map[string]any{"pix_key": "financeiro@padaria.example.com"}}, http.StatusCreated)
+	do(t, ctx, "payouts page", chromedp.Click(chromedp.CSS(`nav.side a[href$="/payouts"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`tr[data-payout="`+po.ID+`"]`)))
+	screenshot(t, ctx, "10-payouts")
 	do(t, ctx, "logs page", chromedp.Click(chromedp.CSS(`nav.side a[href$="/logs"]`)), chromedp.WaitVisible(chromedp.ID("logs-table")))
 	if got := evalString(t, ctx, `document.getElementById('logs-table').textContent`); !strings.Contains(got, "/v1/charges") {
 		t.Errorf("request logs lack the API calls: %q", got)

@@ -37,6 +37,7 @@ type Deps struct {
 	Payments *app.PaymentService
 	Webhooks *app.WebhookService
 	Receipts *app.ReceiptService
+	Payouts  *app.PayoutService
 	Log      *slog.Logger
 }
 
@@ -102,6 +103,9 @@ func (c *Controller) Routes(r *mux.Router) {
 	m.HandleFunc("/charges/{id}/receipt", c.authed(c.receipt)).Methods(http.MethodGet).Name("dashboard.charge_receipt")
 	m.HandleFunc("/charges/{id}/refunds/{refund}/receipt", c.authed(c.refundReceipt)).Methods(http.MethodGet).Name("dashboard.refund_receipt")
 	get("/refunds", "refunds", c.refunds)
+	get("/payouts", "payouts", c.payouts)
+	post("/payouts/{id}/cancel", "payout_cancel", c.cancelPayout)
+	m.HandleFunc("/payouts/{id}/receipt", c.authed(c.payoutReceipt)).Methods(http.MethodGet).Name("dashboard.payout_receipt")
 	get("/webhooks", "webhooks", c.webhooks)
 	post("/webhooks", "webhook_create", c.createEndpoint)
 	post("/webhooks/{id}/rotate", "webhook_rotate", c.rotateEndpoint)

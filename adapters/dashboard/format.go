@@ -37,6 +37,8 @@ var funcs = template.FuncMap{
 	"statusClass": statusClass,
 	"chargeRef":   func(raw string) string { return domain.PrefixCharge + raw },
 	"refundRef":   func(raw string) string { return domain.PrefixRefund + raw },
+	"payoutRef":   func(raw string) string { return domain.PrefixPayout + raw },
+	"payoutClass": func(st string) string { return statusClass(strings.ToUpper(st)) },
 	"eventLabel":  eventLabel,
 	"int":         func(n int64) string { return formatInt(n) },
 	"ms":          func(d time.Duration) string { return formatInt(d.Milliseconds()) + " ms" },

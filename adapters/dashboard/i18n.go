@@ -26,7 +26,12 @@ func (c *Controller) msgs(r *http.Request) map[string]string { return messages[l
 var messages = map[string]map[string]string{
 	langPT: {
 		"skip": "Pular para o conteúdo", "account": "Conta", "nav_label": "Seções do painel",
-		"nav_overview": "Visão geral", "nav_charges": "Cobranças", "nav_charge": "Cobrança", "nav_refunds": "Devoluções",
+		"nav_overview": "Visão geral", "nav_charges": "Cobranças", "nav_charge": "Cobrança", "nav_refunds": "Devoluções", "nav_payouts": "Saques",
+		"po_pending": "Pendente", "po_processing": "Enviando", "po_paid": "Pago", "po_failed": "Falhou", "po_cancelled": "Cancelado",
+		"po_destination": "Destino", "po_fee": "Tarifa", "po_empty": "Nenhum saque ainda.", "po_cancel": "Cancelar",
+		"po_cancel_confirm": "Cancelar este saque? O valor volta ao saldo disponível.", "po_receipt": "Comprovante",
+		"po_hint":               "Saques são pedidos pela API (POST /v1/payouts); só os pendentes podem ser cancelados.",
+		"done_payout_cancelled": "Saque cancelado.", "err_payout_not_cancellable": "Este saque já foi enviado e não pode ser cancelado.",
 		"nav_webhooks": "Webhooks", "nav_keys": "Chaves de API", "nav_logs": "Logs de requisições", "nav_login": "Entrar",
 		"nav_secret": "Segredo", "nav_error": "Erro",
 		"logout": "Sair", "mode_test": "Modo de teste", "mode_enter_test": "Ativar o modo de teste",
@@ -128,7 +133,12 @@ var messages = map[string]map[string]string{
 	},
 	langEN: {
 		"skip": "Skip to content", "account": "Account", "nav_label": "Dashboard sections",
-		"nav_overview": "Overview", "nav_charges": "Charges", "nav_charge": "Charge", "nav_refunds": "Refunds",
+		"nav_overview": "Overview", "nav_charges": "Charges", "nav_charge": "Charge", "nav_refunds": "Refunds", "nav_payouts": "Payouts",
+		"po_pending": "Pending", "po_processing": "Sending", "po_paid": "Paid", "po_failed": "Failed", "po_cancelled": "Cancelled",
+		"po_destination": "Destination", "po_fee": "Fee", "po_empty": "No payouts yet.", "po_cancel": "Cancel",
+		"po_cancel_confirm": "Cancel this payout? The amount goes back to the available balance.", "po_receipt": "Receipt",
+		"po_hint":               "Payouts are requested through the API (POST /v1/payouts); only pending ones can be cancelled.",
+		"done_payout_cancelled": "Payout cancelled.", "err_payout_not_cancellable": "This payout was already sent and cannot be cancelled.",
 		"nav_webhooks": "Webhooks", "nav_keys": "API keys", "nav_logs": "Request logs", "nav_login": "Log in",
 		"nav_secret": "Secret", "nav_error": "Error",
 		"logout": "Log out", "mode_test": "Test mode", "mode_enter_test": "Switch to test mode",

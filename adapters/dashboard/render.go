@@ -39,7 +39,7 @@ var assets = map[string]*asset{
 var pages = map[string]*template.Template{}
 
 // pageNames are the page templates in assets/ (login uses the bare layout).
-var pageNames = []string{"login", "overview", "charges", "charge", "refunds", "webhooks", "keys", "logs", "secret", "error"}
+var pageNames = []string{"login", "overview", "charges", "charge", "refunds", "payouts", "webhooks", "keys", "logs", "secret", "error"}
 
 func init() {
 	for name, a := range assets {
@@ -169,7 +169,7 @@ func otherModePath(path string, from, to domain.Mode) string {
 		}
 	}
 	switch section {
-	case "charges", "refunds", "webhooks", "keys", "logs":
+	case "charges", "refunds", "payouts", "webhooks", "keys", "logs":
 		return Base + "/" + string(to) + "/" + section
 	}
 	return Base + "/" + string(to) + "/"

@@ -23,7 +23,7 @@ func TestEveryPageRenders(t *testing.T) {
 		t.Fatalf("login went to %q", got)
 	}
 	for _, mode := range []string{"live", "test"} {
-		for _, p := range []string{"/", "/charges", "/charges/" + ch.ID, "/refunds", "/webhooks", "/keys", "/logs"} {
+		for _, p := range []string{"/", "/charges", "/charges/" + ch.ID, "/refunds", "/payouts", "/webhooks", "/keys", "/logs"} {
 			if mode == "live" && strings.HasPrefix(p, "/charges/") {
 				continue
 			}
@@ -214,5 +214,37 @@ func TestRefundOnceAndReceipt(t *testing.T) {
 	open := apiCall(t, srv, http.MethodPost, "/charges", m.TestKey, map[string]any{"amount": 500, "payment_method": "pix"}, http.StatusCreated)
 	if res := b.get("/dashboard/test/charges/" + open.ID + "/receipt"); res.Status != http.StatusUnprocessableEntity {
 		t.Errorf("receipt of an open charge: %d", res.Status)
+	}
+}
+
+// Payouts made through the API are listed in their mode; a pending one
+// is cancelled from the page, once.
+func TestPayoutsPage(t *testing.T) {
+	t.Parallel()
+	srv := quitatest.NewServer(t, quitatest.Options{})
+	m := newMerchant(t, srv, "Loja Saque")
+	paidCharge(t, srv, m.TestKey, 50000)
+	po := apiCall(t, srv, http.MethodPost, "/payouts", m.TestKey, map[string]any{"amount": 12345,
+		"destination": map[string]any{"pix_key": "financeiro@loja.example.com"}}, http.StatusCreated)
+	b := newBrowser(t, srv)
+	b.login(m)
+	pg := b.get("/dashboard/test/payouts")
+	if pg.Status != http.StatusOK || !strings.Contains(pg.Body, `data-payout="`+po.ID+`"`) || !strings.Contains(pg.Body, "R$ 123,45") ||
+		strings.Contains(pg.Body, "financeiro@loja.example.com") {
+		t.Fatalf("payouts page: %d (listed, amount, key masked?)\n%.3000s", pg.Status, pg.Body)
+	}
+	if live := b.get("/dashboard/live/payouts"); strings.Contains(live.Body, po.ID) {
+		t.Error("live mode lists the test payout")
+	}
+	form := url.Values{"csrf": {csrfOf(t, pg.Body)}}
+	if res := b.post("/dashboard/test/payouts/"+po.ID+"/cancel", form); res.Location != "/dashboard/test/payouts?done=payout_cancelled" {
+		t.Fatalf("cancel: %d %q", res.Status, res.Location)
+	}
+	if res := b.post("/dashboard/test/payouts/"+po.ID+"/cancel", form); res.Location != "/dashboard/test/payouts?err=payout_not_cancellable" {
+		t.Errorf("second cancel: %d %q", res.Status, res.Location)
+	}
+	got := apiCall(t, srv, http.MethodGet, "/payouts/"+po.ID, m.TestKey, nil, http.StatusOK)
+	if got.Status != "cancelled" {
+		t.Errorf("payout after cancel: %s", got.Status)
 	}
 }

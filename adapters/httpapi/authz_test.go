@@ -183,6 +183,12 @@ func TestDashboardAuthorizationMatrix(t *testing.T) {
 		t.Fatalf("A's deliveries: %v %v", ds, err)
 	}
 	deliveryID := ds[0].ID
+	r = call(t, http.MethodPost, srv.BaseURL+"/payouts", map[string]string{"apikey": a.TestKey, "Idempotency-Key": "dash-matrix-payout"},
+		`{"amount":100,"destination":{"pix_key":"financeiro@loja-a.example.com"}}`)
+	if r.Status != 201 {
+		t.Fatalf("A's payout: %d %s", r.Status, r.Body)
+	}
+	payoutID := r.json(t)["id"].(string)
 	keys, err := srv.App.Dashboard.Keys.List(ctx, app.DashboardUser{AccountID: a.AccountID})
 	if err != nil || len(keys) < 2 {
 		t.Fatal(err)
@@ -191,7 +197,7 @@ func TestDashboardAuthorizationMatrix(t *testing.T) {
 	for _, k := range keys {
 		keyFor[string(k.Mode)] = k.ID
 	}
-	aSecrets := []string{chargeID, raw, txid, endpointID, deliveryID, keys[0].ID, keys[1].ID, a.AccountID, a.UserID, "Loja A",
+	aSecrets := []string{chargeID, raw, txid, endpointID, deliveryID, payoutID, keys[0].ID, keys[1].ID, a.AccountID, a.UserID, "Loja A",
 		domain.APIKeyFingerprint(a.TestKey)[:12], domain.APIKeyFingerprint(a.LiveKey)[:12]}
 
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -234,6 +240,8 @@ func TestDashboardAuthorizationMatrix(t *testing.T) {
 				obj = endpointID
 			case strings.Contains(rt.tpl, "/deliveries/"):
 				obj = deliveryID
+			case strings.Contains(rt.tpl, "/payouts/"):
+				obj = payoutID
 			}
 			path := strings.Replace(strings.Replace(rt.tpl, "{mode:live|test}", mode, 1), "{id}", obj, 1)
 			h := testkit.Header{"Cookie": cookie}
@@ -262,7 +270,7 @@ func TestDashboardAuthorizationMatrix(t *testing.T) {
 	// B's own pages (lists, overview, search) show nothing of A's, in
 	// either mode, even when B searches for A's charge or txid.
 	for _, p := range []string{"/", "/charges", "/charges?q=" + chargeID, "/charges?q=" + txid,
-		"/charges?after=" + chargeID, "/refunds", "/webhooks", "/webhooks?endpoint=" + endpointID, "/keys", "/logs"} {
+		"/charges?after=" + chargeID, "/refunds", "/payouts", "/payouts?after=" + payoutID, "/webhooks", "/webhooks?endpoint=" + endpointID, "/keys", "/logs"} {
 		for _, mode := range []string{"test", "live"} {
 			res, err := testkit.Send(noRedirect, http.MethodGet, srv.URL+"/dashboard/"+mode+p, nil, testkit.Header{"Cookie": cookie})
 			if err != nil {
@@ -289,6 +297,9 @@ func TestDashboardAuthorizationMatrix(t *testing.T) {
 	}
 	if after, _ := srv.App.Dashboard.Keys.List(ctx, app.DashboardUser{AccountID: a.AccountID}); len(after) != len(keys) {
 		t.Fatalf("A's keys after the matrix: %d, want %d", len(after), len(keys))
+	}
+	if r := call(t, http.MethodGet, srv.BaseURL+"/payouts/"+payoutID, keyHdr(a.TestKey), ""); r.Status != 200 || r.json(t)["status"] != "pending" {
+		t.Fatalf("A's payout after the matrix: %d %s", r.Status, r.Body)
 	}
 	if eps, _ := srv.App.Webhooks.ListEndpoints(ctx, callerA); len(eps) != 1 {
 		t.Fatalf("A's endpoints after the matrix: %d", len(eps))

@@ -94,9 +94,9 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	receiptsConfig := provideReceiptsConfig(cfg)
 	receiptService := app.NewReceiptService(chargeService, db, db, receiptRenderer, systemClock, receiptsConfig)
 	dashboardReads := app.NewDashboardReads(db, db, db, db, chargeService)
-	dashboardController := provideWebDashboard(cfg, log, sessionService, keyService, dashboardReads, paymentService, webhookService, receiptService)
 	payoutsConfig := providePayoutsConfig(cfg)
 	payoutService := app.NewPayoutService(chargeService, db, portsAcquirer, systemClock, randomIDs, log, payoutsConfig)
+	dashboardController := provideWebDashboard(cfg, log, sessionService, keyService, dashboardReads, paymentService, webhookService, receiptService, payoutService)
 	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService)
 	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService, db, payoutService)
 	wiringApp := &App{
@@ -200,9 +200,9 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	receiptsConfig := provideReceiptsConfig(cfg)
 	receiptService := app.NewReceiptService(chargeService, db, db, receiptRenderer, clock, receiptsConfig)
 	dashboardReads := app.NewDashboardReads(db, db, db, db, chargeService)
-	dashboardController := provideWebDashboard(cfg, log, sessionService, keyService, dashboardReads, paymentService, webhookService, receiptService)
 	payoutsConfig := providePayoutsConfig(cfg)
 	payoutService := app.NewPayoutService(chargeService, db, acquirer, clock, randomIDs, log, payoutsConfig)
+	dashboardController := provideWebDashboard(cfg, log, sessionService, keyService, dashboardReads, paymentService, webhookService, receiptService, payoutService)
 	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService)
 	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService, db, payoutService)
 	wiringApp := &App{
