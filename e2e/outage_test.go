@@ -51,16 +51,33 @@ func TestPostgresConnectionLoss(t *testing.T) {
 	for range 5 {
 		a.test.mustCreate(t, pixBody(1000))
 	}
-	if n := terminateBackends(t, admin); n == 0 {
+	var pids []int64
+	rows, err := admin.Query(`WITH others AS MATERIALIZED (SELECT pid FROM pg_stat_activity
+		WHERE datname = current_database() AND pid <> pg_backend_pid())
+		SELECT pid FROM others WHERE pg_terminate_backend(pid)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var pid int64
+		if err := rows.Scan(&pid); err != nil {
+			t.Fatal(err)
+		}
+		pids = append(pids, pid)
+	}
+	if rows.Close(); len(pids) == 0 {
 		t.Fatal("no quitad connection to terminate")
 	}
-	// The drop is over once the pools' backends are gone (the commit-signal
-	// listener reconnects by itself and is not one of them).
+	// The drop is over once the terminated sessions are gone. New ones
+	// may already be there: background workers reconnect on their own.
+	list := make([]string, len(pids))
+	for i, p := range pids {
+		list[i] = strconv.FormatInt(p, 10)
+	}
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		var left int
 		if err := admin.QueryRow(`SELECT count(*) FROM pg_stat_activity
-			WHERE datname = current_database() AND pid <> pg_backend_pid()
-			AND application_name <> 'quita-listen'`).Scan(&left); err != nil {
+			WHERE pid IN (` + strings.Join(list, ",") + `)`).Scan(&left); err != nil {
 			t.Fatal(err)
 		}
 		if left == 0 {
