@@ -21,6 +21,10 @@ type Worker struct {
 	// brings it back to Interval. Workers that are woken when work commits
 	// need not poll an idle database often.
 	IdleInterval time.Duration
+	// MinGap, when set, is the shortest time between the starts of two
+	// ticks, woken or not: a worker woken by every commit (the stats fold)
+	// then runs a few times a second under load, not once per commit.
+	MinGap time.Duration
 }
 
 // WorkerRunner owns the scheduling of a binary's periodic workers.
@@ -50,7 +54,17 @@ func (r *WorkerRunner) runEvery(ctx context.Context, w Worker) {
 	wait := w.Interval
 	t := time.NewTimer(wait)
 	defer t.Stop()
+	var last time.Time
 	for {
+		if gap := w.MinGap - time.Since(last); gap > 0 {
+			t.Reset(gap)
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+		last = time.Now()
 		n, err := w.Tick(ctx)
 		if err != nil && ctx.Err() == nil {
 			r.log.ErrorContext(ctx, "worker tick failed", "worker", w.Name, "err", err)

@@ -121,3 +121,33 @@ func TestWorkerRunnerBacksOffWhenIdle(t *testing.T) {
 		t.Fatalf("%d ticks in the 300 ms after a wake-up and work, want at least 5", got)
 	}
 }
+
+// A worker with MinGap, woken far more often than that (the stats fold is
+// woken by every commit), ticks at most once per MinGap.
+func TestWorkerRunnerSpacesWokenTicks(t *testing.T) {
+	t.Parallel()
+	wake := make(chan struct{}, 1)
+	var ticks atomic.Int64
+	r := app.NewWorkerRunner(slog.New(slog.DiscardHandler), app.Worker{Name: "spaced", Interval: time.Millisecond,
+		MinGap: 100 * time.Millisecond, Wake: wake,
+		Tick: func(context.Context) (int, error) { ticks.Add(1); return 1, nil }})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { r.Run(ctx); close(done) }()
+	start := time.Now()
+	for time.Since(start) < 500*time.Millisecond {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	<-done
+	// Without the gap, ~500 ticks (1 ms interval, woken every ms); with
+	// it at most one per 100 ms of the run (plus the first).
+	elapsed := time.Since(start)
+	if n, most := ticks.Load(), int64(elapsed/(100*time.Millisecond))+1; n < 2 || n > most {
+		t.Fatalf("%d ticks in %v, want between 2 and %d", n, elapsed, most)
+	}
+}

@@ -150,14 +150,19 @@ func (f *authFailures) blocked(ctx context.Context, ip, key string) (time.Durati
 	if f == nil {
 		return 0, false
 	}
+	// A key this process has authenticated passes whatever the address's
+	// count: no need to ask the counter (a Redis round trip per request).
+	f.mu.Lock()
+	_, good := f.good[domain.APIKeyFingerprint(key)]
+	f.mu.Unlock()
+	if good {
+		return 0, false
+	}
 	n, wait, err := f.counter.Failures(ctx, authFailureKey(ip))
 	if err != nil || n < maxAuthFailuresPerIP {
 		return 0, false
 	}
-	f.mu.Lock()
-	_, ok := f.good[domain.APIKeyFingerprint(key)]
-	f.mu.Unlock()
-	return max(wait, time.Second), !ok
+	return max(wait, time.Second), true
 }
 
 func (f *authFailures) failed(ctx context.Context, ip string) {

@@ -102,17 +102,9 @@ func queueInsert(b *pgx.Batch, d schema.Dialect, row any) error {
 	return nil
 }
 
-const countUpsertSQL = `INSERT INTO charge_counts AS cc (account_id, mode, status, shard, n) VALUES ($1, $2, $3, $4, $5)
-ON CONFLICT (account_id, mode, status, shard) DO UPDATE SET n = cc.n + EXCLUDED.n`
-
-const dayTotalUpsertSQL = `INSERT INTO charge_day_totals AS dt (account_id, mode, day, currency, status, paid_with, shard, n, volume, refunded)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-ON CONFLICT (account_id, mode, day, currency, status, paid_with, shard) DO UPDATE
-SET n = dt.n + EXCLUDED.n, volume = dt.volume + EXCLUDED.volume, refunded = dt.refunded + EXCLUDED.refunded`
-
 // insertChargeBound is insertCharge on Postgres over the hot pool: the
-// idempotency record first, the charge, its count and per-day total, its
-// events — one batch.
+// idempotency record first, the charge, its counter delta, its events —
+// one batch.
 func (db *DB) insertChargeBound(ctx context.Context, row *chargeRow, evs []eventRow, idem *idempotencyRow) error {
 	d := db.bun.Dialect()
 	b := &pgx.Batch{}
@@ -124,11 +116,7 @@ func (db *DB) insertChargeBound(ctx context.Context, row *chargeRow, evs []event
 	if err := queueInsert(b, d, row); err != nil {
 		return err
 	}
-	shard := shardOf(row.ID)
-	b.Queue(countUpsertSQL, row.AccountID, row.Mode, row.Status, shard, int64(1))
-	k := dayTotalKeyOf(row, row.CreatedAt)
-	b.Queue(dayTotalUpsertSQL, row.AccountID, row.Mode, k.day, k.currency, k.status, k.paidWith, shard,
-		int64(1), row.Amount, row.RefundCompleted)
+	b.Queue(statDeltaInsertSQL, newChargeDelta(row).args()...)
 	for i := range evs {
 		if err := queueInsert(b, d, &evs[i]); err != nil {
 			return err

@@ -45,19 +45,21 @@ func (db *DB) CreateCharge(ctx context.Context, c *domain.Charge, events []domai
 	if err == nil && len(evs) > 0 {
 		db.signals.committed(SignalEvents)
 	}
+	if err == nil {
+		db.signals.local(SignalStats)
+	}
 	return err
 }
 
-// insertCharge writes a new charge with its events and, when idem is not
-// nil, its idempotency record before anything else: at most three INSERTs
-// in one execBatch. On SQLite idb must be a transaction.
+// insertCharge writes a new charge with its counter delta, its events and,
+// when idem is not nil, its idempotency record before anything else: at
+// most four INSERTs in one execBatch. On SQLite idb must be a transaction.
 func insertCharge(ctx context.Context, idb bun.IDB, row *chargeRow, evs []eventRow, idem *idempotencyRow) error {
 	var qs []schema.QueryAppender
 	if idem != nil {
 		qs = append(qs, idb.NewInsert().Model(idem))
 	}
-	qs = append(qs, idb.NewInsert().Model(row), countDelta(idb, row.AccountID, row.Mode, row.Status, row.ID, 1),
-		dayTotalsInsert(idb, row))
+	qs = append(qs, idb.NewInsert().Model(row), idb.NewInsert().Model(newChargeDelta(row)))
 	if len(evs) > 0 {
 		qs = append(qs, idb.NewInsert().Model(&evs))
 	}

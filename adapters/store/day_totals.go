@@ -1,13 +1,10 @@
 package store
 
 import (
-	"cmp"
 	"context"
-	"hash/fnv"
 	"time"
 
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/schema"
 
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/ports"
@@ -15,9 +12,11 @@ import (
 
 // dayTotalRow is one group of charge_day_totals: the charges of an account
 // created on one UTC day, by currency, status and settlement method, in one
-// of countShards shards (by charge id, as charge_counts). Each charge
-// counts in exactly one group at any time with its amount and confirmed
-// refunds, so summing the shards gives what a scan of the charges would.
+// of several shards (rows written before the counters were folded from
+// deltas, stat_deltas.go, were spread by charge id; folds write shard 0).
+// Each charge counts in exactly one group at any time with its amount and
+// confirmed refunds, so summing the shards and the pending deltas gives
+// what a scan of the charges would.
 type dayTotalRow struct {
 	bun.BaseModel `bun:"table:charge_day_totals,alias:dt"`
 
@@ -40,31 +39,6 @@ func dayTotalKeyOf(r *chargeRow, created dbTime) dayTotalKey {
 	return dayTotalKey{day: created.UTC().Format(time.DateOnly), currency: r.Currency, status: r.Status, paidWith: deref(r.SettlementPaidWith)}
 }
 
-func shardOf(chargeID string) int {
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(chargeID))
-	return int(h.Sum32() % countShards)
-}
-
-func (a dayShardKey) compare(b dayShardKey) int {
-	return cmp.Or(cmp.Compare(a.accountID, b.accountID), cmp.Compare(a.mode, b.mode), cmp.Compare(a.day, b.day),
-		cmp.Compare(a.currency, b.currency), cmp.Compare(a.status, b.status), cmp.Compare(a.paidWith, b.paidWith),
-		cmp.Compare(a.shard, b.shard))
-}
-
-func dayTotalShardDelta(idb bun.IDB, k dayShardKey, n, volume, refunded int64) schema.QueryAppender {
-	return idb.NewInsert().Model(&dayTotalRow{AccountID: k.accountID, Mode: k.mode, Day: k.day, Currency: k.currency,
-		Status: k.status, PaidWith: k.paidWith, Shard: k.shard, N: n, Volume: volume, Refunded: refunded}).
-		On("CONFLICT (account_id, mode, day, currency, status, paid_with, shard) DO UPDATE").
-		Set("n = dt.n + EXCLUDED.n, volume = dt.volume + EXCLUDED.volume, refunded = dt.refunded + EXCLUDED.refunded")
-}
-
-// dayTotalsInsert is the delta of a new charge.
-func dayTotalsInsert(idb bun.IDB, row *chargeRow) schema.QueryAppender {
-	return dayTotalShardDelta(idb, dayShardKey{row.AccountID, row.Mode, dayTotalKeyOf(row, row.CreatedAt), shardOf(row.ID)},
-		1, row.Amount, row.RefundCompleted)
-}
-
 // dayAligned reports whether since is a UTC midnight, where the per-day
 // totals answer exactly what a scan from since would.
 func dayAligned(since time.Time) bool {
@@ -72,22 +46,30 @@ func dayAligned(since time.Time) bool {
 	return u.Equal(u.Truncate(24 * time.Hour))
 }
 
-// aggregateDayTotals is AggregatePayments from the per-day totals: a few
-// rows per day instead of every charge of the window.
+// aggregateDayTotals is AggregatePayments from the per-day totals and the
+// deltas not yet folded into them (one statement, one snapshot): a few rows
+// per day instead of every charge of the window.
 func (db *DB) aggregateDayTotals(ctx context.Context, scope ports.Scope, since time.Time, cur domain.Currency) ([]ports.PaymentAggregate, error) {
+	groups := func(model any) *bun.SelectQuery {
+		q := whereScope(db.bun.NewSelect().Model(model), scope).
+			ColumnExpr("?TableAlias.day, ?TableAlias.currency, ?TableAlias.status, ?TableAlias.paid_with").
+			ColumnExpr("?TableAlias.n, ?TableAlias.volume, ?TableAlias.refunded").
+			Where("?TableAlias.day >= ?", since.UTC().Format(time.DateOnly))
+		if cur != "" {
+			q = q.Where("?TableAlias.currency = ?", string(cur))
+		}
+		return q
+	}
 	var rows []aggregateRow
-	q := whereScope(db.bun.NewSelect().Model((*dayTotalRow)(nil)), scope).
-		ColumnExpr("dt.day, dt.currency, dt.status, dt.paid_with").
-		ColumnExpr("CAST(SUM(dt.n) AS bigint) AS n, CAST(SUM(dt.volume) AS bigint) AS volume, CAST(SUM(dt.refunded) AS bigint) AS refunded").
-		Where("dt.day >= ?", since.UTC().Format(time.DateOnly)).
-		GroupExpr("dt.day, dt.currency, dt.status, dt.paid_with").
+	err := db.bun.NewSelect().TableExpr("(?) AS g", groups((*dayTotalRow)(nil)).UnionAll(groups((*statDeltaRow)(nil)))).
+		ColumnExpr("g.day, g.currency, g.status, g.paid_with").
+		ColumnExpr("CAST(SUM(g.n) AS bigint) AS n, CAST(SUM(g.volume) AS bigint) AS volume, CAST(SUM(g.refunded) AS bigint) AS refunded").
+		GroupExpr("g.day, g.currency, g.status, g.paid_with").
 		// Groups every charge has left (all deltas cancelled) are not
 		// groups a scan would return.
-		Having("SUM(dt.n) > 0")
-	if cur != "" {
-		q = q.Where("dt.currency = ?", string(cur))
-	}
-	if err := q.Scan(ctx, &rows); err != nil {
+		Having("SUM(g.n) > 0").
+		Scan(ctx, &rows)
+	if err != nil {
 		return nil, mapError(err)
 	}
 	return aggregatesToPort(rows), nil

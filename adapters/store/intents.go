@@ -22,8 +22,32 @@ type providerIntentRow struct {
 	CreatedAt dbTime `bun:"created_at"`
 }
 
+// intentInsertAsync is the intent's INSERT on Postgres, committed without
+// waiting for its WAL flush (synchronous_commit off for this one
+// transaction; docs/decisions.md, "The cob intent is committed
+// asynchronously"). quitad dying cannot lose it — the server has it;
+// only a crash of Postgres itself within its WAL writer's delay can, and
+// then the create that follows (committed synchronously, after the
+// intent in the WAL) cannot have been acknowledged either: what is lost
+// is at worst one unpaid cob the sweep does not cancel, which expires at
+// the PSP. The create keeps one WAL flush instead of two.
+const intentInsertAsync = `WITH async AS (SELECT set_config('synchronous_commit', 'off', true))
+INSERT INTO provider_intents (account_id, mode, idem_key, txid, created_at)
+SELECT $1, $2, $3, $4, $5 FROM async
+ON CONFLICT (account_id, mode, idem_key) DO NOTHING`
+
 // RecordProviderIntent implements ports.ProviderIntents.
 func (db *DB) RecordProviderIntent(ctx context.Context, in ports.ProviderIntent) error {
+	if db.hot != nil {
+		conn, err := acquire(ctx, db.hot)
+		if err != nil {
+			return err
+		}
+		defer conn.Release()
+		_, err = conn.Exec(ctx, intentInsertAsync, in.Key.AccountID, string(in.Key.Mode), in.Key.Key, in.TxID,
+			in.CreatedAt.UTC().Truncate(time.Microsecond))
+		return mapError(err)
+	}
 	_, err := db.bun.NewInsert().Model(&providerIntentRow{AccountID: in.Key.AccountID, Mode: string(in.Key.Mode),
 		IdemKey: in.Key.Key, TxID: in.TxID, CreatedAt: newDBTime(in.CreatedAt)}).
 		On("CONFLICT (account_id, mode, idem_key) DO NOTHING").Exec(ctx)

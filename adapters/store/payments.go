@@ -83,16 +83,8 @@ func (db *DB) ListPayments(ctx context.Context, q ports.PaymentQuery) ([]*domain
 // bounds apply, by counting rows otherwise.
 func (db *DB) countPayments(ctx context.Context, q ports.PaymentQuery, filter func(*bun.SelectQuery) *bun.SelectQuery) (int, error) {
 	if q.CreatedAfter == nil && q.CreatedBefore == nil {
-		var n int64
-		sel := db.bun.NewSelect().Model((*countRow)(nil)).ColumnExpr("COALESCE(SUM(cc.n), 0)").
-			Where("cc.account_id = ?", q.AccountID).Where("cc.mode = ?", string(q.Mode))
-		if q.Status != "" {
-			sel = sel.Where("cc.status = ?", string(q.Status))
-		}
-		if err := sel.Scan(ctx, &n); err != nil {
-			return 0, mapError(err)
-		}
-		return int(n), nil
+		n, err := db.countCharges(ctx, q.Scope, string(q.Status))
+		return int(n), err
 	}
 	n, err := filter(db.bun.NewSelect().Model((*chargeRow)(nil))).Count(ctx)
 	return int(n), mapError(err)

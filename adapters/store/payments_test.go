@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -31,6 +33,7 @@ func TestPaymentStore(t *testing.T) {
 			testUpdateChargesFailsAsAWhole(t, db)
 			testClaimOpenRefunds(t, db)
 			testConcurrentBatchesLoseNothing(t, db)
+			testFoldDuringWrites(t, db)
 		})
 	}
 }
@@ -127,14 +130,20 @@ func testListPaymentsTotals(t *testing.T, db *store.DB) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tt := range []struct {
-		status domain.TxStatus
-		after  *time.Time
-		want   int
-	}{{"", nil, 5}, {domain.TxCancelled, nil, 1}, {domain.TxWaitingPayment, nil, 4}, {"", ptr(micro(baseTime).Add(2 * time.Minute)), 3}} {
-		cs, total, err := db.ListPayments(ctx, ports.PaymentQuery{Scope: scope, Page: 1, Limit: 2, Status: tt.status, CreatedAfter: tt.after, Desc: true})
-		if err != nil || total != tt.want || len(cs) != min(2, tt.want) {
-			t.Errorf("status %q after %v: %d charges, total %d, err %v; want total %d", tt.status, tt.after, len(cs), total, err, tt.want)
+	// The totals are the same with the counter deltas pending and folded.
+	for _, stage := range []string{"pending", "folded"} {
+		if stage == "folded" {
+			mustFold(t, db)
+		}
+		for _, tt := range []struct {
+			status domain.TxStatus
+			after  *time.Time
+			want   int
+		}{{"", nil, 5}, {domain.TxCancelled, nil, 1}, {domain.TxWaitingPayment, nil, 4}, {"", ptr(micro(baseTime).Add(2 * time.Minute)), 3}} {
+			cs, total, err := db.ListPayments(ctx, ports.PaymentQuery{Scope: scope, Page: 1, Limit: 2, Status: tt.status, CreatedAfter: tt.after, Desc: true})
+			if err != nil || total != tt.want || len(cs) != min(2, tt.want) {
+				t.Errorf("%s: status %q after %v: %d charges, total %d, err %v; want total %d", stage, tt.status, tt.after, len(cs), total, err, tt.want)
+			}
 		}
 	}
 	if _, _, err := db.ListPayments(ctx, ports.PaymentQuery{Scope: scope, Page: 1, Limit: 2, SortBy: "nope"}); !errors.Is(err, domain.ErrValidation) {
@@ -230,22 +239,42 @@ func testAggregateDayTotals(t *testing.T, db *store.DB) {
 		d(2) + " BRL EXPIRED  n=1 v=6000 r=0",
 		d(2) + " BRL WAITING_PAYMENT  n=1 v=7000 r=0",
 	}
-	for _, tt := range []struct {
-		name  string
-		since time.Time
-		cur   domain.Currency
-		want  []string
-	}{
-		{"totals", day0, "", want},
-		{"scan", day0.Add(-time.Microsecond), "", want},
-		{"totals BRL", day0, domain.CurrencyBRL, want},
-		{"totals other currency", day0, "EUR", []string{}},
-		{"totals last day", day0.AddDate(0, 0, 2), "", want[4:]},
-		{"scan last day", day0.AddDate(0, 0, 2).Add(-time.Microsecond), "", want[4:]},
-	} {
-		if got := aggregate(tt.since, tt.cur); !slices.Equal(got, tt.want) {
-			t.Errorf("%s: aggregates\n%q\nwant\n%q", tt.name, got, tt.want)
+	// The same with the counter deltas pending, folded, and folded with
+	// more pending (the expiry of the waiting charge, then put back by
+	// hand as the inverse delta would).
+	for _, stage := range []string{"pending", "folded"} {
+		if stage == "folded" {
+			mustFold(t, db)
 		}
+		for _, tt := range []struct {
+			name  string
+			since time.Time
+			cur   domain.Currency
+			want  []string
+		}{
+			{"totals", day0, "", want},
+			{"scan", day0.Add(-time.Microsecond), "", want},
+			{"totals BRL", day0, domain.CurrencyBRL, want},
+			{"totals other currency", day0, "EUR", []string{}},
+			{"totals last day", day0.AddDate(0, 0, 2), "", want[4:]},
+			{"scan last day", day0.AddDate(0, 0, 2).Add(-time.Microsecond), "", want[4:]},
+		} {
+			if got := aggregate(tt.since, tt.cur); !slices.Equal(got, tt.want) {
+				t.Errorf("%s, %s: aggregates\n%q\nwant\n%q", stage, tt.name, got, tt.want)
+			}
+		}
+	}
+	if n, err := db.FoldChargeStats(ctx); n != 0 || err != nil {
+		t.Errorf("a second fold moved %d deltas (%v), want none left", n, err)
+	}
+}
+
+// mustFold folds every pending counter delta and checks it moved some.
+func mustFold(t *testing.T, db *store.DB) {
+	t.Helper()
+	n, err := db.FoldChargeStats(t.Context())
+	if err != nil || n == 0 {
+		t.Fatalf("fold: moved %d deltas, %v; want some", n, err)
 	}
 }
 
@@ -283,4 +312,77 @@ func testListScopeRefunds(t *testing.T, db *store.DB) {
 	if rs, _, err := db.ListScopeRefunds(ctx, ports.RefundQuery{Scope: live, Limit: 10}); err != nil || len(rs) != 0 {
 		t.Fatalf("live mode sees %d test refunds, %v", len(rs), err)
 	}
+}
+
+// testFoldDuringWrites folds the counters from several goroutines while
+// charges are created and settled: every count stays exact (the
+// incremental counters agree with the charges: VerifyDerived), whether the
+// last deltas are still pending or folded.
+func testFoldDuringWrites(t *testing.T, db *store.DB) {
+	scope := ports.Scope{AccountID: "acct_fold", Mode: domain.ModeLive}
+	ctx := t.Context()
+	const writers, each = 4, 15
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	folded := make(chan int, 2)
+	for range 2 {
+		go func() {
+			total := 0
+			defer func() { folded <- total }()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				n, err := db.FoldChargeStats(ctx)
+				if err != nil {
+					t.Errorf("fold: %v", err)
+					return
+				}
+				total += n
+			}
+		}()
+	}
+	for range writers {
+		wg.Go(func() {
+			for i := range each {
+				if i%3 == 0 {
+					paidIn(t, db, scope, 1000)
+					continue
+				}
+				c := newCharge(t, scope, baseTime, nil)
+				attachPix(t, c, baseTime)
+				mustCreate(t, db, c, nil, nil)
+			}
+		})
+	}
+	wg.Wait()
+	close(stop)
+	if moved := <-folded + <-folded; moved == 0 {
+		t.Error("no fold moved anything while the writes ran")
+	}
+	check := func(stage string) {
+		t.Helper()
+		_, total, err := db.ListPayments(ctx, ports.PaymentQuery{Scope: scope, Page: 1, Limit: 1})
+		if err != nil || total != writers*each {
+			t.Errorf("%s: total %d (%v), want %d", stage, total, err, writers*each)
+		}
+		_, paidN, err := db.ListPayments(ctx, ports.PaymentQuery{Scope: scope, Page: 1, Limit: 1, Status: domain.TxPaid})
+		if err != nil || paidN != writers*5 {
+			t.Errorf("%s: paid %d (%v), want %d", stage, paidN, err, writers*5)
+		}
+		// Other checks of this database leave refunds without entries on
+		// purpose: only this account's problems count.
+		problems, err := db.VerifyDerived(ctx)
+		problems = slices.DeleteFunc(problems, func(p string) bool { return !strings.Contains(p, scope.AccountID) })
+		if err != nil || len(problems) != 0 {
+			t.Errorf("%s: verify: %v %q", stage, err, problems)
+		}
+	}
+	check("after the writes")
+	if _, err := db.FoldChargeStats(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("folded")
 }

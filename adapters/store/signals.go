@@ -18,6 +18,10 @@ const (
 	SignalEvents = "events"
 	// SignalRefunds: refunds were created or changed (the refund worker).
 	SignalRefunds = "refunds"
+	// SignalStats: charge counter deltas were committed by this process
+	// (the stats fold; never announced to other processes, whose own
+	// commits wake their own fold).
+	SignalStats = "stats"
 )
 
 // signalChannel is the Postgres NOTIFY channel of commit signals; the
@@ -183,7 +187,7 @@ func (s *signals) listen(ctx context.Context, cfg *pgx.ConnConfig) error {
 }
 
 // Wake returns a channel that receives each time work of topic
-// (SignalEvents, SignalRefunds) is committed by this process or, on
+// (SignalEvents, SignalRefunds, SignalStats) is committed by this process or, on
 // Postgres, by another process on the same database. Wake-ups coalesce:
 // one receive may stand for many commits.
 func (db *DB) Wake(topic string) <-chan struct{} { return db.signals.subscribe(topic) }

@@ -138,6 +138,9 @@ func (db *DB) UpdateCharges(ctx context.Context, refs []ports.ChargeRef, fn port
 	if err == nil && refunds {
 		db.signals.committed(SignalRefunds)
 	}
+	if err == nil {
+		db.signals.local(SignalStats)
+	}
 	return errs, nil
 }
 
@@ -147,8 +150,7 @@ type changeWriter struct {
 	tx      bun.IDB
 	idem    []schema.QueryAppender
 	charges []schema.QueryAppender
-	counts  map[countKey]int64
-	days    map[dayShardKey]*dayDelta
+	days    map[dayKey]*dayDelta
 	events  []eventRow
 	refunds []domain.Refund
 	entries []domain.JournalEntry
@@ -158,16 +160,17 @@ type changeWriter struct {
 	read    map[domain.WalletKey]domain.Balance
 }
 
-type dayShardKey struct {
+// dayKey is one group of the counters: an account's charges of a day,
+// currency, status and method.
+type dayKey struct {
 	accountID, mode string
 	dayTotalKey
-	shard int
 }
 
 type dayDelta struct{ n, volume, refunded int64 }
 
 func newChangeWriter(tx bun.IDB) *changeWriter {
-	return &changeWriter{tx: tx, counts: map[countKey]int64{}, days: map[dayShardKey]*dayDelta{},
+	return &changeWriter{tx: tx, days: map[dayKey]*dayDelta{},
 		wallets: map[domain.WalletKey]*walletDelta{}, read: map[domain.WalletKey]domain.Balance{}}
 }
 
@@ -188,11 +191,6 @@ func (w *changeWriter) add(old *chargeRow, c *domain.Charge, change ports.Charge
 		w.idem = append(w.idem, w.tx.NewInsert().Model(idempotencyFromPort(change.Idempotency)))
 	}
 	w.charges = append(w.charges, w.tx.NewUpdate().Model(upd).ExcludeColumn(chargeImmutableColumns...).WherePK())
-	if old.Status != upd.Status {
-		shard := shardOf(old.ID)
-		w.counts[countKey{old.AccountID, old.Mode, old.Status, shard}]--
-		w.counts[countKey{old.AccountID, old.Mode, upd.Status, shard}]++
-	}
 	from, to := dayTotalKeyOf(old, old.CreatedAt), dayTotalKeyOf(upd, old.CreatedAt)
 	w.day(old, from, 0, -old.Amount, -old.RefundCompleted)
 	w.day(old, to, 0, upd.Amount, upd.RefundCompleted)
@@ -225,7 +223,7 @@ func (w *changeWriter) add(old *chargeRow, c *domain.Charge, change ports.Charge
 }
 
 func (w *changeWriter) day(r *chargeRow, k dayTotalKey, n, volume, refunded int64) {
-	key := dayShardKey{r.AccountID, r.Mode, k, shardOf(r.ID)}
+	key := dayKey{r.AccountID, r.Mode, k}
 	d := w.days[key]
 	if d == nil {
 		d = &dayDelta{}
@@ -235,32 +233,21 @@ func (w *changeWriter) day(r *chargeRow, k dayTotalKey, n, volume, refunded int6
 }
 
 // statements is the batch: idempotency records first (a used key fails
-// before anything else is written), then the charges, the counters and
-// per-day totals in key order, events, refunds, and the ledger last, the
-// wallet updates last of all, so the rows every writer of an account
-// shares are held from there to the commit only.
+// before anything else is written), then the charges, their counter
+// deltas (insert-only: no row another writer shares), events, refunds, and
+// the ledger last, the wallet updates last of all, so the rows every
+// writer of an account shares are held from there to the commit only.
 func (w *changeWriter) statements(ctx context.Context) ([]schema.QueryAppender, error) {
 	qs := append(w.idem, w.charges...)
-	counts := make([]countKey, 0, len(w.counts))
-	for k, n := range w.counts {
-		if n != 0 {
-			counts = append(counts, k)
-		}
-	}
-	slices.SortFunc(counts, countKey.compare)
-	for _, k := range counts {
-		qs = append(qs, countShardDelta(w.tx, k, w.counts[k]))
-	}
-	days := make([]dayShardKey, 0, len(w.days))
+	var deltas []statDeltaRow
 	for k, d := range w.days {
 		if *d != (dayDelta{}) {
-			days = append(days, k)
+			deltas = append(deltas, statDeltaRow{AccountID: k.accountID, Mode: k.mode, Day: k.day, Currency: k.currency,
+				Status: k.status, PaidWith: k.paidWith, N: d.n, Volume: d.volume, Refunded: d.refunded})
 		}
 	}
-	slices.SortFunc(days, dayShardKey.compare)
-	for _, k := range days {
-		d := w.days[k]
-		qs = append(qs, dayTotalShardDelta(w.tx, k, d.n, d.volume, d.refunded))
+	if len(deltas) > 0 {
+		qs = append(qs, w.tx.NewInsert().Model(&deltas))
 	}
 	if len(w.events) > 0 {
 		qs = append(qs, w.tx.NewInsert().Model(&w.events))

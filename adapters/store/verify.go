@@ -52,8 +52,8 @@ func (db *DB) VerifyDerived(ctx context.Context) ([]string, error) {
 
 type verifyGroup struct{ n, volume, refunded int64 }
 
-// verifyCounters compares charge_counts and charge_day_totals with the
-// charges themselves.
+// verifyCounters compares charge_counts and charge_day_totals, each with the
+// deltas not yet folded into it, with the charges themselves.
 func verifyCounters(ctx context.Context, tx bun.Tx) ([]string, error) {
 	var charges []chargeRow
 	if err := tx.NewSelect().Model(&charges).
@@ -83,6 +83,13 @@ func verifyCounters(ctx context.Context, tx bun.Tx) ([]string, error) {
 	for _, r := range counts {
 		gotCounts[countKey{r.AccountID, r.Mode, r.Status}] += r.N
 	}
+	var deltas []statDeltaRow
+	if err := tx.NewSelect().Model(&deltas).Scan(ctx); err != nil {
+		return nil, err
+	}
+	for _, d := range deltas {
+		gotCounts[countKey{d.AccountID, d.Mode, d.Status}] += d.N
+	}
 	var problems []string
 	for _, k := range unionKeys(wantCounts, gotCounts) {
 		if w, g := wantCounts[k], gotCounts[k]; w != g {
@@ -99,6 +106,12 @@ func verifyCounters(ctx context.Context, tx bun.Tx) ([]string, error) {
 		k := dayKey{r.AccountID, r.Mode, dayTotalKey{day: r.Day, currency: r.Currency, status: r.Status, paidWith: r.PaidWith}}
 		g := gotDays[k]
 		g.n, g.volume, g.refunded = g.n+r.N, g.volume+r.Volume, g.refunded+r.Refunded
+		gotDays[k] = g
+	}
+	for _, d := range deltas {
+		k := dayKey{d.AccountID, d.Mode, dayTotalKey{day: d.Day, currency: d.Currency, status: d.Status, paidWith: d.PaidWith}}
+		g := gotDays[k]
+		g.n, g.volume, g.refunded = g.n+d.N, g.volume+d.Volume, g.refunded+d.Refunded
 		gotDays[k] = g
 	}
 	for _, k := range unionKeys(wantDays, gotDays) {

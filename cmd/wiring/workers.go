@@ -29,6 +29,11 @@ func provideWorkers(cfg Config, log *slog.Logger, charges *app.ChargeService, pa
 		// this only catches what a crash or a failed acquirer call left.
 		{Name: "methods", Interval: time.Second, IdleInterval: 10 * time.Second, Tick: payments.FinalizePendingMethods},
 		{Name: "orphan-cobs", Interval: time.Minute, Tick: charges.SweepOrphanCobs},
+		// Charge counter deltas (creates, status changes) are folded into
+		// the totals a few times a second under load, when this process
+		// commits them, and on a slow poll for what other processes left.
+		{Name: "stats-fold", Interval: 250 * time.Millisecond, IdleInterval: 10 * time.Second,
+			MinGap: 250 * time.Millisecond, Tick: db.FoldChargeStats, Wake: db.Wake(store.SignalStats)},
 	}
 	if cfg.Acquirer == AcquirerBCBPix {
 		ws = append(ws, app.Worker{Name: "pix-reconciliation", Interval: time.Minute, Tick: receipts.Reconcile})
