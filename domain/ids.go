@@ -64,6 +64,15 @@ func ParseChargeID(s string) (string, bool) {
 	return raw, ValidRawID(raw)
 }
 
+// RefundSendID is the send id of the Pix a cashout refund sends (Efí's
+// idEnvio, the sandbox's send id). It is derived from the refund, whose id
+// the idempotent create fixes once for every retry of the request, so each
+// start of the refund — a retry after a crash, another worker — names the
+// same Pix and the PSP sends it once.
+func RefundSendID(accountID, refundID string) string {
+	return DeriveTxID("refund", accountID, refundID)
+}
+
 // DeriveTxID derives the Pix txid of a charge from its idempotency scope.
 // A retry of the same create therefore asks the acquirer for the same cob,
 // which the API Pix defines as idempotent (PUT /cob/{txid}); nothing can be

@@ -74,9 +74,9 @@ type PayoutStore interface {
 }
 
 // PixSendRequest asks a PSP to send a Pix to a key. SendID is derived
-// from the idempotency scope of the request that created the payout (or
-// from the refund's id for a cashout refund), so every retry, in any
-// process and after any crash, names the same Pix.
+// from the idempotency scope of the request that created the payout (for
+// a cashout refund, from the refund: domain.RefundSendID), so every retry,
+// in any process and after any crash, names the same Pix.
 type PixSendRequest struct {
 	Scope
 	SendID      string

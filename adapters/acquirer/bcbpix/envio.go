@@ -121,14 +121,15 @@ func (a *Acquirer) PixSendStatus(ctx context.Context, scope ports.Scope, sendID 
 // cashoutRef is the provider reference of a cashout refund.
 func cashoutRef(accountID, sendID string) string { return refPrefix + accountID + ":envio:" + sendID }
 
-// cashout sends a refund as a new Pix to the payer's key, under an idEnvio
-// derived from the refund id (a retry is the same Pix).
+// cashout sends a refund as a new Pix to the payer's key, under the
+// idEnvio domain.RefundSendID derives from the refund (a retry is the same
+// Pix).
 func (a *Acquirer) cashout(ctx context.Context, req ports.RefundRequest) (string, error) {
 	key, err := domain.ParsePixKey(req.DestinationKey, "")
 	if err != nil {
 		return "", fmt.Errorf("%w: a cashout refund needs the payer's Pix key", ports.ErrAcquirerRejected)
 	}
-	sendID := domain.DeriveTxID("refund", req.AccountID, req.RefundID)
+	sendID := domain.RefundSendID(req.AccountID, req.RefundID)
 	if _, err := a.SendPix(ctx, ports.PixSendRequest{Scope: req.Scope, SendID: sendID, Amount: req.Amount, Key: key,
 		Description: "devolução"}); err != nil {
 		return "", err

@@ -97,13 +97,18 @@ func cryptoQuote(cur domain.Currency, amount int64) (string, string) {
 }
 
 // Refund implements ports.RefundAcquirer: the sandbox accepts every refund
-// of a Pix or card payment at once; the refund id is the reference.
+// of a Pix or card payment at once. A Pix devolution is a return of the
+// original Pix (ReturnPix); a Pix cashout is a new Pix out through SendPix,
+// as a payout is; the refund id is the reference of the others.
 func (a *Acquirer) Refund(ctx context.Context, req ports.RefundRequest) (string, error) {
 	if a.down.Load() {
 		return "", ports.ErrAcquirerUnavailable
 	}
 	if !req.Method.Refundable() {
 		return "", fmt.Errorf("%w: %s cannot be refunded", ports.ErrAcquirerRejected, req.Method)
+	}
+	if req.Method == domain.MethodPix && req.Strategy == domain.StrategyCashout {
+		return a.cashout(ctx, req)
 	}
 	if req.Method == domain.MethodPix && req.Strategy == domain.StrategyDevolution {
 		if _, err := a.ReturnPix(ctx, ports.ReturnPixRequest{Scope: req.Scope, ChargeID: req.ChargeID,
@@ -115,10 +120,14 @@ func (a *Acquirer) Refund(ctx context.Context, req ports.RefundRequest) (string,
 }
 
 // RefundStatus implements ports.RefundAcquirer: sandbox refunds complete
-// on the first status check after they start.
-func (a *Acquirer) RefundStatus(context.Context, string) (string, error) {
+// on the first status check after they start (a cashout whose Pix the
+// sandbox failed, FAILED).
+func (a *Acquirer) RefundStatus(_ context.Context, ref string) (string, error) {
 	if a.down.Load() {
 		return "", ports.ErrAcquirerUnavailable
+	}
+	if st, ok := cashoutState(ref); ok {
+		return string(st), nil
 	}
 	return string(domain.RefundRefunded), nil
 }

@@ -1,9 +1,10 @@
 // Package sandbox is Quita's in-process acquirer. It behaves like a PSP
 // bank that always answers: it issues dynamic BR Codes whose location URL
 // points at the configured checkout host, accepts cancellations and Pix
-// returns, and plays the payer's bank for the test helpers. It keeps no
-// state that a second quitad process would need, so test mode works the
-// same behind a load balancer.
+// returns, sends Pix out (payouts and cashout refunds), and plays the
+// payer's bank for the test helpers. It keeps no state that a second
+// quitad process would need, so test mode works the same behind a load
+// balancer.
 package sandbox
 
 import (
@@ -36,9 +37,10 @@ type Config struct {
 	// CheckoutBase is {checkout_url_base} with its scheme; sandbox card
 	// payments are approved on the hosted checkout's card screen under it.
 	CheckoutBase string
-	// MaxReturns bounds the returns kept for Returns (default
-	// DefaultMaxReturns); the oldest go first. Nothing depends on them: a
-	// return's idempotency lives in the database.
+	// MaxReturns bounds the returns kept for Returns, and the Pix sends
+	// kept for Sends (default DefaultMaxReturns each); the oldest go first.
+	// Nothing depends on them: a return's or a send's idempotency lives in
+	// the database and in its id.
 	MaxReturns int
 }
 
@@ -53,8 +55,8 @@ type Acquirer struct {
 	down atomic.Bool
 
 	mu      sync.Mutex
-	returns map[string]ports.ReturnPixRequest
-	order   []string // return ids, oldest first
+	returns kept[ports.ReturnPixRequest] // by return id
+	sends   kept[ports.PixSendRequest]   // by send id
 }
 
 var (
@@ -71,8 +73,41 @@ func New(cfg Config, clock ports.Clock) *Acquirer {
 		cfg:     cfg,
 		rnd:     rand.Reader,
 		now:     clock.Now,
-		returns: make(map[string]ports.ReturnPixRequest),
+		returns: newKept[ports.ReturnPixRequest](cfg.MaxReturns),
+		sends:   newKept[ports.PixSendRequest](cfg.MaxReturns),
 	}
+}
+
+// kept is a bounded record of requests by id, for tests: a repeated id is
+// kept once (as first seen), and past max the oldest go first.
+type kept[T any] struct {
+	max   int
+	byID  map[string]T
+	order []string // ids, oldest first
+}
+
+func newKept[T any](max int) kept[T] { return kept[T]{max: max, byID: make(map[string]T)} }
+
+// add keeps v under id unless id is kept already.
+func (k *kept[T]) add(id string, v T) {
+	if _, ok := k.byID[id]; ok {
+		return
+	}
+	k.byID[id] = v
+	k.order = append(k.order, id)
+	if len(k.order) > k.max {
+		delete(k.byID, k.order[0])
+		k.order = k.order[1:] // append reallocates now and then, dropping the prefix
+	}
+}
+
+// list returns what is kept, oldest first.
+func (k *kept[T]) list() []T {
+	out := make([]T, 0, len(k.order))
+	for _, id := range k.order {
+		out = append(out, k.byID[id])
+	}
+	return out
 }
 
 // LocationHostFromURL turns a checkout base URL into the location host of
@@ -133,15 +168,8 @@ func (a *Acquirer) ReturnPix(_ context.Context, req ports.ReturnPixRequest) (*po
 		return nil, fmt.Errorf("%w: a return needs an end-to-end id, an amount and an id", ports.ErrAcquirerRejected)
 	}
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	if _, ok := a.returns[req.ReturnID]; !ok {
-		a.returns[req.ReturnID] = req
-		a.order = append(a.order, req.ReturnID)
-		if len(a.order) > a.cfg.MaxReturns {
-			delete(a.returns, a.order[0])
-			a.order = a.order[1:] // append reallocates now and then, dropping the prefix
-		}
-	}
+	a.returns.add(req.ReturnID, req)
+	a.mu.Unlock()
 	return &ports.ReturnPixResponse{ProviderRef: req.ReturnID, Status: "DEVOLVIDO"}, nil
 }
 
@@ -150,11 +178,7 @@ func (a *Acquirer) ReturnPix(_ context.Context, req ports.ReturnPixRequest) (*po
 func (a *Acquirer) Returns() []ports.ReturnPixRequest {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	out := make([]ports.ReturnPixRequest, 0, len(a.order))
-	for _, id := range a.order {
-		out = append(out, a.returns[id])
-	}
-	return out
+	return a.returns.list()
 }
 
 // SimulatePixPayment implements ports.PaymentSimulator: the payer's bank

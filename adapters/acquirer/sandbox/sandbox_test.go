@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/quitapix/quita/adapters/acquirer/sandbox"
+	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/internal/testkit"
 	"github.com/quitapix/quita/ports"
 )
@@ -30,6 +31,92 @@ func TestReturnsAreBounded(t *testing.T) {
 	ret(999) // a retry of a kept id
 	got := a.Returns()
 	if len(got) != 3 || got[0].ReturnID != "ret997" || got[2].ReturnID != "ret999" {
+		t.Fatalf("kept %+v", got)
+	}
+}
+
+// Issue 13: a cashout refund is a Pix out through SendPix, as a payout
+// is, under the send id derived from the refund: started twice, it is one
+// Pix. It completes on its first status check unless the key fails it; a
+// devolution stays a return of the original Pix.
+func TestCashoutRefundIsOnePixSend(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	scope := ports.Scope{AccountID: "acct1", Mode: domain.ModeTest}
+	for _, tt := range []struct {
+		name, destination string
+		strategy          domain.RefundStrategy
+		wantKey           domain.PixKey // zero: the payer's derived EVP
+		sent              bool
+		status            domain.RefundStatus
+	}{
+		{"to the payer's key", "", domain.StrategyCashout, domain.PixKey{}, true, domain.RefundRefunded},
+		{"to destinationKey", "+55 11 98765-4321", domain.StrategyCashout, domain.PixKey{Type: domain.PixKeyPhone, Value: "+5511987654321"}, true, domain.RefundRefunded},
+		{"to a failing test key", "account_closed" + sandbox.FailingKeyDomain, domain.StrategyCashout,
+			domain.PixKey{Type: domain.PixKeyEmail, Value: "account_closed" + sandbox.FailingKeyDomain}, true, domain.RefundFailed},
+		{"to no Pix key", "not a key", domain.StrategyCashout, domain.PixKey{}, false, domain.RefundFailed},
+		{"devolution", "", domain.StrategyDevolution, domain.PixKey{}, false, domain.RefundRefunded},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			a := sandbox.New(sandbox.Config{}, testkit.NewClock(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)))
+			req := ports.RefundRequest{Scope: scope, ChargeID: "ch1", RefundID: "re1", Method: domain.MethodPix, Strategy: tt.strategy,
+				EndToEndID: "E99999999202611251200abcdefghijk", Amount: 700, DestinationKey: tt.destination}
+			var ref string
+			for range 2 { // a start repeated after a crash
+				r, err := a.Refund(ctx, req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ref != "" && r != ref {
+					t.Fatalf("repeated start answered %q, then %q", ref, r)
+				}
+				ref = r
+			}
+			sends := a.Sends()
+			if !tt.sent {
+				if len(sends) != 0 {
+					t.Fatalf("Pix sent: %+v", sends)
+				}
+			} else {
+				if len(sends) != 1 {
+					t.Fatalf("%d Pix sent, want 1: %+v", len(sends), sends)
+				}
+				s := sends[0]
+				if s.SendID != domain.RefundSendID("acct1", "re1") || s.Amount != 700 || s.Scope != scope {
+					t.Errorf("send %+v", s)
+				}
+				if tt.wantKey == (domain.PixKey{}) {
+					if k, err := domain.ParsePixKey(s.Key.Value, domain.PixKeyEVP); err != nil || k != s.Key {
+						t.Errorf("payer's key %+v is not an EVP: %v", s.Key, err)
+					}
+				} else if s.Key != tt.wantKey {
+					t.Errorf("key %+v, want %+v", s.Key, tt.wantKey)
+				}
+			}
+			if n := len(a.Returns()); (n == 1) != (tt.strategy == domain.StrategyDevolution) {
+				t.Errorf("%d returns", n)
+			}
+			if st, err := a.RefundStatus(ctx, ref); err != nil || st != string(tt.status) {
+				t.Errorf("status %q, %v; want %s", st, err, tt.status)
+			}
+		})
+	}
+}
+
+// Payouts' Pix sends are kept once per send id too.
+func TestSendsKeepEachSendIDOnce(t *testing.T) {
+	t.Parallel()
+	a := sandbox.New(sandbox.Config{MaxReturns: 2}, testkit.NewClock(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)))
+	ctx := context.Background()
+	for _, id := range []string{"a", "b", "a", "c"} {
+		req := ports.PixSendRequest{SendID: domain.DeriveTxID(id), Amount: 100, Key: domain.PixKey{Type: domain.PixKeyCPF, Value: "52998224725"}}
+		if res, err := a.SendPix(ctx, req); err != nil || res.Status != domain.PayoutProcessing {
+			t.Fatalf("send %s: %+v %v", id, res, err)
+		}
+	}
+	got := a.Sends()
+	if len(got) != 2 || got[0].SendID != domain.DeriveTxID("b") || got[1].SendID != domain.DeriveTxID("c") {
 		t.Fatalf("kept %+v", got)
 	}
 }
