@@ -78,7 +78,9 @@ func TestSandboxCashoutRefundSendsOnePix(t *testing.T) {
 	first := process()
 	resp, err := first.Charges().Create(ctx, caller, app.CreateChargeInput{Amount: 10000, Currency: "BRL",
 		Methods: []domain.Method{domain.MethodPix}}, app.Idempotency{Key: "cashout-charge", Fingerprint: "f"},
-		func(c *domain.Charge) (app.Response, error) { return app.Response{StatusCode: 201, Body: []byte(c.ID())}, nil })
+		func(c *domain.Charge) (app.Response, error) {
+			return app.Response{StatusCode: 201, Body: []byte(c.ID())}, nil
+		})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +91,9 @@ func TestSandboxCashoutRefundSendsOnePix(t *testing.T) {
 	amount := int64(4000)
 	resp, err = first.Refund(ctx, caller, chargeID, app.RefundInput{Amount: &amount, Strategy: domain.StrategyCashout,
 		DestinationKey: "maria@example.com"}, app.Idempotency{Key: "cashout-refund", Fingerprint: "r"},
-		func(r domain.Refund) (app.Response, error) { return app.Response{StatusCode: 201, Body: []byte(r.ID)}, nil })
+		func(r domain.Refund) (app.Response, error) {
+			return app.Response{StatusCode: 201, Body: []byte(r.ID)}, nil
+		})
 	if err != nil {
 		t.Fatal(err)
 	}
