@@ -31,7 +31,7 @@ type shot struct {
 
 // loadSpec is what the generator process is asked to do.
 type loadSpec struct {
-	URL, Key, Op string // Op: create or get
+	URL, Key, Op string // Op: create, get or payout
 	IDs          []string
 	Rate         int
 	Duration     time.Duration
@@ -80,6 +80,10 @@ func loadgenMain() error {
 		switch spec.Op {
 		case "get":
 			req, _ = http.NewRequest(http.MethodGet, spec.URL+"/charges/"+spec.IDs[i%len(spec.IDs)], nil)
+		case "payout":
+			req, _ = http.NewRequest(http.MethodPost, spec.URL+"/payouts", bytes.NewReader(payoutBody))
+			req.Header.Set("Idempotency-Key", "bench-payout-"+randHex(12))
+			req.Header.Set("Content-Type", "application/json")
 		default:
 			req, _ = http.NewRequest(http.MethodPost, spec.URL+"/charges", bytes.NewReader(body))
 			req.Header.Set("Idempotency-Key", "bench-"+randHex(12))

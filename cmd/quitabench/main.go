@@ -101,6 +101,9 @@ func run() error {
 	if *refundsOnly {
 		return runRefundsOnly(*pgURL, *redisURL, *refundDur, *refundRate, *strict)
 	}
+	if *payoutsOnly {
+		return runPayoutsOnly(*pgURL, *redisURL, *payoutDur, *payoutRate, *strict)
+	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {
@@ -257,6 +260,13 @@ func run() error {
 			return fmt.Errorf("refund benchmark: %w", err)
 		}
 		targets = append(targets, rowsOf(refundTargets(phases, *refundRate))...)
+	}
+	if *payoutsOn {
+		ph, err := runPayoutBench(ctx, *pgURL, *redisURL, *payoutDur, *payoutRate)
+		if err != nil {
+			return fmt.Errorf("payout benchmark: %w", err)
+		}
+		targets = append(targets, payoutRows(ph)...)
 	}
 	return printTable(targets, *strict)
 }

@@ -56,32 +56,11 @@ type refundPhase struct {
 }
 
 func runRefundBench(ctx context.Context, pgURL, redisURL string, d time.Duration, rate int) ([]refundPhase, error) {
-	dir, err := os.MkdirTemp("", "quitabench-refunds-")
+	b, done, err := newQuitadBench(ctx, pgURL, redisURL, "refunds")
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "quitad")
-	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/quitad").CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("go build ./cmd/quitad (run from the module root): %v\n%s", err, out)
-	}
-	dsn, drop, err := scratchDatabase(ctx, pgURL)
-	if err != nil {
-		return nil, err
-	}
-	defer drop()
-	db, err := sql.Open("pgx", dsn)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1) // one backend of its own, left out of the CPU figures
-	b := &refundBench{bin: bin, db: db, env: append(os.Environ(), "QUITA_DATABASE_URL="+dsn, "QUITA_REDIS_URL="+redisURL,
-		"QUITA_LOG_LEVEL=error", "QUITA_SEED_DEMO=false", "QUITA_ACCOUNT_PASSWORD=bench-password-"+randHex(4)),
-		http: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 512}}}
-	if err := b.newAccount(); err != nil {
-		return nil, err
-	}
+	defer done()
 	var procs []*quitadProc
 	defer func() {
 		for _, p := range procs {
@@ -109,6 +88,51 @@ func runRefundBench(ctx context.Context, pgURL, redisURL string, d time.Duration
 	return phases, nil
 }
 
+// newQuitadBench builds quitad and gives it a scratch database (Redis
+// under its usual prefix) and a test-mode merchant whose request limit is
+// lifted; the refund and payout benchmarks start quitad processes on it.
+// done removes the database and the build.
+func newQuitadBench(ctx context.Context, pgURL, redisURL, name string) (b *refundBench, done func(), err error) {
+	var undo []func()
+	done = func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
+	}
+	defer func() {
+		if err != nil {
+			done()
+		}
+	}()
+	dir, err := os.MkdirTemp("", "quitabench-"+name+"-")
+	if err != nil {
+		return nil, nil, err
+	}
+	undo = append(undo, func() { os.RemoveAll(dir) })
+	bin := filepath.Join(dir, "quitad")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/quitad").CombinedOutput(); err != nil {
+		return nil, nil, fmt.Errorf("go build ./cmd/quitad (run from the module root): %v\n%s", err, out)
+	}
+	dsn, drop, err := scratchDatabase(ctx, pgURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	undo = append(undo, drop)
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, nil, err
+	}
+	undo = append(undo, func() { db.Close() })
+	db.SetMaxOpenConns(1) // one backend of its own, left out of the CPU figures
+	b = &refundBench{bin: bin, db: db, env: append(os.Environ(), "QUITA_DATABASE_URL="+dsn, "QUITA_REDIS_URL="+redisURL,
+		"QUITA_LOG_LEVEL=error", "QUITA_SEED_DEMO=false", "QUITA_ACCOUNT_PASSWORD=bench-password-"+randHex(4)),
+		http: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 512}}}
+	if err := b.newAccount(name); err != nil {
+		return nil, nil, err
+	}
+	return b, done, nil
+}
+
 func (b *refundBench) admin(args ...string) ([]byte, error) {
 	cmd := exec.Command(b.bin, args...)
 	cmd.Env = b.env
@@ -122,8 +146,8 @@ func (b *refundBench) admin(args ...string) ([]byte, error) {
 
 // newAccount creates the merchant and lifts its request limit (the rate
 // limiter is not what this measures).
-func (b *refundBench) newAccount() error {
-	out, err := b.admin("account", "create", "--name", "Bench Refunds", "--email", "refunds-"+randHex(4)+"@example.com")
+func (b *refundBench) newAccount(name string) error {
+	out, err := b.admin("account", "create", "--name", "Bench "+name, "--email", name+"-"+randHex(4)+"@example.com")
 	if err != nil {
 		return err
 	}
