@@ -74,30 +74,50 @@ func (r *payoutRow) toDomain() (*domain.Payout, error) {
 		CancelledAt: r.CancelledAt.Time}), nil
 }
 
-// CreatePayout implements ports.PayoutStore in one round trip: the
-// idempotency record, the payout, its events, and the ledger statements
-// with the wallet's conditional update last.
+// CreatePayout implements ports.PayoutStore: the idempotency record, the
+// payout, its events, and the ledger statements with the wallet's
+// conditional update last. On Postgres that is one multi-statement query —
+// one round trip, its own implicit transaction — so the wallet row every
+// payout of the account updates is held from its update to the commit
+// only, not across another round trip (issue 13: payout creates/s).
 func (db *DB) CreatePayout(ctx context.Context, p *domain.Payout, events []domain.Event, entries []domain.JournalEntry, rec *ports.IdempotencyRecord) error {
 	row, err := payoutFromDomain(p)
 	if err != nil {
 		return err
 	}
-	err = db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+	write := func(ctx context.Context, idb bun.IDB) error {
 		var qs []schema.QueryAppender
 		if rec != nil {
-			qs = append(qs, tx.NewInsert().Model(idempotencyFromPort(rec)))
+			qs = append(qs, idb.NewInsert().Model(idempotencyFromPort(rec)))
 		}
-		qs = append(qs, tx.NewInsert().Model(row))
+		qs = append(qs, idb.NewInsert().Model(row))
 		if evs := eventsFromDomain(events); len(evs) > 0 {
-			qs = append(qs, tx.NewInsert().Model(&evs))
+			qs = append(qs, idb.NewInsert().Model(&evs))
 		}
-		ledger, err := entryStatements(ctx, tx, entries)
+		ledger, err := entryStatements(ctx, idb, entries)
 		if err != nil {
 			return err
 		}
-		return execBatch(ctx, tx, append(qs, ledger...)...)
-	})
-	return mapError(err)
+		return execBatch(ctx, idb, append(qs, ledger...)...)
+	}
+	if db.dialect == DialectPostgres && !readsHolds(entries) {
+		return mapError(write(ctx, db.bun))
+	}
+	return mapError(db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error { return write(ctx, tx) }))
+}
+
+// readsHolds reports whether applying entries reads (and locks) the
+// wallet's holds first — a debit of pending other than a release — which
+// needs an explicit transaction. A payout's entry never does.
+func readsHolds(entries []domain.JournalEntry) bool {
+	for _, e := range entries {
+		for _, p := range e.Postings {
+			if p.Account == domain.LedgerPending && p.Amount < 0 && e.Kind != domain.EntryRelease {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // GetPayout implements ports.PayoutStore.
