@@ -228,9 +228,30 @@ func (db *DB) ListChargeEvents(ctx context.Context, scope ports.Scope, chargeID 
 	return out, nil
 }
 
+// idempotencyRecordSQL is GetIdempotencyRecord on the hot pool: every
+// create asks it once, so it is prepared once per connection rather than
+// parsed and planned each time.
+const idempotencyRecordSQL = `SELECT fingerprint, resource_id, status_code, body, created_at
+FROM idempotency_records WHERE account_id = $1 AND mode = $2 AND "key" = $3`
+
 // GetIdempotencyRecord returns the record of a used key.
 func (db *DB) GetIdempotencyRecord(ctx context.Context, key ports.IdempotencyKey) (*ports.IdempotencyRecord, error) {
-	row := new(idempotencyRow)
+	row := &idempotencyRow{AccountID: key.AccountID, Mode: string(key.Mode), Key: key.Key}
+	if db.hot != nil {
+		conn, err := acquire(ctx, db.hot)
+		if err != nil {
+			return nil, err
+		}
+		defer conn.Release()
+		var created time.Time
+		err = conn.QueryRow(ctx, idempotencyRecordSQL, key.AccountID, string(key.Mode), key.Key).
+			Scan(&row.Fingerprint, &row.ResourceID, &row.StatusCode, &row.Body, &created)
+		if err != nil {
+			return nil, mapError(err)
+		}
+		row.CreatedAt = newDBTime(created)
+		return row.toPort(), nil
+	}
 	err := db.bun.NewSelect().Model(row).
 		Where("i.account_id = ?", key.AccountID).Where("i.mode = ?", string(key.Mode)).Where(`i."key" = ?`, key.Key).
 		Scan(ctx)
