@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -136,5 +137,64 @@ func TestSandboxCashoutRefundSendsOnePix(t *testing.T) {
 	}
 	if problems = append(problems, more...); len(problems) > 0 {
 		t.Errorf("ledger verify: %v", problems)
+	}
+}
+
+// unroutableSandbox is the sandbox that finds no Pix key for any refund.
+type unroutableSandbox struct{ *sandbox.Acquirer }
+
+func (unroutableSandbox) Refund(context.Context, ports.RefundRequest) (string, error) {
+	return "", fmt.Errorf("%w: no destinationKey and no payer document", ports.ErrRefundUnroutable)
+}
+
+// A refund the acquirer can route nowhere (a cashout with no Pix key and
+// no payer document) fails at the worker's first pass and its money
+// returns, instead of staying PENDING while every pass retries it.
+func TestUnroutableRefundFails(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, err := store.Open(ctx, testenv.SQLiteDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	clock := testkit.NewClock(time.Time{})
+	sb := unroutableSandbox{sandbox.New(sandbox.Config{LocationHost: "pay.example.com/pix"}, clock)}
+	charges := app.NewChargeService(db, db, idempotency.NewMemory(clock.Now), sb, nil, clock, app.RandomIDs{}, discard(), app.ChargesConfig{})
+	svc := app.NewPaymentService(charges, db, db, sb, clock, app.RandomIDs{}, discard(), app.PaymentsConfig{})
+	caller := app.Caller{Account: domain.Account{ID: "acct_unroutable", MerchantName: "Loja", MerchantCity: "SAO PAULO"}, Mode: domain.ModeTest}
+	resp, err := charges.Create(ctx, caller, app.CreateChargeInput{Amount: 5000, Currency: "BRL",
+		Methods: []domain.Method{domain.MethodPix}}, app.Idempotency{Key: "unroutable-charge", Fingerprint: "f"},
+		func(c *domain.Charge) (app.Response, error) { return app.Response{StatusCode: 201, Body: []byte(c.ID())}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	chargeID := string(resp.Body)
+	if _, err := svc.Transition(ctx, caller, chargeID, domain.TxPaid, domain.MethodPix); err != nil {
+		t.Fatal(err)
+	}
+	refund := func(key string) (app.Response, error) {
+		return svc.Refund(ctx, caller, chargeID, app.RefundInput{}, app.Idempotency{Key: key, Fingerprint: key},
+			func(r domain.Refund) (app.Response, error) { return app.Response{StatusCode: 201, Body: []byte(r.ID)}, nil })
+	}
+	if _, err := refund("unroutable-refund"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.AdvanceRefunds(ctx); err != nil {
+		t.Fatal(err)
+	}
+	refunds, err := svc.ListRefunds(ctx, caller, chargeID)
+	if err != nil || len(refunds) != 1 || refunds[0].Status != domain.RefundFailed {
+		t.Fatalf("refunds after one pass: %+v %v, want one FAILED", refunds, err)
+	}
+	// The whole amount is refundable again: the failed refund released it.
+	if _, err := refund("second-refund"); err != nil {
+		t.Fatalf("a full refund after the failed one: %v", err)
+	}
+	if problems, err := db.VerifyDerived(ctx); err != nil || len(problems) > 0 {
+		t.Errorf("ledger verify: %v %v", problems, err)
 	}
 }

@@ -99,6 +99,14 @@ func (s *PaymentService) refundChange(in RefundInput, idem Idempotency, key port
 			}
 			strategy = domain.StrategyDevolution // the provider's only way back
 		}
+		if strategy == domain.StrategyCashout && in.DestinationKey != "" {
+			// Checked now: a key the PSP cannot send to would leave the
+			// refund with nowhere to go.
+			if _, err := domain.ParsePixKey(in.DestinationKey, ""); err != nil {
+				return ports.ChargeChange{}, domain.Invalid(domain.FieldRefundKey,
+					"%s must be a Pix key: a CPF, CNPJ, e-mail, +55 phone or random (EVP) key", domain.FieldRefundKey)
+			}
+		}
 		if st.PaidWith != domain.MethodPix && strategy != "" {
 			return ports.ChargeChange{}, domain.Invalid(domain.FieldRefundStrategy,
 				"%s applies to PIX refunds only", domain.FieldRefundStrategy)

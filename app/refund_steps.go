@@ -153,7 +153,14 @@ func (s *PaymentService) planRefund(ctx context.Context, ra ports.RefundAcquirer
 	case domain.RefundPending:
 		pref, err := ra.Refund(ctx, ports.RefundRequest{Scope: ref.Scope(), ChargeID: ref.ChargeID, RefundID: ref.ID,
 			Method: cmp.Or(ref.PaidWith, domain.MethodPix), Strategy: ref.Strategy, EndToEndID: ref.EndToEndID,
-			Amount: ref.Amount, DestinationKey: ref.DestinationKey})
+			Amount: ref.Amount, DestinationKey: ref.DestinationKey, PayerTaxID: ref.PayerTaxID})
+		if errors.Is(err, ports.ErrRefundUnroutable) {
+			// Nowhere to send it, now or later: it fails and its money
+			// returns to the wallet, rather than waiting forever.
+			s.log.WarnContext(ctx, "refund has no Pix key to go to; failing it", "refund", domain.PrefixRefund+ref.ID)
+			p.steps = append(p.steps, domain.RefundFailed)
+			return p
+		}
 		if err != nil {
 			s.log.WarnContext(ctx, "refund not accepted yet; will retry", "refund", domain.PrefixRefund+ref.ID, "err", err)
 			return p

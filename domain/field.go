@@ -43,6 +43,7 @@ const (
 	FieldPixKey           Field = "pix key"
 	FieldPixKeyType       Field = "pix key type"
 	FieldFailureCode      Field = "failure code"
+	FieldRefundKey        Field = "refund destination key"
 )
 
 // Fields lists every Field, so adapters can prove their translation tables
@@ -54,5 +55,5 @@ var Fields = []Field{
 	FieldPayerDocument, FieldSortBy, FieldWebhookURL, FieldEvents, FieldAccountName, FieldAccountEmail,
 	FieldPassword, FieldSessionLabel, FieldGuardSettings, FieldBlockedDocument, FieldFeeMethod, FieldFee,
 	FieldAccountDocument, FieldLang,
-	FieldPixKey, FieldPixKeyType, FieldFailureCode,
+	FieldPixKey, FieldPixKeyType, FieldFailureCode, FieldRefundKey,
 }

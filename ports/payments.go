@@ -46,6 +46,10 @@ type RefundQuery struct {
 type OpenRefund struct {
 	domain.Refund
 	PaidWith domain.Method
+	// PayerTaxID is the paying account's document as the acquirer reported
+	// it (empty when unknown): where a cashout without a destination key
+	// goes, as a CPF/CNPJ Pix key.
+	PayerTaxID string
 }
 
 // Scope is the refund's account and mode.
@@ -160,6 +164,9 @@ type RefundRequest struct {
 	EndToEndID     string
 	Amount         int64
 	DestinationKey string
+	// PayerTaxID is the payer's document, the key of a cashout without
+	// DestinationKey (empty when unknown).
+	PayerTaxID string
 }
 
 // ProviderStatus is the acquirer's live view of a charge.

@@ -27,6 +27,10 @@ var (
 	// ErrAcquirerRejected: the acquirer refused the request on business
 	// grounds; retrying the same request will not help.
 	ErrAcquirerRejected = errors.New("acquirer rejected the request")
+	// ErrRefundUnroutable: the refund has nowhere to go (a cashout with no
+	// valid Pix key: no destination key and no payer document). No retry
+	// can help; the refund fails and its money returns to the wallet.
+	ErrRefundUnroutable = errors.New("the refund has no Pix key to go to")
 )
 
 // Scope is whose data a call may touch: one account in one mode. Live and

@@ -56,6 +56,7 @@ var chargesParams = wireParams{
 	domain.FieldPixKey:           "destination.pix_key",
 	domain.FieldPixKeyType:       "destination.type",
 	domain.FieldFailureCode:      "failure_code",
+	domain.FieldRefundKey:        "destinationKey",
 }
 
 // paymentsParams is the camelCase format of /v1/payments, /v1/wallets and

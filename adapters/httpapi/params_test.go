@@ -52,6 +52,7 @@ func TestWireParams(t *testing.T) {
 		{domain.FieldPixKey, "destination.pix_key", "destination.pix_key"},
 		{domain.FieldPixKeyType, "destination.type", "destination.type"},
 		{domain.FieldFailureCode, "failure_code", "failure_code"},
+		{domain.FieldRefundKey, "destinationKey", "destinationKey"},
 	}
 	if len(tests) != len(domain.Fields) {
 		t.Errorf("%d rows for %d domain.Fields: add the new field here", len(tests), len(domain.Fields))

@@ -124,18 +124,24 @@ func (db *DB) ClaimOpenRefunds(ctx context.Context, now, leaseUntil time.Time, l
 	var paid []struct {
 		ID       string  `bun:"id"`
 		PaidWith *string `bun:"settlement_paid_with"`
+		Payer    *string `bun:"settlement_payer_tax_id"`
 	}
-	if err := db.bun.NewSelect().Table("charges").Column("id", "settlement_paid_with").
+	if err := db.bun.NewSelect().Table("charges").Column("id", "settlement_paid_with", "settlement_payer_tax_id").
 		Where("id IN (?)", bun.List(charges)).Scan(ctx, &paid); err != nil {
 		return nil, mapError(err)
 	}
-	method := make(map[string]domain.Method, len(paid))
+	type payment struct {
+		method domain.Method
+		payer  string
+	}
+	byCharge := make(map[string]payment, len(paid))
 	for _, p := range paid {
-		method[p.ID] = domain.Method(deref(p.PaidWith))
+		byCharge[p.ID] = payment{domain.Method(deref(p.PaidWith)), deref(p.Payer)}
 	}
 	out := make([]ports.OpenRefund, len(rows))
 	for i := range rows {
-		out[i] = ports.OpenRefund{Refund: rows[i].toDomain(), PaidWith: method[rows[i].ChargeID]}
+		p := byCharge[rows[i].ChargeID]
+		out[i] = ports.OpenRefund{Refund: rows[i].toDomain(), PaidWith: p.method, PayerTaxID: p.payer}
 	}
 	return out, nil
 }

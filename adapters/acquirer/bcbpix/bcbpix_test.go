@@ -118,10 +118,15 @@ func TestErrorsMapToPorts(t *testing.T) {
 			_, err := a.GetPix(ctx, acct, "E99999998202611220000aaaaaaaaaaa")
 			return err
 		}, ports.ErrNotFound},
-		{"cashout is refused", nil, func(a *bcbpix.Acquirer) error {
+		{"cashout with no key and no payer document is unroutable", nil, func(a *bcbpix.Acquirer) error {
 			_, err := a.Refund(ctx, ports.RefundRequest{Scope: scope(), RefundID: "r1", Strategy: domain.StrategyCashout, Amount: 1})
 			return err
-		}, ports.ErrAcquirerRejected},
+		}, ports.ErrRefundUnroutable},
+		{"cashout to a non-key is unroutable", nil, func(a *bcbpix.Acquirer) error {
+			_, err := a.Refund(ctx, ports.RefundRequest{Scope: scope(), RefundID: "r1", Strategy: domain.StrategyCashout, Amount: 1,
+				DestinationKey: "not a key", PayerTaxID: "52998224725"})
+			return err
+		}, ports.ErrRefundUnroutable},
 		{"unconfigured account is a rejection", nil, func(a *bcbpix.Acquirer) error {
 			_, err := a.CreatePixCharge(ctx, ports.CreatePixChargeRequest{Scope: ports.Scope{AccountID: "other", Mode: domain.ModeLive},
 				TxID: txid("x"), Amount: 1, ExpiresAt: time.Now().Add(time.Hour)})

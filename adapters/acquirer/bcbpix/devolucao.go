@@ -49,9 +49,6 @@ func (a *Acquirer) ReturnPix(ctx context.Context, req ports.ReturnPixRequest) (*
 // key, a new Pix through the PSP's Pix-send API (not part of API Pix).
 func (a *Acquirer) Refund(ctx context.Context, req ports.RefundRequest) (string, error) {
 	if req.Strategy == domain.StrategyCashout {
-		if req.DestinationKey == "" {
-			return "", fmt.Errorf("%w: a cashout refund needs destinationKey", ports.ErrAcquirerRejected)
-		}
 		return a.cashout(ctx, req)
 	}
 	if req.Method != "" && req.Method != domain.MethodPix {

@@ -1,6 +1,7 @@
 package bcbpix
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -118,16 +119,31 @@ func (a *Acquirer) PixSendStatus(ctx context.Context, scope ports.Scope, sendID 
 	return out.result(), nil
 }
 
+// cashoutKey is where a cashout refund goes: its destination key, else the
+// payer's document (ports.ErrRefundUnroutable when neither is a Pix key).
+func cashoutKey(req ports.RefundRequest) (domain.PixKey, error) {
+	raw := cmp.Or(req.DestinationKey, req.PayerTaxID)
+	if raw == "" {
+		return domain.PixKey{}, fmt.Errorf("%w: no destinationKey and no payer document", ports.ErrRefundUnroutable)
+	}
+	key, err := domain.ParsePixKey(raw, "")
+	if err != nil {
+		return domain.PixKey{}, fmt.Errorf("%w: %w", ports.ErrRefundUnroutable, err)
+	}
+	return key, nil
+}
+
 // cashoutRef is the provider reference of a cashout refund.
 func cashoutRef(accountID, sendID string) string { return refPrefix + accountID + ":envio:" + sendID }
 
-// cashout sends a refund as a new Pix to the payer's key, under the
-// idEnvio domain.RefundSendID derives from the refund (a retry is the same
-// Pix).
+// cashout sends a refund as a new Pix — to its destination key or else to
+// the payer's document as a CPF/CNPJ key — under the idEnvio
+// domain.RefundSendID derives from the refund (a retry is the same Pix).
+// With neither a valid key nor a payer document it is unroutable.
 func (a *Acquirer) cashout(ctx context.Context, req ports.RefundRequest) (string, error) {
-	key, err := domain.ParsePixKey(req.DestinationKey, "")
+	key, err := cashoutKey(req)
 	if err != nil {
-		return "", fmt.Errorf("%w: a cashout refund needs the payer's Pix key", ports.ErrAcquirerRejected)
+		return "", err
 	}
 	sendID := domain.RefundSendID(req.AccountID, req.RefundID)
 	if _, err := a.SendPix(ctx, ports.PixSendRequest{Scope: req.Scope, SendID: sendID, Amount: req.Amount, Key: key,

@@ -203,6 +203,35 @@ func testPixsimPayouts(t *testing.T, w *world) {
 		}
 	})
 
+	t.Run("a refund without destinationKey goes to the payer's document", func(t *testing.T) {
+		rc := w.create(t, map[string]any{"amount": 3000, "payment_method": "pix"})
+		w.pay(t, pixsim.PayRequest{TxID: rc.Pix.TxID, PayerTaxID: "111.444.777-35", PayerName: "Fulano", Disclose: true})
+		// A destination that is no Pix key is refused at once.
+		code, raw := w.do(t, w.acct.LiveKey, http.MethodPost, "/payments/"+rc.ID+"/refund", map[string]any{
+			"idempotencyKey": newIdem(), "amount": 1000, "destinationKey": "conta 1234"}, "")
+		if code != http.StatusBadRequest || !strings.Contains(string(raw), `"destinationKey"`) {
+			t.Fatalf("refund to a non-key: %d %s", code, raw)
+		}
+		code, raw = w.do(t, w.acct.LiveKey, http.MethodPost, "/payments/"+rc.ID+"/refund", map[string]any{
+			"idempotencyKey": newIdem(), "amount": 1000}, "")
+		if code != http.StatusCreated {
+			t.Fatalf("refund: %d %s", code, raw)
+		}
+		for range 3 {
+			if _, err := w.app.Payments.AdvanceRefunds(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			w.sim.Idle()
+			time.Sleep(2100 * time.Millisecond) // the refund lease
+		}
+		if e := envioOf(t, w.sim, "11144477735"); e.Valor != "10.00" || e.Status != pixsim.SendDone {
+			t.Errorf("cashout Pix at the PSP %+v", e)
+		}
+		if _, raw = w.do(t, w.acct.LiveKey, http.MethodGet, "/payments/"+rc.ID+"/refunds", nil, ""); !strings.Contains(string(raw), `"REFUNDED"`) {
+			t.Errorf("refunds: %s", raw)
+		}
+	})
+
 	problems, err := w.app.Payments.VerifyLedger(context.Background())
 	if err != nil || len(problems) > 0 {
 		t.Errorf("ledger verify: %v %v", problems, err)
