@@ -168,7 +168,9 @@ func TestUnroutableRefundFails(t *testing.T) {
 	caller := app.Caller{Account: domain.Account{ID: "acct_unroutable", MerchantName: "Loja", MerchantCity: "SAO PAULO"}, Mode: domain.ModeTest}
 	resp, err := charges.Create(ctx, caller, app.CreateChargeInput{Amount: 5000, Currency: "BRL",
 		Methods: []domain.Method{domain.MethodPix}}, app.Idempotency{Key: "unroutable-charge", Fingerprint: "f"},
-		func(c *domain.Charge) (app.Response, error) { return app.Response{StatusCode: 201, Body: []byte(c.ID())}, nil })
+		func(c *domain.Charge) (app.Response, error) {
+			return app.Response{StatusCode: 201, Body: []byte(c.ID())}, nil
+		})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +180,9 @@ func TestUnroutableRefundFails(t *testing.T) {
 	}
 	refund := func(key string) (app.Response, error) {
 		return svc.Refund(ctx, caller, chargeID, app.RefundInput{}, app.Idempotency{Key: key, Fingerprint: key},
-			func(r domain.Refund) (app.Response, error) { return app.Response{StatusCode: 201, Body: []byte(r.ID)}, nil })
+			func(r domain.Refund) (app.Response, error) {
+				return app.Response{StatusCode: 201, Body: []byte(r.ID)}, nil
+			})
 	}
 	if _, err := refund("unroutable-refund"); err != nil {
 		t.Fatal(err)
