@@ -93,7 +93,15 @@ func execBatch(ctx context.Context, idb bun.IDB, qs ...schema.QueryAppender) err
 
 // GetCharge loads a charge of the scope.
 func (db *DB) GetCharge(ctx context.Context, scope ports.Scope, id string) (*domain.Charge, error) {
-	row, err := selectCharge(ctx, db.bun, &scope, id, false)
+	var (
+		row *chargeRow
+		err error
+	)
+	if db.hot != nil {
+		row, err = db.getChargeBound(ctx, scope, id)
+	} else {
+		row, err = selectCharge(ctx, db.bun, &scope, id, false)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -114,17 +122,48 @@ func (db *DB) GetChargeByID(ctx context.Context, id string) (*domain.Charge, err
 // write lock from their BEGIN (see sqliteConnector).
 func selectCharge(ctx context.Context, idb bun.IDB, scope *ports.Scope, id string, forUpdate bool) (*chargeRow, error) {
 	row := new(chargeRow)
-	q := idb.NewSelect().Model(row).Where("c.id = ?", id)
-	if scope != nil {
-		q = whereScope(q, *scope)
+	if err := chargeByID(idb, row, id, forUpdate).Scan(ctx); err != nil {
+		return nil, mapError(err)
 	}
+	if scope != nil && !row.inScope(*scope) {
+		return nil, ports.ErrNotFound
+	}
+	return row, nil
+}
+
+// chargeByID is the SELECT of one charge into row by its id alone.
+func chargeByID(idb bun.IDB, row *chargeRow, id string, forUpdate bool) *bun.SelectQuery {
+	q := idb.NewSelect().Model(row).Where("c.id = ?", id)
 	if forUpdate && postgres(idb) {
 		q = q.For("UPDATE")
 	}
-	if err := q.Scan(ctx); err != nil {
-		return nil, mapError(err)
+	return q
+}
+
+// inScope reports whether the charge belongs to scope. A charge is read
+// by its id alone and its scope checked here, not in the WHERE clause:
+// given account and mode too, Postgres may plan the lookup on an index
+// that leads with them (charges_stats_idx) and scan every charge of the
+// account — which it did for every GET and update while the table's
+// statistics lagged its growth (a freshly created or fast-growing table).
+func (r *chargeRow) inScope(s ports.Scope) bool {
+	return r.AccountID == s.AccountID && r.Mode == string(s.Mode)
+}
+
+// scopedByID reads into row (a pointer to a row struct with account_id and
+// mode) the row of q's table whose id column (idCol, qualified) is id, and
+// answers ports.ErrNotFound when it is not in scope. The scope is checked
+// after the read, not in the WHERE clause — see chargeRow.inScope: given
+// account and mode too, Postgres may choose an index that leads with them
+// and scan every row of the account.
+func scopedByID(ctx context.Context, q *bun.SelectQuery, idCol, id string, s ports.Scope, accountID, mode *string) error {
+	if err := q.Where(idCol+" = ?", id).Scan(ctx); err != nil {
+		return mapError(err)
 	}
-	return row, nil
+	if *accountID != s.AccountID || *mode != string(s.Mode) {
+		return ports.ErrNotFound
+	}
+	return nil
 }
 
 func whereScope(q *bun.SelectQuery, s ports.Scope) *bun.SelectQuery {
@@ -158,13 +197,13 @@ func listCharges(ctx context.Context, idb bun.IDB, q ports.ChargeQuery) ([]*doma
 			Where("c.customer_document_norm <> ''")
 	}
 	if q.StartingAfter != "" {
-		var cursor dbTime
-		err := whereScope(idb.NewSelect().Model((*chargeRow)(nil)), q.Scope).
-			Column("created_at").Where("c.id = ?", q.StartingAfter).Scan(ctx, &cursor)
+		cur := new(chargeRow)
+		err := scopedByID(ctx, idb.NewSelect().Model(cur).Column("account_id", "mode", "created_at"), "c.id", q.StartingAfter,
+			q.Scope, &cur.AccountID, &cur.Mode)
 		if err != nil {
-			return nil, false, mapError(err)
+			return nil, false, err
 		}
-		sel = sel.Where("(c.created_at, c.id) < (?, ?)", cursor, q.StartingAfter)
+		sel = sel.Where("(c.created_at, c.id) < (?, ?)", cur.CreatedAt, q.StartingAfter)
 	}
 	err := sel.OrderExpr("c.created_at DESC, c.id DESC").Limit(int64(q.Limit) + 1).Scan(ctx)
 	if err != nil {

@@ -295,8 +295,8 @@ func (db *DB) RequeueDelivery(ctx context.Context, scope ports.Scope, id string,
 		return nil, mapError(err)
 	}
 	row := new(deliveryRow)
-	if err := whereScope(db.bun.NewSelect().Model(row), scope).Where("d.id = ?", id).Scan(ctx); err != nil {
-		return nil, mapError(err)
+	if err := scopedByID(ctx, db.bun.NewSelect().Model(row), "d.id", id, scope, &row.AccountID, &row.Mode); err != nil {
+		return nil, err
 	}
 	d := row.toDomain()
 	return &d, nil

@@ -67,8 +67,8 @@ func (db *DB) ListEvents(ctx context.Context, q ports.EventQuery) ([]domain.Even
 // GetEvent implements ports.EventOutbox.
 func (db *DB) GetEvent(ctx context.Context, scope ports.Scope, id string) (*domain.Event, error) {
 	row := new(eventRow)
-	if err := whereScope(db.bun.NewSelect().Model(row), scope).Where("e.id = ?", id).Scan(ctx); err != nil {
-		return nil, mapError(err)
+	if err := scopedByID(ctx, db.bun.NewSelect().Model(row), "e.id", id, scope, &row.AccountID, &row.Mode); err != nil {
+		return nil, err
 	}
 	ev := row.toDomain()
 	return &ev, nil

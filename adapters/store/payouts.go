@@ -123,8 +123,8 @@ func readsHolds(entries []domain.JournalEntry) bool {
 // GetPayout implements ports.PayoutStore.
 func (db *DB) GetPayout(ctx context.Context, scope ports.Scope, id string) (*domain.Payout, error) {
 	row := new(payoutRow)
-	if err := whereScope(db.bun.NewSelect().Model(row), scope).Where("po.id = ?", id).Scan(ctx); err != nil {
-		return nil, mapError(err)
+	if err := scopedByID(ctx, db.bun.NewSelect().Model(row), "po.id", id, scope, &row.AccountID, &row.Mode); err != nil {
+		return nil, err
 	}
 	return row.toDomain()
 }
@@ -134,12 +134,12 @@ func (db *DB) UpdatePayout(ctx context.Context, scope ports.Scope, id string, fn
 	var fnErr error
 	err := db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		row := new(payoutRow)
-		q := whereScope(tx.NewSelect().Model(row), scope).Where("po.id = ?", id)
+		q := tx.NewSelect().Model(row)
 		if postgres(tx) {
 			q = q.For("UPDATE")
 		}
-		if err := q.Scan(ctx); err != nil {
-			return mapError(err)
+		if err := scopedByID(ctx, q, "po.id", id, scope, &row.AccountID, &row.Mode); err != nil {
+			return err
 		}
 		p, err := row.toDomain()
 		if err != nil {

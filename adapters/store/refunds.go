@@ -84,8 +84,8 @@ func (db *DB) ListScopeRefunds(ctx context.Context, q ports.RefundQuery) ([]doma
 // FindRefund finds a refund of the scope.
 func (db *DB) FindRefund(ctx context.Context, scope ports.Scope, id string) (*domain.Refund, error) {
 	row := new(refundRow)
-	if err := whereScope(db.bun.NewSelect().Model(row), scope).Where("r.id = ?", id).Scan(ctx); err != nil {
-		return nil, mapError(err)
+	if err := scopedByID(ctx, db.bun.NewSelect().Model(row), "r.id", id, scope, &row.AccountID, &row.Mode); err != nil {
+		return nil, err
 	}
 	r := row.toDomain()
 	return &r, nil
@@ -149,9 +149,11 @@ func (db *DB) ClaimOpenRefunds(ctx context.Context, now, leaseUntil time.Time, l
 // GetRefund reads a refund of the locked charge.
 func (t *chargeTx) GetRefund(ctx context.Context, id string) (*domain.Refund, error) {
 	row := new(refundRow)
-	err := whereScope(t.tx.NewSelect().Model(row), t.scope).Where("r.id = ?", id).Where("r.charge_id = ?", t.chargeID).Scan(ctx)
-	if err != nil {
-		return nil, mapError(err)
+	if err := scopedByID(ctx, t.tx.NewSelect().Model(row), "r.id", id, t.scope, &row.AccountID, &row.Mode); err != nil {
+		return nil, err
+	}
+	if row.ChargeID != t.chargeID {
+		return nil, ports.ErrNotFound
 	}
 	r := row.toDomain()
 	return &r, nil
