@@ -271,6 +271,18 @@ func (s *WebhookService) complete(ctx context.Context, d domain.WebhookDelivery,
 		return
 	}
 	err := s.store.CompleteDelivery(ctx, d, token, gone)
+	// The database was out for a moment: save again rather than leave the
+	// delivery PROCESSING until its lease ends — it would hold its
+	// endpoint's place in the per-endpoint cap all that time (and be sent
+	// once more). The lease bounds the retries: past it the token is void.
+	for wait, until := saveRetryFirst, time.Now().Add(s.cfg.Lease); errors.Is(err, ports.ErrStoreUnavailable) && time.Now().Add(wait).Before(until); wait = min(2*wait, saveRetryMax) {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		err = s.store.CompleteDelivery(ctx, d, token, gone)
+	}
 	switch {
 	case errors.Is(err, ports.ErrLeaseLost):
 		s.log.WarnContext(ctx, "webhook: lease lost; attempt result dropped", "delivery", d.ID)
@@ -282,6 +294,13 @@ func (s *WebhookService) complete(ctx context.Context, d domain.WebhookDelivery,
 		s.wakeAt(*d.NextRetryAt)
 	}
 }
+
+// The waits between saves of an attempt's outcome while the database is
+// unavailable: doubling from saveRetryFirst up to saveRetryMax.
+const (
+	saveRetryFirst = 100 * time.Millisecond
+	saveRetryMax   = 2 * time.Second
+)
 
 // retryWakeSlot groups the wake-ups of retries falling due close together.
 const retryWakeSlot = 100 * time.Millisecond

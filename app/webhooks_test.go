@@ -3,7 +3,9 @@ package app_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -171,5 +173,46 @@ func TestCreateEndpointValidates(t *testing.T) {
 	}
 	if len(store.CreateEndpointCalls()) != 1 || store.CreateEndpointCalls()[0].E.Secret != e.Secret {
 		t.Fatal("endpoint not stored with its secret")
+	}
+}
+
+// An attempt's outcome that cannot be saved because the database is out
+// for a moment is saved again once it is back, well within the lease: the
+// delivery does not stay PROCESSING (holding its endpoint's place in the
+// per-endpoint cap) until the lease ends.
+func TestDeliverSavesTheOutcomeAfterADatabaseBlip(t *testing.T) {
+	t.Parallel()
+	d := domain.NewWebhookDelivery("wd_1", domain.Event{ID: "evt_1", Type: domain.EventChargePaid, Payload: []byte(`{"a":1}`)}, "we_1", "", webhookNow)
+	d.Status, d.Attempts = domain.DeliveryProcessing, 1
+	var (
+		mu    sync.Mutex
+		tries int
+		saved *domain.WebhookDelivery
+	)
+	store := &mocks.WebhookStoreMock{
+		ClaimDeliveriesFunc: func(context.Context, time.Time, time.Time, int, ports.ClaimCaps) ([]ports.DeliveryClaim, error) {
+			return []ports.DeliveryClaim{{Delivery: d, URL: "https://m.example.com/h", Secret: "sec", LeaseToken: "tok"}}, nil
+		},
+		CompleteDeliveryFunc: func(_ context.Context, got domain.WebhookDelivery, _ string, _ bool) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if tries++; tries <= 2 {
+				return fmt.Errorf("%w: terminating connection due to administrator command", ports.ErrStoreUnavailable)
+			}
+			saved = &got
+			return nil
+		},
+	}
+	sender := &mocks.WebhookSenderMock{SendFunc: func(context.Context, ports.WebhookRequest) (domain.AttemptResult, error) {
+		return domain.AttemptResult{StatusCode: 200}, nil
+	}}
+	svc := newWebhookService(store, &mocks.WebhookOutboxMock{}, sender, &mocks.URLGuardMock{})
+	if n, err := svc.DeliverOnce(t.Context()); n != 1 || err != nil {
+		t.Fatalf("deliver: %d, %v", n, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if tries != 3 || saved == nil || saved.Status != domain.DeliveryDelivered {
+		t.Fatalf("%d saves, saved %+v; want the third to record DELIVERED", tries, saved)
 	}
 }
