@@ -101,9 +101,18 @@ func (db *DB) CreatePayout(ctx context.Context, p *domain.Payout, events []domai
 		return execBatch(ctx, idb, append(qs, ledger...)...)
 	}
 	if db.dialect == DialectPostgres && !readsHolds(entries) {
-		return mapError(write(ctx, db.bun))
+		err = write(ctx, db.bun)
+	} else {
+		err = db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error { return write(ctx, tx) })
 	}
-	return mapError(db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error { return write(ctx, tx) }))
+	if err != nil {
+		return mapError(err)
+	}
+	db.signals.committed(SignalPayouts)
+	if len(events) > 0 {
+		db.signals.committed(SignalEvents)
+	}
+	return nil
 }
 
 // readsHolds reports whether applying entries reads (and locks) the
@@ -131,7 +140,10 @@ func (db *DB) GetPayout(ctx context.Context, scope ports.Scope, id string) (*dom
 
 // UpdatePayout implements ports.PayoutStore.
 func (db *DB) UpdatePayout(ctx context.Context, scope ports.Scope, id string, fn ports.PayoutChangeFunc) error {
-	var fnErr error
+	var (
+		fnErr  error
+		events bool
+	)
 	err := db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		row := new(payoutRow)
 		q := tx.NewSelect().Model(row)
@@ -167,6 +179,7 @@ func (db *DB) UpdatePayout(ctx context.Context, scope ports.Scope, id string, fn
 				"cancelled_at", "lease_until").WherePK()}
 		if evs := eventsFromDomain(change.Events); len(evs) > 0 {
 			qs = append(qs, tx.NewInsert().Model(&evs))
+			events = true
 		}
 		ledger, err := entryStatements(ctx, tx, change.Entries)
 		if err != nil {
@@ -176,6 +189,9 @@ func (db *DB) UpdatePayout(ctx context.Context, scope ports.Scope, id string, fn
 	})
 	if fnErr != nil {
 		return fnErr
+	}
+	if err == nil && events {
+		db.signals.committed(SignalEvents) // the payout's webhooks go out now, not at the next safety poll
 	}
 	return mapError(err)
 }
@@ -191,13 +207,13 @@ func (db *DB) ListPayouts(ctx context.Context, q ports.PayoutQuery) ([]*domain.P
 		sel = sel.Where("po.status IN (?)", bun.List(q.Statuses))
 	}
 	if q.StartingAfter != "" {
-		var cursor dbTime
-		err := whereScope(db.bun.NewSelect().Model((*payoutRow)(nil)), q.Scope).
-			Column("created_at").Where("po.id = ?", q.StartingAfter).Scan(ctx, &cursor)
+		cur := new(payoutRow)
+		err := scopedByID(ctx, db.bun.NewSelect().Model(cur).Column("account_id", "mode", "created_at"), "po.id",
+			q.StartingAfter, q.Scope, &cur.AccountID, &cur.Mode)
 		if err != nil {
-			return nil, false, mapError(err)
+			return nil, false, err
 		}
-		sel = sel.Where("(po.created_at, po.id) < (?, ?)", cursor, q.StartingAfter)
+		sel = sel.Where("(po.created_at, po.id) < (?, ?)", cur.CreatedAt, q.StartingAfter)
 	}
 	if err := sel.OrderExpr("po.created_at DESC, po.id DESC").Limit(int64(q.Limit) + 1).Scan(ctx); err != nil {
 		return nil, false, mapError(err)

@@ -18,6 +18,8 @@ const (
 	SignalEvents = "events"
 	// SignalRefunds: refunds were created or changed (the refund worker).
 	SignalRefunds = "refunds"
+	// SignalPayouts: payouts were created (the payout worker).
+	SignalPayouts = "payouts"
 	// SignalStats: charge counter deltas were committed by this process
 	// (the stats fold; never announced to other processes, whose own
 	// commits wake their own fold).
@@ -171,7 +173,7 @@ func (s *signals) listen(ctx context.Context, cfg *pgx.ConnConfig) error {
 	if _, err := conn.Exec(ctx, "LISTEN "+signalChannel); err != nil {
 		return err
 	}
-	for _, t := range []string{SignalEvents, SignalRefunds} {
+	for _, t := range []string{SignalEvents, SignalRefunds, SignalPayouts} {
 		s.local(t)
 	}
 	for {
@@ -187,7 +189,7 @@ func (s *signals) listen(ctx context.Context, cfg *pgx.ConnConfig) error {
 }
 
 // Wake returns a channel that receives each time work of topic
-// (SignalEvents, SignalRefunds, SignalStats) is committed by this process or, on
+// (SignalEvents, SignalRefunds, SignalPayouts, SignalStats) is committed by this process or, on
 // Postgres, by another process on the same database. Wake-ups coalesce:
 // one receive may stand for many commits.
 func (db *DB) Wake(topic string) <-chan struct{} { return db.signals.subscribe(topic) }

@@ -83,3 +83,31 @@ func TestCommitSignalsInProcessOnSQLite(t *testing.T) {
 	mustCreate(t, db, c, chargeEvents(t, c, "", domain.CreationEvents(), now), nil)
 	waitWake(t, events, time.Second, "events")
 }
+
+// A payout's create wakes the payout worker and the webhook dispatcher,
+// and its status change the dispatcher, at once (before, its events waited
+// for the dispatcher's 10 s safety poll).
+func TestPayoutCommitsSignal(t *testing.T) {
+	t.Parallel()
+	for name, dsn := range map[string]func(testing.TB) string{"sqlite": testenv.SQLiteDSN, "postgres": testenv.PostgresDSN} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			db := openStore(t, dsn(t))
+			scope := ports.Scope{AccountID: "acct_sig_po", Mode: domain.ModeTest}
+			fund(t, db, scope, 10_000)
+			payouts, events := db.Wake(store.SignalPayouts), db.Wake(store.SignalEvents)
+			drain(events)
+			drain(payouts)
+			p := newPayout(t, scope, 1000, 0, time.Now())
+			if err := createPayout(db, p, nil); err != nil {
+				t.Fatal(err)
+			}
+			waitWake(t, payouts, time.Second, "payouts after a create")
+			waitWake(t, events, time.Second, "events after a create")
+			if err := move(t, db, scope, p.ID(), func(p *domain.Payout) error { return p.Cancel(time.Now()) }); err != nil {
+				t.Fatal(err)
+			}
+			waitWake(t, events, time.Second, "events after a status change")
+		})
+	}
+}

@@ -23,7 +23,11 @@ func provideWorkers(cfg Config, log *slog.Logger, charges *app.ChargeService, pa
 		{Name: "returns", Interval: 5 * time.Second, Tick: charges.RetryReturns},
 		{Name: "refunds", Interval: 300 * time.Millisecond, IdleInterval: 10 * time.Second, Tick: payments.AdvanceRefunds,
 			Wake: merge(payments.RefundsWake(), db.Wake(store.SignalRefunds))},
-		{Name: "payouts", Interval: time.Second, Tick: payouts.SendPayouts, Wake: payouts.Wake()},
+		// New payouts wake it (here or, by NOTIFY, in another process); it
+		// backs off to 10 s while nothing is open, which also bounds how
+		// late a processing payout's reconciliation can run.
+		{Name: "payouts", Interval: time.Second, IdleInterval: 10 * time.Second, Tick: payouts.SendPayouts,
+			Wake: merge(payouts.Wake(), db.Wake(store.SignalPayouts))},
 		{Name: "releases", Interval: 10 * time.Second, Tick: payments.ReleaseDue},
 		// Creates finalize their method data in the background at once;
 		// this only catches what a crash or a failed acquirer call left.
