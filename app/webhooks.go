@@ -270,19 +270,7 @@ func (s *WebhookService) complete(ctx context.Context, d domain.WebhookDelivery,
 	if ctx.Err() != nil {
 		return
 	}
-	err := s.store.CompleteDelivery(ctx, d, token, gone)
-	// The database was out for a moment: save again rather than leave the
-	// delivery PROCESSING until its lease ends — it would hold its
-	// endpoint's place in the per-endpoint cap all that time (and be sent
-	// once more). The lease bounds the retries: past it the token is void.
-	for wait, until := saveRetryFirst, time.Now().Add(s.cfg.Lease); errors.Is(err, ports.ErrStoreUnavailable) && time.Now().Add(wait).Before(until); wait = min(2*wait, saveRetryMax) {
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(wait):
-		}
-		err = s.store.CompleteDelivery(ctx, d, token, gone)
-	}
+	err := s.saveOutcome(ctx, d, token, gone)
 	switch {
 	case errors.Is(err, ports.ErrLeaseLost):
 		s.log.WarnContext(ctx, "webhook: lease lost; attempt result dropped", "delivery", d.ID)
@@ -293,6 +281,27 @@ func (s *WebhookService) complete(ctx context.Context, d domain.WebhookDelivery,
 	case d.Status == domain.DeliveryPending && d.NextRetryAt != nil:
 		s.wakeAt(*d.NextRetryAt)
 	}
+}
+
+// saveOutcome records an attempt's outcome under its lease token. While
+// the database is unavailable it tries again (waits doubling from
+// saveRetryFirst to saveRetryMax) rather than leave the delivery
+// PROCESSING until its lease ends, holding its endpoint's place in the
+// per-endpoint cap all that time and to be sent once more. It gives up
+// after a lease's length; the store refuses the token sooner (ErrLeaseLost)
+// once the claim's lease has run out.
+func (s *WebhookService) saveOutcome(ctx context.Context, d domain.WebhookDelivery, token string, gone bool) error {
+	err := s.store.CompleteDelivery(ctx, d, token, gone)
+	deadline := time.Now().Add(s.cfg.Lease)
+	for wait := saveRetryFirst; errors.Is(err, ports.ErrStoreUnavailable) && time.Now().Add(wait).Before(deadline); wait = min(2*wait, saveRetryMax) {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		err = s.store.CompleteDelivery(ctx, d, token, gone)
+	}
+	return err
 }
 
 // The waits between saves of an attempt's outcome while the database is

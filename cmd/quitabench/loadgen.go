@@ -1,10 +1,11 @@
 package main
 
-// The open-loop load generator (issue 17): it runs in a process of its
-// own (quitabench re-executes itself with -loadgen), so the server's
-// process shares nothing with it but the machine, and it measures each
+// The load generator (issue 17): it runs in a process of its own
+// (quitabench re-executes itself with -loadgen), so the server's process
+// shares nothing with it but the machine. In an open loop it measures each
 // request from its scheduled send time: a server that falls behind cannot
-// hide its queueing, and one that sheds must do it quickly.
+// hide its queueing, and one that sheds must do it quickly. The closed loop
+// of the throughput figure runs there too.
 
 import (
 	"bufio"
@@ -36,6 +37,10 @@ type loadSpec struct {
 	Rate         int
 	Duration     time.Duration
 	Timeout      time.Duration
+	// Workers, when set, makes it a closed loop instead: that many
+	// workers each send the next request when the last one answers, for
+	// Duration (Rate unused); a shot's latency is then from its send.
+	Workers int
 }
 
 // openLoopProc runs spec in a child process and returns its shots.
@@ -98,6 +103,23 @@ func loadgenMain() error {
 		_, _ = io.Copy(io.Discard, resp.Body)
 		return resp.StatusCode, resp.Header.Get("Retry-After") != ""
 	}
+	var shots []shot
+	if spec.Workers > 0 {
+		shots = closedShots(spec, do)
+	} else {
+		shots = openShots(spec, do)
+	}
+	w := bufio.NewWriter(os.Stdout)
+	if err := json.NewEncoder(w).Encode(shots); err != nil {
+		return err
+	}
+	return w.Flush()
+}
+
+// openShots sends spec.Rate requests a second for spec.Duration, each at
+// its scheduled time whatever the answers before it, and times each from
+// that schedule.
+func openShots(spec loadSpec, do func(int) (int, bool)) []shot {
 	interval := time.Second / time.Duration(spec.Rate)
 	total := int(spec.Duration / interval)
 	shots := make([]shot, total)
@@ -112,11 +134,35 @@ func loadgenMain() error {
 		})
 	}
 	wg.Wait()
-	w := bufio.NewWriter(os.Stdout)
-	if err := json.NewEncoder(w).Encode(shots); err != nil {
-		return err
+	return shots
+}
+
+// closedShots runs spec.Workers workers for spec.Duration, each sending
+// its next request when the last one answered (the closed loop of the
+// throughput figure), timing each from its send.
+func closedShots(spec loadSpec, do func(int) (int, bool)) []shot {
+	var (
+		mu    sync.Mutex
+		shots []shot
+		wg    sync.WaitGroup
+	)
+	start := time.Now()
+	stop := start.Add(spec.Duration)
+	for w := range spec.Workers {
+		wg.Go(func() {
+			var mine []shot
+			for i := w; time.Now().Before(stop); i += spec.Workers {
+				sent := time.Now()
+				status, retry := do(i)
+				mine = append(mine, shot{At: ms(sent.Sub(start)), Lat: ms(time.Since(sent)), Status: status, Retry: retry})
+			}
+			mu.Lock()
+			shots = append(shots, mine...)
+			mu.Unlock()
+		})
 	}
-	return w.Flush()
+	wg.Wait()
+	return shots
 }
 
 // loadResult summarises an open loop's shots.
