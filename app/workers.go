@@ -72,7 +72,7 @@ func (s *ChargeService) SweepOrphanCobs(ctx context.Context) (int, error) {
 	if s.cfg.Intents == nil {
 		return 0, nil
 	}
-	intents, err := s.cfg.Intents.ProviderIntentsBefore(ctx, s.clock.Now().Add(-OrphanCobAge), 100)
+	intents, err := s.cfg.Intents.ProviderIntentsBefore(ctx, s.clock.Now().Add(-OrphanCobAge), workerBatch)
 	if err != nil {
 		return 0, err
 	}

@@ -164,8 +164,8 @@ func queueInsert(b *pgx.Batch, d schema.Dialect, row any) error {
 }
 
 // insertChargeBound is insertCharge on Postgres over the hot pool: the
-// idempotency record first, the charge, its counter delta, its events —
-// one batch.
+// idempotency record first and its key's intent settled, the charge, its
+// counter delta, its events — one batch.
 func (db *DB) insertChargeBound(ctx context.Context, row *chargeRow, evs []eventRow, idem *idempotencyRow) error {
 	d := db.bun.Dialect()
 	b := &pgx.Batch{}
@@ -173,6 +173,7 @@ func (db *DB) insertChargeBound(ctx context.Context, row *chargeRow, evs []event
 		if err := queueInsert(b, d, idem); err != nil {
 			return err
 		}
+		b.Queue(settleIntentSQL, idem.AccountID, idem.Mode, idem.Key)
 	}
 	if err := queueInsert(b, d, row); err != nil {
 		return err

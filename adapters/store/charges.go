@@ -52,12 +52,14 @@ func (db *DB) CreateCharge(ctx context.Context, c *domain.Charge, events []domai
 }
 
 // insertCharge writes a new charge with its counter delta, its events and,
-// when idem is not nil, its idempotency record before anything else: at
-// most four INSERTs in one execBatch. On SQLite idb must be a transaction.
+// when idem is not nil, its idempotency record before anything else and
+// the deletion of its key's cob intent (settleIntentSQL): at most five
+// statements in one execBatch. On SQLite idb must be a transaction.
 func insertCharge(ctx context.Context, idb bun.IDB, row *chargeRow, evs []eventRow, idem *idempotencyRow) error {
 	var qs []schema.QueryAppender
 	if idem != nil {
-		qs = append(qs, idb.NewInsert().Model(idem))
+		qs = append(qs, idb.NewInsert().Model(idem), idb.NewDelete().Model((*providerIntentRow)(nil)).
+			Where("account_id = ?", idem.AccountID).Where("mode = ?", idem.Mode).Where("idem_key = ?", idem.Key))
 	}
 	qs = append(qs, idb.NewInsert().Model(row), idb.NewInsert().Model(newChargeDelta(row)))
 	if len(evs) > 0 {

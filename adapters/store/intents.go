@@ -36,6 +36,14 @@ INSERT INTO provider_intents (account_id, mode, idem_key, txid, created_at)
 SELECT $1, $2, $3, $4, $5 FROM async
 ON CONFLICT (account_id, mode, idem_key) DO NOTHING`
 
+// settleIntentSQL deletes a key's intent in the transaction that commits
+// the key's idempotency record (and so its charge): a committed create has
+// no orphan to look for, and the sweep then sees only the intents of
+// creates that never committed. Before, the sweep dropped every create's
+// intent itself, 100 a minute — far fewer than a busy merchant creates, so
+// the table grew and a real orphan waited behind the backlog.
+const settleIntentSQL = `DELETE FROM provider_intents WHERE account_id = $1 AND mode = $2 AND idem_key = $3`
+
 // RecordProviderIntent implements ports.ProviderIntents.
 func (db *DB) RecordProviderIntent(ctx context.Context, in ports.ProviderIntent) error {
 	if db.hot != nil {

@@ -2,6 +2,8 @@ package store_test
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -42,6 +44,54 @@ func TestProviderIntents(t *testing.T) {
 			}
 			if got, _ := db.ProviderIntentsBefore(ctx, baseTime.Add(time.Hour), 10); len(got) != 1 || got[0].Key != key("newer-key") {
 				t.Fatalf("after delete: %+v", got)
+			}
+		})
+	}
+}
+
+// The transaction that commits a charge and its key's idempotency record
+// deletes the key's cob intent: only creates that never committed leave
+// one for the orphan sweep. A create that fails (its key was taken) keeps
+// the intent.
+func TestCommittedCreateSettlesItsIntent(t *testing.T) {
+	t.Parallel()
+	for name, dsn := range map[string]func(testing.TB) string{"sqlite": testenv.SQLiteDSN, "postgres": testenv.PostgresDSN} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			db := openStore(t, dsn(t))
+			scope := ports.Scope{AccountID: "acct_1", Mode: domain.ModeLive}
+			for _, k := range []string{"committed", "never-committed"} {
+				in := ports.ProviderIntent{Key: ports.IdempotencyKey{Scope: scope, Key: k}, TxID: "tx" + k, CreatedAt: baseTime}
+				if err := db.RecordProviderIntent(ctx, in); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c := newCharge(t, scope, baseTime, nil)
+			mustCreate(t, db, c, nil, idemRecord(scope, "committed", c.ID()))
+			// "earlier" is already a charge's key when its intent is
+			// recorded again: the second create fails whole, and its
+			// intent stays.
+			taken := newCharge(t, scope, baseTime, nil)
+			mustCreate(t, db, taken, nil, idemRecord(scope, "earlier", taken.ID()))
+			if err := db.RecordProviderIntent(ctx, ports.ProviderIntent{Key: ports.IdempotencyKey{Scope: scope, Key: "earlier"}, TxID: "txearlier", CreatedAt: baseTime}); err != nil {
+				t.Fatal(err)
+			}
+			dup := newCharge(t, scope, baseTime, nil)
+			if err := db.CreateCharge(ctx, dup, nil, idemRecord(scope, "earlier", dup.ID())); !errors.Is(err, ports.ErrIdempotencyKeyExists) {
+				t.Fatalf("create with a taken key: %v, want ErrIdempotencyKeyExists", err)
+			}
+			got, err := db.ProviderIntentsBefore(ctx, baseTime.Add(time.Hour), 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var keys []string
+			for _, in := range got {
+				keys = append(keys, in.Key.Key)
+			}
+			slices.Sort(keys)
+			if want := []string{"earlier", "never-committed"}; !slices.Equal(keys, want) {
+				t.Errorf("intents left: %v, want %v", keys, want)
 			}
 		})
 	}
