@@ -41,6 +41,13 @@ type WebhooksConfig struct {
 	// DispatchBatch is how many outbox events one fan-out handles
 	// (default 500).
 	DispatchBatch int
+	// DispatchGap is the shortest time between the starts of two dispatch
+	// passes that are woken rather than following a full batch (default
+	// 50 ms): under load one pass fans out the events of many commits in
+	// one transaction instead of one pass — six statements and a commit —
+	// per create (issue 17). It is the most a commit's events wait for
+	// the dispatcher beyond the pass itself.
+	DispatchGap time.Duration
 	// PollInterval is how often idle loops look for work (default 100 ms).
 	// A dispatch in the same process wakes the workers at once.
 	// With EventsCommitted set, the dispatcher and one delivery loop poll
@@ -106,6 +113,9 @@ func NewWebhookService(store ports.WebhookStore, outbox ports.WebhookOutbox, sen
 	if cfg.DispatchBatch <= 0 {
 		cfg.DispatchBatch = 500
 	}
+	if cfg.DispatchGap <= 0 {
+		cfg.DispatchGap = 50 * time.Millisecond
+	}
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = 100 * time.Millisecond
 	}
@@ -151,7 +161,8 @@ func (s *WebhookService) notify() {
 // events handled.
 func (s *WebhookService) DispatchOnce(ctx context.Context) (int, error) {
 	now := s.clock.Now()
-	n, err := s.outbox.DispatchEvents(ctx, s.cfg.DispatchBatch, now, func(b ports.OutboxBatch) ([]domain.WebhookDelivery, error) {
+	made := 0
+	n, err := s.outbox.DispatchEvents(ctx, s.cfg.DispatchBatch, func(b ports.OutboxBatch) ([]domain.WebhookDelivery, error) {
 		var out []domain.WebhookDelivery
 		add := func(ev domain.Event, endpointID, url string) error {
 			raw, err := s.ids.NewID()
@@ -175,10 +186,11 @@ func (s *WebhookService) DispatchOnce(ctx context.Context) (int, error) {
 				}
 			}
 		}
+		made += len(out)
 		return out, nil
 	})
-	if n > 0 {
-		s.notify()
+	if err == nil && made > 0 {
+		s.notify() // only deliveries give the delivery loops work
 	}
 	return n, err
 }
@@ -347,7 +359,7 @@ func (s *WebhookService) Run(ctx context.Context) {
 		dispatchPoll, firstPoll, siblingPoll = s.cfg.IdlePoll, s.cfg.IdlePoll, 12*s.cfg.IdlePoll
 	}
 	wg.Go(func() {
-		s.loop(ctx, "webhook-dispatch", s.cfg.DispatchBatch, dispatchPoll, s.cfg.EventsCommitted, false, func(context.Context) (int, error) {
+		s.loop(ctx, "webhook-dispatch", s.cfg.DispatchBatch, dispatchPoll, s.cfg.DispatchGap, s.cfg.EventsCommitted, false, func(context.Context) (int, error) {
 			return s.DispatchOnce(context.WithoutCancel(ctx))
 		})
 	})
@@ -357,7 +369,7 @@ func (s *WebhookService) Run(ctx context.Context) {
 			poll = firstPoll
 		}
 		wg.Go(func() {
-			s.loop(ctx, "webhook-deliver", s.cfg.ClaimBatch, poll, s.wake, true, func(context.Context) (int, error) {
+			s.loop(ctx, "webhook-deliver", s.cfg.ClaimBatch, poll, 0, s.wake, true, func(context.Context) (int, error) {
 				return s.deliverFree(context.WithoutCancel(ctx), &attempts)
 			})
 		})
@@ -366,12 +378,15 @@ func (s *WebhookService) Run(ctx context.Context) {
 }
 
 // loop runs tick until ctx ends; a full batch is followed at once by
-// another, otherwise it waits for the poll interval or a wake-up. A
-// delivery loop with a full batch also wakes a sibling.
-func (s *WebhookService) loop(ctx context.Context, name string, full int, poll time.Duration, wake <-chan struct{}, wakeSibling bool, tick func(context.Context) (int, error)) {
+// another, otherwise it waits for the poll interval or a wake-up, and a
+// woken tick starts at least gap after the one before. A delivery loop
+// with a full batch also wakes a sibling.
+func (s *WebhookService) loop(ctx context.Context, name string, full int, poll, gap time.Duration, wake <-chan struct{}, wakeSibling bool, tick func(context.Context) (int, error)) {
 	t := time.NewTicker(poll)
 	defer t.Stop()
+	var started time.Time
 	for ctx.Err() == nil {
+		started = time.Now()
 		n, err := tick(ctx)
 		if err != nil && ctx.Err() == nil {
 			s.log.ErrorContext(ctx, "worker tick failed", "worker", name, "err", err)
@@ -387,6 +402,13 @@ func (s *WebhookService) loop(ctx context.Context, name string, full int, poll t
 			return
 		case <-t.C:
 		case <-wake:
+			if rest := gap - time.Since(started); rest > 0 {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(rest):
+				}
+			}
 		}
 	}
 }

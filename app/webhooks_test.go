@@ -55,7 +55,7 @@ func TestDispatchFanOut(t *testing.T) {
 		},
 	}
 	var got []domain.WebhookDelivery
-	outbox := &mocks.WebhookOutboxMock{DispatchEventsFunc: func(_ context.Context, _ int, _ time.Time, fan func(ports.OutboxBatch) ([]domain.WebhookDelivery, error)) (int, error) {
+	outbox := &mocks.WebhookOutboxMock{DispatchEventsFunc: func(_ context.Context, _ int, fan func(ports.OutboxBatch) ([]domain.WebhookDelivery, error)) (int, error) {
 		ds, err := fan(batch)
 		got = ds
 		return len(batch.Events), err
@@ -214,5 +214,69 @@ func TestDeliverSavesTheOutcomeAfterADatabaseBlip(t *testing.T) {
 	defer mu.Unlock()
 	if tries != 3 || saved == nil || saved.Status != domain.DeliveryDelivered {
 		t.Fatalf("%d saves, saved %+v; want the third to record DELIVERED", tries, saved)
+	}
+}
+
+// Woken by commits, the dispatcher runs at most once per DispatchGap, so
+// under load one pass fans out many commits' events; and only a pass that
+// made deliveries wakes the delivery loops (a dispatch of events nobody
+// subscribes to used to send every delivery loop to the database).
+func TestDispatcherBatchesCommitsAndWakesDeliveryOnlyForDeliveries(t *testing.T) {
+	t.Parallel()
+	var passes, claims atomic.Int64
+	var subscribed atomic.Bool
+	outbox := &mocks.WebhookOutboxMock{DispatchEventsFunc: func(_ context.Context, _ int, fan func(ports.OutboxBatch) ([]domain.WebhookDelivery, error)) (int, error) {
+		passes.Add(1)
+		scope := ports.Scope{AccountID: "acct_a", Mode: domain.ModeLive}
+		b := ports.OutboxBatch{Events: []ports.OutboxEvent{{Event: domain.Event{ID: "evt_1", Type: domain.EventChargePaid, AccountID: scope.AccountID, Mode: scope.Mode}}}}
+		if subscribed.Load() {
+			b.Endpoints = map[ports.Scope][]domain.WebhookEndpoint{scope: {{ID: "we_1", AccountID: scope.AccountID, Mode: scope.Mode,
+				Status: domain.EndpointActive, Events: []domain.EventType{domain.EventChargePaid}}}}
+		}
+		_, err := fan(b)
+		return 1, err
+	}}
+	store := &mocks.WebhookStoreMock{ClaimDeliveriesFunc: func(context.Context, time.Time, time.Time, int, ports.ClaimCaps) ([]ports.DeliveryClaim, error) {
+		claims.Add(1)
+		return nil, nil
+	}}
+	committed := make(chan struct{})
+	const gap = 100 * time.Millisecond
+	clock := &mocks.ClockMock{NowFunc: func() time.Time { return webhookNow }}
+	svc := app.NewWebhookService(store, outbox, &mocks.WebhookSenderMock{}, &mocks.URLGuardMock{}, clock, &seqIDs{}, nil,
+		app.WebhooksConfig{Workers: 2, EventsCommitted: committed, DispatchGap: gap, IdlePoll: time.Hour})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { defer close(done); svc.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+
+	// A commit signal every millisecond for half a second.
+	start := time.Now()
+	for time.Since(start) < 500*time.Millisecond {
+		select {
+		case committed <- struct{}{}:
+		default:
+		}
+		time.Sleep(time.Millisecond)
+	}
+	elapsed := time.Since(start)
+	if max := int64(elapsed/gap) + 2; passes.Load() > max {
+		t.Errorf("%d dispatch passes in %v, want at most %d (one per %v)", passes.Load(), elapsed, max, gap)
+	}
+	if passes.Load() < 2 {
+		t.Errorf("%d dispatch passes: the signals did not wake the dispatcher", passes.Load())
+	}
+	// Each delivery loop ticked once when it started; nothing since.
+	if got := claims.Load(); got != 2 {
+		t.Errorf("delivery loops claimed %d times after dispatches that made no deliveries, want 2 (their first ticks)", got)
+	}
+
+	// A dispatch that makes a delivery wakes a delivery loop.
+	subscribed.Store(true)
+	committed <- struct{}{}
+	for deadline := time.Now().Add(5 * time.Second); claims.Load() == 2; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a dispatch that made a delivery did not wake a delivery loop")
+		}
 	}
 }

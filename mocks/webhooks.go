@@ -745,7 +745,7 @@ var _ ports.WebhookOutbox = &WebhookOutboxMock{}
 //
 //		// make and configure a mocked ports.WebhookOutbox
 //		mockedWebhookOutbox := &WebhookOutboxMock{
-//			DispatchEventsFunc: func(ctx context.Context, limit int, now time.Time, fan func(ports.OutboxBatch) ([]domain.WebhookDelivery, error)) (int, error) {
+//			DispatchEventsFunc: func(ctx context.Context, limit int, fan func(ports.OutboxBatch) ([]domain.WebhookDelivery, error)) (int, error) {
 //				panic("mock out the DispatchEvents method")
 //			},
 //		}
@@ -756,7 +756,7 @@ var _ ports.WebhookOutbox = &WebhookOutboxMock{}
 //	}
 type WebhookOutboxMock struct {
 	// DispatchEventsFunc mocks the DispatchEvents method.
-	DispatchEventsFunc func(ctx context.Context, limit int, now time.Time, fan func(ports.OutboxBatch) ([]domain.WebhookDelivery, error)) (int, error)
+	DispatchEventsFunc func(ctx context.Context, limit int, fan func(ports.OutboxBatch) ([]domain.WebhookDelivery, error)) (int, error)
 
 	// calls tracks calls to the methods.
 	calls struct {
@@ -766,8 +766,6 @@ type WebhookOutboxMock struct {
 			Ctx context.Context
 			// Limit is the limit argument value.
 			Limit int
-			// Now is the now argument value.
-			Now time.Time
 			// Fan is the fan argument value.
 			Fan func(ports.OutboxBatch) ([]domain.WebhookDelivery, error)
 		}
@@ -776,25 +774,23 @@ type WebhookOutboxMock struct {
 }
 
 // DispatchEvents calls DispatchEventsFunc.
-func (mock *WebhookOutboxMock) DispatchEvents(ctx context.Context, limit int, now time.Time, fan func(ports.OutboxBatch) ([]domain.WebhookDelivery, error)) (int, error) {
+func (mock *WebhookOutboxMock) DispatchEvents(ctx context.Context, limit int, fan func(ports.OutboxBatch) ([]domain.WebhookDelivery, error)) (int, error) {
 	if mock.DispatchEventsFunc == nil {
 		panic("WebhookOutboxMock.DispatchEventsFunc: method is nil but WebhookOutbox.DispatchEvents was just called")
 	}
 	callInfo := struct {
 		Ctx   context.Context
 		Limit int
-		Now   time.Time
 		Fan   func(ports.OutboxBatch) ([]domain.WebhookDelivery, error)
 	}{
 		Ctx:   ctx,
 		Limit: limit,
-		Now:   now,
 		Fan:   fan,
 	}
 	mock.lockDispatchEvents.Lock()
 	mock.calls.DispatchEvents = append(mock.calls.DispatchEvents, callInfo)
 	mock.lockDispatchEvents.Unlock()
-	return mock.DispatchEventsFunc(ctx, limit, now, fan)
+	return mock.DispatchEventsFunc(ctx, limit, fan)
 }
 
 // DispatchEventsCalls gets all the calls that were made to DispatchEvents.
@@ -804,13 +800,11 @@ func (mock *WebhookOutboxMock) DispatchEvents(ctx context.Context, limit int, no
 func (mock *WebhookOutboxMock) DispatchEventsCalls() []struct {
 	Ctx   context.Context
 	Limit int
-	Now   time.Time
 	Fan   func(ports.OutboxBatch) ([]domain.WebhookDelivery, error)
 } {
 	var calls []struct {
 		Ctx   context.Context
 		Limit int
-		Now   time.Time
 		Fan   func(ports.OutboxBatch) ([]domain.WebhookDelivery, error)
 	}
 	mock.lockDispatchEvents.RLock()

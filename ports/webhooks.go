@@ -135,10 +135,10 @@ type WebhookOutbox interface {
 	// DispatchEvents claims up to limit undispatched charge events in
 	// order (FOR UPDATE SKIP LOCKED on Postgres), calls fan with them and
 	// the ACTIVE endpoints of their scopes, and in the same transaction
-	// inserts the deliveries fan returned and marks the events
-	// dispatched. An error from fan rolls everything back. It returns the
+	// inserts the deliveries fan returned and takes the events out of the
+	// outbox. An error from fan rolls everything back. It returns the
 	// number of events dispatched.
-	DispatchEvents(ctx context.Context, limit int, now time.Time, fan func(OutboxBatch) ([]domain.WebhookDelivery, error)) (int, error)
+	DispatchEvents(ctx context.Context, limit int, fan func(OutboxBatch) ([]domain.WebhookDelivery, error)) (int, error)
 }
 
 // WebhookRequest is one attempt's HTTP POST.

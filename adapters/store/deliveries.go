@@ -328,34 +328,42 @@ type outboxRow struct {
 	WebhookURL *string `bun:"webhook_url,scanonly"`
 }
 
+// outboxRowModel is a row of event_outbox: the seq of an event not
+// dispatched yet. A trigger on charge_events adds it in the transaction
+// that writes the event; the dispatcher deletes it in the transaction
+// that fans the event out (docs/webhooks.md, "The outbox").
+type outboxRowModel struct {
+	bun.BaseModel `bun:"table:event_outbox,alias:o"`
+
+	Seq int64 `bun:"seq,pk"`
+}
+
 // pinOutboxPlan leaves Postgres one plan for outboxQuery in the
-// dispatching transaction: the oldest undispatched events straight off
-// charge_events_undispatched_idx in seq order, each joined to its charge
-// by primary key. Left to its statistics — a young, fast-growing outbox
-// whose partial index holds thousands of entries already dispatched, not
-// yet vacuumed — it chose a bitmap scan of the whole index, a sort, and a
-// hash join over a sequential scan of every charge: 62 ms a pass, a fifth
-// of the machine during the create benchmark (issue 17). An index scan
-// also marks the dispatched entries dead as it passes them, which a
-// bitmap scan never does, so the next pass skips them.
+// dispatching transaction: the oldest outbox rows in seq order off its
+// primary key, each joined to its event and its charge by primary key.
+// Left to statistics that lag a young, fast-growing table, it chose
+// bitmap scans, a sort and a hash join over a sequential scan of every
+// charge: 62 ms a pass, a fifth of the machine during the create
+// benchmark (issue 17).
 const pinOutboxPlan = `SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off;
 SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; SET LOCAL enable_sort = off`
 
 // outboxQuery selects the oldest limit undispatched events with their
-// charge's webhook URL, locking them (skipping those another dispatcher
-// holds) on Postgres.
+// charge's webhook URL, locking their outbox rows (skipping those another
+// dispatcher holds) on Postgres.
 func outboxQuery(db bun.IDB, rows *[]outboxRow, limit int) *bun.SelectQuery {
 	q := db.NewSelect().Model(rows).ColumnExpr("e.*").ColumnExpr("c.webhook_url AS webhook_url").
+		Join("JOIN event_outbox AS o ON o.seq = e.seq").
 		Join("LEFT JOIN charges AS c ON c.id = e.charge_id").
-		Where("e.dispatched_at IS NULL").OrderExpr("e.seq").Limit(int64(limit))
+		OrderExpr("o.seq").Limit(int64(limit))
 	if postgres(db) {
-		q = q.For("UPDATE OF e SKIP LOCKED")
+		q = q.For("UPDATE OF o SKIP LOCKED")
 	}
 	return q
 }
 
 // DispatchEvents fans undispatched events out. See ports.WebhookOutbox.
-func (db *DB) DispatchEvents(ctx context.Context, limit int, now time.Time, fan func(ports.OutboxBatch) ([]domain.WebhookDelivery, error)) (int, error) {
+func (db *DB) DispatchEvents(ctx context.Context, limit int, fan func(ports.OutboxBatch) ([]domain.WebhookDelivery, error)) (int, error) {
 	n := 0
 	err := db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var rows []outboxRow
@@ -410,8 +418,7 @@ func (db *DB) DispatchEvents(ctx context.Context, limit int, now time.Time, fan 
 				return mapError(err)
 			}
 		}
-		_, err = tx.NewUpdate().Model((*eventRow)(nil)).Set("dispatched_at = ?", newDBTime(now)).
-			Where("seq IN (?)", bun.List(seqs)).Exec(ctx)
+		_, err = tx.NewDelete().Model((*outboxRowModel)(nil)).Where("seq IN (?)", bun.List(seqs)).Exec(ctx)
 		if err != nil {
 			return mapError(err)
 		}

@@ -23,7 +23,7 @@ func testDispatchFansOutOnce(t *testing.T, db *store.DB) {
 	if n := seedDeliveries(t, db, scope, "https://merchant.example.com/tx"); n != 4 {
 		t.Fatalf("fan-out made %d deliveries, want 4", n)
 	}
-	n, err := db.DispatchEvents(ctx, 100, baseTime, func(ports.OutboxBatch) ([]domain.WebhookDelivery, error) {
+	n, err := db.DispatchEvents(ctx, 100, func(ports.OutboxBatch) ([]domain.WebhookDelivery, error) {
 		t.Fatal("dispatched events handed out again")
 		return nil, nil
 	})
@@ -34,10 +34,10 @@ func testDispatchFansOutOnce(t *testing.T, db *store.DB) {
 	c := newCharge(t, scope, baseTime, nil)
 	mustCreate(t, db, c, chargeEvents(t, c, "", domain.CreationEvents(), baseTime), nil)
 	boom := errors.New("boom")
-	if _, err := db.DispatchEvents(ctx, 100, baseTime, func(ports.OutboxBatch) ([]domain.WebhookDelivery, error) { return nil, boom }); !errors.Is(err, boom) {
+	if _, err := db.DispatchEvents(ctx, 100, func(ports.OutboxBatch) ([]domain.WebhookDelivery, error) { return nil, boom }); !errors.Is(err, boom) {
 		t.Fatalf("fan error: %v", err)
 	}
-	n, err = db.DispatchEvents(ctx, 100, baseTime, fanAll(t, baseTime))
+	n, err = db.DispatchEvents(ctx, 100, fanAll(t, baseTime))
 	if err != nil || n != 2 {
 		t.Fatalf("dispatch after rollback: %d, %v", n, err)
 	}

@@ -11,15 +11,14 @@ type eventRow struct {
 	bun.BaseModel `bun:"table:charge_events,alias:e"`
 
 	// Seq is assigned by the database in the order rows are written.
-	Seq          int64  `bun:"seq,scanonly"`
-	ID           string `bun:"id"`
-	AccountID    string `bun:"account_id"`
-	Mode         string `bun:"mode"`
-	ChargeID     string `bun:"charge_id"`
-	Type         string `bun:"type"`
-	Payload      []byte `bun:"payload"`
-	CreatedAt    dbTime `bun:"created_at"`
-	DispatchedAt dbTime `bun:"dispatched_at"`
+	Seq       int64  `bun:"seq,scanonly"`
+	ID        string `bun:"id"`
+	AccountID string `bun:"account_id"`
+	Mode      string `bun:"mode"`
+	ChargeID  string `bun:"charge_id"`
+	Type      string `bun:"type"`
+	Payload   []byte `bun:"payload"`
+	CreatedAt dbTime `bun:"created_at"`
 }
 
 func eventsFromDomain(evs []domain.Event) []eventRow {

@@ -78,7 +78,7 @@ func (db *DB) GetEvent(ctx context.Context, scope ports.Scope, id string) (*doma
 // finds the batch without a scan.
 func (db *DB) DeleteEventsBefore(ctx context.Context, t time.Time, limit int) (int, error) {
 	sub := db.bun.NewSelect().Model((*eventRow)(nil)).Column("e.seq").
-		Where("e.created_at < ?", newDBTime(t)).Where("e.dispatched_at IS NOT NULL").
+		Where("e.created_at < ?", newDBTime(t)).Where("NOT EXISTS (SELECT 1 FROM event_outbox AS o WHERE o.seq = e.seq)").
 		OrderExpr("e.created_at").Limit(int64(limit))
 	res, err := db.bun.NewDelete().Model((*eventRow)(nil)).Where("seq IN (?)", sub).Exec(ctx)
 	if err != nil {

@@ -126,7 +126,7 @@ func testDeleteEventsBefore(t *testing.T, db *store.DB) {
 	if n, err := db.DeleteEventsBefore(ctx, cut, 100); err != nil || n != 0 {
 		t.Fatalf("deleted %d undispatched events (err %v)", n, err)
 	}
-	if _, err := db.DispatchEvents(ctx, 100, baseTime, func(ports.OutboxBatch) ([]domain.WebhookDelivery, error) { return nil, nil }); err != nil {
+	if _, err := db.DispatchEvents(ctx, 100, func(ports.OutboxBatch) ([]domain.WebhookDelivery, error) { return nil, nil }); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := db.DeleteEventsBefore(ctx, cut, 3); err != nil || n != 3 {

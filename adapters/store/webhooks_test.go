@@ -102,7 +102,7 @@ func seedDeliveries(t *testing.T, db *store.DB, scope ports.Scope, webhookURL st
 	made := 0
 	fan := fanAll(t, baseTime)
 	for {
-		n, err := db.DispatchEvents(context.Background(), 100, baseTime, func(b ports.OutboxBatch) ([]domain.WebhookDelivery, error) {
+		n, err := db.DispatchEvents(context.Background(), 100, func(b ports.OutboxBatch) ([]domain.WebhookDelivery, error) {
 			ds, err := fan(b)
 			made += len(ds)
 			return ds, err

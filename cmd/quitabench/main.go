@@ -196,15 +196,18 @@ func run() error {
 	fmt.Printf("create, open loop at %d/s from a cold start: %s\n", *rate, coldR)
 	targets = append(targets, openLoopTargets(fmt.Sprintf("create %d/s cold", *rate), coldR, loadavg())...)
 
+	cpu0 := takeCPU()
 	closed, err := openLoopProc(loadSpec{URL: cfg.BaseURL, Key: acct.LiveKey, Op: "create", Workers: *workers, Duration: *dur})
 	if err != nil {
 		return err
 	}
+	cpu1 := takeCPU()
 	closedR := summarize(closed, http.StatusCreated)
 	n, errs, lat := closedR.ok, closedR.shed+closedR.failed, closedR.okLat
 	tput := float64(n) / dur.Seconds()
 	fmt.Printf("create, closed loop (%d workers, load-generator process): %d charges in %s = %.0f/s, errors %d, p50 %.1f ms, p99 %.1f ms\n",
 		*workers, n, *dur, tput, errs, pct(lat, 50), pct(lat, 99))
+	fmt.Printf("    CPU per create in the closed loop: %s\n", cpu0.per(cpu1, n))
 	targets = append(targets, row{target{"create closed loop", tput, "charges/s", 0.4 * refTPS, true},
 		fmt.Sprintf("0.4 x %.0f/s %s (load %s)", refTPS, how, refLoad), loadavg()})
 

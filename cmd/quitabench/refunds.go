@@ -392,3 +392,42 @@ func runRefundsOnly(pgURL, redisURL string, d time.Duration, rate int, strict bo
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// cpuSnapshot is the CPU time (ms) this process (the server of the
+// in-process benchmarks), every postgres process and every redis-server
+// process have used so far, from /proc (zeros elsewhere). The difference
+// of two snapshots divided by the work done between them is a cost per
+// operation that drifts less with this VM's speed than a rate does.
+type cpuSnapshot struct{ server, postgres, redis float64 }
+
+func takeCPU() cpuSnapshot {
+	s := cpuSnapshot{server: procCPU(os.Getpid())}
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+		if err != nil {
+			continue
+		}
+		switch strings.TrimSpace(string(comm)) {
+		case "postgres":
+			s.postgres += procCPU(pid)
+		case "redis-server":
+			s.redis += procCPU(pid)
+		}
+	}
+	return s
+}
+
+// per is the CPU each part used per operation between s and later.
+func (s cpuSnapshot) per(later cpuSnapshot, ops int) string {
+	if ops <= 0 || later.server == 0 {
+		return "n/a"
+	}
+	n := float64(ops)
+	return fmt.Sprintf("server %.2f ms, Postgres %.2f ms, Redis %.2f ms",
+		(later.server-s.server)/n, (later.postgres-s.postgres)/n, (later.redis-s.redis)/n)
+}
