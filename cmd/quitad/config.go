@@ -133,6 +133,16 @@ func parseConfig(name string, args []string, getenv func(string) string) (Config
 	}
 	fs.IntVar(&c.MaxInFlight, "max-in-flight", maxInFlight,
 		"API requests served at once; the excess is refused with 503 and Retry-After after at most 20 ms; 0 = four per database connection (Postgres), -1 = no limit (env QUITA_MAX_IN_FLIGHT)")
+	var sandboxLatency time.Duration
+	if v := getenv("QUITA_SANDBOX_LATENCY"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return c, fmt.Errorf("QUITA_SANDBOX_LATENCY: want a duration such as 100ms (0s: none), got %q", v)
+		}
+		sandboxLatency = d
+	}
+	fs.DurationVar(&c.SandboxLatency, "sandbox-latency", sandboxLatency,
+		"simulated network round trip of each sandbox acquirer call a PSP would answer (cobs, refunds, Pix sends, status reads), for load tests; 0 = none (env QUITA_SANDBOX_LATENCY)")
 	shutdown := 20 * time.Second
 	if v := getenv("QUITA_SHUTDOWN_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -159,6 +169,9 @@ func parseConfig(name string, args []string, getenv func(string) string) (Config
 	}
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	if c.SandboxLatency < 0 {
+		return c, fmt.Errorf("-sandbox-latency: want a duration of 0 or more, got %s", c.SandboxLatency)
 	}
 	if c.AuthCacheTTL == 0 {
 		c.AuthCacheTTL = -1 // wiring reads zero as the default

@@ -142,6 +142,29 @@ func TestConfigDefaultsAndOverrides(t *testing.T) {
 	}
 }
 
+// QUITA_SANDBOX_LATENCY is a Go duration, none by default; the flag wins.
+func TestConfigSandboxLatency(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		env  string
+		args []string
+		want time.Duration
+		ok   bool
+	}{
+		{"", nil, 0, true},
+		{"100ms", nil, 100 * time.Millisecond, true},
+		{"100ms", []string{"-sandbox-latency", "250ms"}, 250 * time.Millisecond, true},
+		{"100", nil, 0, false},
+		{"-1s", nil, 0, false},
+		{"", []string{"-sandbox-latency", "-1s"}, 0, false},
+	} {
+		cfg, err := parseConfig("quitad", tc.args, func(k string) string { return map[string]string{"QUITA_SANDBOX_LATENCY": tc.env}[k] })
+		if (err == nil) != tc.ok || (tc.ok && cfg.SandboxLatency != tc.want) {
+			t.Errorf("env %q, args %q: latency %s, err %v; want %s, ok %v", tc.env, tc.args, cfg.SandboxLatency, err, tc.want, tc.ok)
+		}
+	}
+}
+
 // `quitad --help` lists the commands and every setting, and succeeds.
 func TestHelpListsEverySetting(t *testing.T) {
 	t.Parallel()

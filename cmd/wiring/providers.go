@@ -120,6 +120,10 @@ type Config struct {
 	// limit on SQLite (one connection: requests queue on it); negative: no
 	// limit.
 	MaxInFlight int
+	// SandboxLatency (QUITA_SANDBOX_LATENCY) is the simulated network
+	// round trip of each sandbox call a PSP would answer (zero: none), so
+	// load tests see a PSP's waits.
+	SandboxLatency time.Duration
 }
 
 // Acquirer names accepted in Config.Acquirer.
@@ -314,7 +318,8 @@ type redisPinger struct{ c *redis.Client }
 func (p redisPinger) Ping(ctx context.Context) error { return p.c.Ping(ctx).Err() }
 
 func provideSandbox(cfg Config, clock ports.Clock) *sandbox.Acquirer {
-	return sandbox.New(sandbox.Config{LocationHost: sandbox.LocationHostFromURL(cfg.CheckoutURLBase), CheckoutBase: cfg.CheckoutURLBase}, clock)
+	return sandbox.New(sandbox.Config{LocationHost: sandbox.LocationHostFromURL(cfg.CheckoutURLBase), CheckoutBase: cfg.CheckoutURLBase,
+		Latency: cfg.SandboxLatency}, clock)
 }
 
 func provideLinks(cfg Config) domain.Links {

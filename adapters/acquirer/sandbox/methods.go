@@ -46,9 +46,9 @@ func digitsOf(seed string, n int) string {
 // CreatePaymentMethods implements ports.MethodAcquirer with realistic,
 // checksum-valid data derived from the charge id (so a retry answers the
 // same).
-func (a *Acquirer) CreatePaymentMethods(_ context.Context, req ports.CreateMethodsRequest) (domain.MethodDetails, error) {
-	if a.down.Load() {
-		return domain.MethodDetails{}, ports.ErrAcquirerUnavailable
+func (a *Acquirer) CreatePaymentMethods(ctx context.Context, req ports.CreateMethodsRequest) (domain.MethodDetails, error) {
+	if err := a.call(ctx); err != nil {
+		return domain.MethodDetails{}, err
 	}
 	var d domain.MethodDetails
 	now := a.now().UTC()
@@ -101,17 +101,17 @@ func cryptoQuote(cur domain.Currency, amount int64) (string, string) {
 // original Pix (ReturnPix); a Pix cashout is a new Pix out through SendPix,
 // as a payout is; the refund id is the reference of the others.
 func (a *Acquirer) Refund(ctx context.Context, req ports.RefundRequest) (string, error) {
-	if a.down.Load() {
-		return "", ports.ErrAcquirerUnavailable
+	if err := a.call(ctx); err != nil {
+		return "", err
 	}
 	if !req.Method.Refundable() {
 		return "", fmt.Errorf("%w: %s cannot be refunded", ports.ErrAcquirerRejected, req.Method)
 	}
 	if req.Method == domain.MethodPix && req.Strategy == domain.StrategyCashout {
-		return a.cashout(ctx, req)
+		return a.cashout(req)
 	}
 	if req.Method == domain.MethodPix && req.Strategy == domain.StrategyDevolution {
-		if _, err := a.ReturnPix(ctx, ports.ReturnPixRequest{Scope: req.Scope, ChargeID: req.ChargeID,
+		if _, err := a.returnPix(ports.ReturnPixRequest{Scope: req.Scope, ChargeID: req.ChargeID,
 			EndToEndID: req.EndToEndID, ReturnID: "D" + req.RefundID, Amount: req.Amount, Reason: "refund"}); err != nil {
 			return "", err
 		}
@@ -122,9 +122,9 @@ func (a *Acquirer) Refund(ctx context.Context, req ports.RefundRequest) (string,
 // RefundStatus implements ports.RefundAcquirer: sandbox refunds complete
 // on the first status check after they start (a cashout whose Pix the
 // sandbox failed, FAILED).
-func (a *Acquirer) RefundStatus(_ context.Context, ref string) (string, error) {
-	if a.down.Load() {
-		return "", ports.ErrAcquirerUnavailable
+func (a *Acquirer) RefundStatus(ctx context.Context, ref string) (string, error) {
+	if err := a.call(ctx); err != nil {
+		return "", err
 	}
 	if st, ok := cashoutState(ref); ok {
 		return string(st), nil
@@ -133,9 +133,9 @@ func (a *Acquirer) RefundStatus(_ context.Context, ref string) (string, error) {
 }
 
 // ChargeStatus implements ports.RefundAcquirer.
-func (a *Acquirer) ChargeStatus(_ context.Context, ref string) (ports.ProviderStatus, error) {
-	if a.down.Load() {
-		return ports.ProviderStatus{}, ports.ErrAcquirerUnavailable
+func (a *Acquirer) ChargeStatus(ctx context.Context, ref string) (ports.ProviderStatus, error) {
+	if err := a.call(ctx); err != nil {
+		return ports.ProviderStatus{}, err
 	}
 	return ports.ProviderStatus{Status: "ATIVA", RawResponse: map[string]any{
 		"provider": Name, "txid": ref, "status": "ATIVA", "checkedAt": a.now().UTC().Format(time.RFC3339),

@@ -24,10 +24,16 @@ const FailingKeyDomain = "@sandbox.quita.dev"
 // request, so a repeated send id answers the same and the sandbox keeps no
 // state a second process would need; the Pix is kept for Sends, once per
 // send id.
-func (a *Acquirer) SendPix(_ context.Context, req ports.PixSendRequest) (ports.PixSendResult, error) {
-	if a.down.Load() {
-		return ports.PixSendResult{}, ports.ErrAcquirerUnavailable
+func (a *Acquirer) SendPix(ctx context.Context, req ports.PixSendRequest) (ports.PixSendResult, error) {
+	if err := a.call(ctx); err != nil {
+		return ports.PixSendResult{}, err
 	}
+	return a.sendPix(req)
+}
+
+// sendPix is SendPix past the round trip (a cashout refund's Pix is part
+// of the refund's call).
+func (a *Acquirer) sendPix(req ports.PixSendRequest) (ports.PixSendResult, error) {
 	if req.Amount <= 0 || !domain.ValidTxID(req.SendID) || !req.Key.Type.Valid() {
 		return ports.PixSendResult{}, fmt.Errorf("%w: a Pix send needs an amount, a key and a send id", ports.ErrAcquirerRejected)
 	}
@@ -44,9 +50,9 @@ func (a *Acquirer) SendPix(_ context.Context, req ports.PixSendRequest) (ports.P
 
 // PixSendStatus implements ports.PixSender: a sandbox Pix stays processing
 // (the test helpers decide its outcome).
-func (a *Acquirer) PixSendStatus(context.Context, ports.Scope, string) (ports.PixSendResult, error) {
-	if a.down.Load() {
-		return ports.PixSendResult{}, ports.ErrAcquirerUnavailable
+func (a *Acquirer) PixSendStatus(ctx context.Context, _ ports.Scope, _ string) (ports.PixSendResult, error) {
+	if err := a.call(ctx); err != nil {
+		return ports.PixSendResult{}, err
 	}
 	return ports.PixSendResult{Status: domain.PayoutProcessing}, nil
 }
@@ -74,7 +80,7 @@ const cashoutRefPrefix = "sbx_pix_"
 // once, so the refund completes on its first status check; a documented
 // failing key, or a destinationKey that is no Pix key (invalid_key), fails
 // it.
-func (a *Acquirer) cashout(ctx context.Context, req ports.RefundRequest) (string, error) {
+func (a *Acquirer) cashout(req ports.RefundRequest) (string, error) {
 	sendID := domain.RefundSendID(req.AccountID, req.RefundID)
 	ref := cashoutRefPrefix + sendID
 	key := payerKey(req)
@@ -85,7 +91,7 @@ func (a *Acquirer) cashout(ctx context.Context, req ports.RefundRequest) (string
 		}
 		key = k
 	}
-	res, err := a.SendPix(ctx, ports.PixSendRequest{Scope: req.Scope, SendID: sendID, Amount: req.Amount, Key: key,
+	res, err := a.sendPix(ports.PixSendRequest{Scope: req.Scope, SendID: sendID, Amount: req.Amount, Key: key,
 		Description: "devolução"})
 	if err != nil {
 		return "", err

@@ -42,6 +42,14 @@ type Config struct {
 	// Nothing depends on them: a return's or a send's idempotency lives in
 	// the database and in its id.
 	MaxReturns int
+	// Latency is how long each call waits before it answers, as if it
+	// were a round trip to a PSP over the network (real ones take 50-300
+	// ms), so load tests see a worker bounded by its acquirer's waits,
+	// not by CPU. It applies to every call a PSP would answer (cobs,
+	// method data, refunds, Pix returns and sends, status reads), never to
+	// the test helpers that play the payer's bank. A context that ends
+	// first ends the wait with its error. Zero: no wait.
+	Latency time.Duration
 }
 
 // DefaultMaxReturns is Config.MaxReturns when unset.
@@ -124,14 +132,33 @@ func LocationHostFromURL(checkoutBase string) string {
 // outage would; tests use it.
 func (a *Acquirer) SetDown(down bool) { a.down.Store(down) }
 
+// call is the start of every call a PSP would answer over the network:
+// it waits out Config.Latency (or until ctx ends, with ctx's error), then
+// fails while the sandbox is down.
+func (a *Acquirer) call(ctx context.Context) error {
+	if a.cfg.Latency > 0 {
+		t := time.NewTimer(a.cfg.Latency)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	if a.down.Load() {
+		return ports.ErrAcquirerUnavailable
+	}
+	return nil
+}
+
 // Name implements ports.Acquirer.
 func (a *Acquirer) Name() string { return Name }
 
 // CreatePixCharge implements ports.Acquirer. The answer depends only on the
 // request, so a retry with the same txid gets the same cob.
-func (a *Acquirer) CreatePixCharge(_ context.Context, req ports.CreatePixChargeRequest) (*ports.CreatePixChargeResponse, error) {
-	if a.down.Load() {
-		return nil, ports.ErrAcquirerUnavailable
+func (a *Acquirer) CreatePixCharge(ctx context.Context, req ports.CreatePixChargeRequest) (*ports.CreatePixChargeResponse, error) {
+	if err := a.call(ctx); err != nil {
+		return nil, err
 	}
 	if !domain.ValidTxID(req.TxID) {
 		return nil, fmt.Errorf("%w: txid %q", ports.ErrAcquirerRejected, req.TxID)
@@ -151,19 +178,22 @@ func (a *Acquirer) CreatePixCharge(_ context.Context, req ports.CreatePixChargeR
 }
 
 // CancelPixCharge implements ports.Acquirer.
-func (a *Acquirer) CancelPixCharge(context.Context, ports.CancelPixChargeRequest) error {
-	if a.down.Load() {
-		return ports.ErrAcquirerUnavailable
-	}
-	return nil
+func (a *Acquirer) CancelPixCharge(ctx context.Context, _ ports.CancelPixChargeRequest) error {
+	return a.call(ctx)
 }
 
 // ReturnPix implements ports.Acquirer. A return id seen before answers
 // as before.
-func (a *Acquirer) ReturnPix(_ context.Context, req ports.ReturnPixRequest) (*ports.ReturnPixResponse, error) {
-	if a.down.Load() {
-		return nil, ports.ErrAcquirerUnavailable
+func (a *Acquirer) ReturnPix(ctx context.Context, req ports.ReturnPixRequest) (*ports.ReturnPixResponse, error) {
+	if err := a.call(ctx); err != nil {
+		return nil, err
 	}
+	return a.returnPix(req)
+}
+
+// returnPix is ReturnPix past the round trip (a refund's return is part
+// of the refund's call).
+func (a *Acquirer) returnPix(req ports.ReturnPixRequest) (*ports.ReturnPixResponse, error) {
 	if req.EndToEndID == "" || req.Amount <= 0 || req.ReturnID == "" {
 		return nil, fmt.Errorf("%w: a return needs an end-to-end id, an amount and an id", ports.ErrAcquirerRejected)
 	}

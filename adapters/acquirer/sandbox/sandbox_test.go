@@ -2,6 +2,7 @@ package sandbox_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -118,5 +119,116 @@ func TestSendsKeepEachSendIDOnce(t *testing.T) {
 	got := a.Sends()
 	if len(got) != 2 || got[0].SendID != domain.DeriveTxID("b") || got[1].SendID != domain.DeriveTxID("c") {
 		t.Fatalf("kept %+v", got)
+	}
+}
+
+// pspCalls are the sandbox's calls a real PSP answers over the network,
+// each with a request it accepts.
+func pspCalls() []struct {
+	name string
+	call func(context.Context, *sandbox.Acquirer) error
+} {
+	scope := ports.Scope{AccountID: "acct1", Mode: domain.ModeTest}
+	e2e := "E99999999202611251200abcdefghijk"
+	refund := func(s domain.RefundStrategy) func(context.Context, *sandbox.Acquirer) error {
+		return func(ctx context.Context, a *sandbox.Acquirer) error {
+			_, err := a.Refund(ctx, ports.RefundRequest{Scope: scope, ChargeID: "ch1", RefundID: "re1", Method: domain.MethodPix,
+				Strategy: s, EndToEndID: e2e, Amount: 700, DestinationKey: "maria@example.com"})
+			return err
+		}
+	}
+	return []struct {
+		name string
+		call func(context.Context, *sandbox.Acquirer) error
+	}{
+		{"CreatePixCharge", func(ctx context.Context, a *sandbox.Acquirer) error {
+			_, err := a.CreatePixCharge(ctx, ports.CreatePixChargeRequest{Scope: scope, ChargeID: "ch1", TxID: domain.DeriveTxID("ch1"),
+				Amount: 700, MerchantName: "Loja", MerchantCity: "SAO PAULO"})
+			return err
+		}},
+		{"CancelPixCharge", func(ctx context.Context, a *sandbox.Acquirer) error {
+			return a.CancelPixCharge(ctx, ports.CancelPixChargeRequest{})
+		}},
+		{"CreatePaymentMethods", func(ctx context.Context, a *sandbox.Acquirer) error {
+			_, err := a.CreatePaymentMethods(ctx, ports.CreateMethodsRequest{Scope: scope, ChargeID: "ch1",
+				Methods: []domain.Method{domain.MethodBoleto}, Amount: 700, Currency: "BRL"})
+			return err
+		}},
+		{"ReturnPix", func(ctx context.Context, a *sandbox.Acquirer) error {
+			_, err := a.ReturnPix(ctx, ports.ReturnPixRequest{Scope: scope, ReturnID: "D1", EndToEndID: e2e, Amount: 700})
+			return err
+		}},
+		{"Refund devolution", refund(domain.StrategyDevolution)},
+		{"Refund cashout", refund(domain.StrategyCashout)},
+		{"RefundStatus", func(ctx context.Context, a *sandbox.Acquirer) error {
+			_, err := a.RefundStatus(ctx, "sbx_re1")
+			return err
+		}},
+		{"ChargeStatus", func(ctx context.Context, a *sandbox.Acquirer) error {
+			_, err := a.ChargeStatus(ctx, "tx1")
+			return err
+		}},
+		{"SendPix", func(ctx context.Context, a *sandbox.Acquirer) error {
+			_, err := a.SendPix(ctx, ports.PixSendRequest{Scope: scope, SendID: domain.DeriveTxID("send1"), Amount: 700,
+				Key: domain.PixKey{Type: domain.PixKeyCPF, Value: "52998224725"}})
+			return err
+		}},
+		{"PixSendStatus", func(ctx context.Context, a *sandbox.Acquirer) error {
+			_, err := a.PixSendStatus(ctx, scope, domain.DeriveTxID("send1"))
+			return err
+		}},
+	}
+}
+
+// Config.Latency makes every call a PSP answers over the network take at
+// least that long, as a round trip would; a context that ends first ends
+// the wait with its error; zero waits for nothing (a cancelled context
+// does not stop the call, so no timer was involved).
+func TestLatencyDelaysEveryPSPCall(t *testing.T) {
+	t.Parallel()
+	const latency = 20 * time.Millisecond
+	clock := testkit.NewClock(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC))
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, c := range pspCalls() {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			slow := sandbox.New(sandbox.Config{LocationHost: "pay.example.com/pix", Latency: latency}, clock)
+			start := time.Now()
+			if err := c.call(context.Background(), slow); err != nil {
+				t.Fatal(err)
+			}
+			if took := time.Since(start); took < latency {
+				t.Errorf("answered after %s, want at least the latency %s", took, latency)
+			}
+
+			stuck := sandbox.New(sandbox.Config{LocationHost: "pay.example.com/pix", Latency: time.Hour}, clock)
+			if err := c.call(cancelled, stuck); !errors.Is(err, context.Canceled) {
+				t.Errorf("cancelled context: %v, want context.Canceled", err)
+			}
+			ctx, stop := context.WithTimeout(context.Background(), 10*time.Millisecond)
+			defer stop()
+			if err := c.call(ctx, stuck); !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("context ending during the wait: %v, want context.DeadlineExceeded", err)
+			}
+
+			instant := sandbox.New(sandbox.Config{LocationHost: "pay.example.com/pix"}, clock)
+			if err := c.call(cancelled, instant); err != nil {
+				t.Errorf("no latency, cancelled context: %v, want the call to answer without waiting", err)
+			}
+		})
+	}
+}
+
+// The test helper that plays the payer's bank is no PSP call: it never
+// waits.
+func TestLatencySparesTheTestHelpers(t *testing.T) {
+	t.Parallel()
+	a := sandbox.New(sandbox.Config{LocationHost: "pay.example.com/pix", Latency: time.Hour},
+		testkit.NewClock(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)))
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := a.SimulatePixPayment(cancelled, ports.SimulatePaymentRequest{Amount: 700}); err != nil {
+		t.Fatalf("SimulatePixPayment waited or failed: %v", err)
 	}
 }
