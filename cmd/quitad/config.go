@@ -113,13 +113,9 @@ func parseConfig(name string, args []string, getenv func(string) string) (Config
 	allowPrivate := getenv("QUITA_WEBHOOK_ALLOW_PRIVATE")
 	fs.StringVar(&allowPrivate, "webhook-allow-private", allowPrivate,
 		"true lets webhook endpoints use http and loopback/private addresses in every mode; default true with SQLite, false with Postgres (env QUITA_WEBHOOK_ALLOW_PRIVATE)")
-	authTTL := time.Duration(app.DefaultAuthCacheTTL)
-	if v := getenv("QUITA_AUTH_CACHE_TTL"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			return c, fmt.Errorf("QUITA_AUTH_CACHE_TTL: want a duration such as 1s (0s disables the cache), got %q", v)
-		}
-		authTTL = d
+	authTTL, err := durationFromEnv(getenv, "QUITA_AUTH_CACHE_TTL", time.Duration(app.DefaultAuthCacheTTL), "1s (0s disables the cache)")
+	if err != nil {
+		return c, err
 	}
 	fs.DurationVar(&c.AuthCacheTTL, "auth-cache-ttl", authTTL,
 		"how long a process trusts an API-key lookup; revoke and rotate wait this long; 0 disables (env QUITA_AUTH_CACHE_TTL)")
@@ -133,13 +129,9 @@ func parseConfig(name string, args []string, getenv func(string) string) (Config
 	}
 	fs.IntVar(&c.MaxInFlight, "max-in-flight", maxInFlight,
 		"API requests served at once; the excess is refused with 503 and Retry-After after at most 20 ms; 0 = four per database connection (Postgres), -1 = no limit (env QUITA_MAX_IN_FLIGHT)")
-	var sandboxLatency time.Duration
-	if v := getenv("QUITA_SANDBOX_LATENCY"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			return c, fmt.Errorf("QUITA_SANDBOX_LATENCY: want a duration such as 100ms (0s: none), got %q", v)
-		}
-		sandboxLatency = d
+	sandboxLatency, err := durationFromEnv(getenv, "QUITA_SANDBOX_LATENCY", 0, "100ms (0s: none)")
+	if err != nil {
+		return c, err
 	}
 	fs.DurationVar(&c.SandboxLatency, "sandbox-latency", sandboxLatency,
 		"simulated network round trip of each sandbox acquirer call a PSP would answer (cobs, refunds, Pix sends, status reads), for load tests; 0 = none (env QUITA_SANDBOX_LATENCY)")
@@ -213,6 +205,20 @@ func parseConfig(name string, args []string, getenv func(string) string) (Config
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
 	c.CheckoutURLBase = strings.TrimRight(c.CheckoutURLBase, "/")
 	return c, nil
+}
+
+// durationFromEnv reads a Go duration of 0 or more from env (def when
+// unset); example shows the form in the error.
+func durationFromEnv(getenv func(string) string, env string, def time.Duration, example string) (time.Duration, error) {
+	v := getenv(env)
+	if v == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return def, fmt.Errorf("%s: want a duration such as %s, got %q", env, example, v)
+	}
+	return d, nil
 }
 
 // methodFeesFromEnv reads QUITA_FEE_<METHOD>_PROVIDER and _PLATFORM for
