@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -267,7 +268,7 @@ func run() error {
 		if err != nil {
 			return fmt.Errorf("refund benchmark: %w", err)
 		}
-		targets = append(targets, rowsOf(refundTargets(phases, *refundRate))...)
+		targets = append(targets, refundTargets(phases, *refundRate)...)
 	}
 	if *payoutsOn {
 		ph, err := runPayoutBench(ctx, *pgURL, *redisURL, *payoutDur, *payoutRate)
@@ -288,9 +289,6 @@ func openLoopTargets(name string, r loadResult, load string) []row {
 	}
 }
 
-// report prints each target's verdict; with strict, a miss is an error.
-func report(targets []target, strict bool) error { return printTable(rowsOf(targets), strict) }
-
 // printTable prints one table: each figure, its target, the reference it
 // was measured against and the load average when it was taken; with
 // strict, a miss is an error.
@@ -310,7 +308,11 @@ func printTable(targets []row, strict bool) error {
 		if ref == "" {
 			ref = "-"
 		}
-		fmt.Printf("%-4s %-34s %10.1f %-10s %-12s %-40s %s\n", mark, t.name, t.got, t.unit, fmt.Sprintf("%s %.0f", cmp, t.want), ref, t.load)
+		want := fmt.Sprintf("%.0f", t.want)
+		if t.want < 10 && t.want != math.Round(t.want) {
+			want = fmt.Sprintf("%.1f", t.want) // a ratio such as 1.5
+		}
+		fmt.Printf("%-4s %-34s %10.1f %-10s %-12s %-40s %s\n", mark, t.name, t.got, t.unit, cmp+" "+want, ref, t.load)
 	}
 	if strict && missed > 0 {
 		return fmt.Errorf("%d target(s) missed", missed)
