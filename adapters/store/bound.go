@@ -32,28 +32,49 @@ type insertPlan struct {
 	fields []*schema.Field
 }
 
-var insertPlans sync.Map // reflect.Type → *insertPlan
+type insertPlanKey struct {
+	typ  reflect.Type
+	rows int
+}
+
+var insertPlans sync.Map // insertPlanKey → *insertPlan
 
 // planInsert returns the INSERT of model's table (model: a pointer to a
 // row struct), every column but the scan-only ones.
 func planInsert(d schema.Dialect, model any) *insertPlan {
-	typ := reflect.TypeOf(model).Elem()
-	if p, ok := insertPlans.Load(typ); ok {
+	return planInsertRows(d, model, 1)
+}
+
+// planInsertRows is planInsert of rows rows in one statement: a create's
+// events go as one INSERT, so they cost one statement (and one run of the
+// outbox trigger) instead of one each.
+func planInsertRows(d schema.Dialect, model any, rows int) *insertPlan {
+	key := insertPlanKey{reflect.TypeOf(model).Elem(), rows}
+	if p, ok := insertPlans.Load(key); ok {
 		return p.(*insertPlan)
 	}
-	t := d.Tables().Get(typ)
+	t := d.Tables().Get(key.typ)
 	p := &insertPlan{}
-	var cols, params []string
+	var cols []string
 	for _, f := range t.Fields {
 		if f.Tag.HasOption("scanonly") {
 			continue
 		}
 		p.fields = append(p.fields, f)
 		cols = append(cols, string(f.SQLName))
-		params = append(params, "$"+strconv.Itoa(len(params)+1))
 	}
-	p.sql = "INSERT INTO " + string(t.SQLName) + " (" + strings.Join(cols, ", ") + ") VALUES (" + strings.Join(params, ", ") + ")"
-	insertPlans.Store(typ, p)
+	tuples := make([]string, rows)
+	n := 0
+	for i := range tuples {
+		params := make([]string, len(cols))
+		for j := range params {
+			n++
+			params[j] = "$" + strconv.Itoa(n)
+		}
+		tuples[i] = "(" + strings.Join(params, ", ") + ")"
+	}
+	p.sql = "INSERT INTO " + string(t.SQLName) + " (" + strings.Join(cols, ", ") + ") VALUES " + strings.Join(tuples, ", ")
+	insertPlans.Store(key, p)
 	return p
 }
 
@@ -165,7 +186,7 @@ func queueInsert(b *pgx.Batch, d schema.Dialect, row any) error {
 
 // insertChargeBound is insertCharge on Postgres over the hot pool: the
 // idempotency record first and its key's intent settled, the charge, its
-// counter delta, its events — one batch.
+// counter delta, its events in one INSERT — one batch.
 func (db *DB) insertChargeBound(ctx context.Context, row *chargeRow, evs []eventRow, idem *idempotencyRow) error {
 	d := db.bun.Dialect()
 	b := &pgx.Batch{}
@@ -179,10 +200,17 @@ func (db *DB) insertChargeBound(ctx context.Context, row *chargeRow, evs []event
 		return err
 	}
 	b.Queue(statDeltaInsertSQL, newChargeDelta(row).args()...)
-	for i := range evs {
-		if err := queueInsert(b, d, &evs[i]); err != nil {
-			return err
+	if len(evs) > 0 {
+		p := planInsertRows(d, &evs[0], len(evs))
+		args := make([]any, 0, len(evs)*len(p.fields))
+		for i := range evs {
+			a, err := p.args(&evs[i])
+			if err != nil {
+				return err
+			}
+			args = append(args, a...)
 		}
+		b.Queue(p.sql, args...)
 	}
 	conn, err := acquire(ctx, db.hot)
 	if err != nil {
