@@ -58,6 +58,7 @@ type GuardSettings struct {
 
 type cachedSettings struct {
 	s     ports.AccountSettings
+	keys  int // unrevoked API keys, once ActiveKeys has counted them
 	until time.Time
 }
 
@@ -84,16 +85,44 @@ func NewGuardSettings(store ports.GuardStore, clock ports.Clock, d GuardDefaults
 
 // Effective returns the account's settings with defaults filled in.
 func (g *GuardSettings) Effective(ctx context.Context, accountID string) (ports.AccountSettings, error) {
+	c, err := g.cached(ctx, accountID)
+	return c.s, err
+}
+
+// ActiveKeys is how many unrevoked API keys the account has, cached like
+// its settings (a key minted since counts within SettingsTTL).
+func (g *GuardSettings) ActiveKeys(ctx context.Context, accountID string) (int, error) {
+	c, err := g.cached(ctx, accountID)
+	if err != nil || c.keys >= 0 {
+		return c.keys, err
+	}
+	n, err := g.store.ActiveAPIKeys(ctx, accountID)
+	if err != nil {
+		return 0, err
+	}
+	g.mu.Lock()
+	if e, ok := g.cache[accountID]; ok && e.until.Equal(c.until) {
+		e.keys = n
+		g.cache[accountID] = e
+	}
+	g.mu.Unlock()
+	return n, nil
+}
+
+// cached returns the account's effective settings from this process's
+// cache, loading them when the entry is missing or old (its key count
+// then unknown, -1, until ActiveKeys counts).
+func (g *GuardSettings) cached(ctx context.Context, accountID string) (cachedSettings, error) {
 	now := g.clock.Now()
 	g.mu.Lock()
 	c, ok := g.cache[accountID]
 	g.mu.Unlock()
 	if ok && now.Before(c.until) {
-		return c.s, nil
+		return c, nil
 	}
 	s, err := g.store.GetAccountSettings(ctx, accountID)
 	if err != nil {
-		return ports.AccountSettings{}, err
+		return cachedSettings{}, err
 	}
 	if s.RateLimitPerSecond <= 0 {
 		s.RateLimitPerSecond = g.defaults.RateLimitPerSecond
@@ -107,13 +136,14 @@ func (g *GuardSettings) Effective(ctx context.Context, accountID string) (ports.
 	if s.AmountLimit <= 0 {
 		s.AmountLimit = g.defaults.AmountLimit
 	}
+	c = cachedSettings{s: s, keys: -1, until: now.Add(g.defaults.SettingsTTL)}
 	g.mu.Lock()
 	if len(g.cache) > 100_000 {
 		clear(g.cache)
 	}
-	g.cache[accountID] = cachedSettings{s: s, until: now.Add(g.defaults.SettingsTTL)}
+	g.cache[accountID] = c
 	g.mu.Unlock()
-	return s, nil
+	return c, nil
 }
 
 // Set replaces the account's settings (0 = default) and drops this

@@ -960,6 +960,9 @@ var _ ports.GuardStore = &GuardStoreMock{}
 //
 //		// make and configure a mocked ports.GuardStore
 //		mockedGuardStore := &GuardStoreMock{
+//			ActiveAPIKeysFunc: func(ctx context.Context, accountID string) (int, error) {
+//				panic("mock out the ActiveAPIKeys method")
+//			},
 //			AdmitPayerChargeFunc: func(ctx context.Context, a ports.PayerAdmission) (bool, error) {
 //				panic("mock out the AdmitPayerCharge method")
 //			},
@@ -985,6 +988,9 @@ var _ ports.GuardStore = &GuardStoreMock{}
 //
 //	}
 type GuardStoreMock struct {
+	// ActiveAPIKeysFunc mocks the ActiveAPIKeys method.
+	ActiveAPIKeysFunc func(ctx context.Context, accountID string) (int, error)
+
 	// AdmitPayerChargeFunc mocks the AdmitPayerCharge method.
 	AdmitPayerChargeFunc func(ctx context.Context, a ports.PayerAdmission) (bool, error)
 
@@ -1005,6 +1011,13 @@ type GuardStoreMock struct {
 
 	// calls tracks calls to the methods.
 	calls struct {
+		// ActiveAPIKeys holds details about calls to the ActiveAPIKeys method.
+		ActiveAPIKeys []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// AccountID is the accountID argument value.
+			AccountID string
+		}
 		// AdmitPayerCharge holds details about calls to the AdmitPayerCharge method.
 		AdmitPayerCharge []struct {
 			// Ctx is the ctx argument value.
@@ -1060,12 +1073,49 @@ type GuardStoreMock struct {
 			Document string
 		}
 	}
+	lockActiveAPIKeys      sync.RWMutex
 	lockAdmitPayerCharge   sync.RWMutex
 	lockBlockPayer         sync.RWMutex
 	lockGetAccountSettings sync.RWMutex
 	lockPayerBlocked       sync.RWMutex
 	lockPutAccountSettings sync.RWMutex
 	lockUnblockPayer       sync.RWMutex
+}
+
+// ActiveAPIKeys calls ActiveAPIKeysFunc.
+func (mock *GuardStoreMock) ActiveAPIKeys(ctx context.Context, accountID string) (int, error) {
+	if mock.ActiveAPIKeysFunc == nil {
+		panic("GuardStoreMock.ActiveAPIKeysFunc: method is nil but GuardStore.ActiveAPIKeys was just called")
+	}
+	callInfo := struct {
+		Ctx       context.Context
+		AccountID string
+	}{
+		Ctx:       ctx,
+		AccountID: accountID,
+	}
+	mock.lockActiveAPIKeys.Lock()
+	mock.calls.ActiveAPIKeys = append(mock.calls.ActiveAPIKeys, callInfo)
+	mock.lockActiveAPIKeys.Unlock()
+	return mock.ActiveAPIKeysFunc(ctx, accountID)
+}
+
+// ActiveAPIKeysCalls gets all the calls that were made to ActiveAPIKeys.
+// Check the length with:
+//
+//	len(mockedGuardStore.ActiveAPIKeysCalls())
+func (mock *GuardStoreMock) ActiveAPIKeysCalls() []struct {
+	Ctx       context.Context
+	AccountID string
+} {
+	var calls []struct {
+		Ctx       context.Context
+		AccountID string
+	}
+	mock.lockActiveAPIKeys.RLock()
+	calls = mock.calls.ActiveAPIKeys
+	mock.lockActiveAPIKeys.RUnlock()
+	return calls
 }
 
 // AdmitPayerCharge calls AdmitPayerChargeFunc.

@@ -158,6 +158,8 @@ type GuardStore interface {
 	GetAccountSettings(ctx context.Context, accountID string) (AccountSettings, error)
 	// PutAccountSettings replaces the account's settings.
 	PutAccountSettings(ctx context.Context, accountID string, s AccountSettings, at time.Time) error
+	// ActiveAPIKeys counts the account's unrevoked API keys, of both modes.
+	ActiveAPIKeys(ctx context.Context, accountID string) (int, error)
 	// PayerBlocked reports whether the normalised document is on the
 	// account's block list.
 	PayerBlocked(ctx context.Context, accountID, document string) (bool, error)

@@ -2,15 +2,18 @@ package httpapi_test
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/quitapix/quita/adapters/httpapi"
 	"github.com/quitapix/quita/internal/testkit"
 	"github.com/quitapix/quita/ports"
 	"github.com/quitapix/quita/quitatest"
@@ -210,5 +213,67 @@ func TestRateLimitPerAccountAcrossKeys(t *testing.T) {
 	expectError(t, r, 429, "rate_limit_error", "rate_limited")
 	if s, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || s < 1 {
 		t.Errorf("Retry-After %q", r.Header.Get("Retry-After"))
+	}
+}
+
+// countingLimiter records the limiter keys it was asked about.
+type countingLimiter struct {
+	next    ports.RateLimiter
+	mu      sync.Mutex
+	account int
+}
+
+func (c *countingLimiter) Allow(ctx context.Context, key string, l ports.RateLimit) (ports.RateDecision, error) {
+	if strings.HasPrefix(key, "acct:") {
+		c.mu.Lock()
+		c.account++
+		c.mu.Unlock()
+	}
+	return c.next.Allow(ctx, key, l)
+}
+
+// The account-wide limit cannot refuse while the account has at most 4
+// keys (4 × the per-key budget covers them all), so its limiter call is
+// skipped then; from a fifth key on it is asked on every request.
+func TestAccountLimitAskedOnlyWhenItCanBind(t *testing.T) {
+	t.Parallel()
+	clock := testkit.NewClock(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC))
+	srv := quitatest.NewServer(t, quitatest.Options{Clock: clock, JWTSecret: jwtSecret})
+	e := &env{t: t}
+	m := e.account(srv, "Loja Poucas Chaves")
+	setLimits(t, srv, m.AccountID, ports.AccountSettings{RateLimitPerSecond: 1000, RateLimitBurst: 1000})
+	d := srv.App.Dashboard
+	lim := &countingLimiter{next: d.Limiter}
+	mw := httpapi.APIKeyAuth(httpapi.Deps{Accounts: srv.App.Accounts, RateLimits: d.GuardSettings, Limiter: lim})(
+		http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	serve := func(key string) {
+		t.Helper()
+		req := httptest.NewRequest(http.MethodGet, "/v1/charges", nil)
+		req.Header.Set("apikey", key)
+		rec := httptest.NewRecorder()
+		mw.ServeHTTP(rec, req)
+		if rec.Code != http.StatusNoContent {
+			t.Fatalf("request: %d %s", rec.Code, rec.Body)
+		}
+	}
+	token := e.login(srv, m)
+	keys := []string{m.TestKey, m.LiveKey}
+	for range 2 {
+		keys = append(keys, decodeIssued(t, call(t, http.MethodPost, srv.BaseURL+"/api-keys", bearerHdr(token), `{"test":true}`)).APIKey)
+	}
+	setLimits(t, srv, m.AccountID, ports.AccountSettings{RateLimitPerSecond: 1000, RateLimitBurst: 1000}) // drops the cached count
+	for _, k := range keys {
+		serve(k)
+	}
+	if lim.account != 0 {
+		t.Errorf("with 4 keys the account's limiter was asked %d times, want 0", lim.account)
+	}
+	keys = append(keys, decodeIssued(t, call(t, http.MethodPost, srv.BaseURL+"/api-keys", bearerHdr(token), `{"test":true}`)).APIKey)
+	setLimits(t, srv, m.AccountID, ports.AccountSettings{RateLimitPerSecond: 1000, RateLimitBurst: 1000})
+	for _, k := range keys {
+		serve(k)
+	}
+	if lim.account != len(keys) {
+		t.Errorf("with 5 keys the account's limiter was asked %d times for %d requests", lim.account, len(keys))
 	}
 }

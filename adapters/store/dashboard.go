@@ -221,6 +221,13 @@ func (db *DB) GetAccountSettings(ctx context.Context, accountID string) (ports.A
 		VelocityPerHour: row.VelocityPerHour, AmountLimit: row.AmountLimit}, nil
 }
 
+// ActiveAPIKeys implements ports.GuardStore.
+func (db *DB) ActiveAPIKeys(ctx context.Context, accountID string) (int, error) {
+	n, err := db.bun.NewSelect().Model((*apiKeyRow)(nil)).Where("k.account_id = ?", accountID).
+		Where("k.revoked_at IS NULL").Count(ctx)
+	return int(n), mapError(err)
+}
+
 // PutAccountSettings implements ports.GuardStore. ErrNotFound for an
 // unknown account (the foreign key).
 func (db *DB) PutAccountSettings(ctx context.Context, accountID string, s ports.AccountSettings, at time.Time) error {
