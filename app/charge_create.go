@@ -56,8 +56,17 @@ type Respond[T any] func(T) (Response, error)
 // key, so a retry after a crash, a cache flush or a lost claim asks for the
 // same cob and can never commit a second charge.
 func (s *ChargeService) Create(ctx context.Context, caller Caller, in CreateChargeInput, idem Idempotency, respond Respond[*domain.Charge]) (Response, error) {
-	return s.runIdempotent(ctx, caller.Scope(), idem, func(dkey ports.IdempotencyKey) (Response, error) {
-		return s.create(ctx, caller, in, dkey, idem, respond)
+	// A live Pix create records its cob intent in the round trip of the
+	// replay check (IdempotencyRecordOrIntent), before the request is
+	// validated; create deletes it again if it fails before asking for
+	// the cob.
+	var intent *ports.ProviderIntent
+	if s.cfg.Intents != nil && caller.Mode == domain.ModeLive && slices.Contains(in.Methods, domain.MethodPix) {
+		key := ports.IdempotencyKey{Scope: caller.Scope(), Key: idem.Key}
+		intent = &ports.ProviderIntent{Key: key, TxID: domain.DeriveTxID(key.AccountID, string(key.Mode), key.Key), CreatedAt: s.clock.Now()}
+	}
+	return s.runIdempotent(ctx, caller.Scope(), idem, intent, func(dkey ports.IdempotencyKey) (Response, error) {
+		return s.create(ctx, caller, in, dkey, idem, respond, intent != nil)
 	})
 }
 
@@ -68,7 +77,9 @@ func (s *ChargeService) Create(ctx context.Context, caller Caller, in CreateChar
 // when the key was used, and otherwise calls run, which must write its
 // record with the resource in one transaction. A run that loses the race
 // to another process (ErrIdempotencyKeyExists) answers as that one did.
-func (s *ChargeService) runIdempotent(ctx context.Context, scope ports.Scope, idem Idempotency,
+// With intent set, the durable check also records it when the key is
+// unused (ports.ProviderIntents.IdempotencyRecordOrIntent).
+func (s *ChargeService) runIdempotent(ctx context.Context, scope ports.Scope, idem Idempotency, intent *ports.ProviderIntent,
 	run func(dkey ports.IdempotencyKey) (Response, error),
 ) (Response, error) {
 	dkey := ports.IdempotencyKey{Scope: scope, Key: idem.Key}
@@ -109,7 +120,12 @@ func (s *ChargeService) runIdempotent(ctx context.Context, scope ports.Scope, id
 		}
 	}()
 
-	resp, err := s.replay(ctx, dkey, idem.Fingerprint)
+	var resp Response
+	if intent != nil {
+		resp, err = s.answer(s.cfg.Intents.IdempotencyRecordOrIntent(ctx, *intent))(idem.Fingerprint)
+	} else {
+		resp, err = s.replay(ctx, dkey, idem.Fingerprint)
+	}
 	if err == nil {
 		completed = s.complete(ctx, owned, ckey, idem.Fingerprint, resp)
 		return resp, nil
@@ -159,14 +175,21 @@ func (s *ChargeService) renewClaim(ctx context.Context, ckey, fingerprint string
 // replay answers from the durable record: the original response, or
 // ErrIdempotencyKeyReused for a different request.
 func (s *ChargeService) replay(ctx context.Context, key ports.IdempotencyKey, fingerprint string) (Response, error) {
-	rec, err := s.records.GetIdempotencyRecord(ctx, key)
-	if err != nil {
-		return Response{}, err
+	return s.answer(s.records.GetIdempotencyRecord(ctx, key))(fingerprint)
+}
+
+// answer turns a lookup of the durable record into replay's answer for a
+// request of fingerprint.
+func (s *ChargeService) answer(rec *ports.IdempotencyRecord, err error) func(fingerprint string) (Response, error) {
+	return func(fingerprint string) (Response, error) {
+		if err != nil {
+			return Response{}, err
+		}
+		if rec.Fingerprint != fingerprint {
+			return Response{}, ErrIdempotencyKeyReused
+		}
+		return Response{StatusCode: rec.StatusCode, Body: rec.Body, Replayed: true}, nil
 	}
-	if rec.Fingerprint != fingerprint {
-		return Response{}, ErrIdempotencyKeyReused
-	}
-	return Response{StatusCode: rec.StatusCode, Body: rec.Body, Replayed: true}, nil
 }
 
 func (s *ChargeService) complete(ctx context.Context, owned bool, ckey, fingerprint string, resp Response) bool {
@@ -181,7 +204,21 @@ func (s *ChargeService) complete(ctx context.Context, owned bool, ckey, fingerpr
 	return true
 }
 
-func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChargeInput, key ports.IdempotencyKey, idem Idempotency, respond Respond[*domain.Charge]) (Response, error) {
+func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChargeInput, key ports.IdempotencyKey, idem Idempotency,
+	respond Respond[*domain.Charge], intentRecorded bool,
+) (_ Response, err error) {
+	cobAsked := false
+	if intentRecorded {
+		defer func() {
+			if err == nil || cobAsked {
+				return // the batch settled it, or the sweep will
+			}
+			// Refused before any cob exists: nothing for the sweep to cancel.
+			if err := s.cfg.Intents.DeleteProviderIntent(context.WithoutCancel(ctx), key); err != nil {
+				s.log.WarnContext(ctx, "delete the intent of a refused create", "err", err)
+			}
+		}()
+	}
 	id, err := s.ids.NewID()
 	if err != nil {
 		return Response{}, err
@@ -202,13 +239,14 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 	}
 	txid := domain.DeriveTxID(key.AccountID, string(key.Mode), key.Key)
 	if slices.Contains(c.Methods(), domain.MethodPix) {
-		if s.cfg.Intents != nil && key.Mode == domain.ModeLive {
+		if s.cfg.Intents != nil && key.Mode == domain.ModeLive && !intentRecorded {
 			// Written (and committed) before the cob exists: whatever happens
 			// next, the sweep can find the cob if no charge commits.
 			if err := s.cfg.Intents.RecordProviderIntent(ctx, ports.ProviderIntent{Key: key, TxID: txid, CreatedAt: now}); err != nil {
 				return Response{}, err
 			}
 		}
+		cobAsked = true
 		cob, err := s.acquirer.CreatePixCharge(ctx, ports.CreatePixChargeRequest{
 			Scope: key.Scope, ChargeID: id, TxID: txid, Amount: c.Amount(), ExpiresAt: c.ExpiresAt(),
 			Description: in.Description, PayerTaxID: c.ExpectedPayer(), PayerName: in.Customer.Name,

@@ -53,6 +53,16 @@ func TestOrphanCobIsCancelled(t *testing.T) {
 			return nil
 		},
 	}
+	store.IdempotencyRecordOrIntentFunc = func(ctx context.Context, in ports.ProviderIntent) (*ports.IdempotencyRecord, error) {
+		rec, err := h.records.GetIdempotencyRecord(ctx, in.Key)
+		if !errors.Is(err, ports.ErrNotFound) {
+			return rec, err
+		}
+		mu.Lock()
+		order = append(order, "replay+intent")
+		mu.Unlock()
+		return nil, errors.Join(store.RecordProviderIntent(ctx, in), ports.ErrNotFound)
+	}
 	create := h.acquirer.CreatePixChargeFunc
 	h.acquirer.CreatePixChargeFunc = func(ctx context.Context, r ports.CreatePixChargeRequest) (*ports.CreatePixChargeResponse, error) {
 		mu.Lock()
@@ -82,8 +92,16 @@ func TestOrphanCobIsCancelled(t *testing.T) {
 	if _, err := svc.Create(context.Background(), live, in, app.Idempotency{Key: "committed", Fingerprint: "b"}, render); err != nil {
 		t.Fatal(err)
 	}
-	if len(order) != 4 || order[0] != "intent" || order[1] != "cob" {
-		t.Fatalf("calls %v: the intent must be written before the cob", order)
+	if len(order) != 6 || order[0] != "replay+intent" || order[1] != "intent" || order[2] != "cob" {
+		t.Fatalf("calls %v: the intent must be written, with the replay check, before the cob", order)
+	}
+	// A live create refused before any cob exists leaves no intent.
+	if _, err := svc.Create(context.Background(), live, app.CreateChargeInput{Amount: 0, Methods: in.Methods},
+		app.Idempotency{Key: "refused", Fingerprint: "r"}, render); err == nil {
+		t.Fatal("a create of R$ 0.00 succeeded")
+	}
+	if _, left := intents[ports.IdempotencyKey{Scope: live.Scope(), Key: "refused"}]; left || len(h.acquirer.CreatePixChargeCalls()) != 2 {
+		t.Fatalf("refused create: intent left %v, cobs asked %d", left, len(h.acquirer.CreatePixChargeCalls()))
 	}
 	// Too young: nothing happens.
 	if n, err := svc.SweepOrphanCobs(context.Background()); err != nil || n != 0 {

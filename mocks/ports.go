@@ -898,6 +898,9 @@ var _ ports.ProviderIntents = &ProviderIntentsMock{}
 //			DeleteProviderIntentFunc: func(ctx context.Context, key ports.IdempotencyKey) error {
 //				panic("mock out the DeleteProviderIntent method")
 //			},
+//			IdempotencyRecordOrIntentFunc: func(ctx context.Context, in ports.ProviderIntent) (*ports.IdempotencyRecord, error) {
+//				panic("mock out the IdempotencyRecordOrIntent method")
+//			},
 //			ProviderIntentsBeforeFunc: func(ctx context.Context, t time.Time, limit int) ([]ports.ProviderIntent, error) {
 //				panic("mock out the ProviderIntentsBefore method")
 //			},
@@ -914,6 +917,9 @@ type ProviderIntentsMock struct {
 	// DeleteProviderIntentFunc mocks the DeleteProviderIntent method.
 	DeleteProviderIntentFunc func(ctx context.Context, key ports.IdempotencyKey) error
 
+	// IdempotencyRecordOrIntentFunc mocks the IdempotencyRecordOrIntent method.
+	IdempotencyRecordOrIntentFunc func(ctx context.Context, in ports.ProviderIntent) (*ports.IdempotencyRecord, error)
+
 	// ProviderIntentsBeforeFunc mocks the ProviderIntentsBefore method.
 	ProviderIntentsBeforeFunc func(ctx context.Context, t time.Time, limit int) ([]ports.ProviderIntent, error)
 
@@ -928,6 +934,13 @@ type ProviderIntentsMock struct {
 			Ctx context.Context
 			// Key is the key argument value.
 			Key ports.IdempotencyKey
+		}
+		// IdempotencyRecordOrIntent holds details about calls to the IdempotencyRecordOrIntent method.
+		IdempotencyRecordOrIntent []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// In is the in argument value.
+			In ports.ProviderIntent
 		}
 		// ProviderIntentsBefore holds details about calls to the ProviderIntentsBefore method.
 		ProviderIntentsBefore []struct {
@@ -946,9 +959,10 @@ type ProviderIntentsMock struct {
 			In ports.ProviderIntent
 		}
 	}
-	lockDeleteProviderIntent  sync.RWMutex
-	lockProviderIntentsBefore sync.RWMutex
-	lockRecordProviderIntent  sync.RWMutex
+	lockDeleteProviderIntent      sync.RWMutex
+	lockIdempotencyRecordOrIntent sync.RWMutex
+	lockProviderIntentsBefore     sync.RWMutex
+	lockRecordProviderIntent      sync.RWMutex
 }
 
 // DeleteProviderIntent calls DeleteProviderIntentFunc.
@@ -984,6 +998,42 @@ func (mock *ProviderIntentsMock) DeleteProviderIntentCalls() []struct {
 	mock.lockDeleteProviderIntent.RLock()
 	calls = mock.calls.DeleteProviderIntent
 	mock.lockDeleteProviderIntent.RUnlock()
+	return calls
+}
+
+// IdempotencyRecordOrIntent calls IdempotencyRecordOrIntentFunc.
+func (mock *ProviderIntentsMock) IdempotencyRecordOrIntent(ctx context.Context, in ports.ProviderIntent) (*ports.IdempotencyRecord, error) {
+	if mock.IdempotencyRecordOrIntentFunc == nil {
+		panic("ProviderIntentsMock.IdempotencyRecordOrIntentFunc: method is nil but ProviderIntents.IdempotencyRecordOrIntent was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		In  ports.ProviderIntent
+	}{
+		Ctx: ctx,
+		In:  in,
+	}
+	mock.lockIdempotencyRecordOrIntent.Lock()
+	mock.calls.IdempotencyRecordOrIntent = append(mock.calls.IdempotencyRecordOrIntent, callInfo)
+	mock.lockIdempotencyRecordOrIntent.Unlock()
+	return mock.IdempotencyRecordOrIntentFunc(ctx, in)
+}
+
+// IdempotencyRecordOrIntentCalls gets all the calls that were made to IdempotencyRecordOrIntent.
+// Check the length with:
+//
+//	len(mockedProviderIntents.IdempotencyRecordOrIntentCalls())
+func (mock *ProviderIntentsMock) IdempotencyRecordOrIntentCalls() []struct {
+	Ctx context.Context
+	In  ports.ProviderIntent
+} {
+	var calls []struct {
+		Ctx context.Context
+		In  ports.ProviderIntent
+	}
+	mock.lockIdempotencyRecordOrIntent.RLock()
+	calls = mock.calls.IdempotencyRecordOrIntent
+	mock.lockIdempotencyRecordOrIntent.RUnlock()
 	return calls
 }
 

@@ -206,6 +206,11 @@ type ProviderIntents interface {
 	ProviderIntentsBefore(ctx context.Context, t time.Time, limit int) ([]ProviderIntent, error)
 	// DeleteProviderIntent removes key's intent; removing none succeeds.
 	DeleteProviderIntent(ctx context.Context, key IdempotencyKey) error
+	// IdempotencyRecordOrIntent returns the idempotency record of in's key
+	// when the key was used; otherwise it records in as
+	// RecordProviderIntent does and returns ErrNotFound. A live create's
+	// replay check and intent take one round trip this way.
+	IdempotencyRecordOrIntent(ctx context.Context, in ProviderIntent) (*IdempotencyRecord, error)
 }
 
 // ErrCacheUnavailable: the idempotency cache failed or is being skipped

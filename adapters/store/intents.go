@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -60,6 +61,46 @@ func (db *DB) RecordProviderIntent(ctx context.Context, in ports.ProviderIntent)
 		IdemKey: in.Key.Key, TxID: in.TxID, CreatedAt: newDBTime(in.CreatedAt)}).
 		On("CONFLICT (account_id, mode, idem_key) DO NOTHING").Exec(ctx)
 	return mapError(err)
+}
+
+// recordOrIntentSQL is IdempotencyRecordOrIntent on Postgres: the key's
+// record if any, and otherwise the intent's INSERT, committed without
+// waiting for its WAL flush like intentInsertAsync — one statement.
+const recordOrIntentSQL = `WITH async AS (SELECT set_config('synchronous_commit', 'off', true)),
+rec AS (SELECT fingerprint, resource_id, status_code, body, created_at
+	FROM idempotency_records WHERE account_id = $1 AND mode = $2 AND "key" = $3),
+ins AS (INSERT INTO provider_intents (account_id, mode, idem_key, txid, created_at)
+	SELECT $1, $2, $3, $4, $5 FROM async WHERE NOT EXISTS (SELECT 1 FROM rec)
+	ON CONFLICT (account_id, mode, idem_key) DO NOTHING)
+SELECT fingerprint, resource_id, status_code, body, created_at FROM rec`
+
+// IdempotencyRecordOrIntent implements ports.ProviderIntents.
+func (db *DB) IdempotencyRecordOrIntent(ctx context.Context, in ports.ProviderIntent) (*ports.IdempotencyRecord, error) {
+	if db.hot == nil {
+		rec, err := db.GetIdempotencyRecord(ctx, in.Key)
+		if !errors.Is(err, ports.ErrNotFound) {
+			return rec, err
+		}
+		if err := db.RecordProviderIntent(ctx, in); err != nil {
+			return nil, err
+		}
+		return nil, ports.ErrNotFound
+	}
+	conn, err := acquire(ctx, db.hot)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Release()
+	row := &idempotencyRow{AccountID: in.Key.AccountID, Mode: string(in.Key.Mode), Key: in.Key.Key}
+	var created time.Time
+	err = conn.QueryRow(ctx, recordOrIntentSQL, in.Key.AccountID, string(in.Key.Mode), in.Key.Key, in.TxID,
+		in.CreatedAt.UTC().Truncate(time.Microsecond)).
+		Scan(&row.Fingerprint, &row.ResourceID, &row.StatusCode, &row.Body, &created)
+	if err != nil {
+		return nil, mapError(err) // no rows: ErrNotFound, the intent recorded
+	}
+	row.CreatedAt = newDBTime(created)
+	return row.toPort(), nil
 }
 
 // ProviderIntentsBefore implements ports.ProviderIntents.

@@ -96,3 +96,37 @@ func TestCommittedCreateSettlesItsIntent(t *testing.T) {
 		})
 	}
 }
+
+// IdempotencyRecordOrIntent answers a used key's record and records
+// nothing, and records the intent of an unused key (keeping an earlier
+// one) and answers ErrNotFound.
+func TestIdempotencyRecordOrIntent(t *testing.T) {
+	t.Parallel()
+	for name, dsn := range map[string]func(testing.TB) string{"sqlite": testenv.SQLiteDSN, "postgres": testenv.PostgresDSN} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			db := openStore(t, dsn(t))
+			scope := ports.Scope{AccountID: "acct_1", Mode: domain.ModeLive}
+			c := newCharge(t, scope, baseTime, nil)
+			want := idemRecord(scope, "used", c.ID())
+			mustCreate(t, db, c, nil, want)
+			intent := func(k, txid string) ports.ProviderIntent {
+				return ports.ProviderIntent{Key: ports.IdempotencyKey{Scope: scope, Key: k}, TxID: txid, CreatedAt: baseTime}
+			}
+			rec, err := db.IdempotencyRecordOrIntent(ctx, intent("used", "txused"))
+			if err != nil || rec.ResourceID != c.ID() || rec.Fingerprint != want.Fingerprint || rec.StatusCode != want.StatusCode || string(rec.Body) != string(want.Body) {
+				t.Fatalf("used key: %+v, %v", rec, err)
+			}
+			for _, txid := range []string{"txfirst", "txretry"} {
+				if rec, err := db.IdempotencyRecordOrIntent(ctx, intent("fresh", txid)); !errors.Is(err, ports.ErrNotFound) || rec != nil {
+					t.Fatalf("fresh key: %+v, %v, want ErrNotFound", rec, err)
+				}
+			}
+			got, err := db.ProviderIntentsBefore(ctx, baseTime.Add(time.Hour), 10)
+			if err != nil || len(got) != 1 || got[0].Key.Key != "fresh" || got[0].TxID != "txfirst" {
+				t.Fatalf("intents: %+v, %v; want only fresh's first", got, err)
+			}
+		})
+	}
+}
