@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 	"time"
-
-	"github.com/quitapix/quita/internal/testenv"
 )
 
 // The cob intent's INSERT turns synchronous_commit off for its own
@@ -15,14 +13,7 @@ import (
 func TestIntentInsertCommitsAsynchronouslyAlone(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := Open(ctx, testenv.PostgresDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db := openMigratedPostgres(t)
 	conn, err := db.hot.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)

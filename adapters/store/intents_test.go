@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quitapix/quita/adapters/store"
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/internal/testenv"
 	"github.com/quitapix/quita/ports"
@@ -54,79 +55,81 @@ func TestProviderIntents(t *testing.T) {
 // one for the orphan sweep. A create that fails (its key was taken) keeps
 // the intent.
 func TestCommittedCreateSettlesItsIntent(t *testing.T) {
-	t.Parallel()
-	for name, dsn := range map[string]func(testing.TB) string{"sqlite": testenv.SQLiteDSN, "postgres": testenv.PostgresDSN} {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			ctx := context.Background()
-			db := openStore(t, dsn(t))
-			scope := ports.Scope{AccountID: "acct_1", Mode: domain.ModeLive}
-			for _, k := range []string{"committed", "never-committed"} {
-				in := ports.ProviderIntent{Key: ports.IdempotencyKey{Scope: scope, Key: k}, TxID: "tx" + k, CreatedAt: baseTime}
-				if err := db.RecordProviderIntent(ctx, in); err != nil {
-					t.Fatal(err)
-				}
-			}
-			c := newCharge(t, scope, baseTime, nil)
-			mustCreate(t, db, c, nil, idemRecord(scope, "committed", c.ID()))
-			// "earlier" is already a charge's key when its intent is
-			// recorded again: the second create fails whole, and its
-			// intent stays.
-			taken := newCharge(t, scope, baseTime, nil)
-			mustCreate(t, db, taken, nil, idemRecord(scope, "earlier", taken.ID()))
-			if err := db.RecordProviderIntent(ctx, ports.ProviderIntent{Key: ports.IdempotencyKey{Scope: scope, Key: "earlier"}, TxID: "txearlier", CreatedAt: baseTime}); err != nil {
+	onBothDatabases(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		scope := ports.Scope{AccountID: "acct_1", Mode: domain.ModeLive}
+		for _, k := range []string{"committed", "never-committed"} {
+			in := ports.ProviderIntent{Key: ports.IdempotencyKey{Scope: scope, Key: k}, TxID: "tx" + k, CreatedAt: baseTime}
+			if err := db.RecordProviderIntent(ctx, in); err != nil {
 				t.Fatal(err)
 			}
-			dup := newCharge(t, scope, baseTime, nil)
-			if err := db.CreateCharge(ctx, dup, nil, idemRecord(scope, "earlier", dup.ID())); !errors.Is(err, ports.ErrIdempotencyKeyExists) {
-				t.Fatalf("create with a taken key: %v, want ErrIdempotencyKeyExists", err)
-			}
-			got, err := db.ProviderIntentsBefore(ctx, baseTime.Add(time.Hour), 10)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var keys []string
-			for _, in := range got {
-				keys = append(keys, in.Key.Key)
-			}
-			slices.Sort(keys)
-			if want := []string{"earlier", "never-committed"}; !slices.Equal(keys, want) {
-				t.Errorf("intents left: %v, want %v", keys, want)
-			}
-		})
-	}
+		}
+		c := newCharge(t, scope, baseTime, nil)
+		mustCreate(t, db, c, nil, idemRecord(scope, "committed", c.ID()))
+		// "earlier" is already a charge's key when its intent is
+		// recorded again: the second create fails whole, and its
+		// intent stays.
+		taken := newCharge(t, scope, baseTime, nil)
+		mustCreate(t, db, taken, nil, idemRecord(scope, "earlier", taken.ID()))
+		if err := db.RecordProviderIntent(ctx, ports.ProviderIntent{Key: ports.IdempotencyKey{Scope: scope, Key: "earlier"}, TxID: "txearlier", CreatedAt: baseTime}); err != nil {
+			t.Fatal(err)
+		}
+		dup := newCharge(t, scope, baseTime, nil)
+		if err := db.CreateCharge(ctx, dup, nil, idemRecord(scope, "earlier", dup.ID())); !errors.Is(err, ports.ErrIdempotencyKeyExists) {
+			t.Fatalf("create with a taken key: %v, want ErrIdempotencyKeyExists", err)
+		}
+		got, err := db.ProviderIntentsBefore(ctx, baseTime.Add(time.Hour), 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var keys []string
+		for _, in := range got {
+			keys = append(keys, in.Key.Key)
+		}
+		slices.Sort(keys)
+		if want := []string{"earlier", "never-committed"}; !slices.Equal(keys, want) {
+			t.Errorf("intents left: %v, want %v", keys, want)
+		}
+	})
 }
 
 // IdempotencyRecordOrIntent answers a used key's record and records
 // nothing, and records the intent of an unused key (keeping an earlier
 // one) and answers ErrNotFound.
 func TestIdempotencyRecordOrIntent(t *testing.T) {
+	onBothDatabases(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		scope := ports.Scope{AccountID: "acct_1", Mode: domain.ModeLive}
+		c := newCharge(t, scope, baseTime, nil)
+		want := idemRecord(scope, "used", c.ID())
+		mustCreate(t, db, c, nil, want)
+		intent := func(k, txid string) ports.ProviderIntent {
+			return ports.ProviderIntent{Key: ports.IdempotencyKey{Scope: scope, Key: k}, TxID: txid, CreatedAt: baseTime}
+		}
+		rec, err := db.IdempotencyRecordOrIntent(ctx, intent("used", "txused"))
+		if err != nil || rec.ResourceID != c.ID() || rec.Fingerprint != want.Fingerprint || rec.StatusCode != want.StatusCode || string(rec.Body) != string(want.Body) {
+			t.Fatalf("used key: %+v, %v", rec, err)
+		}
+		for _, txid := range []string{"txfirst", "txretry"} {
+			if rec, err := db.IdempotencyRecordOrIntent(ctx, intent("fresh", txid)); !errors.Is(err, ports.ErrNotFound) || rec != nil {
+				t.Fatalf("fresh key: %+v, %v, want ErrNotFound", rec, err)
+			}
+		}
+		got, err := db.ProviderIntentsBefore(ctx, baseTime.Add(time.Hour), 10)
+		if err != nil || len(got) != 1 || got[0].Key.Key != "fresh" || got[0].TxID != "txfirst" {
+			t.Fatalf("intents: %+v, %v; want only fresh's first", got, err)
+		}
+	})
+}
+
+// onBothDatabases runs test in parallel subtests on a store of its own on
+// SQLite and on Postgres.
+func onBothDatabases(t *testing.T, test func(t *testing.T, db *store.DB)) {
 	t.Parallel()
 	for name, dsn := range map[string]func(testing.TB) string{"sqlite": testenv.SQLiteDSN, "postgres": testenv.PostgresDSN} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			ctx := context.Background()
-			db := openStore(t, dsn(t))
-			scope := ports.Scope{AccountID: "acct_1", Mode: domain.ModeLive}
-			c := newCharge(t, scope, baseTime, nil)
-			want := idemRecord(scope, "used", c.ID())
-			mustCreate(t, db, c, nil, want)
-			intent := func(k, txid string) ports.ProviderIntent {
-				return ports.ProviderIntent{Key: ports.IdempotencyKey{Scope: scope, Key: k}, TxID: txid, CreatedAt: baseTime}
-			}
-			rec, err := db.IdempotencyRecordOrIntent(ctx, intent("used", "txused"))
-			if err != nil || rec.ResourceID != c.ID() || rec.Fingerprint != want.Fingerprint || rec.StatusCode != want.StatusCode || string(rec.Body) != string(want.Body) {
-				t.Fatalf("used key: %+v, %v", rec, err)
-			}
-			for _, txid := range []string{"txfirst", "txretry"} {
-				if rec, err := db.IdempotencyRecordOrIntent(ctx, intent("fresh", txid)); !errors.Is(err, ports.ErrNotFound) || rec != nil {
-					t.Fatalf("fresh key: %+v, %v, want ErrNotFound", rec, err)
-				}
-			}
-			got, err := db.ProviderIntentsBefore(ctx, baseTime.Add(time.Hour), 10)
-			if err != nil || len(got) != 1 || got[0].Key.Key != "fresh" || got[0].TxID != "txfirst" {
-				t.Fatalf("intents: %+v, %v; want only fresh's first", got, err)
-			}
+			test(t, openStore(t, dsn(t)))
 		})
 	}
 }

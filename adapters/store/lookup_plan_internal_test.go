@@ -22,18 +22,12 @@ import (
 func TestChargeLookupsUseThePrimaryKey(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := Open(ctx, testenv.PostgresDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db := openMigratedPostgres(t)
 	scope := ports.Scope{AccountID: "acct_plans", Mode: domain.ModeLive}
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	var last string
 	for range 500 {
+		var err error
 		if last, err = domain.NewRawID(rand.Reader); err != nil {
 			t.Fatal(err)
 		}
@@ -57,29 +51,8 @@ func TestChargeLookupsUseThePrimaryKey(t *testing.T) {
 		if err := conn.QueryRow(ctx, "EXPLAIN (FORMAT JSON) "+sql, args...).Scan(&plan); err != nil {
 			t.Fatalf("explain %s: %v", sql, err)
 		}
-		var names []string
-		var walk func(v any)
-		walk = func(v any) {
-			switch x := v.(type) {
-			case map[string]any:
-				if n, ok := x["Index Name"].(string); ok {
-					names = append(names, n)
-				}
-				for _, c := range x {
-					walk(c)
-				}
-			case []any:
-				for _, c := range x {
-					walk(c)
-				}
-			}
-		}
-		var doc any
-		if err := json.Unmarshal(plan, &doc); err != nil {
-			t.Fatal(err)
-		}
-		walk(doc)
-		return strings.Join(names, ",")
+		_, indexes := planNodes(t, plan)
+		return strings.Join(indexes, ",")
 	}
 	row := new(chargeRow)
 	hot := planSelect(db.bun.Dialect(), row, "id = $1")
@@ -114,14 +87,7 @@ func TestChargeLookupsUseThePrimaryKey(t *testing.T) {
 func TestOutboxReadUsesItsIndexes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := Open(ctx, testenv.PostgresDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db := openMigratedPostgres(t)
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	for i := range 300 {
 		id, err := domain.NewRawID(rand.Reader)
@@ -161,11 +127,47 @@ func TestOutboxReadUsesItsIndexes(t *testing.T) {
 	if err := tx.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+outboxQuery(tx, &rows, 500).String()).Scan(&plan); err != nil {
 		t.Fatal(err)
 	}
-	var doc any
-	if err := json.Unmarshal([]byte(plan), &doc); err != nil {
+	nodes, indexes := planNodes(t, []byte(plan))
+	for _, n := range nodes {
+		if strings.Contains(n, "Seq Scan") || strings.Contains(n, "Bitmap") || strings.Contains(n, "Hash") || n == "Sort" {
+			t.Errorf("the outbox read plans a %s: %v", n, nodes)
+		}
+	}
+	slices.Sort(indexes)
+	if got := strings.Join(indexes, ","); got != "charge_events_pkey,charges_pkey,event_outbox_pkey" {
+		t.Errorf("the outbox read uses indexes %q, want event_outbox_pkey, charge_events_pkey and charges_pkey", got)
+	}
+	if err := outboxQuery(tx, &rows, 500).Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var nodes, indexes []string
+	if len(rows) != 2*(300-251) {
+		t.Errorf("read %d undispatched events, want %d", len(rows), 2*(300-251))
+	}
+}
+
+// openMigratedPostgres opens a store on a test database of its own.
+func openMigratedPostgres(t *testing.T) *DB {
+	t.Helper()
+	ctx := context.Background()
+	db, err := Open(ctx, testenv.PostgresDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// planNodes lists the node types and the index names of an EXPLAIN
+// (FORMAT JSON) plan, depth first.
+func planNodes(t *testing.T, plan []byte) (nodes, indexes []string) {
+	t.Helper()
+	var doc any
+	if err := json.Unmarshal(plan, &doc); err != nil {
+		t.Fatal(err)
+	}
 	var walk func(v any)
 	walk = func(v any) {
 		switch x := v.(type) {
@@ -186,19 +188,5 @@ func TestOutboxReadUsesItsIndexes(t *testing.T) {
 		}
 	}
 	walk(doc)
-	for _, n := range nodes {
-		if strings.Contains(n, "Seq Scan") || strings.Contains(n, "Bitmap") || strings.Contains(n, "Hash") || n == "Sort" {
-			t.Errorf("the outbox read plans a %s: %v", n, nodes)
-		}
-	}
-	slices.Sort(indexes)
-	if got := strings.Join(indexes, ","); got != "charge_events_pkey,charges_pkey,event_outbox_pkey" {
-		t.Errorf("the outbox read uses indexes %q, want event_outbox_pkey, charge_events_pkey and charges_pkey", got)
-	}
-	if err := outboxQuery(tx, &rows, 500).Scan(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if len(rows) != 2*(300-251) {
-		t.Errorf("read %d undispatched events, want %d", len(rows), 2*(300-251))
-	}
+	return nodes, indexes
 }
