@@ -81,6 +81,11 @@ func (db *DB) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, li
 	}
 	var rows []deliveryRow
 	err = db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if postgres(tx) {
+			if _, err := tx.ExecContext(ctx, pinIndexPlan); err != nil {
+				return mapError(err)
+			}
+		}
 		// Expired leases first (rare: a worker died), then due PENDING
 		// deliveries; each through its own partial index.
 		ids, err := pickDue(ctx, tx, "d.status = 'PROCESSING'", "d.lease_until", now, limit, caps)
@@ -139,25 +144,21 @@ func (db *DB) ClaimDeliveries(ctx context.Context, now, leaseUntil time.Time, li
 	return out, nil
 }
 
-// pickDue selects (and on Postgres locks, skipping rows other workers
-// hold) up to limit due deliveries matching statusSQL, oldest due first.
-// Deliveries of an INACTIVE endpoint are left waiting. With caps, an
-// endpoint or account already at its cap of deliveries in flight is
-// passed over (one uncorrelated subquery each, evaluated once), and the
-// pick gives no endpoint or account more than its free places:
-// candidates come from a window of 4 × limit rows, taken in due order
-// while their endpoint and account have room.
-func pickDue(ctx context.Context, tx bun.IDB, statusSQL, dueCol string, now time.Time, limit int, caps ports.ClaimCaps) ([]string, error) {
-	capped := caps.PerEndpoint > 0 || caps.PerAccount > 0
-	window := limit
-	if capped {
-		window = 4 * limit
-	}
-	var cands []struct {
-		ID         string `bun:"id"`
-		AccountID  string `bun:"account_id"`
-		EndpointID string `bun:"endpoint_id"`
-	}
+type dueCandidate struct {
+	ID         string `bun:"id"`
+	AccountID  string `bun:"account_id"`
+	EndpointID string `bun:"endpoint_id"`
+}
+
+// dueQuery is pickDue's candidate SELECT: up to window due deliveries
+// matching statusSQL, oldest due first, passing over endpoints and
+// accounts at their caps, locked on Postgres (skipping rows other
+// workers hold). In a transaction pinned by pinIndexPlan it walks the
+// status's partial index in due order and stops after window rows;
+// left to lagging statistics it read and sorted every due delivery — a
+// backlog's worth of rows for each claim (40 ms at 60,000 due), which
+// capped one endpoint's delivery rate at ~780/s in the chaos run.
+func dueQuery(tx bun.IDB, cands *[]dueCandidate, statusSQL, dueCol string, now time.Time, window int, caps ports.ClaimCaps) *bun.SelectQuery {
 	q := tx.NewSelect().TableExpr("webhook_deliveries AS d").Column("d.id", "d.account_id", "d.endpoint_id").
 		Where(statusSQL).Where("? <= ?", bun.Safe(dueCol), newDBTime(now)).
 		Where("(d.endpoint_id = '' OR EXISTS (SELECT 1 FROM webhook_endpoints AS we WHERE we.id = d.endpoint_id AND we.status = 'ACTIVE'))").
@@ -173,7 +174,25 @@ func pickDue(ctx context.Context, tx bun.IDB, statusSQL, dueCol string, now time
 	if postgres(tx) {
 		q = q.For("UPDATE OF d SKIP LOCKED")
 	}
-	if err := q.Scan(ctx, &cands); err != nil {
+	return q
+}
+
+// pickDue selects (and on Postgres locks, skipping rows other workers
+// hold) up to limit due deliveries matching statusSQL, oldest due first.
+// Deliveries of an INACTIVE endpoint are left waiting. With caps, an
+// endpoint or account already at its cap of deliveries in flight is
+// passed over (one uncorrelated subquery each, evaluated once), and the
+// pick gives no endpoint or account more than its free places:
+// candidates come from a window of 4 × limit rows, taken in due order
+// while their endpoint and account have room.
+func pickDue(ctx context.Context, tx bun.IDB, statusSQL, dueCol string, now time.Time, limit int, caps ports.ClaimCaps) ([]string, error) {
+	capped := caps.PerEndpoint > 0 || caps.PerAccount > 0
+	window := limit
+	if capped {
+		window = 4 * limit
+	}
+	var cands []dueCandidate
+	if err := dueQuery(tx, &cands, statusSQL, dueCol, now, window, caps).Scan(ctx, &cands); err != nil {
 		return nil, mapError(err)
 	}
 	perEndpoint, perAccount := map[string]int{}, map[string]int{}
@@ -338,14 +357,14 @@ type outboxRowModel struct {
 	Seq int64 `bun:"seq,pk"`
 }
 
-// pinOutboxPlan leaves Postgres one plan for outboxQuery in the
-// dispatching transaction: the oldest outbox rows in seq order off its
-// primary key, each joined to its event and its charge by primary key.
-// Left to statistics that lag a young, fast-growing table, it chose
-// bitmap scans, a sort and a hash join over a sequential scan of every
-// charge: 62 ms a pass, a fifth of the machine during the create
-// benchmark (issue 17).
-const pinOutboxPlan = `SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off;
+// pinIndexPlan leaves Postgres index scans in index order and nested
+// loops only, for the rest of the transaction: the webhook pipeline's
+// "oldest first, LIMIT n" reads (outboxQuery, dueQuery) then walk their
+// index and stop after n rows. Left to statistics that lag a young,
+// fast-growing table, the outbox read chose bitmap scans, a sort and a
+// hash join over a sequential scan of every charge: 62 ms a pass, a fifth
+// of the machine during the create benchmark (issue 17).
+const pinIndexPlan = `SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off;
 SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; SET LOCAL enable_sort = off`
 
 // outboxQuery selects the oldest limit undispatched events with their
@@ -368,7 +387,7 @@ func (db *DB) DispatchEvents(ctx context.Context, limit int, fan func(ports.Outb
 	err := db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var rows []outboxRow
 		if postgres(tx) {
-			if _, err := tx.ExecContext(ctx, pinOutboxPlan); err != nil {
+			if _, err := tx.ExecContext(ctx, pinIndexPlan); err != nil {
 				return mapError(err)
 			}
 		}

@@ -119,7 +119,7 @@ func TestOutboxReadUsesItsIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, pinOutboxPlan); err != nil {
+	if _, err := tx.ExecContext(ctx, pinIndexPlan); err != nil {
 		t.Fatal(err)
 	}
 	var rows []outboxRow
@@ -189,4 +189,53 @@ func planNodes(t *testing.T, plan []byte) (nodes, indexes []string) {
 	}
 	walk(doc)
 	return nodes, indexes
+}
+
+// A delivery claim walks the due index in order and stops after its
+// window, whatever the statistics say: unpinned, a backlog of due
+// deliveries was read whole and sorted for every claim.
+func TestDueDeliveriesReadUsesTheirIndex(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openMigratedPostgres(t)
+	for _, q := range []string{
+		`INSERT INTO accounts (id, name, created_at) VALUES ('acct_due', 'Loja', now())`,
+		`INSERT INTO webhook_endpoints (id, account_id, mode, url, events, status, secret, created_at, updated_at)
+			VALUES ('we_due', 'acct_due', 'live', 'https://m.example.com', '[]', 'ACTIVE', 's', now(), now())`,
+		`INSERT INTO webhook_deliveries (id, account_id, mode, endpoint_id, url, event_id, event_type, charge_id, payload,
+			status, attempts, max_attempts, next_retry_at, created_at, updated_at)
+			SELECT 'wd' || g, 'acct_due', 'live', 'we_due', '', 'ev' || g, 'charge.paid', 'ch' || g, '\x00', 'PENDING', 0, 15,
+			now() - interval '1 hour' + g * interval '1 ms', now(), now() FROM generate_series(1, 3000) g`,
+	} {
+		if _, err := db.bun.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tx, err := db.bun.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, pinIndexPlan); err != nil {
+		t.Fatal(err)
+	}
+	var cands []dueCandidate
+	caps := ports.ClaimCaps{PerEndpoint: 32, PerAccount: 64}
+	q := dueQuery(tx, &cands, "d.status = 'PENDING'", "d.next_retry_at", time.Now(), 256, caps)
+	var plan string
+	if err := tx.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+q.String()).Scan(&plan); err != nil {
+		t.Fatal(err)
+	}
+	nodes, indexes := planNodes(t, []byte(plan))
+	for _, n := range nodes {
+		if strings.Contains(n, "Seq Scan") || strings.Contains(n, "Bitmap") || n == "Sort" {
+			t.Errorf("the due read plans a %s: %v", n, nodes)
+		}
+	}
+	if !slices.Contains(indexes, "webhook_deliveries_due_idx") {
+		t.Errorf("the due read uses indexes %v, want webhook_deliveries_due_idx", indexes)
+	}
+	if err := q.Scan(ctx, &cands); err != nil || len(cands) != 256 || cands[0].ID != "wd1" {
+		t.Fatalf("read %d candidates (first %v), %v; want the 256 oldest", len(cands), cands[:min(1, len(cands))], err)
+	}
 }
