@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/internal/testenv"
 	"github.com/quitapix/quita/ports"
@@ -114,20 +116,9 @@ func TestOutboxReadUsesItsIndexes(t *testing.T) {
 			}
 		}
 	}
-	tx, err := db.bun.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, pinIndexPlan); err != nil {
-		t.Fatal(err)
-	}
+	tx := pinnedTx(t, db)
 	var rows []outboxRow
-	var plan string
-	if err := tx.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+outboxQuery(tx, &rows, 500).String()).Scan(&plan); err != nil {
-		t.Fatal(err)
-	}
-	nodes, indexes := planNodes(t, []byte(plan))
+	nodes, indexes := explain(t, tx, outboxQuery(tx, &rows, 500))
 	for _, n := range nodes {
 		if strings.Contains(n, "Seq Scan") || strings.Contains(n, "Bitmap") || strings.Contains(n, "Hash") || n == "Sort" {
 			t.Errorf("the outbox read plans a %s: %v", n, nodes)
@@ -211,22 +202,11 @@ func TestDueDeliveriesReadUsesTheirIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	tx, err := db.bun.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = tx.Rollback() }()
-	if _, err := tx.ExecContext(ctx, pinIndexPlan); err != nil {
-		t.Fatal(err)
-	}
+	tx := pinnedTx(t, db)
 	var cands []dueCandidate
 	caps := ports.ClaimCaps{PerEndpoint: 32, PerAccount: 64}
 	q := dueQuery(tx, &cands, "d.status = 'PENDING'", "d.next_retry_at", time.Now(), 256, caps)
-	var plan string
-	if err := tx.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+q.String()).Scan(&plan); err != nil {
-		t.Fatal(err)
-	}
-	nodes, indexes := planNodes(t, []byte(plan))
+	nodes, indexes := explain(t, tx, q)
 	for _, n := range nodes {
 		if strings.Contains(n, "Seq Scan") || strings.Contains(n, "Bitmap") || n == "Sort" {
 			t.Errorf("the due read plans a %s: %v", n, nodes)
@@ -238,4 +218,30 @@ func TestDueDeliveriesReadUsesTheirIndex(t *testing.T) {
 	if err := q.Scan(ctx, &cands); err != nil || len(cands) != 256 || cands[0].ID != "wd1" {
 		t.Fatalf("read %d candidates (first %v), %v; want the 256 oldest", len(cands), cands[:min(1, len(cands))], err)
 	}
+}
+
+// pinnedTx begins a transaction pinned by pinIndexPlan, rolled back when
+// the test ends.
+func pinnedTx(t *testing.T, db *DB) bun.Tx {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := db.bun.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tx.Rollback() })
+	if _, err := tx.ExecContext(ctx, pinIndexPlan); err != nil {
+		t.Fatal(err)
+	}
+	return tx
+}
+
+// explain plans q in tx and lists its node types and index names.
+func explain(t *testing.T, tx bun.Tx, q *bun.SelectQuery) (nodes, indexes []string) {
+	t.Helper()
+	var plan string
+	if err := tx.QueryRowContext(context.Background(), "EXPLAIN (FORMAT JSON) "+q.String()).Scan(&plan); err != nil {
+		t.Fatal(err)
+	}
+	return planNodes(t, []byte(plan))
 }
