@@ -71,8 +71,10 @@ func TestTwoRefundWorkersShareTheWork(t *testing.T) {
 	// embedded, one-process setup), and its claims skip locked rows.
 	dsn := testenv.PostgresDSN(t)
 	const (
-		claim   = 64        // refunds one claim takes (app's refundChunk)
-		refunds = 3 * claim // one claim each while the gate holds, one more
+		// Before the other's first call, one worker may have claimed a
+		// chunk in every lane (4 × 64), all held at the gate; one chunk
+		// more leaves the other a full claim however the two are scheduled.
+		refunds = (refundLanes + 1) * refundClaim
 		latency = 10 * time.Millisecond
 	)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -101,27 +103,7 @@ func TestTwoRefundWorkersShareTheWork(t *testing.T) {
 	// The batch: paid charges, each refunded whole, made without latency.
 	setupCharges := app.NewChargeService(db, db, idempotency.NewMemory(clock.Now), instant, nil, clock, app.RandomIDs{}, discard(), app.ChargesConfig{})
 	setup := app.NewPaymentService(setupCharges, db, db, instant, clock, app.RandomIDs{}, discard(), app.PaymentsConfig{})
-	chargeIDs := make([]string, refunds)
-	for i := range chargeIDs {
-		resp, err := setupCharges.Create(ctx, caller, app.CreateChargeInput{Amount: 1000, Currency: "BRL",
-			Methods: []domain.Method{domain.MethodPix}}, app.Idempotency{Key: fmt.Sprintf("share-charge-%d", i), Fingerprint: "f"},
-			func(c *domain.Charge) (app.Response, error) {
-				return app.Response{StatusCode: 201, Body: []byte(c.ID())}, nil
-			})
-		if err != nil {
-			t.Fatal(err)
-		}
-		chargeIDs[i] = string(resp.Body)
-		if _, err := setup.Transition(ctx, caller, chargeIDs[i], domain.TxPaid, domain.MethodPix); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := setup.Refund(ctx, caller, chargeIDs[i], app.RefundInput{}, app.Idempotency{Key: fmt.Sprintf("share-refund-%d", i), Fingerprint: "r"},
-			func(r domain.Refund) (app.Response, error) {
-				return app.Response{StatusCode: 201, Body: []byte(r.ID)}, nil
-			}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	chargeIDs := paidAndRefunded(ctx, t, setup, caller, refunds)
 
 	started := func() int {
 		shared.mu.Lock()
@@ -174,7 +156,7 @@ func TestTwoRefundWorkersShareTheWork(t *testing.T) {
 		t.Errorf("%d refunds started, want %d", len(shared.starts), refunds)
 	}
 	for i, p := range psps {
-		if n := p.calls.Load(); n < claim {
+		if n := p.calls.Load(); n < refundClaim {
 			t.Errorf("worker %d started %d refunds, want a real share (at least one claim of 64)", i, n)
 		}
 	}

@@ -21,19 +21,40 @@ func (s *PaymentService) ListRefunds(ctx context.Context, caller Caller, id stri
 }
 
 // refundLease is how long a claimed refund belongs to one worker: long
-// enough for one chunk to be asked about and written on a loaded machine,
-// short enough that the refunds of a process that died are taken over
-// within seconds. A refund the acquirer is still working on is looked at
-// again when its lease ends.
+// enough for one chunk to be claimed, asked about and written, short
+// enough that the refunds of a process that died are taken over within
+// seconds. A refund the acquirer is still working on is looked at again
+// when its lease ends. Every refund of a chunk is asked about at once, so
+// a chunk waits for two round trips whatever its size (Refund, then
+// RefundStatus): 2 s at a PSP taking 1 s per call, which leaves 3 s of the
+// lease for the claim and the write (tens of milliseconds). Only a PSP
+// slower than about 2 s per call lets a lease end while its chunk is still
+// waiting; another worker may then claim those refunds and ask again,
+// which is safe (the acquirer takes the refund id as its idempotency key,
+// and each step is checked under its charge's lock) but asks twice.
 const refundLease = 5 * time.Second
 
-// refundConcurrency bounds the acquirer calls one AdvanceRefunds call
-// makes at once (they are network waits with a real acquirer).
-const refundConcurrency = 16
-
 // refundChunk is how many refunds one claim takes, and so the most
-// charges whose refund steps one transaction writes.
+// charges whose refund steps one transaction writes: a claim and a commit
+// per 64 refunds keep their cost small beside the refunds' own writes
+// when the acquirer answers at once.
 const refundChunk = 64
+
+// refundLanes is how many chunks one process drives at once: while one
+// chunk waits on the acquirer or on its commit, the others are claimed,
+// asked about and written. With every refund of a chunk asked about at
+// once, a process has at most refundLanes × refundChunk = 256 calls in
+// flight, so at a PSP taking latency per call it completes at most
+// 256 ÷ (2 × latency) refunds/s: 128/s at 1 s per call (quitabench
+// -refunds-only measured 104/s over a 5 s burst of 300/s, the first and
+// last chunks' waits included), 1,280/s at 100 ms — where the CPU comes
+// first (~3.3 ms a refund for quitad and Postgres): one process kept up
+// with 250/s offered, where a pass of 200 refunds that opened its lanes
+// one after another and waited for its slowest chunk had done 98/s
+// (docs/performance.md). The bcbpix transport keeps up to 256 idle
+// connections to its PSP; a call the PSP still refuses for its rate (429)
+// after the adapter's retries leaves its refund to the next lease.
+const refundLanes = 4
 
 // refundPlan is what the acquirer said of one claimed refund: the steps
 // to write, in order.
@@ -43,21 +64,24 @@ type refundPlan struct {
 	steps       []domain.RefundStatus
 }
 
-// refundLanes is how many chunks one process drives at once: while one
-// chunk waits on its commit, another is claimed, asked about and written.
-const refundLanes = 4
-
-// AdvanceRefunds drives open refunds, a chunk at a time in each of
-// refundLanes lanes (up to workerBatch per call): a lane claims
-// refundChunk of them (a lease every process respects, so lanes and
-// processes share the work; each chunk's lease starts when it is claimed),
-// asks the acquirer about each (refundConcurrency calls at once): PENDING
-// → IN_PROGRESS once the acquirer accepted it, and IN_PROGRESS → REFUNDED
-// or FAILED when it already reports the outcome; then writes the chunk's
-// steps in one transaction, each with its payment.refunded event and
-// ledger entry under its charge's lock, so a pass costs a commit per
-// chunk, not two per refund. A step another worker made first is skipped.
-// Safe in every process at once.
+// AdvanceRefunds drives open refunds until none is left to claim, in up
+// to refundLanes lanes. A lane claims refundChunk of them (a lease every
+// process respects, so lanes and processes share the work; each chunk's
+// lease starts when it is claimed), asks the acquirer about all of them
+// at once: PENDING → IN_PROGRESS once the acquirer accepted it, and
+// IN_PROGRESS → REFUNDED or FAILED when it already reports the outcome;
+// then writes the chunk's steps in one transaction, each with its
+// payment.refunded event and ledger entry under its charge's lock, so a
+// chunk costs one commit, not two per refund; and claims its next chunk
+// at once. A step another worker made first is skipped.
+//
+// A full claim opens another lane while fewer than refundLanes run, so a
+// backlog has every lane busy within a few claims, and no lane waits for
+// another's chunk; a lane whose claim comes back short stops. The pass
+// returns when its last lane has written its chunk: an idle process makes
+// one claim per pass. An error stops every lane's claims, so the pass
+// returns it soon after (to be logged) rather than when the backlog ends.
+// It returns how many refunds it claimed. Safe in every process at once.
 func (s *PaymentService) AdvanceRefunds(ctx context.Context) (int, error) {
 	ra := s.acquirer.refunds
 	if ra == nil {
@@ -66,62 +90,58 @@ func (s *PaymentService) AdvanceRefunds(ctx context.Context) (int, error) {
 	var (
 		mu       sync.Mutex
 		handled  int
+		lanes    = 1
 		firstErr error
 		wg       sync.WaitGroup
 	)
-	// take reserves up to a chunk of the call's budget (0 when spent).
-	take := func() int {
-		mu.Lock()
-		defer mu.Unlock()
-		n := min(refundChunk, workerBatch-handled)
-		handled += n
-		return n
-	}
-	// A lane opens the next one only after a full claim, so an idle
-	// process makes one claim per poll.
-	lanes := 0
 	var lane func()
 	lane = func() {
-		for limit := take(); limit > 0 && ctx.Err() == nil; limit = take() {
-			n, err := s.advanceRefundChunk(ctx, ra, limit)
+		defer func() {
 			mu.Lock()
-			handled -= limit - n // give back what was not claimed
-			firstErr = cmp.Or(firstErr, err)
-			more := n == limit && lanes < refundLanes
-			if more {
-				lanes++
-			}
+			lanes--
 			mu.Unlock()
-			if more {
+		}()
+		for ctx.Err() == nil {
+			refs, err := s.claimRefunds(ctx)
+			mu.Lock()
+			handled += len(refs)
+			firstErr = cmp.Or(firstErr, err)
+			full := len(refs) == refundChunk && firstErr == nil
+			if full && lanes < refundLanes {
+				lanes++
 				wg.Go(lane)
 			}
-			if n < limit {
-				return // nothing more to claim now
+			mu.Unlock()
+			if len(refs) > 0 {
+				err = s.driveRefunds(ctx, ra, refs)
+			}
+			mu.Lock()
+			firstErr = cmp.Or(firstErr, err)
+			stop := firstErr != nil
+			mu.Unlock()
+			if !full || stop {
+				return
 			}
 		}
 	}
-	lanes = 1
 	wg.Go(lane)
 	wg.Wait()
 	return handled, firstErr
 }
 
-// advanceRefundChunk claims up to limit refunds and drives them.
-func (s *PaymentService) advanceRefundChunk(ctx context.Context, ra ports.RefundAcquirer, limit int) (int, error) {
+// claimRefunds leases up to a chunk of open refunds to this worker.
+func (s *PaymentService) claimRefunds(ctx context.Context) ([]ports.OpenRefund, error) {
 	now := s.clock.Now()
-	refs, err := s.store.ClaimOpenRefunds(ctx, now, now.Add(refundLease), limit)
-	if err != nil || len(refs) == 0 {
-		return 0, err
-	}
+	return s.store.ClaimOpenRefunds(ctx, now, now.Add(refundLease), refundChunk)
+}
+
+// driveRefunds asks the acquirer about claimed refunds, all at once, and
+// writes their steps.
+func (s *PaymentService) driveRefunds(ctx context.Context, ra ports.RefundAcquirer, refs []ports.OpenRefund) error {
 	plans := make([]refundPlan, len(refs))
 	var wg sync.WaitGroup
-	sem := make(chan struct{}, refundConcurrency)
 	for i, ref := range refs {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			plans[i] = s.planRefund(ctx, ra, ref)
-		})
+		wg.Go(func() { plans[i] = s.planRefund(ctx, ra, ref) })
 	}
 	wg.Wait()
 	// One charge's refunds go in the same change.
@@ -138,9 +158,9 @@ func (s *PaymentService) advanceRefundChunk(ctx context.Context, ra ports.Refund
 		byCharge[id] = append(byCharge[id], p)
 	}
 	if len(charges) == 0 {
-		return len(refs), nil
+		return nil
 	}
-	return len(refs), s.writeRefundSteps(ctx, charges, byCharge)
+	return s.writeRefundSteps(ctx, charges, byCharge)
 }
 
 // planRefund asks the acquirer about one claimed refund: it starts a

@@ -7,8 +7,9 @@ import (
 	"time"
 )
 
-// Worker is a periodic job: Tick handles at most one batch and reports how
-// many items it handled.
+// Worker is a periodic job: Tick handles one batch (at most workerBatch
+// items; the refund worker's, what its lanes find) and reports how many
+// items it handled.
 type Worker struct {
 	Name     string
 	Interval time.Duration

@@ -10,6 +10,9 @@ import (
 )
 
 // workerBatch bounds the work of one tick so a backlog drains in steps.
+// The refund worker is the exception: its lanes keep claiming while they
+// find a backlog (AdvanceRefunds), so that a pass never waits for its
+// slowest PSP call before taking more.
 const workerBatch = 200
 
 // ExpireDue expires open charges past their expiry and reports how many it
