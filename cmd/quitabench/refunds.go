@@ -11,7 +11,11 @@ package main
 // refund, its status), so a process is bound by those waits times its
 // concurrency, and a second process should double it: the PSP-latency
 // phases measure that, with the sandbox waiting -refund-psp-latency per
-// call (QUITA_SANDBOX_LATENCY).
+// call (QUITA_SANDBOX_LATENCY). A process keeps up to 256 refund calls in
+// flight (app's refundLanes), so it is bound by the PSP rather than by
+// this machine's CPU only at about 1 s per call: at 100 ms one process
+// alone keeps up with 250/s. Preparing each phase's charges then waits
+// that second on every cob create too.
 
 import (
 	"bytes"
@@ -452,11 +456,11 @@ func refundTargets(phases []refundPhase, rate int) []row {
 	}
 }
 
-var refundLatency = flag.Duration("refund-psp-latency", 100*time.Millisecond,
-	"refund benchmark: the sandbox's simulated PSP round trip per call (QUITA_SANDBOX_LATENCY) in the phases that measure growth with a second process; 0 skips them")
+var refundLatency = flag.Duration("refund-psp-latency", time.Second,
+	"refund benchmark: the sandbox's simulated PSP round trip per call (QUITA_SANDBOX_LATENCY) in the phases that measure growth with a second process, long enough that processes are bound by it and not by CPU; 0 skips them")
 
-var refundPSPRate = flag.Int("refund-psp-rate", 250,
-	"refund benchmark: offered refunds/s in the PSP-latency phases, above one process's latency-bound capacity")
+var refundPSPRate = flag.Int("refund-psp-rate", 300,
+	"refund benchmark: offered refunds/s in the PSP-latency phases, above what two processes bound by that latency can do (2 × 256 calls in flight ÷ 2 round trips a refund = 256/s at 1 s)")
 
 var refundProcs = flag.Int("refund-procs", 2, "refund benchmark: measure with 1 up to this many quitad processes")
 
