@@ -17,7 +17,7 @@ type AdmissionConfig struct {
 	// request holds a connection for only part of its life.
 	MaxInFlight int
 	// QueueWait is the longest a request waits for a place before it is
-	// refused (default 20 ms), so a refusal is quick, never a timeout.
+	// refused (default 10 ms), so a refusal is quick, never a timeout.
 	QueueWait time.Duration
 	// MaxQueue is how many requests may wait at once (default
 	// MaxInFlight); beyond it a request is refused without waiting.
@@ -51,7 +51,7 @@ func NewAdmission(cfg AdmissionConfig) *Admission {
 		cfg.MaxInFlight = 32
 	}
 	if cfg.QueueWait <= 0 {
-		cfg.QueueWait = 20 * time.Millisecond
+		cfg.QueueWait = 10 * time.Millisecond
 	}
 	if cfg.MaxQueue <= 0 {
 		cfg.MaxQueue = cfg.MaxInFlight
