@@ -43,13 +43,13 @@ return 0
 // Redis expiry, so Redis Cluster and Sentinel clients work unchanged. It is
 // safe for concurrent use.
 type Redis struct {
-	client redis.UniversalClient
+	client redis.Cmdable
 	prefix string
 }
 
 // NewRedis returns a cache that stores key under prefix+key in client. The
 // caller owns client and closes it.
-func NewRedis(client redis.UniversalClient, prefix string) *Redis {
+func NewRedis(client redis.Cmdable, prefix string) *Redis {
 	return &Redis{client: client, prefix: prefix}
 }
 

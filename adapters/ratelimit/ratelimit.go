@@ -81,7 +81,7 @@ type Redis struct {
 var _ ports.RateLimiter = (*Redis)(nil)
 
 // NewRedis returns a Redis limiter; keys are namespaced with prefix.
-func NewRedis(client *redis.Client, prefix string) *Redis {
+func NewRedis(client redis.Cmdable, prefix string) *Redis {
 	return &Redis{l: redis_rate.NewLimiter(client), prefix: prefix}
 }
 

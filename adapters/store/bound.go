@@ -184,33 +184,29 @@ func queueInsert(b *pgx.Batch, d schema.Dialect, row any) error {
 	return nil
 }
 
+// chargeCreate is one create's rows, as insertChargeBound writes them.
+type chargeCreate struct {
+	row  *chargeRow
+	evs  []eventRow
+	idem *idempotencyRow
+}
+
 // insertChargeBound is insertCharge on Postgres over the hot pool: the
 // idempotency record first and its key's intent settled, the charge, its
-// counter delta, its events in one INSERT — one batch.
+// counter delta, its events in one INSERT — one batch. Concurrent creates
+// share a batch (db.creates, coalesce.go).
 func (db *DB) insertChargeBound(ctx context.Context, row *chargeRow, evs []eventRow, idem *idempotencyRow) error {
-	d := db.bun.Dialect()
+	return db.creates.do(ctx, chargeCreate{row: row, evs: evs, idem: idem})
+}
+
+// insertChargesBound writes creates in one batch: one round trip, one
+// transaction.
+func (db *DB) insertChargesBound(ctx context.Context, creates []chargeCreate) error {
 	b := &pgx.Batch{}
-	if idem != nil {
-		if err := queueInsert(b, d, idem); err != nil {
+	for _, c := range creates {
+		if err := db.queueCharge(b, c); err != nil {
 			return err
 		}
-		b.Queue(settleIntentSQL, idem.AccountID, idem.Mode, idem.Key)
-	}
-	if err := queueInsert(b, d, row); err != nil {
-		return err
-	}
-	b.Queue(statDeltaInsertSQL, newChargeDelta(row).args()...)
-	if len(evs) > 0 {
-		p := planInsertRows(d, &evs[0], len(evs))
-		args := make([]any, 0, len(evs)*len(p.fields))
-		for i := range evs {
-			a, err := p.args(&evs[i])
-			if err != nil {
-				return err
-			}
-			args = append(args, a...)
-		}
-		b.Queue(p.sql, args...)
 	}
 	conn, err := acquire(ctx, db.hot)
 	if err != nil {
@@ -218,6 +214,38 @@ func (db *DB) insertChargeBound(ctx context.Context, row *chargeRow, evs []event
 	}
 	defer conn.Release()
 	return mapError(conn.SendBatch(ctx, b).Close())
+}
+
+func (db *DB) insertOneChargeBound(ctx context.Context, c chargeCreate) error {
+	return db.insertChargesBound(ctx, []chargeCreate{c})
+}
+
+// queueCharge adds one create's statements to b.
+func (db *DB) queueCharge(b *pgx.Batch, c chargeCreate) error {
+	d := db.bun.Dialect()
+	if c.idem != nil {
+		if err := queueInsert(b, d, c.idem); err != nil {
+			return err
+		}
+		b.Queue(settleIntentSQL, c.idem.AccountID, c.idem.Mode, c.idem.Key)
+	}
+	if err := queueInsert(b, d, c.row); err != nil {
+		return err
+	}
+	b.Queue(statDeltaInsertSQL, newChargeDelta(c.row).args()...)
+	if len(c.evs) > 0 {
+		p := planInsertRows(d, &c.evs[0], len(c.evs))
+		args := make([]any, 0, len(c.evs)*len(p.fields))
+		for i := range c.evs {
+			a, err := p.args(&c.evs[i])
+			if err != nil {
+				return err
+			}
+			args = append(args, a...)
+		}
+		b.Queue(p.sql, args...)
+	}
+	return nil
 }
 
 // acquire takes a connection of pool, waiting at most poolAcquireTimeout

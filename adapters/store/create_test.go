@@ -104,3 +104,55 @@ func testDuplicateChargeIDIsDuplicate(t *testing.T, db *store.DB) {
 		t.Errorf("key of the failed create: err %v, want ErrNotFound", err)
 	}
 }
+
+// Concurrent creates share batches on Postgres (coalesce.go): each still
+// gets exactly its own outcome. Two of them use the same key, so a batch
+// may fail on it and be run again create by create: one of the two wins,
+// and every other create commits with its events and record.
+func testConcurrentCreatesKeepTheirOwnOutcome(t *testing.T, db *store.DB) {
+	const n = 48
+	type result struct {
+		c   *domain.Charge
+		evs []domain.Event
+		key string
+		err error
+	}
+	results := make([]result, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		c := newCharge(t, liveA, baseTime, nil)
+		key := "batch-key-" + c.ID()
+		if i < 2 {
+			key = "batch-shared-key"
+		}
+		results[i] = result{c: c, evs: chargeEvents(t, c, "", domain.CreationEvents(), baseTime), key: key}
+		wg.Go(func() {
+			r := &results[i]
+			r.err = db.CreateCharge(context.Background(), r.c, r.evs, idemRecord(liveA, r.key, r.c.ID()))
+		})
+	}
+	wg.Wait()
+	winners := 0
+	for i, r := range results {
+		if i < 2 && errors.Is(r.err, ports.ErrIdempotencyKeyExists) {
+			if _, err := db.GetCharge(t.Context(), liveA, r.c.ID()); !errors.Is(err, ports.ErrNotFound) {
+				t.Errorf("the losing create's charge was written (err %v)", err)
+			}
+			continue
+		}
+		if r.err != nil {
+			t.Errorf("create %d: %v", i, r.err)
+			continue
+		}
+		winners++
+		assertSnapshot(t, mustGet(t, db, liveA, r.c.ID()), stored(r.c.Snapshot()))
+		assertEvents(t, db, liveA, r.c.ID(), r.evs)
+		rec, err := db.GetIdempotencyRecord(t.Context(), ports.IdempotencyKey{Scope: liveA, Key: r.key})
+		if err != nil || rec.ResourceID != r.c.ID() {
+			t.Errorf("create %d: record %+v, %v", i, rec, err)
+		}
+	}
+	if winners != n-1 {
+		t.Errorf("%d creates committed, want %d (all but one of the shared key's two)", winners, n-1)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 
 	"github.com/quitapix/quita/domain"
@@ -86,21 +87,57 @@ func (db *DB) IdempotencyRecordOrIntent(ctx context.Context, in ports.ProviderIn
 		}
 		return nil, ports.ErrNotFound
 	}
-	conn, err := acquire(ctx, db.hot)
-	if err != nil {
+	q := &recordOrIntent{in: in}
+	if err := db.recordOrIntents.do(ctx, q); err != nil {
 		return nil, err
 	}
-	defer conn.Release()
-	row := &idempotencyRow{AccountID: in.Key.AccountID, Mode: string(in.Key.Mode), Key: in.Key.Key}
-	var created time.Time
-	err = conn.QueryRow(ctx, recordOrIntentSQL, in.Key.AccountID, string(in.Key.Mode), in.Key.Key, in.TxID,
-		in.CreatedAt.UTC().Truncate(time.Microsecond)).
-		Scan(&row.Fingerprint, &row.ResourceID, &row.StatusCode, &row.Body, &created)
-	if err != nil {
-		return nil, mapError(err) // no rows: ErrNotFound, the intent recorded
+	return q.rec, q.err
+}
+
+// recordOrIntent is one IdempotencyRecordOrIntent: its intent, and its
+// answer once run (rec, or err ErrNotFound with the intent recorded).
+type recordOrIntent struct {
+	in  ports.ProviderIntent
+	rec *ports.IdempotencyRecord
+	err error
+}
+
+// recordOrIntentsBound runs qs as one batch on the hot pool: one round
+// trip, one transaction committed without waiting for its WAL flush.
+// Concurrent creates share a batch (db.recordOrIntents, coalesce.go).
+func (db *DB) recordOrIntentsBound(ctx context.Context, qs []*recordOrIntent) error {
+	b := &pgx.Batch{}
+	for _, q := range qs {
+		b.Queue(recordOrIntentSQL, q.in.Key.AccountID, string(q.in.Key.Mode), q.in.Key.Key, q.in.TxID,
+			q.in.CreatedAt.UTC().Truncate(time.Microsecond))
 	}
-	row.CreatedAt = newDBTime(created)
-	return row.toPort(), nil
+	conn, err := acquire(ctx, db.hot)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	br := conn.SendBatch(ctx, b)
+	for _, q := range qs {
+		row := &idempotencyRow{AccountID: q.in.Key.AccountID, Mode: string(q.in.Key.Mode), Key: q.in.Key.Key}
+		var created time.Time
+		err := br.QueryRow().Scan(&row.Fingerprint, &row.ResourceID, &row.StatusCode, &row.Body, &created)
+		switch {
+		case err == nil:
+			row.CreatedAt = newDBTime(created)
+			q.rec, q.err = row.toPort(), nil
+		case errors.Is(err, pgx.ErrNoRows):
+			q.rec, q.err = nil, ports.ErrNotFound // the intent recorded
+		default:
+			br.Close()
+			return mapError(err)
+		}
+	}
+	// Close reports the commit: an answer is only good once it is done.
+	return mapError(br.Close())
+}
+
+func (db *DB) recordOrIntentBound(ctx context.Context, q *recordOrIntent) error {
+	return db.recordOrIntentsBound(ctx, []*recordOrIntent{q})
 }
 
 // ProviderIntentsBefore implements ports.ProviderIntents.

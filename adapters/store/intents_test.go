@@ -3,7 +3,9 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -118,6 +120,51 @@ func TestIdempotencyRecordOrIntent(t *testing.T) {
 		got, err := db.ProviderIntentsBefore(ctx, baseTime.Add(time.Hour), 10)
 		if err != nil || len(got) != 1 || got[0].Key.Key != "fresh" || got[0].TxID != "txfirst" {
 			t.Fatalf("intents: %+v, %v; want only fresh's first", got, err)
+		}
+	})
+}
+
+// Concurrent checks share batches on Postgres (coalesce.go) and each gets
+// its own answer: a used key its record, a fresh key ErrNotFound with its
+// intent recorded.
+func TestConcurrentIdempotencyRecordOrIntent(t *testing.T) {
+	onBothDatabases(t, func(t *testing.T, db *store.DB) {
+		scope := ports.Scope{AccountID: "acct_1", Mode: domain.ModeLive}
+		const n = 40
+		used := map[string]string{} // key → charge id
+		for i := range n / 4 {
+			c := newCharge(t, scope, baseTime, nil)
+			k := fmt.Sprint("used-", i)
+			mustCreate(t, db, c, nil, idemRecord(scope, k, c.ID()))
+			used[k] = c.ID()
+		}
+		var wg sync.WaitGroup
+		for i := range n {
+			k := fmt.Sprint("fresh-", i)
+			if i%2 == 0 {
+				k = fmt.Sprint("used-", i/4)
+			}
+			wg.Go(func() {
+				rec, err := db.IdempotencyRecordOrIntent(context.Background(), ports.ProviderIntent{
+					Key: ports.IdempotencyKey{Scope: scope, Key: k}, TxID: "tx" + k, CreatedAt: baseTime})
+				if id, ok := used[k]; ok {
+					if err != nil || rec.ResourceID != id {
+						t.Errorf("%s: %+v, %v; want the record of %s", k, rec, err, id)
+					}
+				} else if !errors.Is(err, ports.ErrNotFound) || rec != nil {
+					t.Errorf("%s: %+v, %v; want ErrNotFound", k, rec, err)
+				}
+			})
+		}
+		wg.Wait()
+		got, err := db.ProviderIntentsBefore(context.Background(), baseTime.Add(time.Hour), 100)
+		if err != nil || len(got) != n/2 {
+			t.Fatalf("%d intents, %v; want one per fresh key (%d)", len(got), err, n/2)
+		}
+		for _, in := range got {
+			if _, ok := used[in.Key.Key]; ok || in.TxID != "tx"+in.Key.Key {
+				t.Errorf("intent %+v", in)
+			}
 		}
 	})
 }

@@ -60,6 +60,11 @@ type DB struct {
 	// statements, which bun's interpolated multi-statement text cannot; it
 	// also keeps creates from queueing behind the workers' queries.
 	hot *pgxpool.Pool
+	// creates batches concurrent creates on hot (coalesce.go).
+	creates *coalescer[chargeCreate]
+	// recordOrIntents batches concurrent replay checks of live Pix
+	// creates with their cob intents on hot (coalesce.go).
+	recordOrIntents *coalescer[*recordOrIntent]
 }
 
 // PoolStats is what the connection pool did so far, for benchmarks and
@@ -170,7 +175,7 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	sqldb.SetMaxIdleConns(0)
 	sig := newSignals()
 	sig.startPostgres(pool, cfg.ConnConfig.Copy())
-	return &DB{
+	db := &DB{
 		bun:       bun.NewDB(sqldb, pgdialect.New()),
 		dialect:   DialectPostgres,
 		closePool: func() { sig.close(); hot.Close(); pool.Close() },
@@ -178,7 +183,10 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 		signals:   sig,
 		pool:      pool,
 		hot:       hot,
-	}, nil
+	}
+	db.creates = newCoalescer(int(hotCfg.MaxConns)/2, 64, db.insertChargesBound, db.insertOneChargeBound)
+	db.recordOrIntents = newCoalescer(int(hotCfg.MaxConns)/2, 64, db.recordOrIntentsBound, db.recordOrIntentBound)
+	return db, nil
 }
 
 // poolAcquireTimeout bounds the wait for a pooled connection: past it the

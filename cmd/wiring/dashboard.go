@@ -79,7 +79,7 @@ func provideRateLimiter(cfg Config, client *redis.Client, clock ports.Clock, log
 	if client == nil {
 		return mem
 	}
-	return &ratelimit.Fallback{Primary: ratelimit.NewRedis(client, redisPrefix(cfg)), Secondary: mem, Log: log}
+	return &ratelimit.Fallback{Primary: ratelimit.NewRedis(hotPath(client, log), redisPrefix(cfg)), Secondary: mem, Log: log}
 }
 
 // defaultRedisPrefix namespaces Redis keys when Config.RedisPrefix is empty.

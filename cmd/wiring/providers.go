@@ -304,7 +304,24 @@ func provideCache(cfg Config, client *redis.Client, clock ports.Clock) ports.Ide
 	if client == nil {
 		return idempotency.NewMemory(clock.Now)
 	}
-	return &idempotency.Guarded{Cache: idempotency.NewRedis(client, redisPrefix(cfg)), Log: slog.Default()}
+	return &idempotency.Guarded{Cache: idempotency.NewRedis(hotPath(client, slog.Default()), redisPrefix(cfg)), Log: slog.Default()}
+}
+
+// hotPath is how the request path talks to Redis — the rate limits and
+// the idempotency claims: through go-redis's autopipeliner, which sends
+// the commands that concurrent requests issue while one batch is on the
+// wire as the next single pipeline (one write, one read, one wake-up of
+// Redis for many requests; docs/performance.md). A lone request still
+// goes out at once. Each command keeps its own result, error and
+// context deadline; closing client closes it.
+func hotPath(client *redis.Client, log *slog.Logger) redis.Cmdable {
+	ap, err := client.AutoPipeline()
+	if err != nil {
+		// Only an invalid configuration fails, and the default is valid.
+		log.Warn("redis autopipelining unavailable, one round trip per command", "err", err)
+		return client
+	}
+	return ap
 }
 
 // hasQuery reports whether rawURL's query sets name.
