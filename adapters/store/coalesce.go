@@ -44,6 +44,14 @@ type coalesced[T any] struct {
 	done chan struct{}
 }
 
+// coalesceFlights and coalesceMaxBatch size the store's coalescers: one
+// flush in flight per kind of call, at most 64 calls in it (a batch of 64
+// creates is ~400 bound parameters and a few hundred KB of WAL).
+const (
+	coalesceFlights  = 1
+	coalesceMaxBatch = 64
+)
+
 // coalesceTimeout bounds one flush. A flush outlives the requests it
 // serves (their contexts' cancellation does not stop it): a caller that
 // gave up must not leave the others half done.
