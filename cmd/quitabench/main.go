@@ -138,6 +138,7 @@ func run() error {
 		PixFees:     domain.FeeSchedule{Provider: domain.Fee{BPS: 50}, Platform: domain.Fee{BPS: 49}},
 		MaxInFlight: *maxInFlight,
 	}
+	wiring.TuneGC(os.Getenv) // as quitad serves
 	a, cleanup, err := wiring.InitializeApp(ctx, cfg, slog.New(slog.NewJSONHandler(io.Discard, nil)))
 	if err != nil {
 		return err

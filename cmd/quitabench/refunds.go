@@ -392,14 +392,30 @@ func (b *refundBench) cpu(procs []*quitadProc) (quitad, postgres float64) {
 
 // procCPU is a process's user+system CPU time in ms from /proc (0 where
 // there is none), at the usual 100 ticks per second.
-func procCPU(pid int) float64 {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
+// childrenCPU is the CPU in ms of this process's children that have
+// exited and been waited for (cutime + cstime).
+func childrenCPU() float64 {
+	f := procStat(os.Getpid())
+	if len(f) < 15 {
 		return 0
 	}
-	// Fields after the command name (which may hold spaces): state is the
-	// 3rd field, utime the 14th, stime the 15th.
-	f := strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
+	u, _ := strconv.ParseFloat(f[13], 64)
+	st, _ := strconv.ParseFloat(f[14], 64)
+	return (u + st) * 10
+}
+
+// procStat is /proc/pid/stat's fields after the command name (which may
+// hold spaces): f[0] is the state (the 3rd field), f[11] utime (the 14th).
+func procStat(pid int) []string {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil
+	}
+	return strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
+}
+
+func procCPU(pid int) float64 {
+	f := procStat(pid)
 	if len(f) < 13 {
 		return 0
 	}
@@ -483,10 +499,13 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // process have used so far, from /proc (zeros elsewhere). The difference
 // of two snapshots divided by the work done between them is a cost per
 // operation that drifts less with this VM's speed than a rate does.
-type cpuSnapshot struct{ server, postgres, redis float64 }
+// cpuSnapshot is CPU time in ms used so far: by this process (the
+// server), by its children that have exited (the load generator, once
+// its phase is over), by every postgres and every redis-server process.
+type cpuSnapshot struct{ server, children, postgres, redis float64 }
 
 func takeCPU() cpuSnapshot {
-	s := cpuSnapshot{server: procCPU(os.Getpid())}
+	s := cpuSnapshot{server: procCPU(os.Getpid()), children: childrenCPU()}
 	dirs, _ := os.ReadDir("/proc")
 	for _, d := range dirs {
 		pid, err := strconv.Atoi(d.Name())
@@ -513,6 +532,10 @@ func (s cpuSnapshot) per(later cpuSnapshot, ops int) string {
 		return "n/a"
 	}
 	n := float64(ops)
-	return fmt.Sprintf("server %.2f ms, Postgres %.2f ms, Redis %.2f ms",
+	out := fmt.Sprintf("server %.2f ms, Postgres %.2f ms, Redis %.2f ms",
 		(later.server-s.server)/n, (later.postgres-s.postgres)/n, (later.redis-s.redis)/n)
+	if d := later.children - s.children; d > 0 {
+		out += fmt.Sprintf(", load generator %.2f ms", d/n)
+	}
+	return out
 }

@@ -179,6 +179,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	log := newLogger(stderr, cfg.LogLevel)
 	slog.SetDefault(log)
+	wiring.TuneGC(getenv)
 	a, cleanup, err := wiring.InitializeApp(ctx, cfg.Config, log)
 	if err != nil {
 		return err
