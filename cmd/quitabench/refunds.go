@@ -124,14 +124,14 @@ func runRefundBench(ctx context.Context, pgURL, redisURL string, d time.Duration
 // done removes the database and the build.
 func newQuitadBench(ctx context.Context, pgURL, redisURL, name string) (b *refundBench, done func(), err error) {
 	var undo []func()
-	done = func() {
+	cleanup := func() {
 		for i := len(undo) - 1; i >= 0; i-- {
 			undo[i]()
 		}
 	}
 	defer func() {
 		if err != nil {
-			done()
+			cleanup() // not done: an error return has set it to nil
 		}
 	}()
 	dir, err := os.MkdirTemp("", "quitabench-"+name+"-")
@@ -160,7 +160,7 @@ func newQuitadBench(ctx context.Context, pgURL, redisURL, name string) (b *refun
 	if err := b.newAccount(name); err != nil {
 		return nil, nil, err
 	}
-	return b, done, nil
+	return b, cleanup, nil
 }
 
 func (b *refundBench) admin(args ...string) ([]byte, error) {
