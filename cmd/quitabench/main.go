@@ -94,6 +94,7 @@ func run() error {
 	maxInFlight := flag.Int("max-in-flight", 0, "the server's QUITA_MAX_IN_FLIGHT (0: its default; -1: no admission control, to compare)")
 	overloadOnly := flag.Bool("overload-only", false, "after the closed loop, only the overload phase")
 	quick := flag.Bool("quick", false, "only the reference, the cold open loop and the closed loop (before/after comparisons)")
+	readsOnly := flag.Bool("reads-only", false, "only the GET open loop (before/after comparisons of the read path)")
 	loadgen := flag.Bool("loadgen", false, "internal: run as the open-loop load generator (spec on stdin)")
 	flag.Parse()
 	if *loadgen {
@@ -190,6 +191,13 @@ func run() error {
 	// Warm up connections and caches, with few requests.
 	closedLoop(c, 4, time.Second)
 
+	if *readsOnly {
+		ts, err := getPhase(c, cfg.BaseURL, acct.LiveKey, *getRate, *dur)
+		if err != nil {
+			return err
+		}
+		return printTable(ts, *strict)
+	}
 	cold, err := openLoopProc(spec)
 	if err != nil {
 		return err
@@ -239,22 +247,11 @@ func run() error {
 		targets = append(targets, ts...)
 	}
 
-	ids := make([]string, 0, 200)
-	for range 200 {
-		id, err := c.create()
-		if err != nil {
-			return err
-		}
-		ids = append(ids, id)
-	}
-	gets, err := openLoopProc(loadSpec{URL: cfg.BaseURL, Key: acct.LiveKey, Op: "get", IDs: ids, Rate: *getRate, Duration: *dur})
+	ts, err := getPhase(c, cfg.BaseURL, acct.LiveKey, *getRate, *dur)
 	if err != nil {
 		return err
 	}
-	getR := summarize(gets, http.StatusOK)
-	fmt.Printf("get, open loop at %d/s: %s\n", *getRate, getR)
-	targets = append(targets, row{target{fmt.Sprintf("get p99 at %d/s", *getRate), pct(getR.okLat, 99), "ms", 5, false}, "", loadavg()},
-		row{target{"get errors", float64(getR.shed + getR.failed), "requests", 0, false}, "", loadavg()})
+	targets = append(targets, ts...)
 
 	rss, rssR, err := rssUnderLoad(loadSpec{URL: cfg.BaseURL, Key: acct.LiveKey, Op: "create", Rate: *rssRate, Duration: *dur})
 	if err != nil {
@@ -279,6 +276,26 @@ func run() error {
 		targets = append(targets, payoutRows(ph)...)
 	}
 	return printTable(targets, *strict)
+}
+
+// getPhase creates 200 charges, then offers GETs of them at rate for d.
+func getPhase(c *client, baseURL, key string, rate int, d time.Duration) ([]row, error) {
+	ids := make([]string, 0, 200)
+	for range 200 {
+		id, err := c.create()
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	gets, err := openLoopProc(loadSpec{URL: baseURL, Key: key, Op: "get", IDs: ids, Rate: rate, Duration: d})
+	if err != nil {
+		return nil, err
+	}
+	getR := summarize(gets, http.StatusOK)
+	fmt.Printf("get, open loop at %d/s: %s\n", rate, getR)
+	return []row{{target{fmt.Sprintf("get p99 at %d/s", rate), pct(getR.okLat, 99), "ms", 5, false}, "", loadavg()},
+		{target{"get errors", float64(getR.shed + getR.failed), "requests", 0, false}, "", loadavg()}}, nil
 }
 
 // openLoopTargets are an open loop's latency and error targets.
