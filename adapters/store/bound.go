@@ -200,13 +200,17 @@ func (db *DB) insertChargeBound(ctx context.Context, row *chargeRow, evs []event
 }
 
 // insertChargesBound writes creates in one batch: one round trip, one
-// transaction.
+// transaction. Several creates go as multi-row statements (queueCharges).
 func (db *DB) insertChargesBound(ctx context.Context, creates []chargeCreate) error {
 	b := &pgx.Batch{}
-	for _, c := range creates {
-		if err := db.queueCharge(b, c); err != nil {
-			return err
-		}
+	var err error
+	if len(creates) == 1 {
+		err = db.queueCharge(b, creates[0])
+	} else {
+		err = db.queueCharges(b, creates)
+	}
+	if err != nil {
+		return err
 	}
 	conn, err := acquire(ctx, db.hot)
 	if err != nil {
@@ -218,6 +222,87 @@ func (db *DB) insertChargesBound(ctx context.Context, creates []chargeCreate) er
 
 func (db *DB) insertOneChargeBound(ctx context.Context, c chargeCreate) error {
 	return db.insertChargesBound(ctx, []chargeCreate{c})
+}
+
+// settleIntentsSQL is settleIntentSQL for many keys at once.
+const settleIntentsSQL = `DELETE FROM provider_intents AS pi
+USING unnest($1::text[], $2::text[], $3::text[]) AS k(account_id, mode, idem_key)
+WHERE pi.account_id = k.account_id AND pi.mode = k.mode AND pi.idem_key = k.idem_key`
+
+// queueCharges adds several creates to b as what one create sends, each
+// statement carrying the rows of all: the idempotency records, their
+// intents settled, the charges, their counter deltas (summed per group:
+// creates of one account, day and status add up to one row) and the
+// events. Per row the work is the same; per create it saves the
+// statements' own cost (bind, execute, executor start, the outbox trigger's
+// run) on both sides of the connection.
+func (db *DB) queueCharges(b *pgx.Batch, cs []chargeCreate) error {
+	d := db.bun.Dialect()
+	var (
+		idems               []*idempotencyRow
+		accounts, modes, ks []string
+		rows                []*chargeRow
+		evs                 []*eventRow
+		deltas              []*statDeltaRow
+		group               = map[statDeltaRow]*statDeltaRow{}
+	)
+	for _, c := range cs {
+		if c.idem != nil {
+			idems = append(idems, c.idem)
+			accounts, modes, ks = append(accounts, c.idem.AccountID), append(modes, c.idem.Mode), append(ks, c.idem.Key)
+		}
+		rows = append(rows, c.row)
+		for i := range c.evs {
+			evs = append(evs, &c.evs[i])
+		}
+		delta := newChargeDelta(c.row)
+		k := *delta
+		k.N, k.Volume, k.Refunded = 0, 0, 0
+		if sum, ok := group[k]; ok {
+			sum.N, sum.Volume, sum.Refunded = sum.N+delta.N, sum.Volume+delta.Volume, sum.Refunded+delta.Refunded
+			continue
+		}
+		group[k] = delta
+		deltas = append(deltas, delta)
+	}
+	if err := queueInsertRows(b, d, idems); err != nil {
+		return err
+	}
+	if len(idems) > 0 {
+		b.Queue(settleIntentsSQL, accounts, modes, ks)
+	}
+	if err := queueInsertRows(b, d, rows); err != nil {
+		return err
+	}
+	if err := queueInsertRows(b, d, deltas); err != nil {
+		return err
+	}
+	return queueInsertRows(b, d, evs)
+}
+
+// queueInsertRows adds the INSERT of rows (pointers to row structs of one
+// table) to b, in statements of 32, 16, 8, 4, 2 and 1 rows: a few statement
+// texts per table to prepare and cache per connection, not one per batch
+// size.
+func queueInsertRows[R any](b *pgx.Batch, d schema.Dialect, rows []*R) error {
+	for len(rows) > 0 {
+		k := 32
+		for k > len(rows) {
+			k /= 2
+		}
+		p := planInsertRows(d, rows[0], k)
+		args := make([]any, 0, k*len(p.fields))
+		for _, r := range rows[:k] {
+			a, err := p.args(r)
+			if err != nil {
+				return err
+			}
+			args = append(args, a...)
+		}
+		b.Queue(p.sql, args...)
+		rows = rows[k:]
+	}
+	return nil
 }
 
 // queueCharge adds one create's statements to b.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -271,16 +272,20 @@ func TestCoalescerUnderConcurrency(t *testing.T) {
 }
 
 // On Postgres, creates that queued behind a busy flight go out as one
-// batch. A batch holding two creates of one key fails as a whole (one
-// transaction) and is run again create by create: exactly one of the two
-// commits, and every other create of the batch commits too.
+// batch of multi-row statements: every charge, event, record and counter
+// reads back as if written alone. A batch holding two creates of one key
+// fails as a whole (one transaction) and is run again create by create:
+// exactly one of the two commits, and every other create of it too.
 func TestBatchedCreatesOnPostgres(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := openMigratedPostgres(t)
-	hold, started := make(chan struct{}), make(chan struct{}, 1)
-	var mu sync.Mutex
-	var batchSizes []int
+	var (
+		mu         sync.Mutex
+		batchSizes []int
+		hold       chan struct{}
+		started    chan struct{}
+	)
 	db.creates = newCoalescer(1, 64, func(ctx context.Context, cs []chargeCreate) error {
 		mu.Lock()
 		batchSizes = append(batchSizes, len(cs))
@@ -289,69 +294,158 @@ func TestBatchedCreatesOnPostgres(t *testing.T) {
 	}, func(ctx context.Context, c chargeCreate) error {
 		select {
 		case started <- struct{}{}:
-			<-hold // the first create keeps the only flight busy
+			<-hold // the round's first create keeps the only flight busy
 		default:
 		}
 		return db.insertOneChargeBound(ctx, c)
 	})
 	scope := ports.Scope{AccountID: "acct_batch", Mode: domain.ModeLive}
-	create := func(key string) (string, error) {
+	type created struct {
+		c   *domain.Charge
+		evs []domain.Event
+		key string
+		err error
+	}
+	create := func(key string, amount int64) *created {
 		id, err := domain.NewRawID(rand.Reader)
 		if err != nil {
-			return "", err
+			t.Fatal(err)
 		}
-		c, err := domain.NewCharge(domain.NewChargeParams{ID: id, AccountID: scope.AccountID, Mode: scope.Mode, Amount: 1990,
-			Currency: "BRL", Methods: []domain.Method{domain.MethodPix}, Description: "Pedido", Now: time.Now()})
+		now := time.Now()
+		c, err := domain.NewCharge(domain.NewChargeParams{ID: id, AccountID: scope.AccountID, Mode: scope.Mode, Amount: amount,
+			Currency: "BRL", Methods: []domain.Method{domain.MethodPix}, Description: "Pedido " + key, Now: now})
 		if err != nil {
-			return "", err
+			t.Fatal(err)
 		}
-		return id, db.CreateCharge(ctx, c, nil, &ports.IdempotencyRecord{IdempotencyKey: ports.IdempotencyKey{Scope: scope, Key: key},
-			Fingerprint: "fp", ResourceID: id, StatusCode: 201, Body: []byte(`{}`), CreatedAt: time.Now()})
-	}
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		if _, err := create("key-first"); err != nil {
-			t.Errorf("first: %v", err)
+		evs, err := domain.NewChargeEvents(c, "", domain.CreationEvents(), domain.Links{}, func() (string, error) {
+			return domain.NewRawID(rand.Reader)
+		}, now)
+		if err != nil {
+			t.Fatal(err)
 		}
-	})
-	<-started
-	const n = 10
-	ids, errs := make([]string, n), make([]error, n)
-	for i := range n {
-		key := fmt.Sprint("key-", i)
-		if i >= n-2 {
-			key = "key-shared"
+		r := &created{c: c, evs: evs, key: key}
+		r.err = db.CreateCharge(ctx, c, evs, &ports.IdempotencyRecord{IdempotencyKey: ports.IdempotencyKey{Scope: scope, Key: key},
+			Fingerprint: "fp-" + key, ResourceID: id, StatusCode: 201, Body: []byte(`{"key":"` + key + `"}`), CreatedAt: now})
+		return r
+	}
+	// round runs a first create that holds the flight, queues one create
+	// per key behind it, lets them go and returns the queued ones.
+	round := func(keys []string) []*created {
+		hold, started = make(chan struct{}), make(chan struct{}, 1)
+		mu.Lock()
+		batchSizes = nil
+		mu.Unlock()
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			if r := create("first-"+keys[0], 100); r.err != nil {
+				t.Errorf("first: %v", r.err)
+			}
+		})
+		<-started
+		out := make([]*created, len(keys))
+		for i, k := range keys {
+			wg.Go(func() { out[i] = create(k, int64(1000+i)) })
 		}
-		wg.Go(func() { ids[i], errs[i] = create(key) })
-	}
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
-		db.creates.mu.Lock()
-		queued := len(db.creates.queue)
-		db.creates.mu.Unlock()
-		if queued == n {
-			break
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+			db.creates.mu.Lock()
+			queued := len(db.creates.queue)
+			db.creates.mu.Unlock()
+			if queued == len(keys) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d creates queued, want %d", queued, len(keys))
+			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d creates queued, want %d", queued, n)
+		close(hold)
+		wg.Wait()
+		if !slices.Equal(batchSizes, []int{len(keys)}) {
+			t.Fatalf("batches %v, want the %d queued creates in one", batchSizes, len(keys))
+		}
+		return out
+	}
+	var wantN, wantVolume int64
+	check := func(r *created) {
+		t.Helper()
+		got, err := db.GetCharge(ctx, scope, r.c.ID())
+		if err != nil {
+			t.Errorf("%s: read back: %v", r.key, err)
+			return
+		}
+		if g, w := got.Snapshot(), r.c.Snapshot(); g.Amount != w.Amount || g.Description != w.Description || g.Status != w.Status {
+			t.Errorf("%s: read back amount %d %q %s, want %d %q %s", r.key, g.Amount, g.Description, g.Status, w.Amount, w.Description, w.Status)
+		}
+		evs, err := db.ListChargeEvents(ctx, scope, r.c.ID())
+		if err != nil || len(evs) != len(r.evs) {
+			t.Errorf("%s: %d events (%v), want %d", r.key, len(evs), err, len(r.evs))
+		}
+		for i := range evs {
+			if i < len(r.evs) && (evs[i].ID != r.evs[i].ID || !bytes.Equal(evs[i].Payload, r.evs[i].Payload)) {
+				t.Errorf("%s: event %d is %s, want %s with its payload", r.key, i, evs[i].ID, r.evs[i].ID)
+			}
+		}
+		rec, err := db.GetIdempotencyRecord(ctx, ports.IdempotencyKey{Scope: scope, Key: r.key})
+		if err != nil || rec.ResourceID != r.c.ID() || string(rec.Body) != `{"key":"`+r.key+`"}` {
+			t.Errorf("%s: record %+v, %v", r.key, rec, err)
+		}
+		wantN, wantVolume = wantN+1, wantVolume+r.c.Amount()
+	}
+
+	// A batch that commits: 37 creates = statements of 32, 4 and 1 rows.
+	keys := make([]string, 37)
+	for i := range keys {
+		keys[i] = fmt.Sprint("key-", i)
+	}
+	for _, r := range round(keys) {
+		if r.err != nil {
+			t.Errorf("%s: %v", r.key, r.err)
+			continue
+		}
+		check(r)
+	}
+	wantN, wantVolume = wantN+1, wantVolume+100 // the round's first create
+
+	// A batch that fails on a key used twice, run again alone.
+	keys = []string{"dup-0", "dup-1", "dup-2", "dup-shared", "dup-shared"}
+	losers := 0
+	for _, r := range round(keys) {
+		if r.key == "dup-shared" && errors.Is(r.err, ports.ErrIdempotencyKeyExists) {
+			losers++
+			if _, err := db.GetCharge(ctx, scope, r.c.ID()); !errors.Is(err, ports.ErrNotFound) {
+				t.Errorf("the losing create's charge was written (err %v)", err)
+			}
+			continue
+		}
+		if r.err != nil {
+			t.Errorf("%s: %v", r.key, r.err)
+			continue
+		}
+		check(r)
+	}
+	if losers != 1 {
+		t.Errorf("%d creates of the shared key lost, want 1", losers)
+	}
+	wantN, wantVolume = wantN+1, wantVolume+100
+
+	// The counters stay exact, whether the deltas are pending or folded.
+	checkStats := func(when string) {
+		t.Helper()
+		got, err := db.countCharges(ctx, scope, "")
+		if err != nil || got != wantN {
+			t.Errorf("%s: %d charges counted (%v), want %d", when, got, err, wantN)
+		}
+		aggs, err := db.aggregateDayTotals(ctx, scope, time.Now().UTC().Truncate(24*time.Hour), "")
+		var count, volume int64
+		for _, a := range aggs {
+			count, volume = count+a.Count, volume+a.Volume
+		}
+		if err != nil || count != wantN || volume != wantVolume {
+			t.Errorf("%s: day totals %d charges, volume %d (%v); want %d, %d", when, count, volume, err, wantN, wantVolume)
 		}
 	}
-	close(hold)
-	wg.Wait()
-	if !slices.Equal(batchSizes, []int{n}) {
-		t.Fatalf("batches %v, want the %d queued creates in one", batchSizes, n)
+	checkStats("before the fold")
+	if _, err := db.FoldChargeStats(ctx); err != nil {
+		t.Fatal(err)
 	}
-	committed := 0
-	for i := range n {
-		_, getErr := db.GetCharge(ctx, scope, ids[i])
-		switch {
-		case errs[i] == nil && getErr == nil:
-			committed++
-		case i >= n-2 && errors.Is(errs[i], ports.ErrIdempotencyKeyExists) && errors.Is(getErr, ports.ErrNotFound):
-		default:
-			t.Errorf("create %d: err %v, read back: %v", i, errs[i], getErr)
-		}
-	}
-	if committed != n-1 {
-		t.Errorf("%d of the batch committed, want %d", committed, n-1)
-	}
+	checkStats("after the fold")
 }
