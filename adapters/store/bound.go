@@ -159,12 +159,15 @@ func (p *selectPlan) dest(row any) []any {
 func (db *DB) getChargeBound(ctx context.Context, scope ports.Scope, id string) (*chargeRow, error) {
 	row := new(chargeRow)
 	p := planSelect(db.bun.Dialect(), row, "id = $1")
-	conn, err := acquire(ctx, db.hot)
+	err := retryLostConn(func() error {
+		conn, err := acquire(ctx, db.hot)
+		if err != nil {
+			return err
+		}
+		defer conn.Release()
+		return conn.QueryRow(ctx, p.sql, id).Scan(p.dest(row)...)
+	})
 	if err != nil {
-		return nil, err
-	}
-	defer conn.Release()
-	if err := conn.QueryRow(ctx, p.sql, id).Scan(p.dest(row)...); err != nil {
 		return nil, mapError(err)
 	}
 	if !row.inScope(scope) {
@@ -202,22 +205,26 @@ func (db *DB) insertChargeBound(ctx context.Context, row *chargeRow, evs []event
 // insertChargesBound writes creates in one batch: one round trip, one
 // transaction. Several creates go as multi-row statements (queueCharges).
 func (db *DB) insertChargesBound(ctx context.Context, creates []chargeCreate) error {
-	b := &pgx.Batch{}
-	var err error
-	if len(creates) == 1 {
-		err = db.queueCharge(b, creates[0])
-	} else {
-		err = db.queueCharges(b, creates)
-	}
-	if err != nil {
-		return err
-	}
-	conn, err := acquire(ctx, db.hot)
-	if err != nil {
-		return err
-	}
-	defer conn.Release()
-	return mapError(conn.SendBatch(ctx, b).Close())
+	return mapError(retryLostConn(func() error {
+		// A new batch each time: a sent one holds statement descriptions
+		// of the connection it went on.
+		b := &pgx.Batch{}
+		var err error
+		if len(creates) == 1 {
+			err = db.queueCharge(b, creates[0])
+		} else {
+			err = db.queueCharges(b, creates)
+		}
+		if err != nil {
+			return err
+		}
+		conn, err := acquire(ctx, db.hot)
+		if err != nil {
+			return err
+		}
+		defer conn.Release()
+		return conn.SendBatch(ctx, b).Close()
+	}))
 }
 
 func (db *DB) insertOneChargeBound(ctx context.Context, c chargeCreate) error {

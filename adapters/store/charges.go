@@ -279,14 +279,16 @@ FROM idempotency_records WHERE account_id = $1 AND mode = $2 AND "key" = $3`
 func (db *DB) GetIdempotencyRecord(ctx context.Context, key ports.IdempotencyKey) (*ports.IdempotencyRecord, error) {
 	row := &idempotencyRow{AccountID: key.AccountID, Mode: string(key.Mode), Key: key.Key}
 	if db.hot != nil {
-		conn, err := acquire(ctx, db.hot)
-		if err != nil {
-			return nil, err
-		}
-		defer conn.Release()
 		var created time.Time
-		err = conn.QueryRow(ctx, idempotencyRecordSQL, key.AccountID, string(key.Mode), key.Key).
-			Scan(&row.Fingerprint, &row.ResourceID, &row.StatusCode, &row.Body, &created)
+		err := retryLostConn(func() error {
+			conn, err := acquire(ctx, db.hot)
+			if err != nil {
+				return err
+			}
+			defer conn.Release()
+			return conn.QueryRow(ctx, idempotencyRecordSQL, key.AccountID, string(key.Mode), key.Key).
+				Scan(&row.Fingerprint, &row.ResourceID, &row.StatusCode, &row.Body, &created)
+		})
 		if err != nil {
 			return nil, mapError(err)
 		}

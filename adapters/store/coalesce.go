@@ -3,8 +3,13 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/quitapix/quita/ports"
 )
@@ -51,6 +56,35 @@ const (
 	coalesceFlights  = 1
 	coalesceMaxBatch = 64
 )
+
+// retryLostConn runs a hot-path write and, when the connection it used
+// turned out to be gone — its backend terminated while it sat idle, the
+// farewell not yet on the socket when the pool looked (conncheck.go) —
+// runs it once more on another. Only for writes that are idempotent as a
+// whole: a create batch (a batch that did commit meets its own
+// idempotency records the second time and answers as a retry) and the
+// replay check with its intent (ON CONFLICT DO NOTHING) — and for reads.
+func retryLostConn(run func() error) error {
+	err := run()
+	if connLost(err) {
+		err = run()
+	}
+	return err
+}
+
+// connLost reports an error of a connection that died under a statement,
+// not of one that could not be had (the pool's wait, a deadline): another
+// connection is then worth one try.
+func connLost(err error) bool {
+	if err == nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return false
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return strings.HasPrefix(pgErr.Code, "08") || pgErr.Code == "57P01" || pgErr.Code == "57P02"
+	}
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "conn closed")
+}
 
 // coalesceTimeout bounds one flush. A flush outlives the requests it
 // serves (their contexts' cancellation does not stop it): a caller that
@@ -125,6 +159,16 @@ func (c *coalescer[T]) flush(b []*coalesced[T]) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(b[0].ctx), coalesceTimeout)
 	defer cancel()
 	defer func() {
+		if r := recover(); r != nil {
+			// Never answer success for a write that may not have happened,
+			// and keep the flight for the next batch. A call that had
+			// already committed (alone, after a failed batch) is told it
+			// failed: its retry with the same key replays it.
+			err := fmt.Errorf("store: a batched write panicked: %v", r)
+			for _, p := range b {
+				p.err = err
+			}
+		}
 		for _, p := range b {
 			close(p.done)
 		}

@@ -6,10 +6,14 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/ports"
@@ -223,6 +227,38 @@ func TestCoalescerDropsCallsThatGaveUp(t *testing.T) {
 	defer f.mu.Unlock()
 	if slices.Contains(f.singles, "gave-up") || len(f.batches) != 0 {
 		t.Errorf("singles %v, batches %v: the call that gave up was run", f.singles, f.batches)
+	}
+}
+
+// A batch that panics answers every call of it with an error, never a
+// success, and the coalescer goes on serving.
+func TestCoalescerPanicIsAnError(t *testing.T) {
+	f := &fakeFlushes{}
+	panicky := func(ctx context.Context, items []string) error {
+		if slices.Contains(items, "boom") {
+			panic("boom")
+		}
+		return f.batch(ctx, items)
+	}
+	c := newCoalescer(1, 64, panicky, f.single)
+	f.hold, f.started = make(chan struct{}), make(chan struct{}, 1)
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = c.do(t.Context(), "first") })
+	<-f.started
+	errs := make([]error, 2)
+	for i, it := range []string{"a", "boom"} {
+		wg.Go(func() { errs[i] = c.do(t.Context(), it) })
+	}
+	waitQueued(t, c, 2)
+	close(f.hold)
+	wg.Wait()
+	for i, err := range errs {
+		if err == nil {
+			t.Errorf("call %d of the panicking batch answered success", i)
+		}
+	}
+	if err := c.do(t.Context(), "after"); err != nil {
+		t.Fatalf("a call after the panic: %v", err)
 	}
 }
 
@@ -448,4 +484,87 @@ func TestBatchedCreatesOnPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkStats("after the fold")
+}
+
+// A hot-path write whose connection died under it runs once more on
+// another; any other failure is answered as it is.
+func TestRetryLostConn(t *testing.T) {
+	lost := &pgconn.PgError{Code: "57P01", Message: "terminating connection due to administrator command"}
+	for _, tt := range []struct {
+		name  string
+		first error
+		calls int
+	}{
+		{"terminated backend", fmt.Errorf("%w: %w", ports.ErrStoreUnavailable, lost), 2},
+		{"connection closed", errors.New("conn closed"), 2},
+		{"unexpected EOF", io.ErrUnexpectedEOF, 2},
+		{"no connection free in time", fmt.Errorf("%w: no database connection free within 10s", ports.ErrStoreUnavailable), 1},
+		{"deadline", context.DeadlineExceeded, 1},
+		{"key used", ports.ErrIdempotencyKeyExists, 1},
+		{"success", nil, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			calls := 0
+			err := retryLostConn(func() error {
+				calls++
+				if calls == 1 {
+					return tt.first
+				}
+				return nil
+			})
+			if calls != tt.calls {
+				t.Errorf("%d runs, want %d", calls, tt.calls)
+			}
+			if tt.calls == 2 && err != nil {
+				t.Errorf("the second run succeeded, yet: %v", err)
+			}
+			if tt.calls == 1 && !errors.Is(err, tt.first) {
+				t.Errorf("err %v, want %v", err, tt.first)
+			}
+		})
+	}
+}
+
+// Creates right after every connection of the database was terminated —
+// before the backends' farewells may have reached the pool's sockets —
+// all succeed: a connection found dead under the batch is replaced once.
+func TestCreatesSurviveTerminatedConnections(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openMigratedPostgres(t)
+	scope := ports.Scope{AccountID: "acct_term", Mode: domain.ModeTest}
+	var n atomic.Int64
+	create := func() error {
+		key := fmt.Sprint("term-", n.Add(1))
+		id, err := domain.NewRawID(rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := domain.NewCharge(domain.NewChargeParams{ID: id, AccountID: scope.AccountID, Mode: scope.Mode, Amount: 1990,
+			Currency: "BRL", Methods: []domain.Method{domain.MethodPix}, Description: "Pedido", Now: time.Now()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db.CreateCharge(ctx, c, nil, &ports.IdempotencyRecord{IdempotencyKey: ports.IdempotencyKey{Scope: scope, Key: key},
+			Fingerprint: "fp", ResourceID: id, StatusCode: 201, Body: []byte(`{}`), CreatedAt: time.Now()})
+	}
+	for i := range 20 {
+		// Use a few hot connections as creates do, then terminate them all.
+		var wg sync.WaitGroup
+		for range 3 {
+			wg.Go(func() {
+				if err := create(); err != nil {
+					t.Errorf("warm create: %v", err)
+				}
+			})
+		}
+		wg.Wait()
+		if _, err := db.bun.ExecContext(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+			WHERE datname = current_database() AND pid <> pg_backend_pid()`); err != nil {
+			t.Fatal(err)
+		}
+		if err := create(); err != nil {
+			t.Fatalf("create %d right after the terminations: %v", i, err)
+		}
+	}
 }

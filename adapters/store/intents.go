@@ -106,6 +106,12 @@ type recordOrIntent struct {
 // trip, one transaction committed without waiting for its WAL flush.
 // Concurrent creates share a batch (db.recordOrIntents, coalesce.go).
 func (db *DB) recordOrIntentsBound(ctx context.Context, qs []*recordOrIntent) error {
+	return mapError(retryLostConn(func() error { return db.sendRecordOrIntents(ctx, qs) }))
+}
+
+// sendRecordOrIntents sends the statements of qs as one batch and reads
+// each answer into its q.
+func (db *DB) sendRecordOrIntents(ctx context.Context, qs []*recordOrIntent) error {
 	b := &pgx.Batch{}
 	for _, q := range qs {
 		b.Queue(recordOrIntentSQL, q.in.Key.AccountID, string(q.in.Key.Mode), q.in.Key.Key, q.in.TxID,
@@ -129,11 +135,11 @@ func (db *DB) recordOrIntentsBound(ctx context.Context, qs []*recordOrIntent) er
 			q.rec, q.err = nil, ports.ErrNotFound // the intent recorded
 		default:
 			br.Close()
-			return mapError(err)
+			return err
 		}
 	}
 	// Close reports the commit: an answer is only good once it is done.
-	return mapError(br.Close())
+	return br.Close()
 }
 
 func (db *DB) recordOrIntentBound(ctx context.Context, q *recordOrIntent) error {
