@@ -39,15 +39,10 @@ type insertPlanKey struct {
 
 var insertPlans sync.Map // insertPlanKey → *insertPlan
 
-// planInsert returns the INSERT of model's table (model: a pointer to a
-// row struct), every column but the scan-only ones.
-func planInsert(d schema.Dialect, model any) *insertPlan {
-	return planInsertRows(d, model, 1)
-}
-
-// planInsertRows is planInsert of rows rows in one statement: a create's
-// events go as one INSERT, so they cost one statement (and one run of the
-// outbox trigger) instead of one each.
+// planInsertRows returns the INSERT of rows rows of model's table (model:
+// a pointer to a row struct) in one statement, every column but the
+// scan-only ones: a batch of creates costs one statement per table (and
+// one run of the outbox trigger) instead of one per row.
 func planInsertRows(d schema.Dialect, model any, rows int) *insertPlan {
 	key := insertPlanKey{reflect.TypeOf(model).Elem(), rows}
 	if p, ok := insertPlans.Load(key); ok {
@@ -176,17 +171,6 @@ func (db *DB) getChargeBound(ctx context.Context, scope ports.Scope, id string) 
 	return row, nil
 }
 
-// queueInsert adds row's INSERT to b.
-func queueInsert(b *pgx.Batch, d schema.Dialect, row any) error {
-	p := planInsert(d, row)
-	args, err := p.args(row)
-	if err != nil {
-		return err
-	}
-	b.Queue(p.sql, args...)
-	return nil
-}
-
 // chargeCreate is one create's rows, as insertChargeBound writes them.
 type chargeCreate struct {
 	row  *chargeRow
@@ -203,19 +187,13 @@ func (db *DB) insertChargeBound(ctx context.Context, row *chargeRow, evs []event
 }
 
 // insertChargesBound writes creates in one batch: one round trip, one
-// transaction. Several creates go as multi-row statements (queueCharges).
+// transaction (queueCharges).
 func (db *DB) insertChargesBound(ctx context.Context, creates []chargeCreate) error {
 	return mapError(retryLostConn(func() error {
 		// A new batch each time: a sent one holds statement descriptions
 		// of the connection it went on.
 		b := &pgx.Batch{}
-		var err error
-		if len(creates) == 1 {
-			err = db.queueCharge(b, creates[0])
-		} else {
-			err = db.queueCharges(b, creates)
-		}
-		if err != nil {
+		if err := db.queueCharges(b, creates); err != nil {
 			return err
 		}
 		conn, err := acquire(ctx, db.hot)
@@ -231,32 +209,28 @@ func (db *DB) insertOneChargeBound(ctx context.Context, c chargeCreate) error {
 	return db.insertChargesBound(ctx, []chargeCreate{c})
 }
 
-// settleIntentsSQL is settleIntentSQL for many keys at once.
-const settleIntentsSQL = `DELETE FROM provider_intents AS pi
-USING unnest($1::text[], $2::text[], $3::text[]) AS k(account_id, mode, idem_key)
-WHERE pi.account_id = k.account_id AND pi.mode = k.mode AND pi.idem_key = k.idem_key`
-
-// queueCharges adds several creates to b as what one create sends, each
-// statement carrying the rows of all: the idempotency records, their
-// intents settled, the charges, their counter deltas (summed per group:
-// creates of one account, day and status add up to one row) and the
-// events. Per row the work is the same; per create it saves the
-// statements' own cost (bind, execute, executor start, the outbox trigger's
-// run) on both sides of the connection.
+// queueCharges adds creates to b, each INSERT carrying the rows of all:
+// the idempotency records first, their intents settled, the charges, their
+// counter deltas (summed per group: creates of one account, day and status
+// add up to one row) and the events. Per row the work is the same as one
+// create's; per create it saves the statements' own cost (bind, execute,
+// executor start, the outbox trigger's run) on both sides of the
+// connection. Each intent is deleted by its own primary-key DELETE: a join
+// over unnest is planned as a sequential scan once provider_intents has
+// been analysed small, and that table churns (every live create inserts
+// and deletes a row), so the plan would go stale exactly under load.
 func (db *DB) queueCharges(b *pgx.Batch, cs []chargeCreate) error {
 	d := db.bun.Dialect()
 	var (
-		idems               []*idempotencyRow
-		accounts, modes, ks []string
-		rows                []*chargeRow
-		evs                 []*eventRow
-		deltas              []*statDeltaRow
-		group               = map[statDeltaRow]*statDeltaRow{}
+		idems  []*idempotencyRow
+		rows   []*chargeRow
+		evs    []*eventRow
+		deltas []*statDeltaRow
+		group  = map[statDeltaRow]*statDeltaRow{}
 	)
 	for _, c := range cs {
 		if c.idem != nil {
 			idems = append(idems, c.idem)
-			accounts, modes, ks = append(accounts, c.idem.AccountID), append(modes, c.idem.Mode), append(ks, c.idem.Key)
 		}
 		rows = append(rows, c.row)
 		for i := range c.evs {
@@ -275,8 +249,8 @@ func (db *DB) queueCharges(b *pgx.Batch, cs []chargeCreate) error {
 	if err := queueInsertRows(b, d, idems); err != nil {
 		return err
 	}
-	if len(idems) > 0 {
-		b.Queue(settleIntentsSQL, accounts, modes, ks)
+	for _, idem := range idems {
+		b.Queue(settleIntentSQL, idem.AccountID, idem.Mode, idem.Key)
 	}
 	if err := queueInsertRows(b, d, rows); err != nil {
 		return err
@@ -308,34 +282,6 @@ func queueInsertRows[R any](b *pgx.Batch, d schema.Dialect, rows []*R) error {
 		}
 		b.Queue(p.sql, args...)
 		rows = rows[k:]
-	}
-	return nil
-}
-
-// queueCharge adds one create's statements to b.
-func (db *DB) queueCharge(b *pgx.Batch, c chargeCreate) error {
-	d := db.bun.Dialect()
-	if c.idem != nil {
-		if err := queueInsert(b, d, c.idem); err != nil {
-			return err
-		}
-		b.Queue(settleIntentSQL, c.idem.AccountID, c.idem.Mode, c.idem.Key)
-	}
-	if err := queueInsert(b, d, c.row); err != nil {
-		return err
-	}
-	b.Queue(statDeltaInsertSQL, newChargeDelta(c.row).args()...)
-	if len(c.evs) > 0 {
-		p := planInsertRows(d, &c.evs[0], len(c.evs))
-		args := make([]any, 0, len(c.evs)*len(p.fields))
-		for i := range c.evs {
-			a, err := p.args(&c.evs[i])
-			if err != nil {
-				return err
-			}
-			args = append(args, a...)
-		}
-		b.Queue(p.sql, args...)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
@@ -118,7 +117,7 @@ func startHeld(t *testing.T, f *fakeFlushes, c *coalescer[string], items []strin
 	}
 }
 
-func waitQueued(t *testing.T, c *coalescer[string], n int) {
+func waitQueued[T any](t *testing.T, c *coalescer[T], n int) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); ; {
 		c.mu.Lock()
@@ -343,25 +342,15 @@ func TestBatchedCreatesOnPostgres(t *testing.T) {
 		err error
 	}
 	create := func(key string, amount int64) *created {
-		id, err := domain.NewRawID(rand.Reader)
-		if err != nil {
-			t.Fatal(err)
-		}
 		now := time.Now()
-		c, err := domain.NewCharge(domain.NewChargeParams{ID: id, AccountID: scope.AccountID, Mode: scope.Mode, Amount: amount,
-			Currency: "BRL", Methods: []domain.Method{domain.MethodPix}, Description: "Pedido " + key, Now: now})
+		c, evs, err := newPixCharge(scope, amount, "Pedido "+key, now)
 		if err != nil {
-			t.Fatal(err)
-		}
-		evs, err := domain.NewChargeEvents(c, "", domain.CreationEvents(), domain.Links{}, func() (string, error) {
-			return domain.NewRawID(rand.Reader)
-		}, now)
-		if err != nil {
-			t.Fatal(err)
+			t.Error(err) // in a goroutine: no Fatal
+			return &created{key: key, err: err}
 		}
 		r := &created{c: c, evs: evs, key: key}
 		r.err = db.CreateCharge(ctx, c, evs, &ports.IdempotencyRecord{IdempotencyKey: ports.IdempotencyKey{Scope: scope, Key: key},
-			Fingerprint: "fp-" + key, ResourceID: id, StatusCode: 201, Body: []byte(`{"key":"` + key + `"}`), CreatedAt: now})
+			Fingerprint: "fp-" + key, ResourceID: c.ID(), StatusCode: 201, Body: []byte(`{"key":"` + key + `"}`), CreatedAt: now})
 		return r
 	}
 	// round runs a first create that holds the flight, queues one create
@@ -382,17 +371,7 @@ func TestBatchedCreatesOnPostgres(t *testing.T) {
 		for i, k := range keys {
 			wg.Go(func() { out[i] = create(k, int64(1000+i)) })
 		}
-		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
-			db.creates.mu.Lock()
-			queued := len(db.creates.queue)
-			db.creates.mu.Unlock()
-			if queued == len(keys) {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%d creates queued, want %d", queued, len(keys))
-			}
-		}
+		waitQueued(t, db.creates, len(keys))
 		close(hold)
 		wg.Wait()
 		if !slices.Equal(batchSizes, []int{len(keys)}) {
@@ -536,17 +515,12 @@ func TestCreatesSurviveTerminatedConnections(t *testing.T) {
 	var n atomic.Int64
 	create := func() error {
 		key := fmt.Sprint("term-", n.Add(1))
-		id, err := domain.NewRawID(rand.Reader)
+		c, _, err := newPixCharge(scope, 1990, "Pedido", time.Now())
 		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := domain.NewCharge(domain.NewChargeParams{ID: id, AccountID: scope.AccountID, Mode: scope.Mode, Amount: 1990,
-			Currency: "BRL", Methods: []domain.Method{domain.MethodPix}, Description: "Pedido", Now: time.Now()})
-		if err != nil {
-			t.Fatal(err)
+			return err
 		}
 		return db.CreateCharge(ctx, c, nil, &ports.IdempotencyRecord{IdempotencyKey: ports.IdempotencyKey{Scope: scope, Key: key},
-			Fingerprint: "fp", ResourceID: id, StatusCode: 201, Body: []byte(`{}`), CreatedAt: time.Now()})
+			Fingerprint: "fp", ResourceID: c.ID(), StatusCode: 201, Body: []byte(`{}`), CreatedAt: time.Now()})
 	}
 	for i := range 20 {
 		// Use a few hot connections as creates do, then terminate them all.

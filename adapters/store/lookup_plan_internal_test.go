@@ -92,18 +92,7 @@ func TestOutboxReadUsesItsIndexes(t *testing.T) {
 	db := openMigratedPostgres(t)
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	for i := range 300 {
-		id, err := domain.NewRawID(rand.Reader)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := domain.NewCharge(domain.NewChargeParams{ID: id, AccountID: "acct_outbox", Mode: domain.ModeLive,
-			Amount: 1990, Currency: "BRL", Methods: []domain.Method{domain.MethodPix}, Now: now})
-		if err != nil {
-			t.Fatal(err)
-		}
-		evs, err := domain.NewChargeEvents(c, "", domain.CreationEvents(), domain.Links{}, func() (string, error) {
-			return domain.NewRawID(rand.Reader)
-		}, now)
+		c, evs, err := newPixCharge(ports.Scope{AccountID: "acct_outbox", Mode: domain.ModeLive}, 1990, "", now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,6 +123,25 @@ func TestOutboxReadUsesItsIndexes(t *testing.T) {
 	if len(rows) != 2*(300-251) {
 		t.Errorf("read %d undispatched events, want %d", len(rows), 2*(300-251))
 	}
+}
+
+// newPixCharge builds a new Pix charge of scope and its creation events.
+// It returns errors rather than failing the test: callers run it in
+// goroutines too.
+func newPixCharge(scope ports.Scope, amount int64, description string, now time.Time) (*domain.Charge, []domain.Event, error) {
+	id, err := domain.NewRawID(rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := domain.NewCharge(domain.NewChargeParams{ID: id, AccountID: scope.AccountID, Mode: scope.Mode, Amount: amount,
+		Currency: "BRL", Methods: []domain.Method{domain.MethodPix}, Description: description, Now: now})
+	if err != nil {
+		return nil, nil, err
+	}
+	evs, err := domain.NewChargeEvents(c, "", domain.CreationEvents(), domain.Links{}, func() (string, error) {
+		return domain.NewRawID(rand.Reader)
+	}, now)
+	return c, evs, err
 }
 
 // openMigratedPostgres opens a store on a test database of its own.

@@ -37,20 +37,12 @@ type statDeltaRow struct {
 	Refunded  int64  `bun:"refunded"`
 }
 
-// statDeltaInsertSQL is a new charge's delta on the create's bound batch.
-const statDeltaInsertSQL = `INSERT INTO charge_stat_deltas (account_id, mode, day, currency, status, paid_with, n, volume, refunded)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`
-
 // newChargeDelta is what a new charge adds: itself, in the group of its
 // creation day and status.
 func newChargeDelta(row *chargeRow) *statDeltaRow {
 	k := dayTotalKeyOf(row, row.CreatedAt)
 	return &statDeltaRow{AccountID: row.AccountID, Mode: row.Mode, Day: k.day, Currency: k.currency, Status: k.status,
 		PaidWith: k.paidWith, N: 1, Volume: row.Amount, Refunded: row.RefundCompleted}
-}
-
-func (d *statDeltaRow) args() []any {
-	return []any{d.AccountID, d.Mode, d.Day, d.Currency, d.Status, d.PaidWith, d.N, d.Volume, d.Refunded}
 }
 
 // foldLimit bounds the deltas one fold moves, so a backlog drains in
