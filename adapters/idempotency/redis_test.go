@@ -30,10 +30,27 @@ func newRedisClient(t *testing.T) (*redis.Client, string) {
 
 func TestRedisContract(t *testing.T) {
 	t.Parallel()
+	testRedisContract(t, func(c *redis.Client) redis.Cmdable { return c })
+}
+
+// The server talks to Redis through go-redis's autopipeliner
+// (cmd/wiring: hotPath); the cache keeps its contract over it.
+func TestRedisContractAutoPipelined(t *testing.T) {
+	t.Parallel()
+	testRedisContract(t, func(c *redis.Client) redis.Cmdable {
+		ap, err := c.AutoPipeline()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ap
+	})
+}
+
+func testRedisContract(t *testing.T, face func(*redis.Client) redis.Cmdable) {
 	testContract(t, func(t *testing.T) harness {
 		client, prefix := newRedisClient(t)
 		return harness{
-			cache:    idempotency.NewRedis(client, prefix),
+			cache:    idempotency.NewRedis(face(client), prefix),
 			shortTTL: 200 * time.Millisecond,
 			// Redis expires keys on its own clock; a margin covers its
 			// millisecond rounding.

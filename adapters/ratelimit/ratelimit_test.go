@@ -48,23 +48,33 @@ func TestMemoryGCRA(t *testing.T) {
 	}
 }
 
+// The limiter runs on a plain client and, as the server uses it
+// (cmd/wiring: hotPath), on go-redis's autopipeliner.
 func TestRedisGCRA(t *testing.T) {
 	t.Parallel()
 	url, prefix := testenv.RedisURL(t)
 	opts, _ := redis.ParseURL(url)
 	client := redis.NewClient(opts)
 	t.Cleanup(func() { client.Close() })
-	r := ratelimit.NewRedis(client, prefix)
-	limit := ports.RateLimit{Rate: 1, Burst: 2, Period: time.Second}
-	ctx := context.Background()
-	for i, want := range []bool{true, true, false} {
-		d, err := r.Allow(ctx, "k", limit)
-		if err != nil || d.Allowed != want {
-			t.Fatalf("request %d: %+v %v", i, d, err)
-		}
-		if !want && (d.RetryAfter <= 0 || d.RetryAfter > time.Second || d.Remaining != 0) {
-			t.Fatalf("refusal %+v", d)
-		}
+	ap, err := client.AutoPipeline()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]redis.Cmdable{"client": client, "autopipelined": ap} {
+		t.Run(name, func(t *testing.T) {
+			r := ratelimit.NewRedis(c, prefix+name+":")
+			limit := ports.RateLimit{Rate: 1, Burst: 2, Period: time.Second}
+			ctx := context.Background()
+			for i, want := range []bool{true, true, false} {
+				d, err := r.Allow(ctx, "k", limit)
+				if err != nil || d.Allowed != want {
+					t.Fatalf("request %d: %+v %v", i, d, err)
+				}
+				if !want && (d.RetryAfter <= 0 || d.RetryAfter > time.Second || d.Remaining != 0) {
+					t.Fatalf("refusal %+v", d)
+				}
+			}
+		})
 	}
 }
 
