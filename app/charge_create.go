@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/quitapix/quita/domain"
@@ -150,26 +151,57 @@ func (s *ChargeService) runIdempotent(ctx context.Context, scope ports.Scope, id
 // until stop is called, so the claim can stay short: a request killed with
 // its process frees the key within IdempotencyLockTTL, while a slow live
 // one (a slow acquirer) keeps it. stop returns once renewal has ended, so
-// no renewal runs after the claim is completed or released.
+// no renewal runs after the claim is completed or released. Renewal is a
+// timer, not a goroutine: nearly every request ends before the first tick,
+// and then costs no goroutine, ticker or context (issue 17).
 func (s *ChargeService) renewClaim(ctx context.Context, ckey, fingerprint string) (stop func()) {
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(s.cfg.IdempotencyRenewEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if ok, err := s.cache.Extend(ctx, ckey, fingerprint, s.cfg.IdempotencyLockTTL); err != nil || !ok {
-					return // the cache lost it: the database still guards the key
-				}
-			}
+	r := &claimRenewal{}
+	r.mu.Lock() // the first tick reads r.timer
+	defer r.mu.Unlock()
+	r.timer = time.AfterFunc(s.cfg.IdempotencyRenewEvery, func() {
+		r.mu.Lock()
+		if r.stopped {
+			r.mu.Unlock()
+			return
 		}
-	}()
-	return func() { cancel(); <-done }
+		if r.ctx == nil {
+			r.ctx, r.cancel = context.WithCancel(context.WithoutCancel(ctx))
+		}
+		r.running.Add(1)
+		r.mu.Unlock()
+		defer r.running.Done()
+		if ok, err := s.cache.Extend(r.ctx, ckey, fingerprint, s.cfg.IdempotencyLockTTL); err != nil || !ok {
+			return // the cache lost it: the database still guards the key
+		}
+		r.mu.Lock()
+		if !r.stopped {
+			r.timer.Reset(s.cfg.IdempotencyRenewEvery)
+		}
+		r.mu.Unlock()
+	})
+	return r.stop
+}
+
+// claimRenewal is one request's renewal timer (renewClaim).
+type claimRenewal struct {
+	mu      sync.Mutex
+	timer   *time.Timer
+	stopped bool
+	ctx     context.Context // made at the first renewal
+	cancel  context.CancelFunc
+	running sync.WaitGroup // a renewal under way
+}
+
+func (r *claimRenewal) stop() {
+	r.mu.Lock()
+	r.stopped = true
+	r.timer.Stop()
+	cancel := r.cancel
+	r.mu.Unlock()
+	if cancel != nil {
+		cancel() // ends an Extend in flight
+	}
+	r.running.Wait()
 }
 
 // replay answers from the durable record: the original response, or

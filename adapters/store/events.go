@@ -74,12 +74,18 @@ func (db *DB) GetEvent(ctx context.Context, scope ports.Scope, id string) (*doma
 	return &ev, nil
 }
 
-// DeleteEventsBefore implements ports.EventOutbox; the index on created_at
-// finds the batch without a scan.
+// DeleteEventsBefore implements ports.EventOutbox. On Postgres the old
+// events are found through a BRIN index on created_at (migration
+// 20261127000001), summarised first as DeleteRequestLogsBefore does; any
+// limit of them goes, not the oldest limit, which would have to read and
+// sort every match.
 func (db *DB) DeleteEventsBefore(ctx context.Context, t time.Time, limit int) (int, error) {
+	if postgres(db.bun) {
+		_, _ = db.bun.ExecContext(ctx, "SELECT brin_summarize_new_values('charge_events_created_brin')")
+	}
 	sub := db.bun.NewSelect().Model((*eventRow)(nil)).Column("e.seq").
 		Where("e.created_at < ?", newDBTime(t)).Where("NOT EXISTS (SELECT 1 FROM event_outbox AS o WHERE o.seq = e.seq)").
-		OrderExpr("e.created_at").Limit(int64(limit))
+		Limit(int64(limit))
 	res, err := db.bun.NewDelete().Model((*eventRow)(nil)).Where("seq IN (?)", sub).Exec(ctx)
 	if err != nil {
 		return 0, mapError(err)

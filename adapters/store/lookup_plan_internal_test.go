@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -252,4 +253,80 @@ func explain(t *testing.T, tx bun.Tx, q *bun.SelectQuery) (nodes, indexes []stri
 		t.Fatal(err)
 	}
 	return planNodes(t, []byte(plan))
+}
+
+// sqlRecorder keeps the text of every query bun runs.
+type sqlRecorder struct {
+	mu   sync.Mutex
+	sqls []string
+}
+
+func (r *sqlRecorder) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+
+func (r *sqlRecorder) AfterQuery(_ context.Context, e *bun.QueryEvent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sqls = append(r.sqls, e.Query)
+}
+
+// The charges' lists and the stats' scan of charges are served by one
+// index, charges_scope_created_idx (migration 20261127000001, which
+// dropped charges_list_idx and charges_stats_idx): an index a create no
+// longer maintains twice. The statements are the ones the store sends,
+// captured as they run, then explained.
+func TestChargeListsAndStatsUseTheScopeIndex(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openMigratedPostgres(t)
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	scope := ports.Scope{AccountID: "acct_lists", Mode: domain.ModeLive}
+	for i := range 400 {
+		s := scope
+		if i%4 == 0 { // another account's charges share the table
+			s.AccountID = "acct_others"
+		}
+		c, evs, err := newPixCharge(s, int64(100+i), "", now.Add(-time.Duration(i)*time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.CreateCharge(ctx, c, evs, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := &sqlRecorder{}
+	db.bun.AddQueryHook(rec)
+	page, more, err := db.ListCharges(ctx, ports.ChargeQuery{Scope: scope, Limit: 10})
+	if err != nil || len(page) != 10 || !more {
+		t.Fatalf("list: %d charges, more %v, %v", len(page), more, err)
+	}
+	// A window that does not start at midnight scans the charges.
+	aggs, err := db.AggregatePayments(ctx, scope, now.Add(-90*time.Minute), "")
+	if err != nil || len(aggs) == 0 {
+		t.Fatalf("aggregate: %v, %v", aggs, err)
+	}
+	rec.mu.Lock()
+	sqls := slices.Clone(rec.sqls)
+	rec.mu.Unlock()
+	// Which index serves each statement, on a table too small for the
+	// planner to prefer any over a scan: the scans are turned off.
+	tx := pinnedTx(t, db)
+	checked := 0
+	for _, q := range sqls {
+		if !strings.HasPrefix(q, "SELECT") || !strings.Contains(q, `FROM "charges"`) {
+			continue
+		}
+		checked++
+		var plan []byte
+		if err := tx.QueryRowContext(ctx, "EXPLAIN (FORMAT JSON) "+q).Scan(&plan); err != nil {
+			t.Fatalf("explain %s: %v", q, err)
+		}
+		nodes, indexes := planNodes(t, plan)
+		sorted := slices.Contains(nodes, "Sort") && !strings.Contains(q, "GROUP BY")
+		if !slices.Equal(indexes, []string{"charges_scope_created_idx"}) || sorted {
+			t.Errorf("%s\nplans %v on indexes %v, want charges_scope_created_idx (and no sort for a list)", q, nodes, indexes)
+		}
+	}
+	if checked != 2 {
+		t.Errorf("explained %d statements on charges, want the list's and the aggregate's: %q", checked, sqls)
+	}
 }
