@@ -406,10 +406,17 @@ func TestBatchedCreatesOnPostgres(t *testing.T) {
 		wantN, wantVolume = wantN+1, wantVolume+r.c.Amount()
 	}
 
-	// A batch that commits: 37 creates = statements of 32, 4 and 1 rows.
+	// A batch that commits: 37 creates = statements of 32, 4 and 1 rows,
+	// each with its cob intent recorded first, which the batch settles.
 	keys := make([]string, 37)
 	for i := range keys {
 		keys[i] = fmt.Sprint("key-", i)
+	}
+	for _, k := range append(slices.Clone(keys), "bystander") {
+		in := ports.ProviderIntent{Key: ports.IdempotencyKey{Scope: scope, Key: k}, TxID: "tx-" + k, CreatedAt: time.Now()}
+		if err := db.RecordProviderIntent(ctx, in); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, r := range round(keys) {
 		if r.err != nil {
@@ -417,6 +424,14 @@ func TestBatchedCreatesOnPostgres(t *testing.T) {
 			continue
 		}
 		check(r)
+	}
+	left, err := db.ProviderIntentsBefore(ctx, time.Now().Add(time.Hour), 100)
+	var leftKeys []string
+	for _, in := range left {
+		leftKeys = append(leftKeys, in.Key.Key)
+	}
+	if err != nil || !slices.Equal(leftKeys, []string{"bystander"}) {
+		t.Errorf("intents left after the batch: %v (%v), want the bystander's alone", leftKeys, err)
 	}
 	wantN, wantVolume = wantN+1, wantVolume+100 // the round's first create
 
