@@ -272,9 +272,10 @@ func (r *sqlRecorder) AfterQuery(_ context.Context, e *bun.QueryEvent) {
 // The charges' lists and the stats' scan of charges are served by one
 // index, charges_scope_created_idx (migration 20261127000001, which
 // dropped charges_list_idx and charges_stats_idx): an index a create no
-// longer maintains twice. The statements are the ones the store sends,
+// longer maintains twice. A list by customer document is served by the
+// partial index that only charges with a document are in. The statements are the ones the store sends,
 // captured as they run, then explained.
-func TestChargeListsAndStatsUseTheScopeIndex(t *testing.T) {
+func TestChargeListsAndStatsUseTheirIndexes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db := openMigratedPostgres(t)
@@ -293,11 +294,33 @@ func TestChargeListsAndStatsUseTheScopeIndex(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// One charge with a customer document: the partial document index
+	// (migration 20261127000002) holds it alone.
+	id, err := domain.NewRawID(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withDoc, err := domain.NewCharge(domain.NewChargeParams{ID: id, AccountID: scope.AccountID, Mode: scope.Mode, Amount: 990,
+		Currency: "BRL", Methods: []domain.Method{domain.MethodPix}, Customer: domain.Customer{Document: "529.982.247-25"}, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateCharge(ctx, withDoc, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	var entries int
+	if err := db.bun.QueryRowContext(ctx, "SELECT count(*) FROM charges WHERE customer_document_norm <> ''").Scan(&entries); err != nil || entries != 1 {
+		t.Fatalf("%d charges with a document (%v), want 1", entries, err)
+	}
 	rec := &sqlRecorder{}
 	db.bun.AddQueryHook(rec)
 	page, more, err := db.ListCharges(ctx, ports.ChargeQuery{Scope: scope, Limit: 10})
 	if err != nil || len(page) != 10 || !more {
 		t.Fatalf("list: %d charges, more %v, %v", len(page), more, err)
+	}
+	page, _, err = db.ListCharges(ctx, ports.ChargeQuery{Scope: scope, Limit: 10, CustomerDocument: "52998224725"})
+	if err != nil || len(page) != 1 || page[0].ID() != withDoc.ID() {
+		t.Fatalf("list by document: %d charges, %v", len(page), err)
 	}
 	// A window that does not start at midnight scans the charges.
 	aggs, err := db.AggregatePayments(ctx, scope, now.Add(-90*time.Minute), "")
@@ -321,12 +344,16 @@ func TestChargeListsAndStatsUseTheScopeIndex(t *testing.T) {
 			t.Fatalf("explain %s: %v", q, err)
 		}
 		nodes, indexes := planNodes(t, plan)
+		want := "charges_scope_created_idx"
+		if strings.Contains(q, "customer_document_norm =") {
+			want = "charges_document_part_idx"
+		}
 		sorted := slices.Contains(nodes, "Sort") && !strings.Contains(q, "GROUP BY")
-		if !slices.Equal(indexes, []string{"charges_scope_created_idx"}) || sorted {
-			t.Errorf("%s\nplans %v on indexes %v, want charges_scope_created_idx (and no sort for a list)", q, nodes, indexes)
+		if !slices.Equal(indexes, []string{want}) || sorted {
+			t.Errorf("%s\nplans %v on indexes %v, want %s (and no sort for a list)", q, nodes, indexes, want)
 		}
 	}
-	if checked != 2 {
-		t.Errorf("explained %d statements on charges, want the list's and the aggregate's: %q", checked, sqls)
+	if checked != 3 {
+		t.Errorf("explained %d statements on charges, want the two lists' and the aggregate's: %q", checked, sqls)
 	}
 }
