@@ -69,7 +69,8 @@ chaos: services ## Fault-injection run (CHAOS_SEED, CHAOS_DURATION; see e2e/chao
 	@mkdir -p $(ARTIFACTS)/chaos
 	CHAOS_LOG_DIR=$(CURDIR)/$(ARTIFACTS)/chaos $(GO) test -tags chaos -count=1 -v -timeout 10m -run '^TestChaos$$' ./e2e/chaos
 
-bench: services ## Run the benchmarks (and cmd/quitabench when it exists)
+bench: ## Run the benchmarks (and cmd/quitabench when it exists)
+	@bash scripts/services.sh --bench
 	$(GO) test -run='^$$' -bench=. -benchmem -count=1 ./...
 	@if [[ -d cmd/quitabench ]]; then $(GO) run ./cmd/quitabench; \
 	else echo 'bench: no cmd/quitabench yet, skipped'; fi

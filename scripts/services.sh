@@ -6,8 +6,12 @@
 # run before every `make test`. One that does not is started, and installed
 # from Debian's packages first when missing. Nothing is ever stopped. The
 # tools some tests drive (Chromium for the browser tests, poppler-utils for
-# the receipt tests) are installed when missing, too.
+# the receipt tests) are installed when missing, too. With --bench, so is
+# wrk, which drives the benchmark's closed loop (cmd/quitabench).
 set -euo pipefail
+
+bench=false
+[[ ${1:-} == --bench ]] && bench=true
 
 readonly PG_HOST=127.0.0.1 PG_PORT=5432
 readonly REDIS_HOST=127.0.0.1 REDIS_PORT=6379
@@ -147,6 +151,15 @@ ensure_poppler() {
 	command -v pdftotext >/dev/null && command -v pdftoppm >/dev/null
 }
 
+# wrk for the benchmark's closed loop (make bench). Installed only when
+# missing; without it quitabench falls back to its own Go generator.
+ensure_wrk() {
+	command -v wrk >/dev/null && return 0
+	log "wrk not installed; installing from apt"
+	apt_install wrk || return 1
+	command -v wrk >/dev/null
+}
+
 status=0
 
 if ensure_postgres; then
@@ -178,6 +191,14 @@ if ensure_poppler; then
 else
 	echo "poppler:  MISSING (receipt tests fail under CI=true)"
 	status=1
+fi
+
+if $bench; then
+	if ensure_wrk; then
+		echo "wrk:      $(wrk -v 2>&1 | head -n 1)"
+	else
+		echo "wrk:      MISSING (quitabench drives the closed loop with its own Go generator)"
+	fi
 fi
 
 exit "$status"

@@ -91,6 +91,7 @@ func run() error {
 	refunds := flag.Bool("refunds", true, "also run the refund pipeline benchmark (quitad in its own processes)")
 	refundRate := flag.Int("refund-rate", 300, "refund benchmark: offered refunds per second (and twice that)")
 	refundDur := flag.Duration("refund-duration", 5*time.Second, "refund benchmark: length of each phase")
+	driver := flag.String("closed-loop", "auto", "the closed loop's load generator: wrk, go (this program's own), or auto (wrk when installed)")
 	maxInFlight := flag.Int("max-in-flight", 0, "the server's QUITA_MAX_IN_FLIGHT (0: its default; -1: no admission control, to compare)")
 	overloadOnly := flag.Bool("overload-only", false, "after the closed loop, only the overload phase")
 	quick := flag.Bool("quick", false, "only the reference, the cold open loop and the closed loop (before/after comparisons)")
@@ -207,19 +208,17 @@ func run() error {
 	targets = append(targets, openLoopTargets(fmt.Sprintf("create %d/s cold", *rate), coldR, loadavg())...)
 
 	cpu0 := takeCPU()
-	closed, err := openLoopProc(loadSpec{URL: cfg.BaseURL, Key: acct.LiveKey, Op: "create", Workers: *workers, Duration: *dur})
+	cl, err := closedLoopPhase(ctx, *driver, loadSpec{URL: cfg.BaseURL, Key: acct.LiveKey, Op: "create", Workers: *workers, Duration: *dur})
 	if err != nil {
 		return err
 	}
 	cpu1 := takeCPU()
-	closedR := summarize(closed, http.StatusCreated)
-	n, errs, lat := closedR.ok, closedR.shed+closedR.failed, closedR.okLat
-	tput := float64(n) / dur.Seconds()
-	fmt.Printf("create, closed loop (%d workers, load-generator process): %d charges in %s = %.0f/s, errors %d, p50 %.1f ms, p99 %.1f ms\n",
-		*workers, n, *dur, tput, errs, pct(lat, 50), pct(lat, 99))
-	fmt.Printf("    CPU per create in the closed loop: %s\n", cpu0.per(cpu1, n))
+	tput := float64(cl.ok) / cl.seconds
+	fmt.Printf("create, closed loop (%d connections, %s in its own process): %d charges in %.1fs = %.0f/s, errors %d, p50 %.1f ms, p99 %.1f ms, p99.9 %.1f ms\n",
+		*workers, cl.driver, cl.ok, cl.seconds, tput, cl.errors, cl.p50, cl.p99, cl.p999)
+	fmt.Printf("    CPU per create in the closed loop: %s\n", cpu0.per(cpu1, cl.ok))
 	targets = append(targets, row{target{"create closed loop", tput, "charges/s", 0.4 * refTPS, true},
-		fmt.Sprintf("0.4 x %.0f/s %s (load %s)", refTPS, how, refLoad), loadavg()})
+		fmt.Sprintf("0.4 x %.0f/s %s (load %s), %s", refTPS, how, refLoad, cl.driver), loadavg()})
 
 	if *quick {
 		return printTable(targets, *strict)
