@@ -313,7 +313,7 @@ func TestChargeListsAndStatsUseTheirIndexes(t *testing.T) {
 		t.Fatalf("%d charges with a document (%v), want 1", entries, err)
 	}
 	rec := &sqlRecorder{}
-	db.bun.AddQueryHook(rec)
+	db.bun = db.bun.WithQueryHook(rec) // this test's store only
 	page, more, err := db.ListCharges(ctx, ports.ChargeQuery{Scope: scope, Limit: 10})
 	if err != nil || len(page) != 10 || !more {
 		t.Fatalf("list: %d charges, more %v, %v", len(page), more, err)
