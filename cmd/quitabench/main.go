@@ -87,6 +87,7 @@ func run() error {
 	overload := flag.Bool("overload", true, "offer twice the measured capacity, then the normal rate again")
 	strict := flag.Bool("strict", false, "exit non-zero when a target is missed")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run (server and closed-loop load) to this file")
+	memprofile := flag.String("memprofile", "", "write the server's allocation profile of the whole run to this file (go tool pprof -sample_index=alloc_space)")
 	overloadProfile := flag.String("overload-cpuprofile", "", "write a CPU profile of the overload phase to this file")
 	refunds := flag.Bool("refunds", true, "also run the refund pipeline benchmark (quitad in its own processes)")
 	refundRate := flag.Int("refund-rate", 300, "refund benchmark: offered refunds per second (and twice that)")
@@ -106,6 +107,13 @@ func run() error {
 	}
 	if *payoutsOnly {
 		return runPayoutsOnly(*pgURL, *redisURL, *payoutDur, *payoutRate, *strict)
+	}
+	if *memprofile != "" {
+		defer func() {
+			if err := writeHeapProfile(*memprofile); err != nil {
+				fmt.Fprintln(os.Stderr, "quitabench: memprofile:", err)
+			}
+		}()
 	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
@@ -470,3 +478,17 @@ func envOr(k, def string) string {
 }
 
 func numCPU() int { return runtime.NumCPU() }
+
+// writeHeapProfile writes the allocations sampled since the start (the
+// heap profile's alloc_space and alloc_objects) to path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
