@@ -133,13 +133,11 @@ type OutboxBatch struct {
 // WebhookOutbox turns outbox events into deliveries.
 type WebhookOutbox interface {
 	// DispatchEvents claims up to limit undispatched charge events in
-	// order (FOR UPDATE SKIP LOCKED on Postgres), calls fan with those
-	// that have a receiver (an ACTIVE endpoint in their scope, or their
-	// charge's webhookUrl) and the ACTIVE endpoints of their scopes, and
-	// in the same transaction inserts the deliveries fan returned and
-	// takes all the claimed events out of the outbox; fan is not called
-	// when none has a receiver. An error from fan rolls everything back.
-	// It returns the number of events dispatched.
+	// order (FOR UPDATE SKIP LOCKED on Postgres), calls fan with them and
+	// the ACTIVE endpoints of their scopes, and in the same transaction
+	// inserts the deliveries fan returned and takes the events out of the
+	// outbox. An error from fan rolls everything back. It returns the
+	// number of events dispatched.
 	DispatchEvents(ctx context.Context, limit int, fan func(OutboxBatch) ([]domain.WebhookDelivery, error)) (int, error)
 }
 

@@ -4,9 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"fmt"
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -348,44 +345,6 @@ func (db *DB) DeliveryStats(ctx context.Context, scope ports.Scope) (ports.Deliv
 type outboxRow struct {
 	eventRow   `bun:",extend"`
 	WebhookURL *string `bun:"webhook_url,scanonly"`
-	received   bool    // it has a receiver: its payload is read (fillReceived)
-}
-
-// fillReceived marks the rows of events that have a receiver — an ACTIVE
-// endpoint in their scope, or a charge's webhookUrl — and reads their
-// payloads, in one statement. The others are dispatched with nothing to
-// deliver and their payloads are never read: an account without
-// endpoints costs the dispatcher no ~1 KB read per event (issue 17).
-func fillReceived(ctx context.Context, tx bun.Tx, rows []outboxRow, endpoints map[ports.Scope][]domain.WebhookEndpoint) error {
-	bySeq := map[int64]*outboxRow{}
-	for i := range rows {
-		r := &rows[i]
-		scope := ports.Scope{AccountID: r.AccountID, Mode: domain.Mode(r.Mode)}
-		if deref(r.WebhookURL) != "" || len(endpoints[scope]) > 0 {
-			r.received = true
-			bySeq[r.Seq] = r
-		}
-	}
-	if len(bySeq) == 0 {
-		return nil
-	}
-	var payloads []struct {
-		Seq     int64  `bun:"seq"`
-		Payload []byte `bun:"payload"`
-	}
-	err := tx.NewSelect().Model((*eventRow)(nil)).Column("seq", "payload").
-		Where("e.seq IN (?)", bun.List(slices.Collect(maps.Keys(bySeq)))).Scan(ctx, &payloads)
-	if err != nil {
-		return mapError(err)
-	}
-	for _, p := range payloads {
-		bySeq[p.Seq].Payload = p.Payload
-		delete(bySeq, p.Seq)
-	}
-	for seq := range bySeq { // locked by this transaction: cannot happen
-		return fmt.Errorf("store: outbox event %d has no event row", seq)
-	}
-	return nil
 }
 
 // outboxRowModel is a row of event_outbox: the seq of an event not
@@ -410,12 +369,9 @@ SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; SET LOCAL ena
 
 // outboxQuery selects the oldest limit undispatched events with their
 // charge's webhook URL, locking their outbox rows (skipping those another
-// dispatcher holds) on Postgres. It leaves the payloads out: most events
-// of an account without endpoints have no receiver, and DispatchEvents
-// reads the payloads of those that do.
+// dispatcher holds) on Postgres.
 func outboxQuery(db bun.IDB, rows *[]outboxRow, limit int) *bun.SelectQuery {
-	q := db.NewSelect().Model(rows).Column("seq", "id", "account_id", "mode", "charge_id", "type", "created_at").
-		ColumnExpr("c.webhook_url AS webhook_url").
+	q := db.NewSelect().Model(rows).ColumnExpr("e.*").ColumnExpr("c.webhook_url AS webhook_url").
 		Join("JOIN event_outbox AS o ON o.seq = e.seq").
 		Join("LEFT JOIN charges AS c ON c.id = e.charge_id").
 		OrderExpr("o.seq").Limit(int64(limit))
@@ -441,10 +397,11 @@ func (db *DB) DispatchEvents(ctx context.Context, limit int, fan func(ports.Outb
 		if len(rows) == 0 {
 			return nil
 		}
-		batch := ports.OutboxBatch{Endpoints: map[ports.Scope][]domain.WebhookEndpoint{}}
+		batch := ports.OutboxBatch{Events: make([]ports.OutboxEvent, len(rows)), Endpoints: map[ports.Scope][]domain.WebhookEndpoint{}}
 		accounts := map[string]bool{}
 		seqs := make([]int64, len(rows))
 		for i := range rows {
+			batch.Events[i] = ports.OutboxEvent{Event: rows[i].toDomain(), WebhookURL: deref(rows[i].WebhookURL)}
 			accounts[rows[i].AccountID] = true
 			seqs[i] = rows[i].Seq
 		}
@@ -467,19 +424,9 @@ func (db *DB) DispatchEvents(ctx context.Context, limit int, fan func(ports.Outb
 			s := ports.Scope{AccountID: e.AccountID, Mode: e.Mode}
 			batch.Endpoints[s] = append(batch.Endpoints[s], e)
 		}
-		if err := fillReceived(ctx, tx, rows, batch.Endpoints); err != nil {
+		ds, err := fan(batch)
+		if err != nil {
 			return err
-		}
-		for i := range rows {
-			if rows[i].received {
-				batch.Events = append(batch.Events, ports.OutboxEvent{Event: rows[i].toDomain(), WebhookURL: deref(rows[i].WebhookURL)})
-			}
-		}
-		var ds []domain.WebhookDelivery
-		if len(batch.Events) > 0 {
-			if ds, err = fan(batch); err != nil {
-				return err
-			}
 		}
 		if len(ds) > 0 {
 			drs := make([]deliveryRow, len(ds))

@@ -1,7 +1,6 @@
 package store_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"sync"
@@ -50,63 +49,6 @@ func testDispatchFansOutOnce(t *testing.T, db *store.DB) {
 		if len(d.Payload) == 0 || d.Status != domain.DeliveryPending || d.MaxAttempts != domain.MaxDeliveryAttempts || d.EventID == "" {
 			t.Fatalf("delivery %+v", d)
 		}
-	}
-}
-
-// Fan-out gets the events that have a receiver — an ACTIVE endpoint in
-// their scope, or their charge's webhookUrl — each with its payload byte
-// for byte; the others leave the outbox with nothing to deliver, their
-// payloads unread, and never come back.
-func testDispatchHandsOutOnlyReceivedEvents(t *testing.T, db *store.DB) {
-	ctx := context.Background()
-	withEndpoint := webhookAccount(t, db)
-	newEndpoint(t, db, withEndpoint, domain.EventChargePaid) // subscribed or not, it receives the scope's events
-	withURL := webhookAccount(t, db)
-	silent := webhookAccount(t, db)
-	want := map[string][]byte{} // event id → payload
-	for _, tc := range []struct {
-		scope   ports.Scope
-		url     string
-		handout bool
-	}{
-		{withEndpoint, "", true},
-		{withURL, "https://merchant.example.com/tx", true},
-		{silent, "", false},
-		{ports.Scope{AccountID: withEndpoint.AccountID, Mode: domain.ModeTest}, "", false}, // the endpoint is live only
-	} {
-		c := newCharge(t, tc.scope, baseTime, func(p *domain.NewChargeParams) { p.WebhookURL = tc.url })
-		evs := chargeEvents(t, c, "", domain.CreationEvents(), baseTime)
-		mustCreate(t, db, c, evs, nil)
-		if tc.handout {
-			for _, e := range evs {
-				want[e.ID] = e.Payload
-			}
-		}
-	}
-	got := map[string][]byte{}
-	n, err := db.DispatchEvents(ctx, 100, func(b ports.OutboxBatch) ([]domain.WebhookDelivery, error) {
-		for _, e := range b.Events {
-			got[e.ID] = e.Payload
-		}
-		return nil, nil
-	})
-	if err != nil || n != 8 {
-		t.Fatalf("dispatched %d events, %v; want all 8", n, err)
-	}
-	if len(got) != len(want) {
-		t.Errorf("fan-out got %d events, want the %d with a receiver", len(got), len(want))
-	}
-	for id, p := range want {
-		if !bytes.Equal(got[id], p) {
-			t.Errorf("event %s handed out with payload %q, want %q", id, got[id], p)
-		}
-	}
-	n, err = db.DispatchEvents(ctx, 100, func(ports.OutboxBatch) ([]domain.WebhookDelivery, error) {
-		t.Error("dispatched events handed out again")
-		return nil, nil
-	})
-	if err != nil || n != 0 {
-		t.Fatalf("second dispatch: %d, %v", n, err)
 	}
 }
 

@@ -30,7 +30,6 @@ func runWebhookContract(t *testing.T, open func(t *testing.T) *store.DB) {
 	}{
 		{"EndpointsCRUDAndScope", testEndpointsCRUD},
 		{"DispatchFansOutOnce", testDispatchFansOutOnce},
-		{"DispatchHandsOutOnlyReceivedEvents", testDispatchHandsOutOnlyReceivedEvents},
 		{"ClaimLeaseAndComplete", testClaimLeaseAndComplete},
 		{"InactiveEndpointWaits", testInactiveEndpointWaits},
 		{"GoneDeactivatesAndCancels", testGoneDeactivatesAndCancels},
