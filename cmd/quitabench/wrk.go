@@ -122,11 +122,16 @@ func closedLoopPhase(ctx context.Context, driver string, spec loadSpec) (closedR
 		return closedResult{}, fmt.Errorf("-closed-loop wrk: %w", lookErr)
 	case driver == "wrk" || driver == "auto" && lookErr == nil:
 		r, err := wrkClosedLoop(ctx, path, spec, spec.Workers)
-		if err != nil {
+		if err == nil {
+			return closedResult{driver: "wrk", ok: r.ok(), errors: r.errors(), seconds: r.seconds(),
+				p50: r.P50 / 1000, p99: r.P99 / 1000, p999: r.P999 / 1000}, nil
+		}
+		if driver == "wrk" {
 			return closedResult{}, err
 		}
-		return closedResult{driver: "wrk", ok: r.ok(), errors: r.errors(), seconds: r.seconds(),
-			p50: r.P50 / 1000, p99: r.P99 / 1000, p999: r.P999 / 1000}, nil
+		// As the reference falls back from pgbench to pgx.
+		fmt.Fprintln(os.Stderr, "quitabench: wrk failed, running the closed loop with the Go generator instead:", err)
+		fallthrough
 	case driver == "go" || driver == "auto":
 		shots, err := openLoopProc(spec)
 		if err != nil {
