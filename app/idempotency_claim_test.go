@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"sync"
 	"testing"
 	"time"
 
@@ -89,5 +90,79 @@ func TestSlowRequestKeepsRenewingItsClaim(t *testing.T) {
 	}
 	if n := len(h.acquirer.CreatePixChargeCalls()); n != 1 {
 		t.Fatalf("acquirer called %d times", n)
+	}
+}
+
+// Renewal ends with the request: once Create has answered, the claim is
+// never extended again, and a renewal stuck on a hanging cache is cut
+// short rather than holding the answer back (the claim renews by a timer,
+// issue 17).
+func TestClaimRenewalEndsWithTheRequest(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	release := make(chan struct{})
+	create := h.acquirer.CreatePixChargeFunc
+	h.acquirer.CreatePixChargeFunc = func(ctx context.Context, r ports.CreatePixChargeRequest) (*ports.CreatePixChargeResponse, error) {
+		<-release
+		return create(ctx, r)
+	}
+	var (
+		mu      sync.Mutex
+		extends int
+	)
+	hang := make(chan struct{}) // closed: the next Extend hangs until its context ends
+	h.cache.ExtendFunc = func(ctx context.Context, _, _ string, _ time.Duration) (bool, error) {
+		mu.Lock()
+		extends++
+		mu.Unlock()
+		select {
+		case <-hang:
+			<-ctx.Done()
+			return false, ctx.Err()
+		default:
+			return true, nil
+		}
+	}
+	count := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return extends
+	}
+	const every = 10 * time.Millisecond
+	svc := app.NewChargeService(h.store, h.records, h.cache, h.acquirer, nil, app.SystemClock{},
+		&mocks.IDGeneratorMock{NewIDFunc: func() (string, error) { return domain.NewRawID(rand.Reader) }},
+		slog.New(slog.NewTextHandler(io.Discard, nil)), app.ChargesConfig{
+			Links:              domain.Links{CheckoutBase: "https://pay.example.com/c"},
+			IdempotencyLockTTL: 50 * every, IdempotencyRenewEvery: every,
+		})
+	done := make(chan error, 1)
+	go func() {
+		_, err := svc.Create(context.Background(), caller, app.CreateChargeInput{Amount: 100, Methods: []domain.Method{domain.MethodPix}},
+			app.Idempotency{Key: "renewed", Fingerprint: "fp-renewed"}, render)
+		done <- err
+	}()
+	for deadline := time.Now().Add(5 * time.Second); count() < 3; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d renewals in 5 s, want the claim renewed every %v", count(), every)
+		}
+		time.Sleep(every)
+	}
+	close(hang)
+	for n := count(); count() == n; { // a renewal is now hanging
+		time.Sleep(every)
+	}
+	close(release)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Create did not answer: the hanging renewal held it")
+	}
+	after := count()
+	time.Sleep(10 * every)
+	if n := count(); n != after {
+		t.Errorf("%d renewals after Create answered, want none", n-after)
 	}
 }

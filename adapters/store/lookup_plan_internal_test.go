@@ -273,8 +273,8 @@ func (r *sqlRecorder) AfterQuery(_ context.Context, e *bun.QueryEvent) {
 // index, charges_scope_created_idx (migration 20261127000001, which
 // dropped charges_list_idx and charges_stats_idx): an index a create no
 // longer maintains twice. A list by customer document is served by the
-// partial index that only charges with a document are in. The statements are the ones the store sends,
-// captured as they run, then explained.
+// partial index that only charges with a document are in. The statements
+// are the ones the store sends, captured as they run, then explained.
 func TestChargeListsAndStatsUseTheirIndexes(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

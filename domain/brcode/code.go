@@ -139,9 +139,7 @@ var crcTable = func() (t [256]uint16) {
 // checksum formats the checksum of payload (which must end in "6304") the
 // way tag 63 carries it.
 func checksum(payload string) string {
-	const hex = "0123456789ABCDEF"
-	crc := CRC16CCITT([]byte(payload))
-	return string([]byte{hex[crc>>12], hex[crc>>8&0xF], hex[crc>>4&0xF], hex[crc&0xF]})
+	return fmt.Sprintf("%04X", CRC16CCITT([]byte(payload)))
 }
 
 func malformed(format string, args ...any) error {
