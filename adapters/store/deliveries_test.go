@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -49,6 +50,48 @@ func testDispatchFansOutOnce(t *testing.T, db *store.DB) {
 		if len(d.Payload) == 0 || d.Status != domain.DeliveryPending || d.MaxAttempts != domain.MaxDeliveryAttempts || d.EventID == "" {
 			t.Fatalf("delivery %+v", d)
 		}
+	}
+}
+
+// One statement's events can be more than a pass takes (on Postgres they
+// share one outbox row): a pass takes the oldest limit of them, the next
+// the rest, each once and in the order written; and the retention sweep
+// keeps every event from the oldest undispatched one on.
+func testDispatchSplitsAStatement(t *testing.T, db *store.DB) {
+	ctx := context.Background()
+	scope := webhookAccount(t, db)
+	c := newCharge(t, scope, baseTime, nil)
+	types := []domain.EventType{domain.EventChargeCreated, domain.EventPaymentCreated, domain.EventChargePaid,
+		domain.EventPaymentCompleted, domain.EventChargeRefunded}
+	evs := chargeEvents(t, c, "", types, baseTime)
+	mustCreate(t, db, c, evs, nil) // the five events in one statement
+	var got []string
+	for _, want := range []int{2, 2, 1, 0} {
+		n, err := db.DispatchEvents(ctx, 2, func(b ports.OutboxBatch) ([]domain.WebhookDelivery, error) {
+			for _, ev := range b.Events {
+				got = append(got, ev.ID)
+			}
+			return nil, nil
+		})
+		if err != nil || n != want {
+			t.Fatalf("pass %d: dispatched %d (err %v), want %d", len(got), n, err, want)
+		}
+		if len(got) == 2 {
+			// The first two are dispatched, the other three not yet.
+			if n, err := db.DeleteEventsBefore(ctx, baseTime.Add(time.Hour), 100); err != nil || n != 2 {
+				t.Fatalf("retention after the first pass deleted %d (err %v), want the 2 dispatched", n, err)
+			}
+		}
+	}
+	var want []string
+	for _, ev := range evs {
+		want = append(want, ev.ID)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("dispatched %v, want %v in the order written", got, want)
+	}
+	if n, err := db.DeleteEventsBefore(ctx, baseTime.Add(time.Hour), 100); err != nil || n != 3 {
+		t.Errorf("retention once all are dispatched deleted %d (err %v), want 3", n, err)
 	}
 }
 

@@ -78,14 +78,18 @@ func (db *DB) GetEvent(ctx context.Context, scope ports.Scope, id string) (*doma
 // events are found through a BRIN index on created_at (migration
 // 20261127000001), summarised first as DeleteRequestLogsBefore does; any
 // limit of them goes, not the oldest limit, which would have to read and
-// sort every match.
+// sort every match. An event still in the outbox stays: on Postgres every
+// event from the oldest undispatched one on stays (an outbox row holds a
+// statement's seqs, in order), on SQLite each outbox row is one event.
 func (db *DB) DeleteEventsBefore(ctx context.Context, t time.Time, limit int) (int, error) {
+	sub := db.bun.NewSelect().Model((*eventRow)(nil)).Column("e.seq").
+		Where("e.created_at < ?", newDBTime(t)).Limit(int64(limit))
 	if postgres(db.bun) {
 		_, _ = db.bun.ExecContext(ctx, "SELECT brin_summarize_new_values('charge_events_created_brin')")
+		sub = sub.Where("e.seq < (SELECT coalesce(min(o.seqs[1]), 9223372036854775807) FROM event_outbox AS o)")
+	} else {
+		sub = sub.Where("NOT EXISTS (SELECT 1 FROM event_outbox AS o WHERE o.seq = e.seq)")
 	}
-	sub := db.bun.NewSelect().Model((*eventRow)(nil)).Column("e.seq").
-		Where("e.created_at < ?", newDBTime(t)).Where("NOT EXISTS (SELECT 1 FROM event_outbox AS o WHERE o.seq = e.seq)").
-		Limit(int64(limit))
 	res, err := db.bun.NewDelete().Model((*eventRow)(nil)).Where("seq IN (?)", sub).Exec(ctx)
 	if err != nil {
 		return 0, mapError(err)

@@ -120,6 +120,21 @@ func (w waitCounts) top(n, samples int) string {
 	return strings.TrimSuffix(b.String(), "; ") + " (average sessions)"
 }
 
+// walLSN is the cluster's current WAL position in bytes, or 0 when it
+// cannot be read.
+func walLSN(ctx context.Context, dsn string) int64 {
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return 0
+	}
+	defer conn.Close(ctx)
+	var n int64
+	if conn.QueryRow(ctx, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint").Scan(&n) != nil {
+		return 0
+	}
+	return n
+}
+
 // sampleWaits polls pg_stat_activity every 100 ms until stop, which
 // returns the number of samples taken.
 func sampleWaits(ctx context.Context, dsn string) (waitCounts, func() int, error) {

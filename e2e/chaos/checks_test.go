@@ -46,7 +46,7 @@ func (c *checker) count(ctx context.Context, query string, args ...any) (int, er
 // backlog is what is still on its way: undispatched events, deliveries to
 // the endpoint not yet delivered, refunds not yet final.
 func (c *checker) backlog(ctx context.Context) (events, deliveries, refunds int, err error) {
-	if events, err = c.count(ctx, `SELECT count(*) FROM event_outbox o JOIN charge_events e ON e.seq = o.seq WHERE e.account_id = $1`, c.account); err != nil {
+	if events, err = c.count(ctx, `SELECT count(*) FROM event_outbox o CROSS JOIN unnest(o.seqs) AS s(seq) JOIN charge_events e ON e.seq = s.seq WHERE e.account_id = $1`, c.account); err != nil {
 		return
 	}
 	if deliveries, err = c.count(ctx, `SELECT count(*) FROM webhook_deliveries WHERE account_id = $1 AND endpoint_id = $2 AND status <> 'DELIVERED'`,
