@@ -44,12 +44,13 @@ type quitadProc struct {
 }
 
 type refundBench struct {
-	bin  string
-	env  []string
-	db   *sql.DB
-	http *http.Client
-	key  string
-	seq  atomic.Int64
+	bin     string
+	env     []string
+	db      *sql.DB
+	http    *http.Client
+	key     string
+	account string
+	seq     atomic.Int64
 }
 
 // refundPhase is what one load phase measured.
@@ -121,7 +122,7 @@ func runRefundBench(ctx context.Context, pgURL, redisURL string, d time.Duration
 // newQuitadBench builds quitad and gives it a scratch database (Redis
 // under its usual prefix) and a test-mode merchant whose request limit is
 // lifted; the refund and payout benchmarks start quitad processes on it.
-// done removes the database and the build.
+// done removes the database, the build and the merchant's Redis keys.
 func newQuitadBench(ctx context.Context, pgURL, redisURL, name string) (b *refundBench, done func(), err error) {
 	var undo []func()
 	cleanup := func() {
@@ -160,6 +161,9 @@ func newQuitadBench(ctx context.Context, pgURL, redisURL, name string) (b *refun
 	if err := b.newAccount(name); err != nil {
 		return nil, nil, err
 	}
+	// quitad keeps its keys under its default prefix: remove what the
+	// merchant's creates cached there (24 h otherwise).
+	undo = append(undo, func() { cleanRedis(ctx, redisURL, "quita:idem:"+b.account+":") })
 	return b, cleanup, nil
 }
 
@@ -185,7 +189,7 @@ func (b *refundBench) newAccount(name string) error {
 	if err := json.Unmarshal(out, &acct); err != nil || acct.TestKey == "" {
 		return fmt.Errorf("account create printed %q: %v", out, err)
 	}
-	b.key = acct.TestKey
+	b.key, b.account = acct.TestKey, acct.AccountID
 	_, err = b.admin("account", "guards", "--account", acct.AccountID, "--rate", "1000000", "--burst", "1000000")
 	return err
 }
