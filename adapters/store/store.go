@@ -137,6 +137,13 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	// distinct statement text — an extra round trip per query and a cache
 	// that only churns. The simple protocol sends the text once.
 	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+	// bun writes string values into that text doubling quotes only, which
+	// is safe only while a backslash is an ordinary character in a string
+	// literal. Ask for that in the startup packet, which outranks a
+	// database's or role's default (ALTER DATABASE … SET
+	// standard_conforming_strings = off would otherwise let a value with
+	// \' end its literal early on every interpolated write).
+	cfg.ConnConfig.RuntimeParams["standard_conforming_strings"] = "on"
 	if !hasParam(dsn, "pool_max_conns") {
 		// A create is a few round trips plus a commit flush: connections
 		// spend most of their time waiting, so allow more than pgx's
