@@ -45,7 +45,7 @@ func (r *auditRow) toPort() ports.AuditEntry {
 type requestLogRow struct {
 	bun.BaseModel `bun:"table:request_logs,alias:rl"`
 
-	RequestID      string `bun:"request_id,pk"`
+	RequestID      string `bun:"request_id"`
 	AccountID      string `bun:"account_id"`
 	Mode           string `bun:"mode"`
 	KeyFingerprint string `bun:"key_fingerprint"`
@@ -160,8 +160,9 @@ func (db *DB) ListAuditEntries(ctx context.Context, accountID string, limit int)
 	return out, nil
 }
 
-// InsertRequestLogs implements ports.RequestLogStore. A request id seen
-// before (a retried flush) is skipped.
+// InsertRequestLogs implements ports.RequestLogStore. The table has no
+// key (migration 20261127000004): the writer sends each entry once and
+// drops a batch that fails rather than retry it.
 func (db *DB) InsertRequestLogs(ctx context.Context, entries []ports.RequestLogEntry) error {
 	if len(entries) == 0 {
 		return nil
@@ -171,7 +172,7 @@ func (db *DB) InsertRequestLogs(ctx context.Context, entries []ports.RequestLogE
 		rows[i] = requestLogRow{RequestID: e.RequestID, AccountID: e.AccountID, Mode: e.Mode, KeyFingerprint: e.KeyFingerprint,
 			Method: e.Method, Path: e.Path, Status: e.Status, DurationMicros: e.Duration.Microseconds(), CreatedAt: newDBTime(e.CreatedAt)}
 	}
-	_, err := db.bun.NewInsert().Model(&rows).On("CONFLICT (request_id) DO NOTHING").Exec(ctx)
+	_, err := db.bun.NewInsert().Model(&rows).Exec(ctx)
 	return mapError(err)
 }
 
@@ -286,14 +287,18 @@ func (db *DB) DeleteExpiredTokens(ctx context.Context, now time.Time, limit int)
 // old ranges only, not 30 days of requests (1 M rows: 118 ms → 0.15 ms).
 // Summarising is an optimisation only: Postgres lets only the index's
 // owner do it, and a role that is not (migrations run by another) still
-// deletes, relying on the index's autosummarize.
+// deletes, relying on the index's autosummarize. The rows found are
+// deleted by their physical address (ctid; rowid on SQLite): the table has
+// no key.
 func (db *DB) DeleteRequestLogsBefore(ctx context.Context, t time.Time, limit int) (int, error) {
+	addr, match := "rowid", "rowid IN (?)"
 	if postgres(db.bun) {
 		_, _ = db.bun.ExecContext(ctx, "SELECT brin_summarize_new_values('request_logs_created_brin')")
+		addr, match = "ctid", "ctid = ANY(ARRAY(?))"
 	}
-	sub := db.bun.NewSelect().Model((*requestLogRow)(nil)).Column("rl.request_id").
+	sub := db.bun.NewSelect().Model((*requestLogRow)(nil)).ColumnExpr("rl."+addr).
 		Where("rl.created_at < ?", newDBTime(t)).Limit(int64(limit))
-	res, err := db.bun.NewDelete().Model((*requestLogRow)(nil)).Where("request_id IN (?)", sub).Exec(ctx)
+	res, err := db.bun.NewDelete().Model((*requestLogRow)(nil)).Where(match, sub).Exec(ctx)
 	if err != nil {
 		return 0, mapError(err)
 	}

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -24,23 +26,7 @@ func TestOutboxMigrationKeepsTheBacklog(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	all, err := migrations(db.dialect)
-	if err != nil {
-		t.Fatal(err)
-	}
-	before := migrate.NewMigrations()
-	for _, m := range all.Sorted() {
-		if m.Name < "20261127000003" {
-			before.Add(m)
-		}
-	}
-	m := migrate.NewMigrator(db.bun, before, migrate.WithMarkAppliedOnSuccess(true))
-	if err := m.Init(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	migrateBefore(t, db, "20261127000003")
 	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
 	var want []string
 	for range 300 {
@@ -76,5 +62,65 @@ func TestOutboxMigrationKeepsTheBacklog(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("after the upgrade %d events were dispatched, want the %d written, once each and in order", len(got), len(want))
+	}
+}
+
+// migrateBefore applies the dialect's migrations named before name.
+func migrateBefore(t *testing.T, db *DB, name string) {
+	t.Helper()
+	ctx := context.Background()
+	all, err := migrations(db.dialect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := migrate.NewMigrations()
+	for _, m := range all.Sorted() {
+		if m.Name < name {
+			before.Add(m)
+		}
+	}
+	m := migrate.NewMigrator(db.bun, before, migrate.WithMarkAppliedOnSuccess(true))
+	if err := m.Init(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Dropping the access log's key keeps its rows, on both dialects (SQLite
+// rebuilds the table), and the upgraded table takes a request id twice.
+func TestRequestLogsMigrationKeepsTheRows(t *testing.T) {
+	t.Parallel()
+	for _, dsn := range []string{testenv.PostgresDSN(t), "sqlite:" + filepath.Join(t.TempDir(), "q.db")} {
+		ctx := context.Background()
+		db, err := Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		migrateBefore(t, db, "20261127000004")
+		at := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+		var entries []ports.RequestLogEntry
+		for i := range 5 {
+			entries = append(entries, ports.RequestLogEntry{RequestID: fmt.Sprintf("req_%d", i), AccountID: "acct_a", KeyFingerprint: "fp",
+				Method: "POST", Path: "/v1/charges", Status: 201, Duration: time.Millisecond, CreatedAt: at.Add(time.Duration(i) * time.Second)})
+		}
+		if err := db.InsertRequestLogs(ctx, entries); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Migrate(ctx); err != nil {
+			t.Fatalf("%s: %v", db.dialect, err)
+		}
+		if err := db.InsertRequestLogs(ctx, entries[:1]); err != nil {
+			t.Fatalf("%s: a request id again after the upgrade: %v", db.dialect, err)
+		}
+		got, err := db.ListRequestLogs(ctx, ports.RequestLogQuery{AccountID: "acct_a", Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 6 || got[0].RequestID != "req_4" || got[5].RequestID != "req_0" || got[0].Duration != time.Millisecond {
+			t.Errorf("%s: after the upgrade the log lists %+v, want the 5 rows kept and the sixth", db.dialect, got)
+		}
 	}
 }
