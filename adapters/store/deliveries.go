@@ -414,10 +414,14 @@ func claimOutbox(ctx context.Context, tx bun.Tx, limit int) (seqs, done []int64,
 		return nil, nil, err
 	}
 	for _, c := range claims {
+		room := limit - len(seqs)
+		if room == 0 {
+			break // a row claimed but not needed stays as it is
+		}
 		if len(c.Seqs) == 0 { // SQLite: the row is its event
 			c.Seqs = []int64{c.ID}
 		}
-		if room := limit - len(seqs); len(c.Seqs) > room {
+		if len(c.Seqs) > room {
 			seqs = append(seqs, c.Seqs[:room]...)
 			_, err := tx.NewUpdate().TableExpr("event_outbox").Set("seqs = ?", pgdialect.Array(c.Seqs[room:])).
 				Where("id = ?", c.ID).Exec(ctx)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -121,6 +122,67 @@ func TestRequestLogsMigrationKeepsTheRows(t *testing.T) {
 		}
 		if len(got) != 6 || got[0].RequestID != "req_4" || got[5].RequestID != "req_0" || got[0].Duration != time.Millisecond {
 			t.Errorf("%s: after the upgrade the log lists %+v, want the 5 rows kept and the sixth", db.dialect, got)
+		}
+	}
+}
+
+// Two dispatchers at once on Postgres: the second skips the outbox rows
+// the first holds and takes the rest; every event is handed out once.
+func TestConcurrentDispatchersNeverShareAnEvent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openMigratedPostgres(t)
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	for range 10 { // 10 outbox rows of 2 events
+		c, evs, err := newPixCharge(ports.Scope{AccountID: "acct_two", Mode: domain.ModeLive}, 1990, "", now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.CreateCharge(ctx, c, evs, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := map[string]int{}
+	var mu sync.Mutex
+	record := func(b ports.OutboxBatch) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, ev := range b.Events {
+			seen[ev.ID]++
+		}
+	}
+	holding, release := make(chan struct{}), make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		_, err := db.DispatchEvents(ctx, 6, func(b ports.OutboxBatch) ([]domain.WebhookDelivery, error) {
+			record(b)
+			close(holding)
+			<-release // its three rows stay locked meanwhile
+			return nil, nil
+		})
+		first <- err
+	}()
+	<-holding
+	n, err := db.DispatchEvents(ctx, 100, func(b ports.OutboxBatch) ([]domain.WebhookDelivery, error) {
+		record(b)
+		return nil, nil
+	})
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if err != nil || n != 14 {
+		t.Errorf("the second dispatcher took %d events (err %v), want the 14 the first does not hold", n, err)
+	}
+	if n, err := db.DispatchEvents(ctx, 100, func(ports.OutboxBatch) ([]domain.WebhookDelivery, error) { return nil, nil }); err != nil || n != 0 {
+		t.Errorf("after both, %d events were still undispatched (err %v)", n, err)
+	}
+	if len(seen) != 20 {
+		t.Errorf("%d distinct events handed out, want 20", len(seen))
+	}
+	for id, k := range seen {
+		if k != 1 {
+			t.Errorf("event %s handed out %d times", id, k)
 		}
 	}
 }
