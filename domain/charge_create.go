@@ -18,7 +18,9 @@ const (
 	DefaultExpiresIn  = 3600
 	MaxMetadataKeys   = 50
 	MaxMetadataKeyLen = 40
-	maxCustomerField  = 200
+	// MaxCustomerFieldLen bounds each customer field and the payments
+	// surface's customerId, in characters.
+	MaxCustomerFieldLen = 200
 )
 
 // NewChargeParams is the validated input of NewCharge. Pointers mark
@@ -63,12 +65,19 @@ func NewCharge(p NewChargeParams) (*Charge, error) {
 	if len(p.Methods) == 0 {
 		return nil, Missing(FieldPaymentMethod)
 	}
+	// The methods are a set: a repeat adds nothing and is dropped (the
+	// first mention keeps its place), as webhook events are, so what is
+	// stored and copied into every answer is at most one of each.
+	methods := make([]Method, 0, min(len(p.Methods), len(Methods)))
 	for _, m := range p.Methods {
 		if !m.Valid() {
 			return nil, Invalid(FieldPaymentMethod, "unknown payment method %q", string(m))
 		}
+		if !slices.Contains(methods, m) {
+			methods = append(methods, m)
+		}
 	}
-	if err := checkMethods(p.Methods, cur, p.Metadata); err != nil {
+	if err := checkMethods(methods, cur, p.Metadata); err != nil {
 		return nil, err
 	}
 	if utf8.RuneCountInString(p.Description) > MaxDescriptionLen {
@@ -88,6 +97,11 @@ func NewCharge(p NewChargeParams) (*Charge, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The merchant's customer id is copied into every legacy event and
+	// every delivery of them, so it is bounded like the customer fields.
+	if utf8.RuneCountInString(p.CustomerRef) > MaxCustomerFieldLen {
+		return nil, Invalid(FieldCustomerRef, "%s must be at most %d characters", FieldCustomerRef, MaxCustomerFieldLen)
+	}
 	payer, err := validatePayerLock(p.ExpectedPayer, cust)
 	if err != nil {
 		return nil, err
@@ -103,7 +117,7 @@ func NewCharge(p NewChargeParams) (*Charge, error) {
 		Mode:          p.Mode,
 		Amount:        p.Amount,
 		Currency:      cur,
-		Methods:       slices.Clone(p.Methods),
+		Methods:       methods,
 		Status:        TxPending,
 		Description:   p.Description,
 		Customer:      cust,
@@ -125,8 +139,8 @@ func validateCustomer(c Customer, strictDocument bool) (Customer, error) {
 	}{
 		{FieldCustomerName, c.Name}, {FieldCustomerDocument, c.Document}, {FieldCustomerEmail, c.Email}, {FieldCustomerPhone, c.Phone},
 	} {
-		if utf8.RuneCountInString(f.v) > maxCustomerField {
-			return c, Invalid(f.field, "%s must be at most %d characters", f.field, maxCustomerField)
+		if utf8.RuneCountInString(f.v) > MaxCustomerFieldLen {
+			return c, Invalid(f.field, "%s must be at most %d characters", f.field, MaxCustomerFieldLen)
 		}
 	}
 	if c.Email != "" && !ValidEmail(c.Email) {

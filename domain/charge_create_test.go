@@ -3,6 +3,7 @@ package domain_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -105,6 +106,12 @@ func TestNewChargeRejects(t *testing.T) {
 		{"expires_in below the minimum", func(p *domain.NewChargeParams) { p.ExpiresIn = &short }, domain.FieldExpiresIn, domain.CodeParameterInvalid},
 		{"customer name too long", func(p *domain.NewChargeParams) { p.Customer.Name = strings.Repeat("a", 201) }, domain.FieldCustomerName, domain.CodeParameterInvalid},
 		{"customer phone too long", func(p *domain.NewChargeParams) { p.Customer.Phone = strings.Repeat("1", 201) }, domain.FieldCustomerPhone, domain.CodeParameterInvalid},
+		{"customer id too long", func(p *domain.NewChargeParams) {
+			p.CustomerRef = strings.Repeat("ü", domain.MaxCustomerFieldLen+1)
+		}, domain.FieldCustomerRef, domain.CodeParameterInvalid},
+		{"unknown method after a repeat", func(p *domain.NewChargeParams) {
+			p.Methods = []domain.Method{domain.MethodPix, domain.MethodPix, "pix"}
+		}, domain.FieldPaymentMethod, domain.CodeParameterInvalid},
 		{"customer email invalid", func(p *domain.NewChargeParams) { p.Customer.Email = "maria@" }, domain.FieldCustomerEmail, domain.CodeParameterInvalid},
 		{"customer email with display name", func(p *domain.NewChargeParams) { p.Customer.Email = "Maria <maria@example.com>" }, domain.FieldCustomerEmail, domain.CodeParameterInvalid},
 		{"customer email without a domain dot", func(p *domain.NewChargeParams) { p.Customer.Email = "maria@localhost" }, domain.FieldCustomerEmail, domain.CodeParameterInvalid},
@@ -170,6 +177,7 @@ func TestNewChargeAcceptsLimits(t *testing.T) {
 		}},
 		{"customer fields of 200 characters", func(p *domain.NewChargeParams) {
 			p.Customer = domain.Customer{Name: strings.Repeat("ã", 200), Phone: strings.Repeat("1", 200)}
+			p.CustomerRef = strings.Repeat("ü", domain.MaxCustomerFieldLen)
 		}},
 		{"any document when not strict", func(p *domain.NewChargeParams) { p.Customer.Document = "PT123456789" }},
 		{"valid document when strict", func(p *domain.NewChargeParams) {
@@ -195,6 +203,24 @@ func TestNewChargeAcceptsLimits(t *testing.T) {
 	}
 	if len(meta) != domain.MaxMetadataKeys {
 		t.Fatalf("fixture has %d metadata keys, want %d", len(meta), domain.MaxMetadataKeys)
+	}
+}
+
+// The methods are a set: however often a method is repeated, the charge
+// keeps it once, where it was first named, so a request's repeats never
+// reach the row, the events or the answers.
+func TestNewChargeKeepsEachMethodOnce(t *testing.T) {
+	t.Parallel()
+	repeated := make([]domain.Method, 0, 20001)
+	for range 10000 {
+		repeated = append(repeated, domain.MethodCreditCard, domain.MethodPix)
+	}
+	repeated = append(repeated, domain.MethodBoleto)
+	c := chargeNew(t, func(p *domain.NewChargeParams) { p.Methods = repeated })
+	got := c.Methods()
+	want := []domain.Method{domain.MethodCreditCard, domain.MethodPix, domain.MethodBoleto}
+	if !slices.Equal(got, want) {
+		t.Fatalf("methods = %v, want %v", got, want)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
+	"unicode/utf8"
 )
 
 // Errors of the payments surface.
@@ -87,6 +88,23 @@ const (
 	StrategyDevolution RefundStrategy = "devolution"
 	StrategyCashout    RefundStrategy = "cashout"
 )
+
+// MaxRefundDestinationKeyLen bounds a refund's destination key, in
+// characters. The longest Pix key is a 77-character e-mail (the DICT's
+// limit); the rest leaves room for the spaces and punctuation a phone or a
+// document is often written with.
+const MaxRefundDestinationKeyLen = 100
+
+// CheckRefundDestinationKey bounds the length of a refund's destination
+// key whatever the strategy: the key is stored with the refund even where
+// only a cashout would use it (a cashout also checks its form, with
+// ParsePixKey). The error names FieldRefundKey and never repeats the key.
+func CheckRefundDestinationKey(key string) error {
+	if utf8.RuneCountInString(key) > MaxRefundDestinationKeyLen {
+		return Invalid(FieldRefundKey, "%s must be at most %d characters", FieldRefundKey, MaxRefundDestinationKeyLen)
+	}
+	return nil
+}
 
 // Refund is money returned to the payer of a settled charge.
 type Refund struct {

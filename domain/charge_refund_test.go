@@ -2,6 +2,7 @@ package domain_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,5 +45,23 @@ func TestRefundReservation(t *testing.T) {
 	if r.Advance(domain.RefundInProgress, now) != nil || r.Advance(domain.RefundRefunded, now) != nil ||
 		!errors.Is(r.Advance(domain.RefundFailed, now), domain.ErrRefundNotOpen) {
 		t.Errorf("refund steps: %+v", r)
+	}
+}
+
+// A refund's destination key is bounded whatever the strategy; the
+// refusal names the key's field and never repeats the key.
+func TestCheckRefundDestinationKey(t *testing.T) {
+	t.Parallel()
+	for _, ok := range []string{"", "maria@example.com", strings.Repeat("é", domain.MaxRefundDestinationKeyLen)} {
+		if err := domain.CheckRefundDestinationKey(ok); err != nil {
+			t.Errorf("%d characters: %v", len([]rune(ok)), err)
+		}
+	}
+	long := strings.Repeat("k", domain.MaxRefundDestinationKeyLen+1)
+	err := domain.CheckRefundDestinationKey(long)
+	var ve *domain.ValidationError
+	if !errors.As(err, &ve) || ve.Field != domain.FieldRefundKey || ve.Code != domain.CodeParameterInvalid ||
+		strings.Contains(ve.Error(), long) {
+		t.Fatalf("%d characters: %v", domain.MaxRefundDestinationKeyLen+1, err)
 	}
 }

@@ -44,6 +44,7 @@ const (
 	FieldPixKeyType       Field = "pix key type"
 	FieldFailureCode      Field = "failure code"
 	FieldRefundKey        Field = "refund destination key"
+	FieldCustomerRef      Field = "customer id"
 )
 
 // Fields lists every Field, so adapters can prove their translation tables
@@ -55,5 +56,5 @@ var Fields = []Field{
 	FieldPayerDocument, FieldSortBy, FieldWebhookURL, FieldEvents, FieldAccountName, FieldAccountEmail,
 	FieldPassword, FieldSessionLabel, FieldGuardSettings, FieldBlockedDocument, FieldFeeMethod, FieldFee,
 	FieldAccountDocument, FieldLang,
-	FieldPixKey, FieldPixKeyType, FieldFailureCode, FieldRefundKey,
+	FieldPixKey, FieldPixKeyType, FieldFailureCode, FieldRefundKey, FieldCustomerRef,
 }

@@ -57,6 +57,7 @@ var chargesParams = wireParams{
 	domain.FieldPixKeyType:       "destination.type",
 	domain.FieldFailureCode:      "failure_code",
 	domain.FieldRefundKey:        "destinationKey",
+	domain.FieldCustomerRef:      "customerId",
 }
 
 // paymentsParams is the camelCase format of /v1/payments, /v1/wallets and
