@@ -98,12 +98,27 @@ func parseEventQuery(r *http.Request, scope ports.Scope) (ports.EventQuery, time
 		q.EndingBefore = s
 	}
 	if s := v.Get("type"); s != "" {
-		for _, name := range strings.Split(s, ",") {
+		// Each entry names at least one catalog type, so a list longer
+		// than the catalog names some type twice: refused before anything
+		// is expanded. The expansion keeps each type once, so the query
+		// (run again on every long-poll tick) names at most the catalog.
+		names := strings.Split(s, ",")
+		if len(names) > len(domain.EventCatalog) {
+			return q, 0, badRequest("type", "parameter_invalid",
+				"type may list at most "+strconv.Itoa(len(domain.EventCatalog))+" event types or families")
+		}
+		seen := make(map[domain.EventType]bool, len(domain.EventCatalog))
+		for _, name := range names {
 			types, ok := domain.EventTypesMatching(strings.TrimSpace(name))
 			if !ok {
 				return q, 0, badRequest("type", "parameter_invalid", "type must list event types of the catalog (GET /v1/webhooks/event-catalog) or families such as charge.*, separated by commas")
 			}
-			q.Types = append(q.Types, types...)
+			for _, t := range types {
+				if !seen[t] {
+					seen[t] = true
+					q.Types = append(q.Types, t)
+				}
+			}
 		}
 	}
 	var wait time.Duration

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -275,4 +276,34 @@ func TestEventAndDeliveryListsMaskDocuments(t *testing.T) {
 		t.Errorf("GET /v1/webhooks/deliveries: no masked document in %s", deliveries.Raw)
 	}
 	leaks("GET /v1/webhooks/deliveries", deliveries.Raw)
+}
+
+// Security item 23: the type filter of GET /v1/events takes at most as
+// many entries as the catalog has types; every catalog type named once
+// is accepted, a longer list (it must repeat a type) is a 400 naming type.
+func TestEventTypeFilterIsBounded(t *testing.T) {
+	t.Parallel()
+	srv := quitatest.NewServer(t, quitatest.Options{})
+	acct := srv.NewAccount(t, "Loja Eventos")
+	newTestCharge(t, srv, acct.TestKey, 1000)
+
+	all := make([]string, len(domain.EventCatalog))
+	for i, d := range domain.EventCatalog {
+		all[i] = string(d.Event)
+	}
+	p := listEvents(t, srv, acct.TestKey, "?type="+strings.Join(all, ","))
+	if len(p.Data) == 0 {
+		t.Errorf("every type named: no events")
+	}
+	if p := listEvents(t, srv, acct.TestKey, "?type=charge.*,charge.created,charge.*"); len(p.Data) != 1 || p.Data[0].Type != domain.EventChargeCreated {
+		t.Errorf("repeated entries: %+v", p.Data)
+	}
+	for _, n := range []int{len(domain.EventCatalog) + 1, 7000} {
+		q := strings.TrimSuffix(strings.Repeat("charge.*,", n), ",")
+		r := apiCall(t, http.MethodGet, srv.BaseURL+"/events?wait=1&type="+q, acct.TestKey, nil)
+		wantParam(t, r, http.StatusBadRequest, "parameter_invalid", "type")
+	}
+	all = append(all, "charge.*")
+	wantParam(t, apiCall(t, http.MethodGet, srv.BaseURL+"/events?type="+strings.Join(all, ","), acct.TestKey, nil),
+		http.StatusBadRequest, "parameter_invalid", "type")
 }
