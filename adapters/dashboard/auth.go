@@ -7,6 +7,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -60,6 +61,41 @@ func sameOrigin(r *http.Request) bool {
 	return ok && host == r.Host
 }
 
+// Form size limits. The dashboard's largest form (a webhook endpoint: a
+// URL of at most 2048 characters and the event catalog) is well under
+// maxForm; the login form holds an e-mail, a password and a path.
+const (
+	maxForm      = 16 << 10
+	maxLoginForm = 8 << 10
+)
+
+// readForm parses a POST's url-encoded form, reading at most limit bytes
+// of body, and answers the request itself when it cannot: 413 for a body
+// over limit, 415 for a multipart body (no dashboard form sends one, and
+// Go would spool its file parts to disk), 400 for a garbled one. It must
+// run before anything reads a field: r.PostFormValue and r.FormValue parse
+// the body on first use with Go's own limits (10 MB, and none at all for
+// multipart file parts), and once parsed the form is never read again.
+func (c *Controller) readForm(w http.ResponseWriter, r *http.Request, limit int64) bool {
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); strings.HasPrefix(mt, "multipart/") {
+		c.errorPage(w, r, http.StatusUnsupportedMediaType, "err_form_invalid")
+		return false
+	}
+	if err := r.ParseForm(); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			c.errorPage(w, r, http.StatusRequestEntityTooLarge, "err_form_too_large")
+		} else {
+			c.errorPage(w, r, http.StatusBadRequest, "err_form_invalid")
+		}
+		return false
+	}
+	return true
+}
+
+// csrfOK checks the origin and the form's CSRF token; the form must have
+// been read by readForm.
 func (c *Controller) csrfOK(r *http.Request, sessionToken string) bool {
 	if !sameOrigin(r) {
 		return false
@@ -107,7 +143,9 @@ func (c *Controller) renderLogin(w http.ResponseWriter, r *http.Request, status 
 }
 
 func (c *Controller) login(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, 8<<10)
+	if !c.readForm(w, r, maxLoginForm) {
+		return
+	}
 	ck, err := r.Cookie(loginCookie)
 	if err != nil || !sameOrigin(r) ||
 		subtle.ConstantTimeCompare([]byte(r.PostFormValue(csrfField)), []byte(ck.Value)) != 1 {

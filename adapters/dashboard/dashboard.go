@@ -93,8 +93,8 @@ func (c *Controller) Routes(r *mux.Router) {
 	get := func(path, name string, h pageHandler) {
 		m.HandleFunc(path, c.authed(c.page(h))).Methods(http.MethodGet, http.MethodHead).Name("dashboard." + name)
 	}
-	post := func(path, name string, h actionHandler) {
-		m.HandleFunc(path, c.authed(c.action(h))).Methods(http.MethodPost).Name("dashboard." + name)
+	post := func(path, name string, h pageHandler) {
+		m.HandleFunc(path, c.authed(c.page(h))).Methods(http.MethodPost).Name("dashboard." + name)
 	}
 	get("/", "overview", c.overview)
 	get("/charges", "charges", c.charges)
@@ -137,7 +137,9 @@ func sessionOf(ctx context.Context) *session {
 }
 
 // authed resolves the session cookie; without a valid one a GET goes to
-// the login page (and comes back after) and anything else is refused.
+// the login page (and comes back after) and anything else is refused. A
+// POST's form is read here, under maxForm, before the CSRF check or the
+// handler looks at a field (readForm).
 func (c *Controller) authed(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		ck, err := r.Cookie(sessionCookie)
@@ -158,9 +160,14 @@ func (c *Controller) authed(next http.HandlerFunc) http.HandlerFunc {
 		if mux.Vars(r)["mode"] == string(domain.ModeTest) {
 			s.mode = domain.ModeTest
 		}
-		if r.Method == http.MethodPost && !c.csrfOK(r, s.token) {
-			c.forbidden(w, r)
-			return
+		if r.Method == http.MethodPost {
+			if !c.readForm(w, r, maxForm) {
+				return
+			}
+			if !c.csrfOK(r, s.token) {
+				c.forbidden(w, r)
+				return
+			}
 		}
 		if s.caller, err = c.d.Reads.Caller(r.Context(), u, s.mode); err != nil {
 			c.fail(w, r, err)

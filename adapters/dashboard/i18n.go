@@ -106,6 +106,7 @@ var messages = map[string]map[string]string{
 		"done_resent": "Entrega reenviada.", "done_key_revoked": "Chave revogada.",
 
 		"err_not_found": "Página não encontrada.", "err_forbidden": "Sessão expirada ou formulário inválido. Recarregue a página.",
+		"err_form_too_large": "O formulário enviado é grande demais.", "err_form_invalid": "Formulário inválido. Recarregue a página.",
 		"err_internal": "Algo deu errado do nosso lado. Tente de novo.", "err_receipt": "Só há comprovante de cobranças pagas.",
 		"err_search_none": "Nenhuma cobrança com esse id ou txid neste modo.", "err_filter": "Filtro inválido ignorado.",
 		"err_refund_amount": "Informe um valor válido, por exemplo 10,50.", "err_refund_reason": "O motivo pode ter até 500 caracteres.",
@@ -213,6 +214,7 @@ var messages = map[string]map[string]string{
 		"done_resent": "Delivery resent.", "done_key_revoked": "Key revoked.",
 
 		"err_not_found": "Page not found.", "err_forbidden": "Your session expired or the form is stale. Reload the page.",
+		"err_form_too_large": "The form sent is too large.", "err_form_invalid": "The form could not be read. Reload the page.",
 		"err_internal": "Something went wrong on our side. Try again.", "err_receipt": "Only paid charges have a receipt.",
 		"err_search_none": "No charge with that id or txid in this mode.", "err_filter": "An invalid filter was ignored.",
 		"err_refund_amount": "Enter a valid amount, e.g. 10.50.", "err_refund_reason": "The reason may be up to 500 characters.",

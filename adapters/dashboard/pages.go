@@ -17,26 +17,12 @@ import (
 )
 
 // pageHandler serves one authenticated page or form. It writes the answer
-// itself (render or redirect); an error it returns is answered by fail.
-type (
-	pageHandler   func(w http.ResponseWriter, r *http.Request, s *session) error
-	actionHandler = pageHandler
-)
+// itself (render or redirect); an error it returns is answered by fail. A
+// form's fields are already parsed, under maxForm, by authed.
+type pageHandler func(w http.ResponseWriter, r *http.Request, s *session) error
 
 func (c *Controller) page(h pageHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if err := h(w, r, sessionOf(r.Context())); err != nil {
-			c.fail(w, r, err)
-		}
-	}
-}
-
-// maxForm bounds a form body.
-const maxForm = 16 << 10
-
-func (c *Controller) action(h actionHandler) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, maxForm)
 		if err := h(w, r, sessionOf(r.Context())); err != nil {
 			c.fail(w, r, err)
 		}
