@@ -24,12 +24,14 @@ type RefundInput struct {
 // are written in one transaction under the charge's row lock, so
 // concurrent refunds can never exceed the amount.
 func (s *PaymentService) Refund(ctx context.Context, caller Caller, id string, in RefundInput, idem Idempotency, respond Respond[domain.Refund]) (Response, error) {
-	if err := domain.CheckRefundDestinationKey(in.DestinationKey); err != nil {
-		return Response{}, err
-	}
 	key := ports.IdempotencyKey{Scope: caller.Scope(), Key: idem.Key}
 	if resp, err := s.charges.replay(ctx, key, idem.Fingerprint); err == nil || !errors.Is(err, ports.ErrNotFound) {
 		return resp, err
+	}
+	// After the replay: a refund recorded before the bound existed still
+	// answers its retries as it did.
+	if err := domain.CheckRefundDestinationKey(in.DestinationKey); err != nil {
+		return Response{}, err
 	}
 	if _, err := s.charges.Get(ctx, caller, id); err != nil {
 		return Response{}, err
