@@ -59,8 +59,8 @@ type Respond[T any] func(T) (Response, error)
 func (s *ChargeService) Create(ctx context.Context, caller Caller, in CreateChargeInput, idem Idempotency, respond Respond[*domain.Charge]) (Response, error) {
 	// A live Pix create records its cob intent in the round trip of the
 	// replay check (IdempotencyRecordOrIntent), before the request is
-	// validated; create deletes it again if it fails before asking for
-	// the cob.
+	// validated (webhookUrl included); create deletes it again if it fails
+	// before asking for the cob.
 	var intent *ports.ProviderIntent
 	if s.cfg.Intents != nil && caller.Mode == domain.ModeLive && slices.Contains(in.Methods, domain.MethodPix) {
 		key := ports.IdempotencyKey{Scope: caller.Scope(), Key: idem.Key}
@@ -265,6 +265,14 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 	})
 	if err != nil {
 		return Response{}, err
+	}
+	// The one check of a create that depends on the network (DNS), so it
+	// runs here, inside the idempotent run, never before the replay check:
+	// a DNS outage or a retired host must not turn a retry into a 400.
+	if in.WebhookURL != "" && s.cfg.WebhookURLs != nil {
+		if err := s.cfg.WebhookURLs.CheckURL(ctx, caller.Mode, in.WebhookURL); err != nil {
+			return Response{}, err
+		}
 	}
 	if err := s.guard.Check(ctx, caller, ChargeAttempt{Amount: c.Amount(), PayerDocument: payerDocument(c), Key: key.Key}); err != nil {
 		return Response{}, err

@@ -19,6 +19,13 @@ type ChargesConfig struct {
 	// AccountFees, when set, holds per-account overrides of Fees by
 	// method, read when a charge settles.
 	AccountFees ports.AccountFeeStore
+	// WebhookURLs, when set, checks a create's per-transaction webhookUrl
+	// (https in live mode, public addresses only) on a first create: after
+	// the replay check, so a retry of a completed key answers the original
+	// without resolving anything, and before the fraud guard, the cob
+	// intent and the acquirer. Nil checks nothing here; the delivery
+	// worker and the sender's dialer refuse internal addresses anyway.
+	WebhookURLs ports.URLGuard
 	// Intents, when set, records each live create's cob before the
 	// acquirer is called, so SweepOrphanCobs can cancel the cob of a charge
 	// that never committed.

@@ -26,12 +26,6 @@ type EndpointUpdate struct {
 	Status *string
 }
 
-// CheckWebhookURL validates a receiver URL for mode, with the same rules as
-// endpoints (for the per-transaction webhookUrl of payments create).
-func (s *WebhookService) CheckWebhookURL(ctx context.Context, mode domain.Mode, rawURL string) error {
-	return s.guard.CheckURL(ctx, mode, rawURL)
-}
-
 func (s *WebhookService) newSecret() (string, error) { return domain.NewWebhookSecret(rand.Reader) }
 
 // MaxEndpoints bounds an account's endpoints in one mode, so one tenant

@@ -13,9 +13,6 @@ import (
 type PaymentsController struct {
 	payments *app.PaymentService
 	qr       QRRenderer
-	// webhooks checks a per-transaction webhookUrl at create with the
-	// endpoint rules (https, no private addresses in live mode).
-	webhooks *app.WebhookService
 	// receipts draws receipts; nil serves no receipt routes.
 	receipts *app.ReceiptService
 }

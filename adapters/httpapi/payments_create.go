@@ -45,11 +45,9 @@ func (c *PaymentsController) create(w http.ResponseWriter, r *http.Request) (any
 	if req.Currency != "" && (len(req.Currency) < 3 || len(req.Currency) > 8) {
 		return nil, badRequest("currency", "parameter_invalid", "currency must be 3 to 8 characters")
 	}
-	if req.WebhookURL != "" && c.webhooks != nil {
-		if err := c.webhooks.CheckWebhookURL(r.Context(), callerFrom(r.Context()).Mode, req.WebhookURL); err != nil {
-			return nil, err
-		}
-	}
+	// webhookUrl's SSRF check resolves its host, so the charge service runs
+	// it after the replay check (app.ChargesConfig.WebhookURLs): a retry
+	// of a completed key must answer the original even if DNS now fails.
 	in := app.CreateChargeInput{
 		Amount: *req.Amount, Currency: req.Currency, Methods: methods,
 		Customer:    domain.Customer{Name: req.CustomerName, Document: req.CustomerDocument, Email: req.CustomerEmail},

@@ -152,7 +152,7 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 	helpers := &TestHelpersController{charges: d.Charges, sim: d.Simulator, links: cfg.Links}
 	helpers.Routes(v1)
 	if d.Payments != nil {
-		(&PaymentsController{payments: d.Payments, qr: d.QR, webhooks: d.Webhooks, receipts: d.Receipts}).Routes(v1)
+		(&PaymentsController{payments: d.Payments, qr: d.QR, receipts: d.Receipts}).Routes(v1)
 	}
 	if d.Webhooks != nil {
 		webhooks.Routes(v1)

@@ -109,10 +109,10 @@ func parseConfig(name string, args []string, getenv func(string) string) (Config
 	}
 	fs.Var(&c.SeedDemo, "seed-demo", "create a demo account with a random password on an empty database; unset = only for the embedded SQLite database, never with the bcbpix acquirer (env QUITA_SEED_DEMO)")
 	// Webhooks to private addresses: allowed by default only in the
-	// embedded (SQLite) setup, decided after the flags below.
+	// embedded dev default, decided after the flags (webhookAllowPrivate).
 	allowPrivate := getenv("QUITA_WEBHOOK_ALLOW_PRIVATE")
 	fs.StringVar(&allowPrivate, "webhook-allow-private", allowPrivate,
-		"true lets webhook endpoints use http and loopback/private addresses in every mode; default true with SQLite, false with Postgres (env QUITA_WEBHOOK_ALLOW_PRIVATE)")
+		"true lets webhook endpoints use http and loopback/private addresses in every mode; default true only with SQLite and the sandbox acquirer; refused with bcbpix (env QUITA_WEBHOOK_ALLOW_PRIVATE)")
 	authTTL, err := durationFromEnv(getenv, "QUITA_AUTH_CACHE_TTL", time.Duration(app.DefaultAuthCacheTTL), "1s (0s disables the cache)")
 	if err != nil {
 		return c, err
@@ -179,10 +179,8 @@ func parseConfig(name string, args []string, getenv func(string) string) (Config
 	if err := c.loadTLS(); err != nil {
 		return c, err
 	}
-	if allowPrivate == "" {
-		c.WebhookAllowPrivate = strings.HasPrefix(c.DatabaseURL, "sqlite:")
-	} else if c.WebhookAllowPrivate, err = strconv.ParseBool(allowPrivate); err != nil {
-		return c, fmt.Errorf("QUITA_WEBHOOK_ALLOW_PRIVATE: want true or false, got %q", allowPrivate)
+	if c.WebhookAllowPrivate, err = webhookAllowPrivate(allowPrivate, c.DatabaseURL, c.Acquirer); err != nil {
+		return c, err
 	}
 	host, port, err := net.SplitHostPort(c.Addr)
 	if err != nil {
@@ -205,6 +203,32 @@ func parseConfig(name string, args []string, getenv func(string) string) (Config
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
 	c.CheckoutURLBase = strings.TrimRight(c.CheckoutURLBase, "/")
 	return c, nil
+}
+
+// webhookAllowPrivate decides QUITA_WEBHOOK_ALLOW_PRIVATE (raw as set,
+// "" when unset). The allowance also lifts the https rule for live keys,
+// and a delivery's status code and error are shown to the merchant, so
+// where it holds any API key can probe quitad's own network. Unset, it is
+// therefore on only in the embedded dev default: SQLite with the sandbox
+// acquirer, where no real money moves. With bcbpix (a real PSP) it is off
+// whatever the database, and asking for it is a start-up error rather than
+// a warning: like the demo account (shouldSeed), nothing that lets a
+// merchant key reach internal addresses may run beside real money.
+func webhookAllowPrivate(raw, databaseURL, acquirer string) (bool, error) {
+	live := acquirer == wiring.AcquirerBCBPix
+	if raw == "" {
+		dev := acquirer == "" || acquirer == wiring.AcquirerSandbox
+		return dev && strings.HasPrefix(databaseURL, "sqlite:"), nil
+	}
+	allow, err := strconv.ParseBool(raw)
+	if err != nil {
+		return false, fmt.Errorf("QUITA_WEBHOOK_ALLOW_PRIVATE: want true or false, got %q", raw)
+	}
+	if allow && live {
+		return false, errors.New("QUITA_WEBHOOK_ALLOW_PRIVATE=true is refused with QUITA_ACQUIRER=bcbpix: " +
+			"it would let any API key register http and internal-address webhooks where live keys move real money")
+	}
+	return allow, nil
 }
 
 // durationFromEnv reads a Go duration of 0 or more from env (def when

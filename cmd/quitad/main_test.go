@@ -172,3 +172,45 @@ func TestHelpListsEverySetting(t *testing.T) {
 		t.Fatalf("--help: %v", err)
 	}
 }
+
+// QUITA_WEBHOOK_ALLOW_PRIVATE (http and loopback/private webhook URLs) is
+// on by default only in the embedded dev default, SQLite with the sandbox;
+// with bcbpix (real money) it is off whatever the database, and asking for
+// it there refuses to start.
+func TestConfigWebhookAllowPrivate(t *testing.T) {
+	t.Parallel()
+	const sqlite, memory, pg = "sqlite:quita.db", "sqlite::memory:", "postgres://db/quita"
+	for _, tc := range []struct {
+		name        string
+		env         map[string]string
+		args        []string
+		want        bool
+		refusedWith string // "" = accepted
+	}{
+		{"embedded dev default", nil, []string{"-database-url", sqlite}, true, ""},
+		{"in-memory SQLite, sandbox named", nil, []string{"-database-url", memory, "-acquirer", "sandbox"}, true, ""},
+		{"Postgres with the sandbox", nil, []string{"-database-url", pg}, false, ""},
+		{"SQLite with bcbpix", nil, []string{"-database-url", sqlite, "-acquirer", "bcbpix"}, false, ""},
+		{"SQLite with bcbpix from the environment", map[string]string{"QUITA_ACQUIRER": "bcbpix", "QUITA_DATABASE_URL": memory}, nil, false, ""},
+		{"Postgres with bcbpix", nil, []string{"-database-url", pg, "-acquirer", "bcbpix"}, false, ""},
+		{"asked for on Postgres with the sandbox", map[string]string{"QUITA_WEBHOOK_ALLOW_PRIVATE": "true"}, []string{"-database-url", pg}, true, ""},
+		{"turned off on SQLite", map[string]string{"QUITA_WEBHOOK_ALLOW_PRIVATE": "false"}, []string{"-database-url", sqlite}, false, ""},
+		{"flag beats the environment", map[string]string{"QUITA_WEBHOOK_ALLOW_PRIVATE": "false"}, []string{"-database-url", pg, "-webhook-allow-private=true"}, true, ""},
+		{"turned off with bcbpix", map[string]string{"QUITA_WEBHOOK_ALLOW_PRIVATE": "false"}, []string{"-database-url", sqlite, "-acquirer", "bcbpix"}, false, ""},
+		{"asked for with bcbpix on SQLite", map[string]string{"QUITA_WEBHOOK_ALLOW_PRIVATE": "true"}, []string{"-database-url", sqlite, "-acquirer", "bcbpix"}, false, "bcbpix"},
+		{"asked for by flag with bcbpix on Postgres", map[string]string{"QUITA_ACQUIRER": "bcbpix"}, []string{"-database-url", pg, "-webhook-allow-private=true"}, false, "bcbpix"},
+		{"not a bool", map[string]string{"QUITA_WEBHOOK_ALLOW_PRIVATE": "yes please"}, nil, false, "want true or false"},
+	} {
+		cfg, err := parseConfig("quitad", tc.args, func(k string) string { return tc.env[k] })
+		switch {
+		case tc.refusedWith != "":
+			if err == nil || !strings.Contains(err.Error(), tc.refusedWith) {
+				t.Errorf("%s: accepted (allow private %v, err %v); want an error naming %q", tc.name, cfg.WebhookAllowPrivate, err, tc.refusedWith)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case cfg.WebhookAllowPrivate != tc.want:
+			t.Errorf("%s: allow private %v, want %v", tc.name, cfg.WebhookAllowPrivate, tc.want)
+		}
+	}
+}

@@ -343,12 +343,13 @@ func provideLinks(cfg Config) domain.Links {
 	return domain.Links{CheckoutBase: cfg.CheckoutURLBase}
 }
 
-func provideChargesConfig(cfg Config, links domain.Links, db *store.DB) app.ChargesConfig {
+func provideChargesConfig(cfg Config, links domain.Links, db *store.DB, webhookURLs ports.URLGuard) app.ChargesConfig {
 	return app.ChargesConfig{
 		Links:       links,
 		Fees:        methodFees(cfg),
 		AccountFees: db,
 		Intents:     db,
+		WebhookURLs: webhookURLs,
 	}
 }
 

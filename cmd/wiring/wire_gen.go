@@ -49,7 +49,9 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	guardSettings := app.NewGuardSettings(db, systemClock, guardDefaults)
 	randomIDs := app.RandomIDs{}
 	fraudGuard := app.NewFraudGuard(guardSettings, db, db, systemClock, randomIDs)
-	chargesConfig := provideChargesConfig(cfg, links, db)
+	policy := provideWebhookPolicy(cfg)
+	guard := webhook.NewGuard(policy)
+	chargesConfig := provideChargesConfig(cfg, links, db, guard)
 	chargeService := app.NewChargeService(db, db, idempotencyCache, portsAcquirer, fraudGuard, systemClock, randomIDs, log, chargesConfig)
 	params := _wireParamsValue
 	argon2id := password.New(params)
@@ -79,9 +81,7 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	janitorConfig := _wireJanitorConfigValue
 	dashboardJanitor := provideJanitor(db, systemClock, janitorConfig)
 	dashboard := provideDashboard(sessionService, keyService, guardSettings, fraudGuard, requestLogWriter, rateLimiter, dashboardJanitor, loginAttempts)
-	policy := provideWebhookPolicy(cfg)
 	sender := webhook.NewSender(policy)
-	guard := webhook.NewGuard(policy)
 	webhooksConfig := provideWebhooksConfig(cfg, db)
 	webhookService := app.NewWebhookService(db, db, sender, guard, systemClock, randomIDs, log, webhooksConfig)
 	paymentsConfig := providePaymentsConfig(cfg, links)
@@ -148,7 +148,9 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	guardSettings := app.NewGuardSettings(db, clock, guardDefaults)
 	randomIDs := app.RandomIDs{}
 	fraudGuard := app.NewFraudGuard(guardSettings, db, db, clock, randomIDs)
-	chargesConfig := provideChargesConfig(cfg, links, db)
+	policy := provideWebhookPolicy(cfg)
+	guard := webhook.NewGuard(policy)
+	chargesConfig := provideChargesConfig(cfg, links, db, guard)
 	chargeService := app.NewChargeService(db, db, idempotencyCache, acquirer, fraudGuard, clock, randomIDs, log, chargesConfig)
 	params := _wireParamsValue
 	argon2id := password.New(params)
@@ -178,9 +180,7 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	janitorConfig := _wireJanitorConfigValue
 	dashboardJanitor := provideJanitor(db, clock, janitorConfig)
 	dashboard := provideDashboard(sessionService, keyService, guardSettings, fraudGuard, requestLogWriter, rateLimiter, dashboardJanitor, loginAttempts)
-	policy := provideWebhookPolicy(cfg)
 	sender := webhook.NewSender(policy)
-	guard := webhook.NewGuard(policy)
 	webhooksConfig := provideWebhooksConfig(cfg, db)
 	webhookService := app.NewWebhookService(db, db, sender, guard, clock, randomIDs, log, webhooksConfig)
 	paymentsConfig := providePaymentsConfig(cfg, links)
