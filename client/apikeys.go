@@ -63,6 +63,11 @@ type KeyParams struct {
 	Label string `json:"label,omitempty"`
 	// Test issues a test-mode key.
 	Test bool `json:"test,omitempty"`
+	// IdempotencyKey (8–128 characters), when set, makes the issue safe to
+	// retry: the same key and params return the first key's cleartext
+	// instead of issuing another. The client then retries it as it does a
+	// money write.
+	IdempotencyKey string `json:"-"`
 }
 
 // APIKeysService is /v1/api-keys: dashboard routes, authenticated by the
@@ -72,7 +77,7 @@ type APIKeysService struct{ c *Client }
 // Issue issues a key.
 func (s *APIKeysService) Issue(ctx context.Context, p KeyParams) (*IssuedKey, error) {
 	var out IssuedKey
-	if _, err := s.c.do(ctx, request{method: http.MethodPost, path: "/api-keys", body: p, bearer: true, class: notSentOnly}, &out); err != nil {
+	if _, err := s.c.do(ctx, keyedWrite(request{method: http.MethodPost, path: "/api-keys", body: p, bearer: true}, p.IdempotencyKey), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

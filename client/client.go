@@ -203,13 +203,27 @@ type request struct {
 	path   string // below the base, starting with "/"
 	query  url.Values
 	body   any // JSON-encoded when not nil
-	// idemKey is sent as Idempotency-Key (the charges surface).
+	// idemKey is sent as Idempotency-Key (the charges surface, payouts,
+	// and the other writes that were given one: keyedWrite).
 	idemKey string
 	class   retryClass
 	// bearer authenticates with the dashboard token instead of apikey.
 	bearer bool
 	// noAuth sends no credentials.
 	noAuth bool
+}
+
+// keyedWrite makes r, a write that is not a money write, carry key as
+// Idempotency-Key when the caller gave one: the server then answers a
+// retry with the first result, so r is as safe to retry as a money write.
+// Without a key it is retried only when the server cannot have acted.
+func keyedWrite(r request, key string) request {
+	if key == "" {
+		r.class = notSentOnly
+		return r
+	}
+	r.idemKey, r.class = key, safeToRetry
+	return r
 }
 
 // Response carries what a call's HTTP answer said beyond its body.

@@ -81,10 +81,15 @@
 //
 // A Retry-After from the server replaces the backoff (up to
 // RetryPolicy.MaxRetryAfter, 30 s; a longer one returns the error).
-// Writes without a key (registering an endpoint, cancel, rotate...) are
-// not resent after an answer was lost, since the server may have acted;
-// read the resource to find out. Tune with WithRetryPolicy or
-// WithMaxRetries(0).
+// Registering an endpoint and issuing an API key take an optional
+// IdempotencyKey (EndpointParams, KeyParams): given one, they are retried
+// like a money write, and a retry answers with the first endpoint's or
+// key's secret instead of making another. The server keeps those answers
+// 24 h in its idempotency cache only, not in its database, so the client
+// generates no key for them. Writes without a key (those two without one,
+// cancel, rotate...) are not resent after an answer was lost, since the
+// server may have acted; read the resource to find out. Tune with
+// WithRetryPolicy or WithMaxRetries(0).
 //
 // # Lists
 //

@@ -149,6 +149,55 @@ func TestRetriesKeepTheBodyIdempotencyKey(t *testing.T) {
 	}
 }
 
+// A write that is not a money write, given a key, is retried as one: after
+// a 500, a dropped connection and 409 idempotency_key_in_use, every attempt
+// carries the caller's key and the same body. Without a key it is not
+// resent (TestNoRetryForFinalAnswers).
+func TestKeyedWritesAreRetriedWithTheirKey(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, key, answer string
+		call              func(*Client, string) (string, error)
+	}{
+		{"endpoint", "register-erp-hooks", `{"id":"we_1","url":"https://x","events":["charge.paid"],"status":"ACTIVE","secret":"s3cr3t","createdAt":"2026-11-24T12:00:00.000Z","updatedAt":"2026-11-24T12:00:00.000Z"}`,
+			func(c *Client, key string) (string, error) {
+				ep, err := c.Webhooks.CreateEndpoint(context.Background(), EndpointParams{URL: "https://x", Events: []string{EventChargePaid}, IdempotencyKey: key})
+				if err != nil {
+					return "", err
+				}
+				return ep.Secret, nil
+			}},
+		{"api key", "issue-erp-key-0001", `{"id":"key_1","apiKey":"s3cr3t","fingerprint":"f","prefix":"qt_test_abcd","label":"erp","createdAt":"2026-11-24T12:00:00.000Z"}`,
+			func(c *Client, key string) (string, error) {
+				k, err := c.APIKeys.Issue(context.Background(), KeyParams{Label: "erp", IdempotencyKey: key})
+				if err != nil {
+					return "", err
+				}
+				return k.APIKey, nil
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := &script{steps: []func(http.ResponseWriter){
+				apiError(500, "api_error", "internal_error", ""),
+				dropConnection,
+				apiError(409, "idempotency_error", "idempotency_key_in_use", "1"),
+				answer(201, "", tc.answer),
+			}}
+			c, _ := testClient(t, s, WithToken("tok"))
+			secret, err := tc.call(c, tc.key)
+			if err != nil || secret != "s3cr3t" {
+				t.Fatalf("%q %v after %d attempts", secret, err, s.attempts())
+			}
+			for i, r := range s.seen {
+				if r.Header.Get("Idempotency-Key") != tc.key || s.body[i] != s.body[0] || strings.Contains(s.body[i], tc.key) {
+					t.Fatalf("attempt %d: key %q body %s", i, r.Header.Get("Idempotency-Key"), s.body[i])
+				}
+			}
+		})
+	}
+}
+
 // 429 waits for Retry-After (seconds or an HTTP date), on any request.
 func TestRateLimitHonoursRetryAfter(t *testing.T) {
 	t.Parallel()

@@ -695,3 +695,36 @@ func TestPayoutsAgainstServer(t *testing.T) {
 		}
 	})
 }
+
+// A registration and a key issue given an IdempotencyKey, sent again (an
+// answer the caller lost), return the first endpoint and key, secrets
+// included, and make nothing more.
+func TestKeyedWritesAgainstServer(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, srv *quitatest.Server) {
+		ctx := context.Background()
+		acct := srv.NewAccount(t, "Loja Retentativa")
+		qc := srv.ClientFor(acct)
+		p := client.EndpointParams{URL: "http://127.0.0.1:9/hooks", Events: []string{client.EventChargePaid}, IdempotencyKey: "erp-hooks-2026-11"}
+		first := must(qc.Webhooks.CreateEndpoint(ctx, p))(t)
+		again := must(qc.Webhooks.CreateEndpoint(ctx, p))(t)
+		if again.ID != first.ID || again.Secret != first.Secret || first.Secret == "" {
+			t.Fatalf("retried registration: %s/%s, first %s/%s", again.ID, again.Secret, first.ID, first.Secret)
+		}
+		if eps := must(qc.Webhooks.ListEndpoints(ctx))(t); len(eps) != 1 {
+			t.Fatalf("%d endpoints, want 1", len(eps))
+		}
+
+		dash := srv.DashboardClient(t, acct)
+		before := len(must(dash.APIKeys.List(ctx))(t))
+		kp := client.KeyParams{Label: "erp", Test: true, IdempotencyKey: "erp-key-2026-11"}
+		k1 := must(dash.APIKeys.Issue(ctx, kp))(t)
+		k2 := must(dash.APIKeys.Issue(ctx, kp))(t)
+		if k1.ID != k2.ID || k1.APIKey != k2.APIKey {
+			t.Fatalf("retried issue: %s, first %s", k2.ID, k1.ID)
+		}
+		if n := len(must(dash.APIKeys.List(ctx))(t)); n != before+1 {
+			t.Fatalf("%d keys, want %d", n, before+1)
+		}
+	})
+}

@@ -65,6 +65,12 @@ type EndpointParams struct {
 	URL string `json:"url"`
 	// Events to deliver (names from the catalog).
 	Events []string `json:"events"`
+	// IdempotencyKey (8–128 characters), when set, makes the registration
+	// safe to retry: the same key and params return the first endpoint,
+	// its secret included, instead of registering another. The client then
+	// retries it as it does a money write. Empty: no key, no resend once
+	// the request may have reached the server.
+	IdempotencyKey string `json:"-"`
 }
 
 // EndpointUpdate changes an endpoint; nil fields are left as they are.
@@ -146,7 +152,7 @@ type WebhooksService struct{ c *Client }
 // shown only this once.
 func (s *WebhooksService) CreateEndpoint(ctx context.Context, p EndpointParams) (*WebhookEndpoint, error) {
 	var out WebhookEndpoint
-	if _, err := s.c.do(ctx, request{method: http.MethodPost, path: "/webhooks/endpoints", body: p, class: notSentOnly}, &out); err != nil {
+	if _, err := s.c.do(ctx, keyedWrite(request{method: http.MethodPost, path: "/webhooks/endpoints", body: p}, p.IdempotencyKey), &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -18,7 +18,7 @@ func dashboardRoutes(r *mux.Router, d Deps) {
 	}
 	open := r.PathPrefix("/v1").Subrouter()
 	authed := r.PathPrefix("/v1").Subrouter()
-	authed.Use(requireDashboard(d.Sessions))
+	authed.Use(requireDashboard(d.Sessions), keyedWrites(d.KeyedWrites, dashboardScope, d.Log))
 	(&AuthController{sessions: d.Sessions}).Routes(open, authed)
 	if d.Keys != nil {
 		(&APIKeysController{keys: d.Keys}).Routes(authed)

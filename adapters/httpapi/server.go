@@ -90,6 +90,11 @@ type Deps struct {
 	// Admission bounds the requests served at once and refuses the excess
 	// quickly (admission.go); nil admits everything.
 	Admission *Admission
+	// KeyedWrites records the answers of the authenticated POSTs that are
+	// not money writes, so they honour an Idempotency-Key header
+	// (keyed_writes.go); nil ignores the header there. It holds one-time
+	// secrets: production passes an idempotency.Sealed.
+	KeyedWrites ports.IdempotencyCache
 }
 
 // CheckoutPathFromURL returns the path part of a checkout base URL.
@@ -147,6 +152,7 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 	}
 	v1 := r.PathPrefix("/v1").Subrouter()
 	v1.Use(APIKeyAuth(d))
+	v1.Use(keyedWrites(d.KeyedWrites, apiKeyScope, d.Log))
 	charges := &ChargesController{charges: d.Charges, links: cfg.Links, qr: d.QR}
 	charges.Routes(v1)
 	helpers := &TestHelpersController{charges: d.Charges, sim: d.Simulator, links: cfg.Links}

@@ -8,6 +8,7 @@ package wiring
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/x509"
 	"fmt"
 	"log/slog"
@@ -307,6 +308,43 @@ func provideCache(cfg Config, client *redis.Client, clock ports.Clock) ports.Ide
 	return &idempotency.Guarded{Cache: idempotency.NewRedis(hotPath(client, slog.Default()), redisPrefix(cfg)), Log: slog.Default()}
 }
 
+// provideKeyedWrites is the cache by which the POSTs other than the money
+// writes honour an Idempotency-Key (httpapi.Deps.KeyedWrites): the money
+// writes' cache, sealed, since those answers carry one-time secrets (API
+// key cleartext, webhook signing secrets). docs/security.md, item 26.
+func provideKeyedWrites(cfg Config, cache ports.IdempotencyCache, log *slog.Logger) (*idempotency.Sealed, error) {
+	secret, err := keyedWritesSecret(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	return idempotency.NewSealed(cache, secret)
+}
+
+// keyedWritesSecret picks the secret the sealed answers' keys derive from:
+// QUITA_MASTER_KEY, the key that already seals webhook secrets and PSP
+// credentials at rest; else QUITA_JWT_SECRET, which every process of a
+// deployment must share already; else a random one, which keeps answers
+// to this process (the embedded default's in-process cache loses nothing
+// by it; processes sharing Redis stop sharing these replays, hence the
+// warning).
+func keyedWritesSecret(cfg Config, log *slog.Logger) ([]byte, error) {
+	switch {
+	case cfg.MasterKey != "":
+		return bcbpix.ParseMasterKey(cfg.MasterKey)
+	case cfg.JWTSecret != "":
+		if len(cfg.JWTSecret) < idempotency.MinSealSecretLen {
+			return nil, fmt.Errorf("QUITA_JWT_SECRET must be at least %d bytes", idempotency.MinSealSecretLen)
+		}
+		return []byte(cfg.JWTSecret), nil
+	}
+	if cfg.RedisURL != "" {
+		log.Warn("neither QUITA_MASTER_KEY nor QUITA_JWT_SECRET is set: an Idempotency-Key on a POST other than a money write is honoured by this process only")
+	}
+	secret := make([]byte, idempotency.MinSealSecretLen)
+	_, _ = rand.Read(secret) // crypto/rand.Read never fails (Go ≥ 1.24)
+	return secret, nil
+}
+
 // hotPath is how the request path talks to Redis — the rate limits and
 // the idempotency claims: through go-redis's autopipeliner, which sends
 // the commands that concurrent requests issue while one batch is on the
@@ -389,6 +427,7 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 	sim ports.PaymentSimulator, qrr *qr.Renderer, db *store.DB, rdb *redis.Client, co *checkout.Controller,
 	dash *Dashboard, webhooks *app.WebhookService, payments *app.PaymentService, pixReceipts *app.PixReceiptService,
 	live *bcbpix.Acquirer, events *app.EventService, receipts *app.ReceiptService, web *dashboard.Controller, payouts *app.PayoutService,
+	keyed *idempotency.Sealed,
 ) http.Handler {
 	if cfg.Acquirer != AcquirerBCBPix {
 		pixReceipts = nil // no PSP callbacks without the API Pix provider
@@ -405,7 +444,7 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 			Sessions: dash.Sessions, Keys: dash.Keys, RateLimits: dash.GuardSettings, Limiter: dash.Limiter, RequestLogs: dash.RequestLogs,
 			AuthFailures: dash.Attempts, Webhooks: webhooks, Payments: payments, PixReceipts: pixReceipts, PixCallbacks: live,
 			Events: events, Receipts: receipts, Dashboard: web, Admission: admission(cfg, db),
-			Payouts: payouts},
+			Payouts: payouts, KeyedWrites: keyed},
 	)
 }
 

@@ -97,7 +97,14 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	payoutsConfig := providePayoutsConfig(cfg)
 	payoutService := app.NewPayoutService(chargeService, db, portsAcquirer, systemClock, randomIDs, log, payoutsConfig)
 	dashboardController := provideWebDashboard(cfg, log, sessionService, keyService, dashboardReads, paymentService, webhookService, receiptService, payoutService)
-	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService)
+	sealed, err := provideKeyedWrites(cfg, idempotencyCache, log)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed)
 	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService, db, payoutService)
 	wiringApp := &App{
 		Handler:     handler,
@@ -203,7 +210,14 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	payoutsConfig := providePayoutsConfig(cfg)
 	payoutService := app.NewPayoutService(chargeService, db, acquirer, clock, randomIDs, log, payoutsConfig)
 	dashboardController := provideWebDashboard(cfg, log, sessionService, keyService, dashboardReads, paymentService, webhookService, receiptService, payoutService)
-	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService)
+	sealed, err := provideKeyedWrites(cfg, idempotencyCache, log)
+	if err != nil {
+		cleanup3()
+		cleanup2()
+		cleanup()
+		return nil, nil, err
+	}
+	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed)
 	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService, db, payoutService)
 	wiringApp := &App{
 		Handler:     handler,
