@@ -268,9 +268,12 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 	}
 	// The one check of a create that depends on the network (DNS), so it
 	// runs here, inside the idempotent run, never before the replay check:
-	// a DNS outage or a retired host must not turn a retry into a 400.
-	if in.WebhookURL != "" && s.cfg.WebhookURLs != nil {
-		if err := s.cfg.WebhookURLs.CheckURL(ctx, caller.Mode, in.WebhookURL); err != nil {
+	// a DNS outage or a retired host must not turn a retry into a 400. It
+	// runs outside the request's admission place (urlChecks); a refusal
+	// to take one again fails the create like any error here: the key is
+	// released, the intent deleted.
+	if in.WebhookURL != "" && s.webhookURLs != nil {
+		if err := s.webhookURLs.check(ctx, caller, in.WebhookURL); err != nil {
 			return Response{}, err
 		}
 	}

@@ -26,6 +26,9 @@ type ChargesConfig struct {
 	// intent and the acquirer. Nil checks nothing here; the delivery
 	// worker and the sender's dialer refuse internal addresses anyway.
 	WebhookURLs ports.URLGuard
+	// WebhookURLChecks bounds those checks as urlChecks does: outside the
+	// request's admission place, 8 at once per account by default.
+	WebhookURLChecks URLCheckLimit
 	// Intents, when set, records each live create's cob before the
 	// acquirer is called, so SweepOrphanCobs can cancel the cob of a charge
 	// that never committed.
@@ -68,6 +71,8 @@ type ChargeService struct {
 	log      *slog.Logger
 	cfg      ChargesConfig
 	guard    *FraudGuard
+	// webhookURLs runs cfg.WebhookURLs for creates; nil when it is nil.
+	webhookURLs *urlChecks
 	// background tracks work that outlives a request (FinalizeMethods).
 	background sync.WaitGroup
 }
@@ -89,8 +94,12 @@ func NewChargeService(store ports.ChargeStore, records ports.IdempotencyRecords,
 	if cfg.Holding == nil {
 		cfg.Holding = domain.DefaultHoldingPeriods
 	}
-	return &ChargeService{store: store, records: records, cache: cache, acquirer: acquirerOf(acquirer), guard: guard,
+	s := &ChargeService{store: store, records: records, cache: cache, acquirer: acquirerOf(acquirer), guard: guard,
 		clock: clock, ids: ids, log: log, cfg: cfg}
+	if cfg.WebhookURLs != nil {
+		s.webhookURLs = newURLChecks(cfg.WebhookURLs, cfg.WebhookURLChecks)
+	}
+	return s
 }
 
 // Get reads a charge of the caller. A charge past its expiry is expired

@@ -44,7 +44,7 @@ func (s *WebhookService) CreateEndpoint(ctx context.Context, caller Caller, in E
 	if err != nil {
 		return domain.WebhookEndpoint{}, err
 	}
-	if err := s.guard.CheckURL(ctx, caller.Mode, in.URL); err != nil {
+	if err := s.urlChecks.check(ctx, caller, in.URL); err != nil {
 		return domain.WebhookEndpoint{}, err
 	}
 	existing, err := s.store.ListEndpoints(ctx, caller.Scope())
@@ -83,7 +83,7 @@ func (s *WebhookService) ListEndpoints(ctx context.Context, caller Caller) ([]do
 func (s *WebhookService) UpdateEndpoint(ctx context.Context, caller Caller, id string, in EndpointUpdate) (*domain.WebhookEndpoint, error) {
 	var p ports.EndpointPatch
 	if in.URL != nil {
-		if err := s.guard.CheckURL(ctx, caller.Mode, *in.URL); err != nil {
+		if err := s.urlChecks.check(ctx, caller, *in.URL); err != nil {
 			return nil, err
 		}
 		p.URL = in.URL

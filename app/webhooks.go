@@ -64,6 +64,10 @@ type WebhooksConfig struct {
 	// Jitter draws uniformly from [0, 1) for the retry jitter (default
 	// math/rand/v2).
 	Jitter func() float64
+	// URLChecks bounds the URL checks of endpoint registrations and
+	// updates (urlChecks: outside the admission place, 8 at once per
+	// account by default).
+	URLChecks URLCheckLimit
 }
 
 // WebhookService manages endpoints and delivers events.
@@ -83,6 +87,8 @@ type WebhookService struct {
 	// scheduled falls due and a timer will wake a delivery loop.
 	retryMu    sync.Mutex
 	retryWakes map[time.Time]bool
+	// urlChecks runs guard for endpoint registrations and updates.
+	urlChecks *urlChecks
 }
 
 // NewWebhookService wires the webhook service.
@@ -132,6 +138,7 @@ func NewWebhookService(store ports.WebhookStore, outbox ports.WebhookOutbox, sen
 		store: store, outbox: outbox, sender: sender, guard: guard,
 		clock: clock, ids: ids, log: log, cfg: cfg, wake: make(chan struct{}, 1),
 		slots: make(chan struct{}, cfg.MaxInFlight), retryWakes: map[time.Time]bool{},
+		urlChecks: newURLChecks(guard, cfg.URLChecks),
 	}
 }
 

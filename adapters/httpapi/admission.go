@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -35,12 +36,22 @@ type AdmissionConfig struct {
 // what it can at normal latency and sheds the rest at once, instead of
 // letting every request queue (in the pool, in Postgres) until all time
 // out. A nil *Admission admits everything.
+//
+// A place covers the request's work only, never a wait on the client or
+// on something outside that a caller controls: the body is read before a
+// place is taken (readAhead), and the app layer gives the place back
+// around a webhook URL's DNS lookup (app.AdmissionPlace).
 type Admission struct {
 	cfg AdmissionConfig
 
 	mu       sync.Mutex
 	inFlight int
 	queue    []chan struct{} // FIFO of waiting requests; closed when granted
+
+	// largeBodies holds one token per body larger than smallBody being
+	// read ahead (MaxInFlight tokens): the memory such reads hold stays
+	// bounded however many clients send them at once.
+	largeBodies chan struct{}
 
 	admitted, shed atomic.Int64
 }
@@ -59,7 +70,7 @@ func NewAdmission(cfg AdmissionConfig) *Admission {
 	if cfg.RetryAfter <= 0 {
 		cfg.RetryAfter = 1
 	}
-	return &Admission{cfg: cfg}
+	return &Admission{cfg: cfg, largeBodies: make(chan struct{}, cfg.MaxInFlight)}
 }
 
 // errOverloaded answers a request the limiter refused.
@@ -70,7 +81,7 @@ func (a *Admission) errOverloaded() *apiError {
 }
 
 // acquire takes a place, waiting at most QueueWait; false: refused.
-func (a *Admission) acquire(r *http.Request) bool {
+func (a *Admission) acquire(ctx context.Context) bool {
 	a.mu.Lock()
 	if a.inFlight < a.cfg.MaxInFlight && len(a.queue) == 0 {
 		a.inFlight++
@@ -91,7 +102,7 @@ func (a *Admission) acquire(r *http.Request) bool {
 	case <-ch:
 		return true
 	case <-t.C:
-	case <-r.Context().Done():
+	case <-ctx.Done():
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -137,19 +148,29 @@ func (a *Admission) Stats() (admitted, shed int64) {
 var unlimitedRoutes = map[string]bool{"healthz": true, "readyz": true, "metrics": true}
 
 // unlimited reports the requests the limiter lets through: the probes,
-// and event long-polls (GET /v1/events?wait=N), which would hold a place
-// for up to 30 s while mostly sleeping; app.EventService bounds them per
-// account instead.
+// and event long-polls (GET /v1/events?wait=N with N > 0, as the handler
+// reads it), which would hold a place for up to 25 s while mostly
+// sleeping; app.EventService bounds them per account instead. A wait of 0
+// or one the handler refuses is an ordinary request and takes a place.
 func unlimited(r *http.Request) bool {
 	cr := mux.CurrentRoute(r)
 	if cr == nil {
 		return false
 	}
 	name := cr.GetName()
-	return unlimitedRoutes[name] || name == "events.list" && r.URL.Query().Get("wait") != ""
+	if unlimitedRoutes[name] {
+		return true
+	}
+	if name != "events.list" {
+		return false
+	}
+	wait, err := eventWait(r.URL.Query().Get("wait"))
+	return err == nil && wait > 0
 }
 
-// middleware applies the limiter to every matched route but the probes.
+// middleware applies the limiter to every matched route but the probes
+// and long-polls. The body is read first (readAhead), so a client sending
+// it slowly holds no place while it does.
 func (a *Admission) middleware(next http.Handler) http.Handler {
 	if a == nil {
 		return next
@@ -159,13 +180,25 @@ func (a *Admission) middleware(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if !a.acquire(r) {
+		if !a.readAhead(r) || !a.acquire(r.Context()) {
 			a.shed.Add(1)
 			writeError(w, r, a.errOverloaded())
 			return
 		}
 		a.admitted.Add(1)
-		defer a.release()
+		st := stateOf(r.Context())
+		if st != nil {
+			st.admission, st.held = a, true
+		}
+		defer func() {
+			// The request may have left its place (app.AdmissionPlace).
+			if st == nil || st.held {
+				a.release()
+			}
+			if st != nil {
+				st.admission, st.held = nil, false
+			}
+		}()
 		next.ServeHTTP(w, r)
 	})
 }

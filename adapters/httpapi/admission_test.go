@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -218,11 +219,11 @@ func TestAdmissionShedsExcessFast(t *testing.T) {
 func TestAdmissionQueueHandsPlacesOn(t *testing.T) {
 	adm := NewAdmission(AdmissionConfig{MaxInFlight: 1, MaxQueue: 1, QueueWait: time.Second})
 	req := httptest.NewRequest(http.MethodGet, "/", nil)
-	if !adm.acquire(req) {
+	if !adm.acquire(req.Context()) {
 		t.Fatal("first request refused")
 	}
 	got := make(chan bool)
-	go func() { got <- adm.acquire(req) }()
+	go func() { got <- adm.acquire(req.Context()) }()
 	for {
 		adm.mu.Lock()
 		q := len(adm.queue)
@@ -232,7 +233,7 @@ func TestAdmissionQueueHandsPlacesOn(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	if adm.acquire(req) {
+	if adm.acquire(req.Context()) {
 		t.Fatal("a request beyond MaxQueue was admitted")
 	}
 	adm.release()
@@ -244,5 +245,240 @@ func TestAdmissionQueueHandsPlacesOn(t *testing.T) {
 	defer adm.mu.Unlock()
 	if adm.inFlight != 0 || len(adm.queue) != 0 {
 		t.Fatalf("inFlight %d queue %d after all released, want 0 and 0", adm.inFlight, len(adm.queue))
+	}
+}
+
+// TestAdmissionCountsEventListsWithoutARealWait: only a long-poll the
+// handler will honour (wait from 1 to 25 s) skips the limiter; wait=0,
+// an absent wait and a wait the handler refuses are ordinary requests and
+// are refused like any other when no place is free.
+func TestAdmissionCountsEventListsWithoutARealWait(t *testing.T) {
+	t.Parallel()
+	adm := NewAdmission(AdmissionConfig{MaxInFlight: 1, MaxQueue: 1, QueueWait: time.Millisecond})
+	r := mux.NewRouter()
+	r.Use(adm.middleware)
+	r.HandleFunc("/v1/events", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }).Name("events.list")
+	if !adm.acquire(context.Background()) { // the only place, held throughout
+		t.Fatal("first place refused")
+	}
+	defer adm.release()
+	tests := []struct {
+		query string
+		want  int
+	}{
+		{"", http.StatusServiceUnavailable},
+		{"?wait=", http.StatusServiceUnavailable},
+		{"?wait=0", http.StatusServiceUnavailable},
+		{"?wait=0s", http.StatusServiceUnavailable},
+		{"?wait=garbage", http.StatusServiceUnavailable},
+		{"?wait=-5", http.StatusServiceUnavailable},
+		{"?wait=26", http.StatusServiceUnavailable},
+		{"?wait=1.5", http.StatusServiceUnavailable},
+		{"?wait=1", http.StatusOK},
+		{"?wait=25s", http.StatusOK},
+		{"?limit=3&wait=10", http.StatusOK},
+	}
+	for _, tt := range tests {
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/v1/events"+tt.query, nil))
+		if w.Code != tt.want {
+			t.Errorf("GET /v1/events%s with every place taken: %d, want %d", tt.query, w.Code, tt.want)
+		}
+	}
+}
+
+// TestAdmissionReadsTheBodyFirst: the limiter reads a body before it takes
+// a place and hands it to the handler unchanged, whatever its framing; an
+// over-size body still gets the 413 envelope from the handler, GET bodies
+// are left to the handler, and a body larger than smallBody that finds
+// every large-body token taken is refused like a request finding no place.
+func TestAdmissionReadsTheBodyFirst(t *testing.T) {
+	t.Parallel()
+	adm := NewAdmission(AdmissionConfig{MaxInFlight: 2, MaxQueue: 2, QueueWait: time.Millisecond})
+	r := mux.NewRouter()
+	r.Use(adm.middleware)
+	var (
+		mu       sync.Mutex
+		buffered = map[string]bool{}
+	)
+	echo := func(w http.ResponseWriter, req *http.Request) {
+		_, ok := req.Body.(*bufferedBody)
+		mu.Lock()
+		buffered[req.Method+" "+req.Header.Get("X-Case")] = ok
+		mu.Unlock()
+		body, err := readBody(w, req, false)
+		if err != nil {
+			writeError(w, req, err)
+			return
+		}
+		_, _ = w.Write(body)
+	}
+	r.HandleFunc("/echo", echo).Methods(http.MethodGet, http.MethodPost, http.MethodDelete).Name("echo")
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+
+	send := func(method, name string, body io.Reader, size int64) (*http.Response, []byte) {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL+"/echo", body)
+		req.Header.Set("X-Case", name)
+		if size >= 0 {
+			req.ContentLength = size
+		} else {
+			req.ContentLength = -1 // chunked
+		}
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", method, name, err)
+		}
+		defer resp.Body.Close()
+		got, _ := io.ReadAll(resp.Body)
+		return resp, got
+	}
+	small := `{"amount":1990,"paymentMethods":["PIX"],"idempotencyKey":"k-1"}`
+	exact := strings.Repeat("a", maxBody)
+	large := strings.Repeat("b", smallBody+1)
+	tests := []struct {
+		name, method string
+		body         string
+		chunked      bool
+		wantStatus   int
+		wantBuffered bool
+	}{
+		{"small", http.MethodPost, small, false, http.StatusOK, true},
+		{"small chunked", http.MethodPost, small, true, http.StatusOK, true},
+		{"empty", http.MethodPost, "", false, http.StatusOK, false},
+		{"delete", http.MethodDelete, small, false, http.StatusOK, true},
+		{"large", http.MethodPost, large, false, http.StatusOK, true},
+		{"exactly maxBody", http.MethodPost, exact, true, http.StatusOK, true},
+		{"get", http.MethodGet, small, false, http.StatusOK, false},
+	}
+	for _, tt := range tests {
+		size := int64(len(tt.body))
+		if tt.chunked {
+			size = -1
+		}
+		resp, got := send(tt.method, tt.name, strings.NewReader(tt.body), size)
+		if resp.StatusCode != tt.wantStatus || string(got) != tt.body {
+			t.Errorf("%s: %d with %d bytes, want %d echoing the %d sent", tt.name, resp.StatusCode, len(got), tt.wantStatus, len(tt.body))
+		}
+		mu.Lock()
+		if b := buffered[tt.method+" "+tt.name]; b != tt.wantBuffered {
+			t.Errorf("%s: body read ahead %v, want %v", tt.name, b, tt.wantBuffered)
+		}
+		mu.Unlock()
+	}
+
+	// Over maxBody, with and without a Content-Length: the 413 envelope.
+	for _, chunked := range []bool{false, true} {
+		size := int64(maxBody + 1)
+		if chunked {
+			size = -1
+		}
+		resp, got := send(http.MethodPost, "over", strings.NewReader(strings.Repeat("c", maxBody+1)), size)
+		var env errorBody
+		if resp.StatusCode != http.StatusRequestEntityTooLarge || json.Unmarshal(got, &env) != nil ||
+			env.Error.Code != "request_too_large" || env.Error.Type != typeInvalidRequest {
+			t.Errorf("over maxBody (chunked %v): %d %s, want 413 request_too_large", chunked, resp.StatusCode, got)
+		}
+	}
+
+	// Every large-body token taken: a large body is refused at once, a
+	// small one is not concerned.
+	for range cap(adm.largeBodies) {
+		adm.largeBodies <- struct{}{}
+	}
+	resp, got := send(http.MethodPost, "large, no token", strings.NewReader(large), int64(len(large)))
+	var env errorBody
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" ||
+		json.Unmarshal(got, &env) != nil || env.Error.Code != "service_unavailable" {
+		t.Errorf("large body with every token taken: %d %s, want 503 service_unavailable with Retry-After", resp.StatusCode, got)
+	}
+	if resp, got := send(http.MethodPost, "small, no token", strings.NewReader(small), int64(len(small))); resp.StatusCode != http.StatusOK || string(got) != small {
+		t.Errorf("small body with every large-body token taken: %d %s, want 200", resp.StatusCode, got)
+	}
+	for range cap(adm.largeBodies) {
+		<-adm.largeBodies
+	}
+	adm.mu.Lock()
+	defer adm.mu.Unlock()
+	if adm.inFlight != 0 {
+		t.Errorf("inFlight %d after every request ended, want 0", adm.inFlight)
+	}
+}
+
+// TestAdmissionBodyReadErrorReachesTheHandler: a body that fails while it
+// is read ahead (the client went away) is handed on with its error, which
+// the handler sees where it would have.
+func TestAdmissionBodyReadErrorReachesTheHandler(t *testing.T) {
+	t.Parallel()
+	adm := NewAdmission(AdmissionConfig{MaxInFlight: 1})
+	r := mux.NewRouter()
+	r.Use(adm.middleware)
+	var got error
+	r.HandleFunc("/echo", func(w http.ResponseWriter, req *http.Request) {
+		_, got = readBody(w, req, false)
+	}).Methods(http.MethodPost).Name("echo")
+	broken := errors.New("connection reset")
+	req := httptest.NewRequest(http.MethodPost, "/echo", io.MultiReader(strings.NewReader(`{"a":`), errReader{broken}))
+	r.ServeHTTP(httptest.NewRecorder(), req)
+	if !errors.Is(got, broken) {
+		t.Fatalf("handler read %v, want the body's error", got)
+	}
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// TestRequestLeavesAndRetakesItsPlace: a request that gives its place back
+// (app.AdmissionPlace, around a webhook URL's DNS lookup) frees it for
+// another, takes one again as a new request would — refused with the 503
+// envelope when none is free — and the limiter ends empty either way.
+func TestRequestLeavesAndRetakesItsPlace(t *testing.T) {
+	t.Parallel()
+	adm := NewAdmission(AdmissionConfig{MaxInFlight: 1, MaxQueue: 1, QueueWait: time.Millisecond})
+	r := mux.NewRouter()
+	r.Use(requestLog(slog.New(slog.NewTextHandler(io.Discard, nil)), nil, nil), adm.middleware)
+	r.HandleFunc("/work", func(w http.ResponseWriter, req *http.Request) {
+		st := stateOf(req.Context())
+		if adm.acquire(req.Context()) {
+			t.Error("a second request was admitted while the only place was held")
+			adm.release()
+		}
+		if !st.Leave() || st.Leave() {
+			t.Error("Leave: want true once, then false")
+		}
+		// The place is free for another request meanwhile.
+		if !adm.acquire(req.Context()) {
+			t.Fatal("the place the request left was not free")
+		}
+		err := st.Reenter(req.Context())
+		var ae *apiError
+		if !errors.As(err, &ae) || ae.Status != http.StatusServiceUnavailable || ae.Code != "service_unavailable" {
+			t.Errorf("Reenter with no free place: %v, want the 503 service_unavailable", err)
+		}
+		adm.release()
+		if err := st.Reenter(req.Context()); err != nil {
+			t.Errorf("Reenter with a free place: %v", err)
+		}
+		if req.URL.Query().Get("leave") == "end" && !st.Leave() {
+			t.Error("Leave after Reenter: want true")
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}).Name("work")
+	for _, q := range []string{"", "?leave=end"} {
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/work"+q, nil))
+		if w.Code != http.StatusNoContent {
+			t.Fatalf("status %d, want 204", w.Code)
+		}
+		adm.mu.Lock()
+		if adm.inFlight != 0 || len(adm.queue) != 0 {
+			t.Errorf("%q: inFlight %d queue %d after the request, want 0 and 0", q, adm.inFlight, len(adm.queue))
+		}
+		adm.mu.Unlock()
+	}
+	if admitted, shed := adm.Stats(); admitted != 2 || shed != 2 {
+		t.Errorf("stats admitted %d shed %d, want 2 and 2 (the refused re-entries)", admitted, shed)
 	}
 }

@@ -59,7 +59,7 @@ func requireDashboard(auth DashboardAuth) mux.MiddlewareFunc {
 				writeError(w, r, err)
 				return
 			}
-			if h, ok := r.Context().Value(ctxKeyRecord).(*keyHolder); ok {
+			if h := stateOf(r.Context()); h != nil {
 				h.user = &u
 			}
 			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxDashKey{}, u)))

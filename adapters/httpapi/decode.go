@@ -28,6 +28,11 @@ func readBody(w http.ResponseWriter, r *http.Request, jsonOnly bool) ([]byte, er
 			return nil, badRequest("Content-Type", "content_type_invalid", "send the body with Content-Type: application/json")
 		}
 	}
+	if b, ok := r.Body.(*bufferedBody); ok {
+		if body, ok := b.whole(); ok { // read ahead by the admission limiter
+			return body, nil
+		}
+	}
 	return io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 }
 

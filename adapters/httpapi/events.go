@@ -121,13 +121,20 @@ func parseEventQuery(r *http.Request, scope ports.Scope) (ports.EventQuery, time
 			}
 		}
 	}
-	var wait time.Duration
-	if s := v.Get("wait"); s != "" {
-		n, err := strconv.Atoi(strings.TrimSuffix(s, "s"))
-		if err != nil || n < 0 || time.Duration(n)*time.Second > app.MaxEventWait {
-			return q, 0, badRequest("wait", "parameter_invalid", "wait must be a number of seconds from 0 to 25, such as 25 or 25s")
-		}
-		wait = time.Duration(n) * time.Second
+	wait, err := eventWait(v.Get("wait"))
+	return q, wait, err
+}
+
+// eventWait reads the wait parameter of the event list: whole seconds
+// from 0 to app.MaxEventWait, "25" or "25s"; absent is 0. The admission
+// limiter reads it the same way to tell a long-poll (unlimited).
+func eventWait(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
 	}
-	return q, wait, nil
+	n, err := strconv.Atoi(strings.TrimSuffix(s, "s"))
+	if err != nil || n < 0 || time.Duration(n)*time.Second > app.MaxEventWait {
+		return 0, badRequest("wait", "parameter_invalid", "wait must be a number of seconds from 0 to 25, such as 25 or 25s")
+	}
+	return time.Duration(n) * time.Second, nil
 }

@@ -23,7 +23,7 @@ type ctxKey int
 const (
 	ctxRequestID ctxKey = iota
 	ctxCaller
-	ctxKeyRecord
+	ctxRequestState
 )
 
 func requestID(ctx context.Context) string {
@@ -72,9 +72,10 @@ func requestLog(log *slog.Logger, sink RequestRecorder, metrics *httpMetrics) mu
 			}
 			id := domain.PrefixRequest + raw
 			w.Header().Set("X-Request-Id", id)
-			holder := &keyHolder{}
+			holder := &requestState{}
 			ctx := context.WithValue(r.Context(), ctxRequestID, id)
-			ctx = context.WithValue(ctx, ctxKeyRecord, holder)
+			ctx = context.WithValue(ctx, ctxRequestState, holder)
+			ctx = app.WithAdmissionPlace(ctx, holder)
 			r = r.WithContext(ctx)
 			rec := &statusRecorder{ResponseWriter: w}
 			defer func() {
@@ -116,11 +117,49 @@ func requestLog(log *slog.Logger, sink RequestRecorder, metrics *httpMetrics) mu
 // errPanic: a panic answers as any error classify does not know.
 var errPanic = errInternal
 
-// keyHolder lets the auth middleware hand the key record back to the
-// access log, which wraps it.
-type keyHolder struct {
+// requestState is what the middlewares of one request hand each other
+// through its context: the auth middlewares give the key record or the
+// dashboard user back to the access log, which wraps them, and the
+// admission limiter notes the place the request holds, which the app
+// layer gives back around a wait on the outside (app.AdmissionPlace).
+type requestState struct {
 	rec  *ports.APIKeyRecord
 	user *app.DashboardUser
+	// admission is the limiter that admitted the request (nil: none did),
+	// and held whether the request holds one of its places now.
+	admission *Admission
+	held      bool
+}
+
+func stateOf(ctx context.Context) *requestState {
+	s, _ := ctx.Value(ctxRequestState).(*requestState)
+	return s
+}
+
+var _ app.AdmissionPlace = (*requestState)(nil)
+
+// Leave gives the request's admission place back.
+func (s *requestState) Leave() bool {
+	if !s.held {
+		return false
+	}
+	s.held = false
+	s.admission.release()
+	return true
+}
+
+// Reenter takes a place again of the limiter that admitted the request;
+// its refusal is the limiter's 503.
+func (s *requestState) Reenter(ctx context.Context) error {
+	if s.admission == nil || s.held {
+		return nil
+	}
+	if !s.admission.acquire(ctx) {
+		s.admission.shed.Add(1)
+		return s.admission.errOverloaded()
+	}
+	s.held = true
+	return nil
 }
 
 // RequestRecorder receives one entry per API-key request for the
@@ -160,7 +199,7 @@ func requireAPIKey(auth Authenticator, failures *authFailures) mux.MiddlewareFun
 				return
 			}
 			failures.succeeded(key)
-			if h, ok := r.Context().Value(ctxKeyRecord).(*keyHolder); ok {
+			if h := stateOf(r.Context()); h != nil {
 				h.rec = rec
 			}
 			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxCaller, caller)))
