@@ -261,18 +261,9 @@ func (s *WebhookService) attempt(ctx context.Context, c ports.DeliveryClaim) {
 		res = domain.AttemptResult{Error: "receiver has no url", Permanent: true}
 	case c.Secret == "":
 		res = domain.AttemptResult{Error: "no signing secret: rotate the transaction webhook secret"}
-	case d.EndpointID == "" && s.guard.CheckURL(ctx, d.Mode, c.URL) != nil:
-		// A per-transaction webhookUrl was not checked when registered as
-		// endpoints are: apply the same rules (scheme, address) now.
-		res = domain.AttemptResult{Error: "webhookUrl not allowed (scheme or address)", Permanent: true}
 	default:
-		sig := domain.SignWebhook(d.EventType, c.Secret, s.clock.Now(), d.Payload)
 		var err error
-		res, err = s.sender.Send(ctx, ports.WebhookRequest{
-			URL: c.URL, Body: d.Payload, Signature: sig, EventType: d.EventType,
-			DeliveryID: fmt.Sprintf("%s-%d", d.ID, d.Attempts),
-		})
-		if err != nil {
+		if res, err = s.send(ctx, c); err != nil {
 			// ctx ended: this worker is going away. The lease runs out and
 			// another worker makes the attempt again.
 			return
@@ -283,6 +274,45 @@ func (s *WebhookService) attempt(ctx context.Context, c ports.DeliveryClaim) {
 		return
 	}
 	s.complete(ctx, d, c.LeaseToken, res.Gone())
+}
+
+// send makes the attempt of a claim that has a URL and a secret. A
+// per-transaction webhookUrl (no endpoint) was not checked when registered
+// as endpoints are, so the URL guard runs first. The error is ctx's when it
+// ended: the attempt's outcome is unknown.
+func (s *WebhookService) send(ctx context.Context, c ports.DeliveryClaim) (domain.AttemptResult, error) {
+	d := c.Delivery
+	if d.EndpointID == "" {
+		if err := s.guard.CheckURL(ctx, d.Mode, c.URL); err != nil {
+			if ctx.Err() != nil {
+				return domain.AttemptResult{}, ctx.Err()
+			}
+			return urlCheckResult(err), nil
+		}
+	}
+	sig := domain.SignWebhook(d.EventType, c.Secret, s.clock.Now(), d.Payload)
+	return s.sender.Send(ctx, ports.WebhookRequest{
+		URL: c.URL, Body: d.Payload, Signature: sig, EventType: d.EventType,
+		DeliveryID: fmt.Sprintf("%s-%d", d.ID, d.Attempts),
+	})
+}
+
+// urlCheckResult is the attempt a refused URL check makes. Only a real
+// refusal is permanent: the name resolves to a refused address
+// (ErrURLForbidden), or the scheme or URL is bad. A host that does not
+// resolve (SERVFAIL, a timeout, a restarting resolver, a name not there
+// yet) fails this attempt only and is retried on the schedule, as the
+// sender's own "dns lookup failed" is; the dialer still refuses a refused
+// address at connect time.
+func urlCheckResult(err error) domain.AttemptResult {
+	switch {
+	case errors.Is(err, ports.ErrURLUnresolved):
+		return domain.AttemptResult{Error: "dns lookup failed"}
+	case errors.Is(err, ports.ErrURLForbidden), errors.Is(err, domain.ErrValidation):
+		return domain.AttemptResult{Error: "webhookUrl not allowed (scheme or address)", Permanent: true}
+	default:
+		return domain.AttemptResult{Error: "webhookUrl check failed"}
+	}
 }
 
 func (s *WebhookService) complete(ctx context.Context, d domain.WebhookDelivery, token string, gone bool) {

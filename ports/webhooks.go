@@ -18,6 +18,12 @@ var (
 	// call (loopback, private, link-local, metadata) or uses a refused
 	// scheme.
 	ErrURLForbidden = errors.New("webhook url not allowed")
+	// ErrURLUnresolved: a webhook URL's host could not be resolved (no
+	// answer, a name server failure or timeout, no such name). It is the
+	// broken rule of the *domain.ValidationError URLGuard returns: a
+	// registration is refused, but at delivery time it is an attempt that
+	// failed and is retried, since DNS comes back.
+	ErrURLUnresolved = errors.New("webhook url host does not resolve")
 )
 
 // EndpointPatch changes an endpoint; nil fields stay as they are.
@@ -164,7 +170,8 @@ type WebhookSender interface {
 type URLGuard interface {
 	// CheckURL validates a receiver URL for mode: its shape and scheme
 	// (https in live mode) and that its host resolves only to public
-	// addresses. Errors: *domain.ValidationError for the shape,
+	// addresses. Errors: *domain.ValidationError for the shape and for a
+	// host that does not resolve (then wrapping ErrURLUnresolved),
 	// ErrURLForbidden for the address.
 	CheckURL(ctx context.Context, mode domain.Mode, rawURL string) error
 }

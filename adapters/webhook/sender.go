@@ -110,7 +110,8 @@ var _ ports.URLGuard = (*Guard)(nil)
 func NewGuard(p Policy) *Guard { return &Guard{Policy: p, Resolver: net.DefaultResolver} }
 
 // CheckURL validates shape and scheme and resolves the host: every
-// address must be allowed.
+// address must be allowed. A lookup that fails or answers nothing is a
+// *domain.ValidationError wrapping ports.ErrURLUnresolved.
 func (g *Guard) CheckURL(ctx context.Context, mode domain.Mode, rawURL string) error {
 	requireHTTPS := mode == domain.ModeLive && !g.Policy.AllowPrivate
 	u, err := domain.ValidateWebhookURL(rawURL, requireHTTPS)
@@ -133,7 +134,12 @@ func (g *Guard) CheckURL(ctx context.Context, mode domain.Mode, rawURL string) e
 	defer cancel()
 	addrs, err := g.Resolver.LookupNetIP(rctx, "ip", host)
 	if err != nil || len(addrs) == 0 {
-		return domain.Invalid(domain.FieldWebhookURL, "%s host does not resolve", domain.FieldWebhookURL)
+		// A refusal at registration; at delivery time a failed attempt
+		// that is retried (ErrURLUnresolved): a lookup failure is not where
+		// the name points.
+		ve := domain.Invalid(domain.FieldWebhookURL, "%s host does not resolve", domain.FieldWebhookURL)
+		ve.Err = ports.ErrURLUnresolved
+		return ve
 	}
 	for _, a := range addrs {
 		if !g.Policy.allowed(a) {
