@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -21,9 +22,18 @@ var ErrCashoutNotSupported = errors.New("the provider refunds pix only by devolu
 
 // PixReceiptsConfig tunes notifications and reconciliation.
 type PixReceiptsConfig struct {
-	// Window is how far back reconciliation pages received Pix (default
-	// 2 h); it must cover the longest a notification can be lost.
+	// Window is how much a reconciliation pass reads again before the end
+	// of the account's last complete pass, or before now on its first one
+	// (default 2 h), so a Pix the provider lists late is still read.
 	Window time.Duration
+	// MaxCatchUp bounds how far back a pass reads after an outage of the
+	// provider or of the account's credentials (default 7 days): Pix
+	// received before now - MaxCatchUp are not read (an error is logged).
+	MaxCatchUp time.Duration
+	// QueryRange is the longest inicio..fim span one listing asks (default
+	// 24 h; API Pix sets no maximum, a PSP may): a catch-up is read in
+	// consecutive spans, oldest first.
+	QueryRange time.Duration
 	// LockWindow is the slack around a Pix's time when asking the provider
 	// whether it came from the expected payer (default 2 min).
 	LockWindow time.Duration
@@ -39,6 +49,7 @@ type PixReceiptsConfig struct {
 type PixReceiptService struct {
 	charges *ChargeService
 	store   ports.AcquirerAccountStore
+	marks   ports.PixReconcileMarks
 	recv    ports.PixReceiver
 	clock   ports.Clock
 	log     *slog.Logger
@@ -46,11 +57,21 @@ type PixReceiptService struct {
 }
 
 // NewPixReceiptService wires the service.
-func NewPixReceiptService(charges *ChargeService, store ports.AcquirerAccountStore, recv ports.PixReceiver, clock ports.Clock,
-	log *slog.Logger, cfg PixReceiptsConfig,
+func NewPixReceiptService(charges *ChargeService, store ports.AcquirerAccountStore, marks ports.PixReconcileMarks, recv ports.PixReceiver,
+	clock ports.Clock, log *slog.Logger, cfg PixReceiptsConfig,
 ) *PixReceiptService {
 	if cfg.Window <= 0 {
 		cfg.Window = 2 * time.Hour
+	}
+	if cfg.MaxCatchUp <= 0 {
+		cfg.MaxCatchUp = 7 * 24 * time.Hour
+	}
+	cfg.MaxCatchUp = max(cfg.MaxCatchUp, cfg.Window)
+	if cfg.QueryRange <= 0 {
+		cfg.QueryRange = 24 * time.Hour
+	}
+	if log == nil {
+		log = slog.Default()
 	}
 	if cfg.LockWindow <= 0 {
 		cfg.LockWindow = 2 * time.Minute
@@ -58,7 +79,7 @@ func NewPixReceiptService(charges *ChargeService, store ports.AcquirerAccountSto
 	if cfg.MaxPerCallback <= 0 {
 		cfg.MaxPerCallback = 100
 	}
-	return &PixReceiptService{charges: charges, store: store, recv: recv, clock: clock, log: log, cfg: cfg}
+	return &PixReceiptService{charges: charges, store: store, marks: marks, recv: recv, clock: clock, log: log, cfg: cfg}
 }
 
 // NotifyResult counts what a notification did.
@@ -118,9 +139,9 @@ func (s *PixReceiptService) Notify(ctx context.Context, accountID string, endToE
 	return res, firstErr
 }
 
-// Reconcile pages through every configured account's received Pix of the
-// last Window and applies those a notification did not. It returns how many
-// Pix changed or re-checked a charge.
+// Reconcile pages through every configured account's received Pix since
+// its last complete pass and applies those a notification did not. It
+// returns how many Pix changed or re-checked a charge.
 func (s *PixReceiptService) Reconcile(ctx context.Context) (int, error) {
 	accts, err := s.recv.ReceiverAccounts(ctx)
 	if err != nil {
@@ -130,29 +151,94 @@ func (s *PixReceiptService) Reconcile(ctx context.Context) (int, error) {
 	n := 0
 	var firstErr error
 	for _, acct := range accts {
-		for page := 0; ; page++ {
-			pg, err := s.recv.ListPix(ctx, ports.PixQuery{AccountID: acct, Start: now.Add(-s.cfg.Window), End: now, Page: page})
-			if err != nil {
-				if firstErr == nil {
-					firstErr = fmt.Errorf("reconcile %s: %w", acct, err)
-				}
-				break
-			}
-			for _, p := range pg.Pix {
-				applied, err := s.apply(ctx, acct, p)
-				if err != nil && firstErr == nil {
-					firstErr = err
-				}
-				if applied {
-					n++
-				}
-			}
-			if !pg.More || ctx.Err() != nil {
-				break
-			}
+		k, err := s.reconcileAccount(ctx, acct, now)
+		n += k
+		if err != nil && firstErr == nil {
+			firstErr = fmt.Errorf("reconcile %s: %w", acct, err)
 		}
 	}
 	return n, firstErr
+}
+
+// reconcileAccount reads the account's received Pix up to now from Window
+// before its mark — the end of its last complete pass — or before now
+// when it has none, and never from before now - MaxCatchUp. A fixed
+// look-back would lose, for good, every Pix received before it while the
+// provider could not be listed (credentials refused for longer than the
+// look-back: callbacks are refused meanwhile). The span is read in pieces
+// of at most QueryRange, oldest first; the mark moves to the end of each
+// piece whose every Pix was listed and applied, while the pieces before it
+// were too. A piece that cannot be listed ends the pass, and the next one
+// starts from the mark again; a Pix that fails to apply holds the mark but
+// not the later pieces. Pix read twice are applied once (by end-to-end id).
+func (s *PixReceiptService) reconcileAccount(ctx context.Context, acct string, now time.Time) (int, error) {
+	mark, err := s.marks.PixReconciledThrough(ctx, acct)
+	if err != nil {
+		return 0, err
+	}
+	from := now.Add(-s.cfg.Window)
+	if !mark.IsZero() && mark.Before(now) {
+		from = mark.Add(-s.cfg.Window)
+	}
+	if floor := now.Add(-s.cfg.MaxCatchUp); from.Before(floor) {
+		s.log.ErrorContext(ctx, "pix reconciliation: the last complete pass is older than the catch-up bound; Pix received before the bound are not read",
+			"account", acct, "reconciled_through", mark, "bound", floor)
+		from = floor
+	}
+	n, complete := 0, true
+	var firstErr error
+	for start := from; start.Before(now); {
+		end := start.Add(s.cfg.QueryRange)
+		if end.After(now) {
+			end = now
+		}
+		k, listed, err := s.reconcileSpan(ctx, acct, start, end)
+		n += k
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		if !listed {
+			break
+		}
+		if complete = complete && err == nil; complete {
+			if err := s.marks.SetPixReconciledThrough(ctx, acct, end); err != nil {
+				complete = false
+				if firstErr == nil {
+					firstErr = err
+				}
+			}
+		}
+		start = end
+	}
+	return n, firstErr
+}
+
+// reconcileSpan applies the account's Pix the provider lists between start
+// and end, page by page. listed is false when a page could not be read (or
+// ctx ended): the span was not read in full. err is the first failure, of
+// a listing or of a Pix's apply (the other Pix are applied all the same).
+func (s *PixReceiptService) reconcileSpan(ctx context.Context, acct string, start, end time.Time) (n int, listed bool, err error) {
+	for page := 0; ; page++ {
+		if cerr := ctx.Err(); cerr != nil {
+			return n, false, cmp.Or(err, cerr)
+		}
+		pg, lerr := s.recv.ListPix(ctx, ports.PixQuery{AccountID: acct, Start: start, End: end, Page: page})
+		if lerr != nil {
+			return n, false, cmp.Or(err, lerr)
+		}
+		for _, p := range pg.Pix {
+			applied, aerr := s.apply(ctx, acct, p)
+			if aerr != nil && err == nil {
+				err = aerr
+			}
+			if applied {
+				n++
+			}
+		}
+		if !pg.More {
+			return n, true, err
+		}
+	}
 }
 
 // apply settles the charge a confirmed Pix paid. It reports false when the

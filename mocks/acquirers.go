@@ -7,6 +7,7 @@ import (
 	"context"
 	"github.com/quitapix/quita/ports"
 	"sync"
+	"time"
 )
 
 // Ensure, that AcquirerAccountStoreMock does implement ports.AcquirerAccountStore.
@@ -412,5 +413,133 @@ func (mock *PixReceiverMock) ReceiverAccountsCalls() []struct {
 	mock.lockReceiverAccounts.RLock()
 	calls = mock.calls.ReceiverAccounts
 	mock.lockReceiverAccounts.RUnlock()
+	return calls
+}
+
+// Ensure, that PixReconcileMarksMock does implement ports.PixReconcileMarks.
+// If this is not the case, regenerate this file with moq.
+var _ ports.PixReconcileMarks = &PixReconcileMarksMock{}
+
+// PixReconcileMarksMock is a mock implementation of ports.PixReconcileMarks.
+//
+//	func TestSomethingThatUsesPixReconcileMarks(t *testing.T) {
+//
+//		// make and configure a mocked ports.PixReconcileMarks
+//		mockedPixReconcileMarks := &PixReconcileMarksMock{
+//			PixReconciledThroughFunc: func(ctx context.Context, accountID string) (time.Time, error) {
+//				panic("mock out the PixReconciledThrough method")
+//			},
+//			SetPixReconciledThroughFunc: func(ctx context.Context, accountID string, t time.Time) error {
+//				panic("mock out the SetPixReconciledThrough method")
+//			},
+//		}
+//
+//		// use mockedPixReconcileMarks in code that requires ports.PixReconcileMarks
+//		// and then make assertions.
+//
+//	}
+type PixReconcileMarksMock struct {
+	// PixReconciledThroughFunc mocks the PixReconciledThrough method.
+	PixReconciledThroughFunc func(ctx context.Context, accountID string) (time.Time, error)
+
+	// SetPixReconciledThroughFunc mocks the SetPixReconciledThrough method.
+	SetPixReconciledThroughFunc func(ctx context.Context, accountID string, t time.Time) error
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// PixReconciledThrough holds details about calls to the PixReconciledThrough method.
+		PixReconciledThrough []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// AccountID is the accountID argument value.
+			AccountID string
+		}
+		// SetPixReconciledThrough holds details about calls to the SetPixReconciledThrough method.
+		SetPixReconciledThrough []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// AccountID is the accountID argument value.
+			AccountID string
+			// T is the t argument value.
+			T time.Time
+		}
+	}
+	lockPixReconciledThrough    sync.RWMutex
+	lockSetPixReconciledThrough sync.RWMutex
+}
+
+// PixReconciledThrough calls PixReconciledThroughFunc.
+func (mock *PixReconcileMarksMock) PixReconciledThrough(ctx context.Context, accountID string) (time.Time, error) {
+	if mock.PixReconciledThroughFunc == nil {
+		panic("PixReconcileMarksMock.PixReconciledThroughFunc: method is nil but PixReconcileMarks.PixReconciledThrough was just called")
+	}
+	callInfo := struct {
+		Ctx       context.Context
+		AccountID string
+	}{
+		Ctx:       ctx,
+		AccountID: accountID,
+	}
+	mock.lockPixReconciledThrough.Lock()
+	mock.calls.PixReconciledThrough = append(mock.calls.PixReconciledThrough, callInfo)
+	mock.lockPixReconciledThrough.Unlock()
+	return mock.PixReconciledThroughFunc(ctx, accountID)
+}
+
+// PixReconciledThroughCalls gets all the calls that were made to PixReconciledThrough.
+// Check the length with:
+//
+//	len(mockedPixReconcileMarks.PixReconciledThroughCalls())
+func (mock *PixReconcileMarksMock) PixReconciledThroughCalls() []struct {
+	Ctx       context.Context
+	AccountID string
+} {
+	var calls []struct {
+		Ctx       context.Context
+		AccountID string
+	}
+	mock.lockPixReconciledThrough.RLock()
+	calls = mock.calls.PixReconciledThrough
+	mock.lockPixReconciledThrough.RUnlock()
+	return calls
+}
+
+// SetPixReconciledThrough calls SetPixReconciledThroughFunc.
+func (mock *PixReconcileMarksMock) SetPixReconciledThrough(ctx context.Context, accountID string, t time.Time) error {
+	if mock.SetPixReconciledThroughFunc == nil {
+		panic("PixReconcileMarksMock.SetPixReconciledThroughFunc: method is nil but PixReconcileMarks.SetPixReconciledThrough was just called")
+	}
+	callInfo := struct {
+		Ctx       context.Context
+		AccountID string
+		T         time.Time
+	}{
+		Ctx:       ctx,
+		AccountID: accountID,
+		T:         t,
+	}
+	mock.lockSetPixReconciledThrough.Lock()
+	mock.calls.SetPixReconciledThrough = append(mock.calls.SetPixReconciledThrough, callInfo)
+	mock.lockSetPixReconciledThrough.Unlock()
+	return mock.SetPixReconciledThroughFunc(ctx, accountID, t)
+}
+
+// SetPixReconciledThroughCalls gets all the calls that were made to SetPixReconciledThrough.
+// Check the length with:
+//
+//	len(mockedPixReconcileMarks.SetPixReconciledThroughCalls())
+func (mock *PixReconcileMarksMock) SetPixReconciledThroughCalls() []struct {
+	Ctx       context.Context
+	AccountID string
+	T         time.Time
+} {
+	var calls []struct {
+		Ctx       context.Context
+		AccountID string
+		T         time.Time
+	}
+	mock.lockSetPixReconciledThrough.RLock()
+	calls = mock.calls.SetPixReconciledThrough
+	mock.lockSetPixReconciledThrough.RUnlock()
 	return calls
 }

@@ -1,6 +1,6 @@
 package ports
 
-//go:generate go tool moq -rm -out ../mocks/acquirers.go -pkg mocks . AcquirerAccountStore PixReceiver
+//go:generate go tool moq -rm -out ../mocks/acquirers.go -pkg mocks . AcquirerAccountStore PixReceiver PixReconcileMarks
 
 import (
 	"context"
@@ -75,6 +75,20 @@ type PixReceiver interface {
 	GetPix(ctx context.Context, accountID, endToEndID string) (*ReceivedPix, error)
 	// ListPix returns a page of the account's received Pix.
 	ListPix(ctx context.Context, q PixQuery) (PixPage, error)
+}
+
+// PixReconcileMarks keeps how far each account's received Pix are
+// reconciled, so that a pass after an outage (the PSP, or the account's
+// credentials) reads from there and not only its usual look-back.
+type PixReconcileMarks interface {
+	// PixReconciledThrough returns the end of the account's last
+	// reconciliation window whose every Pix was read and applied; the zero
+	// time when there is none.
+	PixReconciledThrough(ctx context.Context, accountID string) (time.Time, error)
+	// SetPixReconciledThrough records that the account's Pix up to t are
+	// read and applied. It never moves the mark back (another process may
+	// have gone further).
+	SetPixReconciledThrough(ctx context.Context, accountID string, t time.Time) error
 }
 
 // ScopedNamer is implemented by an acquirer that routes scopes to different

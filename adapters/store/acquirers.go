@@ -2,13 +2,18 @@ package store
 
 import (
 	"context"
+	"errors"
+	"time"
 
 	"github.com/uptrace/bun"
 
 	"github.com/quitapix/quita/ports"
 )
 
-var _ ports.AcquirerAccountStore = (*DB)(nil)
+var (
+	_ ports.AcquirerAccountStore = (*DB)(nil)
+	_ ports.PixReconcileMarks    = (*DB)(nil)
+)
 
 type acquirerAccountRow struct {
 	bun.BaseModel `bun:"table:acquirer_accounts,alias:aa"`
@@ -70,4 +75,36 @@ func (db *DB) FindChargeByTxID(ctx context.Context, scope ports.Scope, txid stri
 		return "", mapError(err)
 	}
 	return id, nil
+}
+
+type pixReconcileMarkRow struct {
+	bun.BaseModel `bun:"table:pix_reconcile_marks,alias:prm"`
+
+	AccountID         string `bun:"account_id,pk"`
+	ReconciledThrough dbTime `bun:"reconciled_through"`
+}
+
+// PixReconciledThrough implements ports.PixReconcileMarks.
+func (db *DB) PixReconciledThrough(ctx context.Context, accountID string) (time.Time, error) {
+	row := new(pixReconcileMarkRow)
+	err := mapError(db.bun.NewSelect().Model(row).Where("prm.account_id = ?", accountID).Scan(ctx))
+	if errors.Is(err, ports.ErrNotFound) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, err
+	}
+	return row.ReconciledThrough.Time, nil
+}
+
+// setPixReconcileMark moves an account's mark forward only: instants
+// compare as time on Postgres and as fixed-width text on SQLite.
+const setPixReconcileMark = `INSERT INTO pix_reconcile_marks (account_id, reconciled_through) VALUES (?, ?)
+ON CONFLICT (account_id) DO UPDATE SET reconciled_through = excluded.reconciled_through
+WHERE pix_reconcile_marks.reconciled_through < excluded.reconciled_through`
+
+// SetPixReconciledThrough implements ports.PixReconcileMarks.
+func (db *DB) SetPixReconciledThrough(ctx context.Context, accountID string, t time.Time) error {
+	_, err := db.bun.ExecContext(ctx, setPixReconcileMark, accountID, newDBTime(t))
+	return mapError(err)
 }

@@ -151,6 +151,7 @@ var storeSet = wire.NewSet(
 	wire.Bind(new(ports.TokenDenylist), new(*store.DB)),
 	wire.Bind(new(ports.GuardStore), new(*store.DB)),
 	wire.Bind(new(ports.AcquirerAccountStore), new(*store.DB)),
+	wire.Bind(new(ports.PixReconcileMarks), new(*store.DB)),
 	wire.Bind(new(ports.PayoutStore), new(*store.DB)),
 )
 

@@ -87,7 +87,7 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	paymentsConfig := providePaymentsConfig(cfg, links)
 	paymentService := app.NewPaymentService(chargeService, db, db, portsAcquirer, systemClock, randomIDs, log, paymentsConfig)
 	pixReceiptsConfig := providePixReceiptsConfig(cfg)
-	pixReceiptService := app.NewPixReceiptService(chargeService, db, bcbpixAcquirer, systemClock, log, pixReceiptsConfig)
+	pixReceiptService := app.NewPixReceiptService(chargeService, db, db, bcbpixAcquirer, systemClock, log, pixReceiptsConfig)
 	eventsConfig := provideEventsConfig(db)
 	eventService := app.NewEventService(db, systemClock, eventsConfig)
 	receiptRenderer := receipt.New()
@@ -200,7 +200,7 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 		return nil, nil, err
 	}
 	pixReceiptsConfig := providePixReceiptsConfig(cfg)
-	pixReceiptService := app.NewPixReceiptService(chargeService, db, bcbpixAcquirer, clock, log, pixReceiptsConfig)
+	pixReceiptService := app.NewPixReceiptService(chargeService, db, db, bcbpixAcquirer, clock, log, pixReceiptsConfig)
 	eventsConfig := provideEventsConfig(db)
 	eventService := app.NewEventService(db, clock, eventsConfig)
 	receiptRenderer := receipt.New()
