@@ -44,7 +44,19 @@ type ChargesConfig struct {
 	// IdempotencyTTL is how long the cache keeps a response (default 24 h).
 	// The database keeps it for good.
 	IdempotencyTTL time.Duration
+	// ExpiryGrace is how long after expires_at an unpaid charge stays
+	// pending before it is expired, so that a Pix paid before expires_at
+	// whose news is late still settles it (default DefaultExpiryGrace;
+	// negative: none). See DefaultExpiryGrace.
+	ExpiryGrace time.Duration
 }
+
+// DefaultExpiryGrace covers what may separate a Pix paid just before
+// expires_at from the moment Quita learns of it: the PSP's notification
+// (seconds, retried by the PSP), or, when it is lost, the next
+// reconciliation pass (every minute) and the time the pass takes, plus
+// clock skew between the PSP and Quita.
+const DefaultExpiryGrace = 3 * time.Minute
 
 // Caller is an authenticated merchant request: the account and the mode of
 // the API key it used.
@@ -94,6 +106,12 @@ func NewChargeService(store ports.ChargeStore, records ports.IdempotencyRecords,
 	if cfg.Holding == nil {
 		cfg.Holding = domain.DefaultHoldingPeriods
 	}
+	switch {
+	case cfg.ExpiryGrace == 0:
+		cfg.ExpiryGrace = DefaultExpiryGrace
+	case cfg.ExpiryGrace < 0:
+		cfg.ExpiryGrace = 0
+	}
 	s := &ChargeService{store: store, records: records, cache: cache, acquirer: acquirerOf(acquirer), guard: guard,
 		clock: clock, ids: ids, log: log, cfg: cfg}
 	if cfg.WebhookURLs != nil {
@@ -102,8 +120,11 @@ func NewChargeService(store ports.ChargeStore, records ports.IdempotencyRecords,
 	return s
 }
 
-// Get reads a charge of the caller. A charge past its expiry is expired
-// (and persisted so) before it is returned.
+// Get reads a charge of the caller. A charge whose expiry is final
+// (expires_at plus the grace, ExpiryDue) is expired, and persisted so,
+// before it is returned; in the grace it reads pending, with expires_at in
+// the past: no payment can be made any more, but one made in time may
+// still be reported.
 func (s *ChargeService) Get(ctx context.Context, caller Caller, id string) (*domain.Charge, error) {
 	c, err := s.store.GetCharge(ctx, caller.Scope(), id)
 	if err != nil {
@@ -126,9 +147,14 @@ func (s *ChargeService) GetPublic(ctx context.Context, id string) (*domain.Charg
 	return s.expireIfDue(ctx, ports.Scope{AccountID: c.AccountID(), Mode: c.Mode()}, c)
 }
 
+// expiryDue reports whether c's expiry is final at now.
+func (s *ChargeService) expiryDue(c *domain.Charge, now time.Time) bool {
+	return c.ExpiryDue(now, s.cfg.ExpiryGrace)
+}
+
 func (s *ChargeService) expireIfDue(ctx context.Context, scope ports.Scope, c *domain.Charge) (*domain.Charge, error) {
 	now := s.clock.Now()
-	if !c.ExpiredAt(now) {
+	if !s.expiryDue(c, now) {
 		return c, nil
 	}
 	updated, err := s.expire(ctx, scope, c.ID(), now)
@@ -147,7 +173,7 @@ func (s *ChargeService) List(ctx context.Context, q ports.ChargeQuery) ([]*domai
 	}
 	now := s.clock.Now()
 	for i, c := range cs {
-		if c.ExpiredAt(now) {
+		if s.expiryDue(c, now) {
 			if cs[i], err = s.expireIfDue(ctx, q.Scope, c); err != nil {
 				return nil, false, err
 			}

@@ -184,7 +184,7 @@ func (s *CheckoutService) Status(ctx context.Context, rawID string) (CheckoutSta
 }
 
 // ErrCardScreenUnavailable: the sandbox card screen serves only open
-// test-mode charges that offer CREDIT_CARD.
+// test-mode charges that offer CREDIT_CARD, until their expires_at.
 var ErrCardScreenUnavailable = errors.New("the sandbox card screen is not available for this charge")
 
 // CardDecision is the payer's answer on the sandbox card screen: approve
@@ -200,7 +200,7 @@ func (s *CheckoutService) CardDecision(ctx context.Context, rawID string, approv
 	if c.Mode() != domain.ModeTest {
 		return CheckoutStatus{}, ports.ErrNotFound
 	}
-	if !slices.Contains(c.Methods(), domain.MethodCreditCard) || !c.Status().Open() {
+	if !slices.Contains(c.Methods(), domain.MethodCreditCard) || !c.PayableAt(s.clock.Now()) {
 		return CheckoutStatus{}, ErrCardScreenUnavailable
 	}
 	scope := ports.Scope{AccountID: c.AccountID(), Mode: c.Mode()}
@@ -213,10 +213,11 @@ func (s *CheckoutService) CardDecision(ctx context.Context, rawID string, approv
 		to, method = domain.TxApproved, domain.MethodCreditCard
 	}
 	out, err := s.charges.update(ctx, scope, c.ID(), func(c *domain.Charge) error {
-		if !c.Status().Open() {
+		now := s.clock.Now()
+		if !c.PayableAt(now) {
 			return ErrCardScreenUnavailable
 		}
-		return c.Transition(to, method, fees, "", s.clock.Now())
+		return c.Transition(to, method, fees, "", now)
 	})
 	if err != nil {
 		return CheckoutStatus{}, err

@@ -33,6 +33,7 @@ type harness struct {
 	mu      sync.Mutex
 	charges map[string]*domain.Charge
 	events  []domain.Event
+	entries []domain.JournalEntry
 	recs    map[ports.IdempotencyKey]ports.IdempotencyRecord
 }
 
@@ -80,6 +81,7 @@ func newGuardedHarness(t *testing.T, guard *app.FraudGuard) *harness {
 			}
 			h.charges[id] = work
 			h.events = append(h.events, change.Events...)
+			h.entries = append(h.entries, change.Entries...)
 			return nil
 		},
 	}

@@ -50,8 +50,8 @@ func (s *PaymentService) RefundsWake() <-chan struct{} { return s.refundsWake }
 func (s *PaymentService) Charges() *ChargeService { return s.charges }
 
 // List returns a page of payments and the total.
-// A payment past its expiry reads as EXPIRED (and is persisted so), as
-// on a single read.
+// A payment whose expiry is final (past expires_at and the grace) reads
+// as EXPIRED (and is persisted so), as on a single read.
 func (s *PaymentService) List(ctx context.Context, q ports.PaymentQuery) ([]*domain.Charge, int, error) {
 	cs, total, err := s.store.ListPayments(ctx, q)
 	if err != nil {
@@ -59,7 +59,7 @@ func (s *PaymentService) List(ctx context.Context, q ports.PaymentQuery) ([]*dom
 	}
 	now := s.clock.Now()
 	for i, c := range cs {
-		if c.ExpiredAt(now) {
+		if s.charges.expiryDue(c, now) {
 			if cs[i], err = s.charges.expireIfDue(ctx, q.Scope, c); err != nil {
 				return nil, 0, err
 			}

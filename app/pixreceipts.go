@@ -283,7 +283,9 @@ func (s *PixReceiptService) apply(ctx context.Context, accountID string, p ports
 	}
 	_, err = s.charges.ApplyPixPayment(ctx, scope, id, pay)
 	if errors.Is(err, domain.ErrChargeNotPayable) || errors.Is(err, domain.ErrChargeExpired) {
-		// A Pix for a cob that is no longer payable: give it back.
+		// A Pix paid at or after expires_at, or one whose news came only
+		// after the expiry grace (or after a cancel): give it back. A Pix
+		// paid in time and reported in the grace settled above.
 		_, rerr := s.charges.returnPix(ctx, ports.ReturnPixRequest{Scope: scope, ChargeID: id, EndToEndID: p.EndToEndID,
 			ReturnID: returnID(p.EndToEndID), Amount: p.Amount - p.Returned, Reason: "the charge is no longer payable"})
 		if rerr != nil {

@@ -54,6 +54,11 @@ func (s *ChargeService) SimulatePayment(ctx context.Context, sim ports.PaymentSi
 		}
 		return Settled{}, domain.ErrChargeNotPayable
 	}
+	if !c.PayableAt(s.clock.Now()) {
+		// Past expires_at, in the grace: the cob has expired, so the
+		// sandbox bank, like a payer's bank, pays nothing.
+		return Settled{}, domain.ErrChargeExpired
+	}
 	var txid string
 	if p := c.Pix(); p != nil {
 		txid = p.TxID

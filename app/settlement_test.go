@@ -133,6 +133,8 @@ func TestReturnRetriedByWorkerWhenAcquirerWasDown(t *testing.T) {
 	}
 }
 
+// A charge reads pending until expires_at plus the grace, then reads
+// expired and the expiry is persisted with its events by that read.
 func TestExpiredChargeReadsExpiredAndPersists(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -150,8 +152,17 @@ func TestExpiredChargeReadsExpiredAndPersists(t *testing.T) {
 	h.advance(time.Second)
 	h.events = nil
 	c, err = h.svc.Get(context.Background(), caller, id)
+	if err != nil || c.Status() != domain.TxWaitingPayment || len(h.events) != 0 {
+		t.Fatalf("at expiry, in the grace: %v %v, %d events; want pending, nothing written", c.Status(), err, len(h.events))
+	}
+	h.advance(app.DefaultExpiryGrace - time.Second)
+	if c, err = h.svc.Get(context.Background(), caller, id); err != nil || c.Status() != domain.TxWaitingPayment {
+		t.Fatalf("a second before the grace ends: %v %v", c.Status(), err)
+	}
+	h.advance(time.Second)
+	c, err = h.svc.Get(context.Background(), caller, id)
 	if err != nil || c.Status().Public() != domain.StatusExpired {
-		t.Fatalf("at expiry: %v %v", c.Status(), err)
+		t.Fatalf("when the grace ends: %v %v", c.Status(), err)
 	}
 	if h.charges[id].Status() != domain.TxExpired || len(h.events) == 0 || h.events[0].Type != domain.EventChargeExpired {
 		t.Fatalf("expiry not persisted with its events: %v %v", h.charges[id].Status(), h.events)

@@ -15,12 +15,14 @@ import (
 // slowest PSP call before taking more.
 const workerBatch = 200
 
-// ExpireDue expires open charges past their expiry and reports how many it
-// closed. Safe to run in every process at once: each charge is changed
-// under its row lock and one already closed is skipped.
+// ExpireDue expires open charges whose expiry is final — past expires_at
+// by the grace (ChargesConfig.ExpiryGrace), so that a Pix paid in time but
+// reported late still settles them — and reports how many it closed. Safe
+// to run in every process at once: each charge is changed under its row
+// lock and one already closed is skipped.
 func (s *ChargeService) ExpireDue(ctx context.Context) (int, error) {
 	now := s.clock.Now()
-	refs, err := s.store.ListOpenExpired(ctx, now, workerBatch)
+	refs, err := s.store.ListOpenExpired(ctx, now.Add(-s.cfg.ExpiryGrace), workerBatch)
 	if err != nil {
 		return 0, err
 	}

@@ -150,9 +150,10 @@ func TestChargesAgainstServer(t *testing.T) {
 		_, err = qc.TestHelpers.PayCharge(ctx, exp.ID, client.PayParams{})
 		apiErr(t, err, 409, "charge_expired")
 
-		// Moving the clock past expires_at expires a charge.
+		// Moving the clock past expires_at and the expiry grace (3 min by
+		// default) expires a charge.
 		late := must(qc.Charges.Create(ctx, client.ChargeParams{Amount: 800, ExpiresIn: 60}))(t)
-		srv.Advance(t, 2*time.Minute)
+		srv.Advance(t, 5*time.Minute)
 		if ch := must(qc.Charges.Get(ctx, late.ID))(t); ch.Status != client.ChargeExpired {
 			t.Fatalf("after the clock moved: %s", ch.Status)
 		}

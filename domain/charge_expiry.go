@@ -4,13 +4,28 @@ import (
 	"time"
 )
 
-// ExpiredAt reports whether an open charge has passed its expiry at now:
-// such a charge reads as expired even before the expiry worker persists it.
-func (c *Charge) ExpiredAt(now time.Time) bool {
-	return c.s.Status.Open() && !now.Before(c.s.ExpiresAt)
+// ExpiryDue reports whether an open charge's expiry is final at now: grace
+// has passed since expires_at.
+//
+// Between expires_at and expires_at + grace the charge stays open: a Pix
+// paid before expires_at may still be reported (the PSP's notification is
+// late, or lost and found by reconciliation, or the clocks differ), and
+// SettlePix accepts it then. Nothing new can be paid in the grace — a
+// payment made at or after expires_at is refused whenever it is reported —
+// so the grace only decides how long Quita waits for news of a payment
+// already made before it declares the charge expired unpaid.
+func (c *Charge) ExpiryDue(now time.Time, grace time.Duration) bool {
+	return c.s.Status.Open() && !now.Before(c.s.ExpiresAt.Add(max(grace, 0)))
 }
 
-// Expire closes an open charge whose time has come.
+// PayableAt reports whether a payment made at at may settle the charge:
+// the charge still awaits payment and at is before expires_at.
+func (c *Charge) PayableAt(at time.Time) bool {
+	return c.s.Status.Open() && at.Before(c.s.ExpiresAt)
+}
+
+// Expire closes an open charge. The expiry worker and reads call it once
+// ExpiryDue; the expire test helper calls it at any time.
 func (c *Charge) Expire(now time.Time) error {
 	if !c.s.Status.Open() {
 		return ErrChargeNotExpirable

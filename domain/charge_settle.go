@@ -61,6 +61,12 @@ const (
 // charge becomes paid. A payment whose end-to-end id already settled this
 // charge is reported as OutcomeDuplicate and changes nothing, so acquirer
 // notifications may be replayed safely.
+//
+// The payment's own time decides, not the time it is reported: a payment
+// made before expires_at settles a charge that is still open, even when
+// the news comes after expires_at (the charge stays open for a grace, see
+// ExpiryDue); one made at or after expires_at is ErrChargeExpired. A
+// charge already closed, expired included, is ErrChargeNotPayable.
 func (c *Charge) SettlePix(p PixPayment, fees FeeSchedule) (SettlementOutcome, error) {
 	if st := c.s.Settlement; st != nil && st.EndToEndID == p.EndToEndID {
 		return OutcomeDuplicate, nil
@@ -138,8 +144,9 @@ func (c *Charge) credited() bool {
 // methods other than Pix (and the test helper does). A move into PAID or
 // APPROVED from an unsettled status settles the charge: paidWith must be one
 // of its methods (default: the first that fits), APPROVED is for cards and
-// PAID for the rest, and fees are applied. REFUNDED is reached only through
-// refunds.
+// PAID for the rest, and fees are applied. The settlement happens at now, so
+// settling an open charge at or after expires_at is ErrChargeExpired.
+// REFUNDED is reached only through refunds.
 func (c *Charge) Transition(to TxStatus, paidWith Method, fees map[Method]FeeSchedule, endToEndID string, now time.Time) error {
 	if !to.Valid() {
 		return Invalid(FieldStatus, "unknown transaction status %q", string(to))
@@ -151,6 +158,11 @@ func (c *Charge) Transition(to TxStatus, paidWith Method, fees map[Method]FeeSch
 		return ErrInvalidTransition
 	}
 	settling := to.Settled() && !c.s.Status.Settled() && c.s.Status != TxDispute
+	if settling && c.s.Status.Open() && !c.PayableAt(now) {
+		// Past expires_at an open charge only waits for news of a payment
+		// made before it (ExpiryDue); a payment happening now is too late.
+		return ErrChargeExpired
+	}
 	if settling {
 		if paidWith == "" {
 			for _, m := range c.s.Methods {

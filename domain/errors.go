@@ -82,7 +82,9 @@ var (
 	// ErrChargeNotPayable is returned when a payment arrives for a charge that
 	// no longer awaits one (already paid, expired, cancelled, ...).
 	ErrChargeNotPayable = errors.New("charge is not awaiting payment")
-	// ErrChargeExpired is returned when a payment arrives after expires_at.
+	// ErrChargeExpired is returned for a payment made at or after
+	// expires_at, whenever it is reported, and for a settling transition
+	// asked at or after it.
 	ErrChargeExpired = errors.New("charge has expired")
 	// ErrChargeNotCancellable is returned by Cancel outside WAITING_PAYMENT,
 	// PENDING and PROCESSING: a settled charge must be refunded instead.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/ports"
 )
 
@@ -165,8 +166,9 @@ func TestSettlementOutcomes(t *testing.T) {
 	})
 }
 
-// A charge reads expired as soon as its expiry passes, before any worker
-// runs, and then cannot be paid.
+// Past expires_at a charge can no longer be paid but reads pending for the
+// expiry grace (a Pix paid in time may still be reported); once the grace
+// has passed it reads expired, before any worker runs.
 func TestExpiryOnRead(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, b backend) {
@@ -182,6 +184,15 @@ func TestExpiryOnRead(t *testing.T) {
 			t.Fatalf("fresh charge %q", s)
 		}
 		e.clock.Advance(61 * time.Second)
+		// In the grace: still pending, and nothing can be paid.
+		if s := a.test.get(t, c.ID).want(t, http.StatusOK).charge(t).Status; s != "pending" {
+			t.Fatalf("61 s after a 60 s charge, in the expiry grace: %q, want pending", s)
+		}
+		a.test.pay(t, c.ID, nil).apiErr(t, http.StatusConflict, "charge_expired", "")
+		if s := a.test.get(t, c.ID).want(t, http.StatusOK).charge(t).Status; s != "pending" {
+			t.Fatalf("a refused late payment changed the charge to %q", s)
+		}
+		e.clock.Advance(app.DefaultExpiryGrace)
 		// Several readers at once: all see it expired, and it is expired
 		// (and its events written) once.
 		var wg sync.WaitGroup
@@ -196,7 +207,7 @@ func TestExpiryOnRead(t *testing.T) {
 				t.Fatal(errs[i])
 			}
 			if s := r.want(t, http.StatusOK).charge(t).Status; s != "expired" {
-				t.Fatalf("61 s after a 60 s charge: %q, want expired", s)
+				t.Fatalf("past expires_at and the grace: %q, want expired", s)
 			}
 		}
 		// Paying a charge past its expiry that nobody read since: 409.

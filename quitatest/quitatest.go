@@ -82,6 +82,11 @@ type Options struct {
 	// and rotate wait this long. Default 100 ms, so tests of revocation
 	// stay quick while exercising the same rule as production (1 s).
 	AuthCacheTTL time.Duration
+	// ExpiryGrace is how long after expires_at an unpaid charge stays
+	// pending before it expires and charge.expired is sent. Zero is
+	// production's app.DefaultExpiryGrace (3 min), so a test moves the
+	// clock past expires_at plus that; negative expires at expires_at.
+	ExpiryGrace time.Duration
 }
 
 // Server is a running Quita.
@@ -140,7 +145,7 @@ func Start(opts Options) (*Server, error) {
 		BaseURL: origin + "/v1", CheckoutURLBase: origin + "/checkout",
 		PixFees:             domain.FeeSchedule{Provider: domain.Fee{BPS: 50}, Platform: domain.Fee{BPS: 49}},
 		WebhookAllowPrivate: !opts.StrictWebhookURLs, Webhooks: opts.Webhooks,
-		AuthCacheTTL: opts.AuthCacheTTL,
+		AuthCacheTTL: opts.AuthCacheTTL, ExpiryGrace: opts.ExpiryGrace,
 	}
 	if cfg.AuthCacheTTL == 0 {
 		cfg.AuthCacheTTL = 100 * time.Millisecond

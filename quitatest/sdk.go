@@ -70,9 +70,10 @@ func (s *Server) fail(format string, args ...any) {
 }
 
 // Advance moves the server's clock forward by d and runs the work that
-// became due (RunWorkers): charges past their expiry expire, held funds
-// are released, and the webhooks that causes are delivered. It needs the
-// default clock (or a *Clock in Options.Clock).
+// became due (RunWorkers): charges past their expiry and the expiry grace
+// (Options.ExpiryGrace) expire, held funds are released, and the webhooks
+// that causes are delivered. It needs the default clock (or a *Clock in
+// Options.Clock).
 func (s *Server) Advance(t testing.TB, d time.Duration) {
 	t.Helper()
 	c, ok := s.Clock.(*Clock)

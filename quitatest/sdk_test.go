@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	quitaapp "github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/client"
 	"github.com/quitapix/quita/quitatest"
 )
@@ -63,12 +64,20 @@ func TestMerchantFlowThroughTheSDK(t *testing.T) {
 		t.Fatalf("handler answered %d (verify %v), fulfilled %v", d.Status, d.VerifyErr, app.fulfilled)
 	}
 
-	// Moving the clock expires an unpaid charge and delivers charge.expired.
+	// Moving the clock past expires_at and the expiry grace (a Pix paid in
+	// time may still be reported until then) expires an unpaid charge and
+	// delivers charge.expired.
 	late, err := qc.Charges.Create(ctx, client.ChargeParams{Amount: 500, ExpiresIn: 60})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv.Advance(t, 61*time.Second)
+	for _, d := range hook.Deliveries() {
+		if d.Event.Type == client.EventChargeExpired {
+			t.Fatal("charge.expired sent inside the expiry grace")
+		}
+	}
+	srv.Advance(t, quitaapp.DefaultExpiryGrace)
 	if d := hook.Wait(t, client.EventChargeExpired, late.ID); d.Status != http.StatusNoContent || app.fulfilled[late.ID] {
 		t.Fatalf("expired: %d, fulfilled %v", d.Status, app.fulfilled)
 	}

@@ -1,6 +1,7 @@
 package checkout_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"strings"
@@ -10,6 +11,9 @@ import (
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 
+	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
 	"github.com/quitapix/quita/quitatest"
 )
 
@@ -169,6 +173,64 @@ func TestBrowserExpiredStates(t *testing.T) {
 		t.Error("the page reloaded to show the expiry")
 	}
 	console2.check(t)
+}
+
+// Past expires_at, in the expiry grace: the page hides the ways to pay and
+// says a payment made in time is being confirmed, and keeps asking. A Pix
+// paid 5 s before expires_at and reported now turns it to paid; without
+// one it turns to expired when the grace ends. No reload either way.
+func TestBrowserTimeUpAwaitsLatePayment(t *testing.T) {
+	t.Parallel()
+	bctx := browserContext(t)
+	clock := quitatest.NewClock()
+	srv := quitatest.NewServer(t, quitatest.Options{Clock: clock})
+	acct := srv.NewAccount(t, "Quitanda da Esquina")
+
+	open := func(c apiCharge) context.Context {
+		t.Helper()
+		ctx, console := tab(t, bctx, 390, 844)
+		t.Cleanup(func() { console.check(t) })
+		if err := chromedp.Do(ctx, chromedp.Navigate(c.CheckoutURL), chromedp.WaitVisible(chromedp.ID("time-up-note"))); err != nil {
+			t.Fatal(err)
+		}
+		if d := evalString(t, ctx, `getComputedStyle(document.getElementById('panel-pix')).display`); d != "none" {
+			t.Errorf("the Pix panel is shown (display %s) past expires_at", d)
+		}
+		if got := evalString(t, ctx, `document.getElementById('checkout').dataset.status`); got != "pending" {
+			t.Errorf("page status %q, want pending", got)
+		}
+		evalString(t, ctx, `window.__noReload = 'still here'`)
+		return ctx
+	}
+	stillHere := func(ctx context.Context) {
+		t.Helper()
+		if got := evalString(t, ctx, `String(window.__noReload)`); got != "still here" {
+			t.Error("the page reloaded")
+		}
+	}
+
+	paid := createCharge(t, srv, acct.TestKey, map[string]any{"amount": 4590, "payment_method": "pix", "expires_in": 60})
+	unpaid := createCharge(t, srv, acct.TestKey, map[string]any{"amount": 990, "payment_method": "pix", "expires_in": 60})
+	clock.Advance(61 * time.Second)
+
+	ctx := open(paid)
+	screenshot(t, ctx, "time-up")
+	expiresAt, err := time.Parse(time.RFC3339Nano, paid.Pix.ExpiresAt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := domain.ParseChargeID(paid.ID)
+	if _, err := srv.App.Charges.ApplyPixPayment(context.Background(), ports.Scope{AccountID: acct.AccountID, Mode: domain.ModeTest}, raw,
+		domain.PixPayment{EndToEndID: "E99999999202611221200latebutok01", Amount: 4590, PaidAt: expiresAt.Add(-5 * time.Second)}); err != nil {
+		t.Fatalf("a Pix paid in time, reported in the grace: %v", err)
+	}
+	waitState(t, ctx, "paid")
+	stillHere(ctx)
+
+	ctx2 := open(unpaid)
+	clock.Advance(app.DefaultExpiryGrace)
+	waitState(t, ctx2, "expired")
+	stillHere(ctx2)
 }
 
 // The payer-lock outcomes and the 404 page, for their screenshots and to

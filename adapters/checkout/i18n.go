@@ -89,6 +89,9 @@ type messages struct {
 	ErrorTitle      string
 	ErrorBody       string
 	ExpiredCounting string
+	// TimeUpNote replaces the ways to pay once the deadline has passed,
+	// while the charge still waits for news of a payment made in time.
+	TimeUpNote string
 
 	// Several methods.
 	PayTitleAny  string // title while pending when not Pix-only
@@ -180,6 +183,7 @@ var catalog = map[string]*messages{
 		ErrorTitle:      "Algo deu errado",
 		ErrorBody:       "Não conseguimos carregar esta cobrança agora. Tente de novo em alguns instantes.",
 		ExpiredCounting: "Prazo encerrado",
+		TimeUpNote:      "Se você pagou antes do prazo, estamos confirmando o pagamento. Não pague de novo: esta página se atualiza sozinha.",
 		PayTitleAny:     "Pagamento",
 		FooterAny:       "Pagamento seguro, processado por Quita.",
 		StatesAny: map[string]stateText{
@@ -269,6 +273,7 @@ var catalog = map[string]*messages{
 		ErrorTitle:      "Something went wrong",
 		ErrorBody:       "We could not load this charge right now. Please try again in a moment.",
 		ExpiredCounting: "Time is up",
+		TimeUpNote:      "If you paid before the deadline, we are confirming your payment. Do not pay again: this page updates by itself.",
 		PayTitleAny:     "Payment",
 		FooterAny:       "Secure payment, processed by Quita.",
 		StatesAny: map[string]stateText{

@@ -88,7 +88,11 @@ type pageData struct {
 	Description    string
 	Status         string
 	Pending        bool
-	Panels         []panel
+	// TimeUp: pending, but expires_at has passed. Nothing can be paid
+	// any more; the charge waits for news of a payment made in time
+	// before it expires (app.ChargesConfig.ExpiryGrace).
+	TimeUp bool
+	Panels []panel
 	// OffersPix: the charge offers Pix (its panel is missing only when
 	// the acquirer gave no Pix data).
 	OffersPix bool
@@ -161,6 +165,7 @@ func (c *Controller) loadScreen(w http.ResponseWriter, r *http.Request, what str
 		Description: v.Description,
 		Status:      string(v.Status),
 		Pending:     v.Status == domain.StatusPending,
+		TimeUp:      v.Status == domain.StatusPending && !v.Now.Before(v.ExpiresAt),
 	}}, true
 }
 

@@ -3,8 +3,10 @@ package checkout_test
 import (
 	"errors"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/domain"
@@ -234,5 +236,53 @@ func TestPendingWithoutPixSaysSo(t *testing.T) {
 	_, body := get(t, newHandler(&fakeSource{views: map[string]app.CheckoutView{rawPending: v}}), "/checkout/"+rawPending)
 	if !strings.Contains(body, "não está disponível") || strings.Contains(body, `id="brcode"`) {
 		t.Errorf("want the unavailable notice and no code: %.500s", body)
+	}
+}
+
+// Past expires_at a charge may still read pending (the server waits for
+// news of a Pix paid in time before it expires it): the page then hides
+// the ways to pay and says a payment made in time is being confirmed,
+// without declaring the charge expired; the card screen takes no decision.
+func TestPendingPastExpiryAwaitsConfirmation(t *testing.T) {
+	t.Parallel()
+	noteShown := regexp.MustCompile(`<p id="time-up-note" class="callout" role="status">`)
+	card := rawPending[:len(rawPending)-4] + "card"
+	for _, tc := range []struct {
+		name   string
+		now    time.Time
+		timeUp bool
+	}{
+		{"a second before expires_at", expires.Add(-time.Second), false},
+		{"at expires_at", expires, true},
+		{"in the grace", expires.Add(2 * time.Minute), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			v := view(rawPending, domain.StatusPending)
+			v.Now = tc.now
+			c := view(card, domain.StatusPending)
+			c.Now, c.Methods = tc.now, []domain.Method{domain.MethodPix, domain.MethodCreditCard}
+			h := newHandler(&fakeSource{views: map[string]app.CheckoutView{rawPending: v, card: c}})
+			_, body := get(t, h, "/checkout/"+rawPending)
+			if !strings.Contains(body, `data-status="pending"`) || strings.Contains(body, `data-state="expired" aria-labelledby="state-expired-title">`) {
+				t.Fatalf("the page does not show pending: %.400s", body)
+			}
+			if got := noteShown.MatchString(body); got != tc.timeUp {
+				t.Errorf("confirmation note shown = %v, want %v", got, tc.timeUp)
+			}
+			if got := strings.Contains(body, `class="state-pending time-up"`); got != tc.timeUp {
+				t.Errorf("ways to pay hidden = %v, want %v", got, tc.timeUp)
+			}
+			if got := strings.Contains(body, `<span id="countdown-label">Prazo encerrado</span>`); got != tc.timeUp {
+				t.Errorf("label says time is up = %v, want %v", got, tc.timeUp)
+			}
+			if !strings.Contains(body, "Se você pagou antes do prazo, estamos confirmando o pagamento.") {
+				t.Error("the note's text is missing (the script shows it at countdown zero)")
+			}
+			_, body = get(t, h, "/checkout/"+card+"/card")
+			if got := strings.Contains(body, `id="card-approve"`); got == tc.timeUp {
+				t.Errorf("card screen offers a decision = %v, want %v", got, !tc.timeUp)
+			}
+		})
 	}
 }

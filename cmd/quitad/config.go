@@ -129,6 +129,12 @@ func parseConfig(name string, args []string, getenv func(string) string) (Config
 	}
 	fs.IntVar(&c.MaxInFlight, "max-in-flight", maxInFlight,
 		"API requests served at once; the excess is refused with 503 and Retry-After after at most 20 ms; 0 = four per database connection (Postgres), -1 = no limit (env QUITA_MAX_IN_FLIGHT)")
+	expiryGrace, err := durationFromEnv(getenv, "QUITA_EXPIRY_GRACE", app.DefaultExpiryGrace, "3m (0s: none)")
+	if err != nil {
+		return c, err
+	}
+	fs.DurationVar(&c.ExpiryGrace, "expiry-grace", expiryGrace,
+		"how long after expires_at an unpaid charge stays pending so that a Pix paid in time but reported late still settles it; 0 = expire at expires_at (env QUITA_EXPIRY_GRACE)")
 	sandboxLatency, err := durationFromEnv(getenv, "QUITA_SANDBOX_LATENCY", 0, "100ms (0s: none)")
 	if err != nil {
 		return c, err
@@ -167,6 +173,12 @@ func parseConfig(name string, args []string, getenv func(string) string) (Config
 	}
 	if c.AuthCacheTTL == 0 {
 		c.AuthCacheTTL = -1 // wiring reads zero as the default
+	}
+	if c.ExpiryGrace < 0 {
+		return c, fmt.Errorf("-expiry-grace: want a duration of 0 or more, got %s", c.ExpiryGrace)
+	}
+	if c.ExpiryGrace == 0 {
+		c.ExpiryGrace = -1 // wiring reads zero as the default
 	}
 	for _, s := range c.settings() {
 		if secretSettings[s.env] && *s.dst == "" {

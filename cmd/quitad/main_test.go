@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/quitapix/quita/app"
 )
 
 func noEnv(string) string { return "" }
@@ -161,6 +163,31 @@ func TestConfigSandboxLatency(t *testing.T) {
 		cfg, err := parseConfig("quitad", tc.args, func(k string) string { return map[string]string{"QUITA_SANDBOX_LATENCY": tc.env}[k] })
 		if (err == nil) != tc.ok || (tc.ok && cfg.SandboxLatency != tc.want) {
 			t.Errorf("env %q, args %q: latency %s, err %v; want %s, ok %v", tc.env, tc.args, cfg.SandboxLatency, err, tc.want, tc.ok)
+		}
+	}
+}
+
+// QUITA_EXPIRY_GRACE is a Go duration, 3 min by default; 0s means none
+// (wiring's negative: its zero is the default); the flag wins.
+func TestConfigExpiryGrace(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		env  string
+		args []string
+		want time.Duration
+		ok   bool
+	}{
+		{"", nil, app.DefaultExpiryGrace, true},
+		{"5m", nil, 5 * time.Minute, true},
+		{"5m", []string{"-expiry-grace", "90s"}, 90 * time.Second, true},
+		{"0s", nil, -1, true},
+		{"3", nil, 0, false},
+		{"-1m", nil, 0, false},
+		{"", []string{"-expiry-grace", "-1s"}, 0, false},
+	} {
+		cfg, err := parseConfig("quitad", tc.args, func(k string) string { return map[string]string{"QUITA_EXPIRY_GRACE": tc.env}[k] })
+		if (err == nil) != tc.ok || (tc.ok && cfg.ExpiryGrace != tc.want) {
+			t.Errorf("env %q, args %q: grace %s, err %v; want %s, ok %v", tc.env, tc.args, cfg.ExpiryGrace, err, tc.want, tc.ok)
 		}
 	}
 }

@@ -121,6 +121,10 @@ type Config struct {
 	// limit on SQLite (one connection: requests queue on it); negative: no
 	// limit.
 	MaxInFlight int
+	// ExpiryGrace (QUITA_EXPIRY_GRACE) is how long after expires_at an
+	// unpaid charge stays pending, waiting for news of a Pix paid in time
+	// (zero: app.DefaultExpiryGrace; negative: none).
+	ExpiryGrace time.Duration
 	// SandboxLatency (QUITA_SANDBOX_LATENCY) is the simulated network
 	// round trip of each sandbox call a PSP would answer (zero: none), so
 	// load tests see a PSP's waits.
@@ -389,6 +393,7 @@ func provideChargesConfig(cfg Config, links domain.Links, db *store.DB, webhookU
 		AccountFees: db,
 		Intents:     db,
 		WebhookURLs: webhookURLs,
+		ExpiryGrace: cfg.ExpiryGrace,
 	}
 }
 

@@ -125,8 +125,25 @@
       label.textContent = root.getAttribute('data-time-up');
       counter.hidden = true;
       clearInterval(ticker);
-      // The server expires a due charge when it is read.
+      timeUp();
+      // Ask at once, then keep asking: a Pix paid just before the deadline
+      // may still be confirmed (the page turns to paid), and the server
+      // expires the charge only once it is sure no such payment is coming.
       schedule(0);
+    }
+  }
+
+  // Past the deadline nothing can be paid: hide the ways to pay and say
+  // that a payment made in time is being confirmed. The charge stays
+  // pending on the server meanwhile, so this is not the expired state.
+  function timeUp() {
+    var section = root.querySelector('section[data-state="pending"]');
+    var note = document.getElementById('time-up-note');
+    if (!section || section.classList.contains('time-up')) return;
+    section.classList.add('time-up');
+    if (note) {
+      note.hidden = false;
+      if (!section.hidden) announce.textContent = note.textContent;
     }
   }
 
