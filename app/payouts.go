@@ -45,6 +45,8 @@ type PayoutService struct {
 	// wake is signalled when a payout commits in this process, so the
 	// worker sends it at once.
 	wake chan struct{}
+	// alerts counts what an operator must look at (Alerts).
+	alerts payoutAlerts
 }
 
 // NewPayoutService wires the payout service. It shares the charge

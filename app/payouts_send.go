@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/quitapix/quita/domain"
@@ -70,7 +71,48 @@ func stepped(err error) error {
 	return err
 }
 
+// PayoutAlerts counts, since the process started, what an operator must
+// look at (docs/payouts.md, "When the PSP cannot answer"); /metrics
+// exports them as quita_payout_alerts_total{kind}. Each is also logged at
+// error level with an "alert" attribute naming it.
+type PayoutAlerts struct {
+	// Blocked: passes that left a payout open because the PSP refused
+	// Quita's credentials or the account is not configured for Pix out
+	// (alert "payout_blocked").
+	Blocked uint64
+	// Unresolved: passes that left a processing payout open because the
+	// PSP refused its send again; an earlier send may have gone out, so
+	// the refusal cannot release its money (alert
+	// "payout_send_unresolved").
+	Unresolved uint64
+	// PaidAfterRelease: the PSP reported paid a payout that had already
+	// failed or been cancelled, its money back in the wallet (alert
+	// "payout_paid_after_release").
+	PaidAfterRelease uint64
+}
+
+type payoutAlerts struct {
+	blocked, unresolved, paidAfterRelease atomic.Uint64
+}
+
+// Alerts returns the alerts counted so far.
+func (s *PayoutService) Alerts() PayoutAlerts {
+	return PayoutAlerts{Blocked: s.alerts.blocked.Load(), Unresolved: s.alerts.unresolved.Load(),
+		PaidAfterRelease: s.alerts.paidAfterRelease.Load()}
+}
+
 // drive takes one payout through every step the PSP allows now.
+//
+// Only a definitive answer of the PSP ends a payout as failed and releases
+// its hold: the Pix's status NAO_REALIZADO, or a refusal of the payout's
+// very first send (made right after it became processing, so no earlier
+// send exists) for its content, which the adapter confirms by finding no
+// Pix under the send id (ports.PixSender). Anything else — the PSP down,
+// Quita's credentials refused, the account not configured, any error of a
+// status query, a refused re-send of a processing payout — leaves the
+// payout processing, to be asked about again at its next recheck: the
+// Pix may have been paid, and releasing its money would let the merchant
+// withdraw it twice.
 func (s *PayoutService) drive(ctx context.Context, ref ports.PayoutRef) error {
 	p, err := s.store.GetPayout(ctx, ref.Scope, ref.ID)
 	if err != nil {
@@ -85,25 +127,47 @@ func (s *PayoutService) drive(ctx context.Context, ref ports.PayoutRef) error {
 			return stepped(err) // cancelled (or sent) meanwhile
 		}
 		res, err = s.send(ctx, ref.Scope, p)
+		if errors.Is(err, ports.ErrAcquirerRejected) {
+			// Its first send, refused for good, and nothing at the PSP
+			// under its send id: nothing left, the hold goes back.
+			res, err = ports.PixSendResult{Status: domain.PayoutFailed, FailureCode: "rejected_by_psp"}, nil
+		}
 	case domain.PayoutProcessing:
 		res, err = s.acquirer.sender.PixSendStatus(ctx, ref.Scope, p.SendID())
 		if errors.Is(err, ports.ErrNotFound) {
 			// The PSP never got it (a crash or a lost request before the
 			// send): send it now, under the same id.
 			res, err = s.send(ctx, ref.Scope, p)
+			if errors.Is(err, ports.ErrAcquirerRejected) {
+				// Not its first send: an earlier one may have reached the
+				// PSP (a timeout), so this refusal proves nothing.
+				s.alerts.unresolved.Add(1)
+				s.log.ErrorContext(ctx, "payout send refused by the PSP after an earlier attempt; left processing for an operator",
+					"alert", "payout_send_unresolved", "payout", domain.PrefixPayout+p.ID(), "account", ref.AccountID, "err", err)
+				return nil
+			}
 		}
 	default:
 		return nil
 	}
-	if errors.Is(err, ports.ErrAcquirerRejected) {
-		// Refused for good: nothing left, the hold goes back.
-		res, err = ports.PixSendResult{Status: domain.PayoutFailed, FailureCode: "rejected_by_psp"}, nil
-	}
 	if err != nil {
-		s.log.WarnContext(ctx, "payout not sent or confirmed yet; will retry", "payout", domain.PrefixPayout+p.ID(), "err", err)
+		s.notSent(ctx, ref, p, err)
 		return nil
 	}
 	return s.apply(ctx, ref.Scope, p.ID(), res)
+}
+
+// notSent logs a payout left open: loudly when only an operator can let it
+// move (credentials or configuration), as a warning when time can.
+func (s *PayoutService) notSent(ctx context.Context, ref ports.PayoutRef, p *domain.Payout, err error) {
+	if errors.Is(err, ports.ErrAcquirerUnauthorized) || errors.Is(err, ports.ErrAcquirerNotConfigured) {
+		s.alerts.blocked.Add(1)
+		s.log.ErrorContext(ctx, "payout blocked: the PSP refused Quita's credentials or the account is not configured for Pix out; "+
+			"left processing until the configuration is fixed (quitad acquirer configure)",
+			"alert", "payout_blocked", "payout", domain.PrefixPayout+p.ID(), "account", ref.AccountID, "err", err)
+		return
+	}
+	s.log.WarnContext(ctx, "payout not sent or confirmed yet; will retry", "payout", domain.PrefixPayout+p.ID(), "err", err)
 }
 
 func (s *PayoutService) send(ctx context.Context, scope ports.Scope, p *domain.Payout) (ports.PixSendResult, error) {
@@ -117,7 +181,22 @@ func (s *PayoutService) apply(ctx context.Context, scope ports.Scope, id string,
 	var err error
 	switch res.Status {
 	case domain.PayoutPaid:
-		_, err = s.move(ctx, scope, id, time.Time{}, func(p *domain.Payout, now time.Time) error { return p.MarkPaid(res.EndToEndID, now) })
+		var released domain.PayoutStatus
+		_, err = s.move(ctx, scope, id, time.Time{}, func(p *domain.Payout, now time.Time) error {
+			if st := p.Status(); st == domain.PayoutFailed || st == domain.PayoutCancelled {
+				released = st
+			}
+			return p.MarkPaid(res.EndToEndID, now)
+		})
+		if released != "" && errors.Is(err, domain.ErrPayoutNotOpen) {
+			// Its money went back to the wallet, and the PSP paid it:
+			// never a step someone made first, so never silent.
+			s.alerts.paidAfterRelease.Add(1)
+			s.log.ErrorContext(ctx, "the PSP paid a payout whose money was already released to the wallet; an operator must recover it",
+				"alert", "payout_paid_after_release", "payout", domain.PrefixPayout+id, "account", scope.AccountID,
+				"mode", scope.Mode, "status", released, "end_to_end_id", res.EndToEndID)
+			return nil
+		}
 	case domain.PayoutFailed:
 		_, err = s.move(ctx, scope, id, time.Time{}, func(p *domain.Payout, now time.Time) error { return p.MarkFailed(res.FailureCode, now) })
 	}

@@ -28,12 +28,18 @@ type psp struct {
 	pix   map[string]ports.PixSendRequest // send id → the Pix sent
 	// answer is the state a new Pix reaches at once.
 	answer domain.PayoutStatus
+	// sendErr and statusErr, when set, are what SendPix (which then sends
+	// nothing) and PixSendStatus answer instead.
+	sendErr, statusErr error
 }
 
 func (p *psp) SendPix(_ context.Context, req ports.PixSendRequest) (ports.PixSendResult, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.calls++
+	if p.sendErr != nil {
+		return ports.PixSendResult{}, p.sendErr
+	}
 	if _, ok := p.pix[req.SendID]; !ok {
 		p.pix[req.SendID] = req
 	}
@@ -43,6 +49,9 @@ func (p *psp) SendPix(_ context.Context, req ports.PixSendRequest) (ports.PixSen
 func (p *psp) PixSendStatus(_ context.Context, _ ports.Scope, sendID string) (ports.PixSendResult, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.statusErr != nil {
+		return ports.PixSendResult{}, p.statusErr
+	}
 	if _, ok := p.pix[sendID]; !ok {
 		return ports.PixSendResult{}, ports.ErrNotFound
 	}
@@ -110,6 +119,8 @@ type payoutRig struct {
 	psp    *psp
 	clock  *testkit.Clock
 	caller app.Caller
+	// log, when set, is the services' logger (else discarded).
+	log *slog.Logger
 }
 
 func newPayoutRig(t *testing.T) *payoutRig {
@@ -150,8 +161,12 @@ func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, ni
 // idempotency cache (a restart loses the claims) and services.
 func (r *payoutRig) process() (*app.ChargeService, *app.PayoutService) {
 	cache := idempotency.NewMemory(r.clock.Now)
-	charges := app.NewChargeService(r.db, r.db, cache, r.psp, nil, r.clock, app.RandomIDs{}, discard(), app.ChargesConfig{})
-	return charges, app.NewPayoutService(charges, r.store, r.psp, r.clock, app.RandomIDs{}, discard(),
+	log := r.log
+	if log == nil {
+		log = discard()
+	}
+	charges := app.NewChargeService(r.db, r.db, cache, r.psp, nil, r.clock, app.RandomIDs{}, log, app.ChargesConfig{})
+	return charges, app.NewPayoutService(charges, r.store, r.psp, r.clock, app.RandomIDs{}, log,
 		app.PayoutsConfig{PixOutFee: domain.Fee{Fixed: 50}, Recheck: 10 * time.Second})
 }
 

@@ -115,7 +115,8 @@ func (s *PixReceiptService) Notify(ctx context.Context, accountID string, endToE
 				"account", accountID, "end_to_end_id", e2e)
 			res.Ignored++
 			continue
-		case errors.Is(err, ports.ErrAcquirerRejected):
+		case errors.Is(err, ports.ErrAcquirerRejected), errors.Is(err, ports.ErrAcquirerNotConfigured),
+			errors.Is(err, ports.ErrAcquirerUnauthorized):
 			return res, fmt.Errorf("%w: %v", ErrUnknownReceiver, err)
 		case err != nil:
 			if firstErr == nil {

@@ -67,7 +67,8 @@ type PixPage struct {
 
 // PixReceiver reads what a provider received, for notifications and
 // reconciliation. Errors: ErrNotFound, ErrAcquirerUnavailable,
-// ErrAcquirerRejected.
+// ErrAcquirerRejected, ErrAcquirerUnauthorized, ErrAcquirerNotConfigured
+// (the account has no provider).
 type PixReceiver interface {
 	// ReceiverAccounts lists the accounts configured with the provider.
 	ReceiverAccounts(ctx context.Context) ([]string, error)

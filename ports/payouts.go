@@ -97,10 +97,16 @@ type PixSendResult struct {
 type PixSender interface {
 	// SendPix sends the Pix once: a SendID the PSP has seen answers the
 	// first send's state and sends nothing. Errors:
-	// ErrAcquirerUnavailable (nothing is known: retry with the same
-	// SendID), ErrAcquirerRejected (the PSP refused this request for good).
+	// ErrAcquirerRejected only when the request's content was refused and
+	// the PSP confirms it holds no Pix under SendID (or the request was
+	// refused before any call); ErrAcquirerUnavailable,
+	// ErrAcquirerUnauthorized, ErrAcquirerNotConfigured and any other
+	// error: nothing is known, the Pix may be on its way (retry with the
+	// same SendID; never release its money on them).
 	SendPix(ctx context.Context, req PixSendRequest) (PixSendResult, error)
 	// PixSendStatus reads the Pix at the PSP. ErrNotFound when the PSP
-	// never received it.
+	// answers that it never received it. Any other error says nothing
+	// about the Pix: ErrAcquirerUnavailable, ErrAcquirerUnauthorized,
+	// ErrAcquirerNotConfigured, ErrAcquirerRejected alike.
 	PixSendStatus(ctx context.Context, scope Scope, sendID string) (PixSendResult, error)
 }

@@ -24,9 +24,23 @@ var (
 	// ErrAcquirerUnavailable: the acquirer could not be reached or answered
 	// 5xx; the call may be retried.
 	ErrAcquirerUnavailable = errors.New("acquirer unavailable")
-	// ErrAcquirerRejected: the acquirer refused the request on business
-	// grounds; retrying the same request will not help.
+	// ErrAcquirerRejected: the acquirer refused the request's content on
+	// business grounds (a 4xx answer to it); retrying the same request
+	// will not help. It is never an answer about Quita's credentials or
+	// configuration: those are ErrAcquirerUnauthorized and
+	// ErrAcquirerNotConfigured, which say nothing about the request.
 	ErrAcquirerRejected = errors.New("acquirer rejected the request")
+	// ErrAcquirerUnauthorized: the acquirer refused Quita's credentials (its
+	// token endpoint answered 4xx, or the API answered 401 or 403 even with
+	// a fresh token). Nothing is known about the request itself: it may
+	// have been received before the credentials stopped working. Retry
+	// once an operator fixes the account's credentials.
+	ErrAcquirerUnauthorized = errors.New("acquirer refused the credentials")
+	// ErrAcquirerNotConfigured: the account has no acquirer configured for
+	// the call (none at all, not the capability the call needs, such as
+	// Pix out, or a configuration the adapter cannot use). Nothing is known
+	// about the request: retry once an operator configures the account.
+	ErrAcquirerNotConfigured = errors.New("acquirer not configured for the account")
 	// ErrRefundUnroutable: the refund has nowhere to go (a cashout with no
 	// valid Pix key: no destination key and no payer document). No retry
 	// can help; the refund fails and its money returns to the wallet.
@@ -291,7 +305,8 @@ type Acquirer interface {
 	// Name is the provider's stable name, kept with each charge.
 	Name() string
 	// CreatePixCharge creates (or, for a txid it has seen, returns) a cob.
-	// Errors: ErrAcquirerUnavailable, ErrAcquirerRejected.
+	// Errors: ErrAcquirerUnavailable, ErrAcquirerRejected,
+	// ErrAcquirerUnauthorized, ErrAcquirerNotConfigured.
 	CreatePixCharge(ctx context.Context, req CreatePixChargeRequest) (*CreatePixChargeResponse, error)
 	// CancelPixCharge removes a cob so it can no longer be paid.
 	CancelPixCharge(ctx context.Context, req CancelPixChargeRequest) error

@@ -118,7 +118,10 @@ func classify(params wireParams, err error) *apiError {
 	case errors.Is(err, app.ErrCashoutNotSupported):
 		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeProvider, Code: "cashout_not_supported",
 			Message: "this payment's provider (API Pix) refunds only by devolution; send strategy \"devolution\"", Param: "strategy"}
-	case errors.Is(err, ports.ErrAcquirerRejected):
+	case errors.Is(err, ports.ErrAcquirerRejected), errors.Is(err, ports.ErrAcquirerUnauthorized),
+		errors.Is(err, ports.ErrAcquirerNotConfigured):
+		// The merchant's answer stays what it was before the kinds were
+		// told apart; the worker is what treats them differently.
 		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeProvider, Code: "acquirer_rejected",
 			Message: "the acquirer rejected the request"}
 	case errors.Is(err, domain.ErrRefundExceedsAmount):

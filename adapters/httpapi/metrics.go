@@ -9,6 +9,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/quitapix/quita/app"
 )
 
 // httpMetrics are the HTTP layer's Prometheus series. Each handler has its
@@ -36,6 +38,21 @@ func newHTTPMetrics() *httpMetrics {
 	reg.MustRegister(m.requests, m.duration, collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// watchPayouts exports the payout worker's alerts of this process as
+// quita_payout_alerts_total{kind} (app.PayoutAlerts says what each kind
+// means; docs/payouts.md what an operator does).
+func (m *httpMetrics) watchPayouts(p *app.PayoutService) {
+	const help = "Payout alerts an operator must look at, by kind (docs/payouts.md)."
+	for kind, read := range map[string]func(app.PayoutAlerts) uint64{
+		"blocked":            func(a app.PayoutAlerts) uint64 { return a.Blocked },
+		"send_unresolved":    func(a app.PayoutAlerts) uint64 { return a.Unresolved },
+		"paid_after_release": func(a app.PayoutAlerts) uint64 { return a.PaidAfterRelease },
+	} {
+		m.registry.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "quita_payout_alerts_total", Help: help,
+			ConstLabels: prometheus.Labels{"kind": kind}}, func() float64 { return float64(read(p.Alerts())) }))
+	}
 }
 
 // observe records one request. Only route templates become labels (an

@@ -45,6 +45,10 @@ func TestMetricsCountRoutesNotPaths(t *testing.T) {
 		`quita_http_requests_total{code="404",method="GET",route="unmatched"} 1`,
 		`quita_http_request_duration_seconds_bucket{method="GET",route="/v1/charges/{id}",le="+Inf"} 2`,
 		`go_goroutines`,
+		// The payout worker's alerts (docs/payouts.md), none yet.
+		`quita_payout_alerts_total{kind="blocked"} 0`,
+		`quita_payout_alerts_total{kind="send_unresolved"} 0`,
+		`quita_payout_alerts_total{kind="paid_after_release"} 0`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %s", want)

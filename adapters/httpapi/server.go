@@ -126,6 +126,9 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 
 	health := &HealthController{ready: d.Ready, optional: d.Optional}
 	health.Routes(r)
+	if d.Payouts != nil {
+		metrics.watchPayouts(d.Payouts)
+	}
 	metrics.Routes(r)
 
 	public := &PublicController{charges: d.Charges, qr: d.QR}

@@ -131,7 +131,7 @@ func (a *Acquirer) RegisterWebhook(ctx context.Context, accountID, webhookURL st
 		return err
 	}
 	if c.cfg.CallbackToken == "" {
-		return fmt.Errorf("%w: the account's PSP configuration has no callback token; run acquirer configure again", ports.ErrAcquirerRejected)
+		return fmt.Errorf("%w: the account's PSP configuration has no callback token; run acquirer configure again", ports.ErrAcquirerNotConfigured)
 	}
 	hook := strings.TrimRight(webhookURL, "/") + "/" + c.cfg.CallbackToken
 	return c.do(ctx, "PUT", "/webhook/"+url.PathEscape(c.cfg.PixKey), map[string]string{"webhookUrl": hook}, nil, true)
@@ -143,7 +143,7 @@ func (a *Acquirer) RegisterWebhook(ctx context.Context, accountID, webhookURL st
 // (then the PSP should retry).
 func (a *Acquirer) VerifyCallback(ctx context.Context, accountID, token string) (bool, error) {
 	c, err := a.client(ctx, accountID)
-	if errors.Is(err, ports.ErrAcquirerRejected) {
+	if errors.Is(err, ports.ErrAcquirerNotConfigured) {
 		return false, nil
 	}
 	if err != nil {
@@ -180,7 +180,7 @@ func (a *Acquirer) client(ctx context.Context, accountID string) (*client, error
 	}
 	rec, err := a.store.GetAcquirerAccount(ctx, accountID, Name)
 	if errors.Is(err, ports.ErrNotFound) {
-		return nil, fmt.Errorf("%w: the account has no PSP configured for API Pix", ports.ErrAcquirerRejected)
+		return nil, fmt.Errorf("%w: the account has no PSP configured for API Pix", ports.ErrAcquirerNotConfigured)
 	}
 	if err != nil {
 		return nil, err
@@ -197,7 +197,7 @@ func (a *Acquirer) client(ctx context.Context, accountID string) (*client, error
 	}
 	nc, err := newClient(cfg, a.opts.Timeout, a.opts.Retry)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ports.ErrAcquirerRejected, err)
+		return nil, fmt.Errorf("%w: %v", ports.ErrAcquirerNotConfigured, err)
 	}
 	nc.loadedAt, nc.updated = now, rec.UpdatedAt
 	a.mu.Lock()

@@ -127,11 +127,11 @@ func TestErrorsMapToPorts(t *testing.T) {
 				DestinationKey: "not a key", PayerTaxID: "52998224725"})
 			return err
 		}, ports.ErrRefundUnroutable},
-		{"unconfigured account is a rejection", nil, func(a *bcbpix.Acquirer) error {
+		{"unconfigured account is not configured", nil, func(a *bcbpix.Acquirer) error {
 			_, err := a.CreatePixCharge(ctx, ports.CreatePixChargeRequest{Scope: ports.Scope{AccountID: "other", Mode: domain.ModeLive},
 				TxID: txid("x"), Amount: 1, ExpiresAt: time.Now().Add(time.Hour)})
 			return err
-		}, ports.ErrAcquirerRejected},
+		}, ports.ErrAcquirerNotConfigured},
 	}
 	// Subtests share the simulator, so they run in order.
 	for _, tc := range tests {
@@ -152,7 +152,7 @@ func TestErrorsMapToPorts(t *testing.T) {
 	}
 }
 
-func TestWrongClientSecretIsRejected(t *testing.T) {
+func TestWrongClientSecretIsUnauthorized(t *testing.T) {
 	t.Parallel()
 	pki := newPKI(t)
 	_, psp := startPSP(t, pki)
@@ -164,8 +164,9 @@ func TestWrongClientSecretIsRejected(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := a.CreatePixCharge(context.Background(), createReq("c", 100))
-	if !errors.Is(err, ports.ErrAcquirerRejected) || strings.Contains(err.Error(), "wrong-secret-value") {
-		t.Fatalf("error %v, want a rejection without the secret", err)
+	if !errors.Is(err, ports.ErrAcquirerUnauthorized) || errors.Is(err, ports.ErrAcquirerRejected) ||
+		strings.Contains(err.Error(), "wrong-secret-value") {
+		t.Fatalf("error %v, want refused credentials (not a rejection of the request) without the secret", err)
 	}
 }
 

@@ -148,7 +148,9 @@ func (c *client) close() {
 
 // do sends one API Pix call and decodes a 2xx body into out. Safe (idempotent)
 // calls are retried with back-off on 5xx and transport failures. Errors:
-// ports.ErrNotFound (404), ports.ErrAcquirerRejected (other 4xx),
+// ports.ErrNotFound (404), ports.ErrAcquirerUnauthorized (401 even with a
+// fresh token, 403, token endpoint 4xx: about the credentials, not the
+// request), ports.ErrAcquirerRejected (other 4xx: the request's content),
 // ports.ErrAcquirerUnavailable (5xx, 429, transport, token endpoint down).
 func (c *client) do(ctx context.Context, method, path string, body, out any, idempotent bool) error {
 	var payload []byte
@@ -229,8 +231,13 @@ func (c *client) once(ctx context.Context, method, path string, payload []byte, 
 	case resp.StatusCode == http.StatusUnauthorized:
 		// The PSP no longer accepts the cached token (revoked, or its
 		// clock differs): fetch a new one and try again.
+		// A 401 the retries did not cure is about the credentials, never
+		// about the request: it must not read as a refusal of it.
 		c.tokens.drop(started)
-		return true, fmt.Errorf("%w: %w", ports.ErrAcquirerRejected, p)
+		return true, fmt.Errorf("%w: %w", ports.ErrAcquirerUnauthorized, p)
+	case resp.StatusCode == http.StatusForbidden:
+		// The credentials lack a scope or a permission (API Pix's 403).
+		return false, fmt.Errorf("%w: %w", ports.ErrAcquirerUnauthorized, p)
 	case resp.StatusCode == http.StatusNotFound:
 		return false, fmt.Errorf("%w: %w", ports.ErrNotFound, p)
 	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
@@ -241,15 +248,16 @@ func (c *client) once(ctx context.Context, method, path string, payload []byte, 
 }
 
 // transportError maps a failed round trip. A token endpoint that refused
-// the credentials is a rejection; anything else (down, timeout, TLS) may
-// pass. The underlying error is not echoed: it may quote the token
-// endpoint's answer.
+// the credentials is ports.ErrAcquirerUnauthorized (it says nothing about
+// the request); anything else (down, timeout, TLS) may pass. The
+// underlying error is not echoed: it may quote the token endpoint's
+// answer.
 func transportError(method, path string, err error) (bool, error) {
 	var re *oauth2.RetrieveError
 	if errors.As(err, &re) {
 		if re.Response != nil && re.Response.StatusCode >= 400 && re.Response.StatusCode < 500 {
 			return false, fmt.Errorf("%w: the PSP refused Quita's OAuth2 client credentials (%d %s)",
-				ports.ErrAcquirerRejected, re.Response.StatusCode, re.ErrorCode)
+				ports.ErrAcquirerUnauthorized, re.Response.StatusCode, re.ErrorCode)
 		}
 		return true, fmt.Errorf("%w: the PSP token endpoint is unavailable", ports.ErrAcquirerUnavailable)
 	}

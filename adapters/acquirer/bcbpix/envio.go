@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/ports"
@@ -66,7 +67,7 @@ func (a *Acquirer) sender(ctx context.Context, accountID string) (*client, error
 		return nil, err
 	}
 	if c.cfg.PixSend != PixSendEfi {
-		return nil, fmt.Errorf("%w: the account's PSP has no Pix-send API configured (pix_send)", ports.ErrAcquirerRejected)
+		return nil, fmt.Errorf("%w: the account's PSP has no Pix-send API configured (pix_send)", ports.ErrAcquirerNotConfigured)
 	}
 	return c, nil
 }
@@ -74,7 +75,12 @@ func (a *Acquirer) sender(ctx context.Context, accountID string) (*client, error
 // SendPix implements ports.PixSender with Efí's PUT /gn/pix/{idEnvio}:
 // the send id is the idEnvio, so a repeat is the same Pix. Any refusal of
 // the PUT is checked against the send's status first: a PSP that answers
-// a repeated idEnvio with an error has still sent the first one.
+// a repeated idEnvio with an error has still sent the first one. The
+// refusal stands (ports.ErrAcquirerRejected) only when the PSP refused the
+// request's content and then answers that it has no Pix under the
+// idEnvio; when the status cannot be read (credentials, PSP down) or
+// contradicts the refusal (409: the idEnvio is used, yet not found),
+// nothing is known and the error says so without being a rejection.
 func (a *Acquirer) SendPix(ctx context.Context, req ports.PixSendRequest) (ports.PixSendResult, error) {
 	c, err := a.sender(ctx, req.AccountID)
 	if err != nil {
@@ -91,8 +97,18 @@ func (a *Acquirer) SendPix(ctx context.Context, req ports.PixSendRequest) (ports
 	var out envioBody
 	err = c.do(ctx, "PUT", "/gn/pix/"+req.SendID, body, &out, true)
 	if errors.Is(err, ports.ErrAcquirerRejected) {
-		if st, serr := a.PixSendStatus(ctx, req.Scope, req.SendID); serr == nil {
+		st, serr := a.PixSendStatus(ctx, req.Scope, req.SendID)
+		var p *Problem
+		switch {
+		case serr == nil:
 			return st, nil
+		case !errors.Is(serr, ports.ErrNotFound):
+			if errors.Is(serr, ports.ErrAcquirerRejected) {
+				serr = fmt.Errorf("%w: %v", ports.ErrAcquirerUnavailable, serr) // the query's refusal is not the send's
+			}
+			return ports.PixSendResult{}, fmt.Errorf("the PSP refused the send (%v) and its status is unknown: %w", err, serr)
+		case errors.As(err, &p) && p.Status == http.StatusConflict:
+			return ports.PixSendResult{}, fmt.Errorf("%w: the PSP says the idEnvio is used but has no Pix under it", ports.ErrAcquirerUnavailable)
 		}
 	}
 	if err != nil {

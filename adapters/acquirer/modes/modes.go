@@ -132,5 +132,5 @@ func (r *Router) sender(s ports.Scope) (ports.PixSender, error) {
 	if ps, ok := r.Live.(ports.PixSender); ok {
 		return ps, nil
 	}
-	return nil, fmt.Errorf("%w: %s cannot send Pix", ports.ErrAcquirerRejected, r.Live.Name())
+	return nil, fmt.Errorf("%w: %s cannot send Pix", ports.ErrAcquirerNotConfigured, r.Live.Name())
 }

@@ -33,8 +33,8 @@ func TestRouterSendsTestModeToTheSandbox(t *testing.T) {
 		wantCashout bool
 	}{
 		{domain.ModeTest, sandbox.Name, nil, true},
-		// The live provider has no PSP for this account: a rejection, not the sandbox.
-		{domain.ModeLive, bcbpix.Name, ports.ErrAcquirerRejected, false},
+		// The live provider has no PSP for this account: not configured, not the sandbox.
+		{domain.ModeLive, bcbpix.Name, ports.ErrAcquirerNotConfigured, false},
 	}
 	for _, tc := range tests {
 		s := ports.Scope{AccountID: "acct_x", Mode: tc.mode}
@@ -56,7 +56,7 @@ func TestRouterSendsTestModeToTheSandbox(t *testing.T) {
 		}
 	}
 	// References route by prefix.
-	if _, err := r.ChargeStatus(ctx, "bcbpix:acct_x:"+domain.DeriveTxID("y")); !errors.Is(err, ports.ErrAcquirerRejected) {
+	if _, err := r.ChargeStatus(ctx, "bcbpix:acct_x:"+domain.DeriveTxID("y")); !errors.Is(err, ports.ErrAcquirerNotConfigured) {
 		t.Errorf("a bcbpix reference did not reach bcbpix: %v", err)
 	}
 }
