@@ -90,7 +90,7 @@ func newReceiptsRig(t *testing.T) *receiptsRig {
 	}
 	clock := &mocks.ClockMock{NowFunc: func() time.Time { h.clockMu.Lock(); defer h.clockMu.Unlock(); return h.now }}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	r.receipts = app.NewPixReceiptService(h.svc, byTxID, recv, clock, log, app.PixReceiptsConfig{})
+	r.receipts = app.NewPixReceiptService(h.svc, byTxID, &memMarks{m: map[string]time.Time{}}, recv, clock, log, app.PixReceiptsConfig{})
 	accounts := &mocks.AccountStoreMock{GetAccountFunc: func(_ context.Context, id string) (*domain.Account, error) {
 		return &domain.Account{ID: id, Name: "Loja"}, nil
 	}}
