@@ -160,11 +160,13 @@ func testAggregateDayTotals(t *testing.T, db *store.DB) {
 	ctx := t.Context()
 	scope := ports.Scope{AccountID: "acct_day_totals", Mode: domain.ModeLive}
 	day0 := baseTime.Truncate(24*time.Hour).AddDate(0, 0, -2)
+	createdAt := map[string]time.Time{}
 	create := func(at time.Time, amount int64) string {
 		t.Helper()
 		c := newCharge(t, scope, at, func(p *domain.NewChargeParams) { p.Amount = amount })
 		attachPix(t, c, at)
 		mustCreate(t, db, c, nil, nil)
+		createdAt[c.ID()] = at
 		return c.ID()
 	}
 	settle := func(id string, at time.Time) {
@@ -197,7 +199,7 @@ func testAggregateDayTotals(t *testing.T, db *store.DB) {
 	expired := create(day0.Add(50*time.Hour), 6000)
 	create(day0.Add(51*time.Hour), 7000) // stays waiting
 	for _, id := range []string{before, edge, late, partly, fully} {
-		settle(id, day0.Add(52*time.Hour))
+		settle(id, createdAt[id].Add(time.Minute)) // paid in time; the totals go by the day of creation
 	}
 	refund(partly, 1000, day0.Add(53*time.Hour))
 	refund(fully, 4000, day0.Add(53*time.Hour))
