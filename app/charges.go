@@ -49,6 +49,13 @@ type ChargesConfig struct {
 	// whose news is late still settles it (default DefaultExpiryGrace;
 	// negative: none). See DefaultExpiryGrace.
 	ExpiryGrace time.Duration
+	// ReturnAttempts is how many devoluções an automatic return may take
+	// when payers' banks refuse them, before it is left for an operator
+	// (default DefaultReturnAttempts, at most domain.MaxReturnAttemptIDs).
+	ReturnAttempts int
+	// ReturnRetryWait is how long after the payer's bank refused a return
+	// the next attempt is sent (default DefaultReturnRetryWait).
+	ReturnRetryWait time.Duration
 }
 
 // DefaultExpiryGrace covers what may separate a Pix paid just before
@@ -87,6 +94,8 @@ type ChargeService struct {
 	webhookURLs *urlChecks
 	// background tracks work that outlives a request (FinalizeMethods).
 	background sync.WaitGroup
+	// returns counts what automatic returns did (ReturnStats).
+	returns returnCounters
 }
 
 // NewChargeService wires a charge service. Create refuses what guard
@@ -111,6 +120,13 @@ func NewChargeService(store ports.ChargeStore, records ports.IdempotencyRecords,
 		cfg.ExpiryGrace = DefaultExpiryGrace
 	case cfg.ExpiryGrace < 0:
 		cfg.ExpiryGrace = 0
+	}
+	if cfg.ReturnAttempts <= 0 {
+		cfg.ReturnAttempts = DefaultReturnAttempts
+	}
+	cfg.ReturnAttempts = min(cfg.ReturnAttempts, domain.MaxReturnAttemptIDs)
+	if cfg.ReturnRetryWait <= 0 {
+		cfg.ReturnRetryWait = DefaultReturnRetryWait
 	}
 	s := &ChargeService{store: store, records: records, cache: cache, acquirer: acquirerOf(acquirer), guard: guard,
 		clock: clock, ids: ids, log: log, cfg: cfg}
@@ -188,23 +204,39 @@ func (s *ChargeService) expire(ctx context.Context, scope ports.Scope, id string
 }
 
 // update applies change under the row lock and writes, in the same
-// transaction, the events of the resulting transition and the ledger entry
-// that credits the merchant when the change settled the charge.
+// transaction, the events of the resulting transition, the ledger entry
+// that credits the merchant when the change settled the charge, and the
+// automatic return the change owes a payer (sent after the commit).
 func (s *ChargeService) update(ctx context.Context, scope ports.Scope, id string, change func(*domain.Charge) error) (*domain.Charge, error) {
-	var out *domain.Charge
-	err := s.store.UpdateCharge(ctx, scope, id, func(_ context.Context, c *domain.Charge, _ ports.ChargeTx) (ports.ChargeChange, error) {
+	return s.updateOwing(ctx, scope, id, func(c *domain.Charge) ([]returnDue, error) { return nil, change(c) })
+}
+
+// updateOwing is update for a change that may owe returns besides the
+// one of the charge's settling payment (a wrong amount).
+func (s *ChargeService) updateOwing(ctx context.Context, scope ports.Scope, id string, change func(*domain.Charge) ([]returnDue, error)) (*domain.Charge, error) {
+	var (
+		out  *domain.Charge
+		owed []domain.PixReturn
+	)
+	err := s.store.UpdateCharge(ctx, scope, id, func(ctx context.Context, c *domain.Charge, tx ports.ChargeTx) (ports.ChargeChange, error) {
 		prev := c.Status()
 		wasCredited := c.Credited()
-		if err := change(c); err != nil {
+		due, err := change(c)
+		if err != nil {
 			return ports.ChargeChange{}, err
 		}
 		out = c
 		now := s.clock.Now()
+		if due = append(settlementReturn(c), due...); len(due) > 0 {
+			if owed, err = s.oweReturns(ctx, c, tx, due, now); err != nil {
+				return ports.ChargeChange{}, err
+			}
+		}
 		evs, err := domain.NewChargeEvents(c, prev, domain.TransitionEvents(prev, c.Status()), s.cfg.Links, s.ids.NewID, now)
 		if err != nil {
 			return ports.ChargeChange{}, err
 		}
-		ch := ports.ChargeChange{Events: evs}
+		ch := ports.ChargeChange{Events: evs, Returns: owed}
 		if !wasCredited && c.Credited() {
 			eid, err := s.ids.NewID()
 			if err != nil {
@@ -218,5 +250,13 @@ func (s *ChargeService) update(ctx context.Context, scope ports.Scope, id string
 		}
 		return ch, nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	if len(owed) > 0 {
+		s.sendReturns(ctx, owed)
+		// The return may have moved the charge on (a mismatch confirmed).
+		return s.store.GetCharge(ctx, scope, id)
+	}
+	return out, nil
 }

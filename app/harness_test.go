@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"sync"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/domain/brcode"
+	"github.com/quitapix/quita/internal/testkit"
 	"github.com/quitapix/quita/mocks"
 	"github.com/quitapix/quita/ports"
 )
@@ -35,6 +35,42 @@ type harness struct {
 	events  []domain.Event
 	entries []domain.JournalEntry
 	recs    map[ports.IdempotencyKey]ports.IdempotencyRecord
+	returns map[string]domain.PixReturn // by end-to-end id
+	// beforeWrite, when set, may fail a charge write after fn computed
+	// its change (a crash between the acquirer's answer and its record).
+	beforeWrite func(ports.ChargeChange) error
+	// logs holds what the service logged (JSON lines).
+	logs *testkit.Buffer
+}
+
+// harnessTx is ports.ChargeTx over the harness's maps (its lock held).
+type harnessTx struct {
+	h        *harness
+	chargeID string
+}
+
+func (t harnessTx) Balance(_ context.Context, cur domain.Currency) (domain.Balance, error) {
+	return domain.Balance{Currency: cur}, nil
+}
+
+func (t harnessTx) GetRefund(context.Context, string) (*domain.Refund, error) {
+	return nil, ports.ErrNotFound
+}
+
+func (t harnessTx) GetPixReturn(_ context.Context, e2e string) (*domain.PixReturn, error) {
+	r, ok := t.h.returns[e2e]
+	if !ok || r.ChargeID != t.chargeID {
+		return nil, ports.ErrNotFound
+	}
+	return &r, nil
+}
+
+// pixReturn reads a stored return.
+func (h *harness) pixReturn(e2e string) (domain.PixReturn, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r, ok := h.returns[e2e]
+	return r, ok
 }
 
 func newHarness(t *testing.T) *harness {
@@ -45,7 +81,8 @@ func newHarness(t *testing.T) *harness {
 // newGuardedHarness is newHarness with a fraud guard in front of Create.
 func newGuardedHarness(t *testing.T, guard *app.FraudGuard) *harness {
 	t.Helper()
-	h := &harness{now: t0, charges: map[string]*domain.Charge{}, recs: map[ports.IdempotencyKey]ports.IdempotencyRecord{}}
+	h := &harness{now: t0, charges: map[string]*domain.Charge{}, recs: map[ports.IdempotencyKey]ports.IdempotencyRecord{},
+		returns: map[string]domain.PixReturn{}, logs: &testkit.Buffer{}}
 	h.store = &mocks.ChargeStoreMock{
 		CreateChargeFunc: func(_ context.Context, c *domain.Charge, evs []domain.Event, rec *ports.IdempotencyRecord) error {
 			h.mu.Lock()
@@ -75,14 +112,36 @@ func newGuardedHarness(t *testing.T, guard *app.FraudGuard) *harness {
 				return ports.ErrNotFound
 			}
 			work := domain.UnmarshalChargeFromStorage(c.Snapshot())
-			change, err := fn(ctx, work, nil)
+			change, err := fn(ctx, work, harnessTx{h: h, chargeID: id})
 			if err != nil {
 				return err
+			}
+			if h.beforeWrite != nil {
+				if err := h.beforeWrite(change); err != nil {
+					return err
+				}
 			}
 			h.charges[id] = work
 			h.events = append(h.events, change.Events...)
 			h.entries = append(h.entries, change.Entries...)
+			for _, r := range change.Returns {
+				h.returns[r.EndToEndID] = r
+			}
 			return nil
+		},
+		ClaimPixReturnsFunc: func(_ context.Context, now, leaseUntil time.Time, limit int) ([]domain.PixReturn, error) {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			var out []domain.PixReturn
+			for e2e, r := range h.returns {
+				if r.Status.Final() || r.DueAt.After(now) || len(out) == limit {
+					continue
+				}
+				r.DueAt = leaseUntil
+				h.returns[e2e] = r
+				out = append(out, r)
+			}
+			return out, nil
 		},
 	}
 	h.records = &mocks.IdempotencyRecordsMock{
@@ -114,13 +173,16 @@ func newGuardedHarness(t *testing.T, guard *app.FraudGuard) *harness {
 			return &ports.CreatePixChargeResponse{BRCode: code, TxID: r.TxID, Location: "pix.example.com/" + r.TxID, ExpiresAt: r.ExpiresAt, ProviderRef: r.TxID}, nil
 		},
 		ReturnPixFunc: func(_ context.Context, r ports.ReturnPixRequest) (*ports.ReturnPixResponse, error) {
-			return &ports.ReturnPixResponse{ProviderRef: r.ReturnID, Status: "DEVOLVIDO"}, nil
+			return &ports.ReturnPixResponse{ProviderRef: r.ReturnID, Status: domain.PixReturnReturned}, nil
+		},
+		ReturnPixStatusFunc: func(_ context.Context, r ports.ReturnPixStatusRequest) (*ports.ReturnPixResponse, error) {
+			return &ports.ReturnPixResponse{ProviderRef: r.ReturnID, Status: domain.PixReturnReturned}, nil
 		},
 	}
 	clock := &mocks.ClockMock{NowFunc: func() time.Time { h.clockMu.Lock(); defer h.clockMu.Unlock(); return h.now }}
 	ids := &mocks.IDGeneratorMock{NewIDFunc: func() (string, error) { return domain.NewRawID(rand.Reader) }}
 	h.svc = app.NewChargeService(h.store, h.records, h.cache, h.acquirer, guard, clock, ids,
-		slog.New(slog.NewTextHandler(io.Discard, nil)), app.ChargesConfig{
+		slog.New(slog.NewJSONHandler(h.logs, nil)), app.ChargesConfig{
 			Links: domain.Links{CheckoutBase: "https://pay.example.com/c"},
 			Fees:  map[domain.Method]domain.FeeSchedule{domain.MethodPix: {Provider: domain.Fee{BPS: 50}, Platform: domain.Fee{BPS: 49}}},
 		})

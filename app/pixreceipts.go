@@ -264,7 +264,9 @@ func (s *PixReceiptService) apply(ctx context.Context, accountID string, p ports
 		return false, nil // applied before: nothing settles twice
 	}
 	if p.Returned >= p.Amount {
-		return false, nil // already given back (underpayment or late payment)
+		// Already given back, or being given back (a devolução the payer's
+		// bank has not answered counts; the returns worker follows it).
+		return false, nil
 	}
 	pay := domain.PixPayment{EndToEndID: p.EndToEndID, Amount: p.Amount, PayerTaxID: p.PayerTaxID, PayerName: p.PayerName,
 		PaidAt: p.PaidAt}
@@ -285,15 +287,18 @@ func (s *PixReceiptService) apply(ctx context.Context, accountID string, p ports
 	_, err = s.charges.ApplyPixPayment(ctx, scope, id, pay)
 	if errors.Is(err, domain.ErrChargeNotPayable) || errors.Is(err, domain.ErrChargeExpired) {
 		// A Pix paid at or after expires_at, or one whose news came only
-		// after the expiry grace (or after a cancel): give it back. A Pix
-		// paid in time and reported in the grace settled above.
-		_, rerr := s.charges.returnPix(ctx, ports.ReturnPixRequest{Scope: scope, ChargeID: id, EndToEndID: p.EndToEndID,
-			ReturnID: returnID(p.EndToEndID), Amount: p.Amount - p.Returned, Reason: "the charge is no longer payable"})
+		// after the expiry grace (or after a cancel): give it back, once
+		// (the return is recorded, sent, and followed by the returns
+		// worker until the payer's bank confirms it). A Pix paid in time
+		// and reported in the grace settled above.
+		owed, rerr := s.charges.oweReturn(ctx, scope, id, p.EndToEndID, p.Amount-p.Returned, domain.ReturnForClosedCharge)
 		if rerr != nil {
 			return false, fmt.Errorf("return a pix for a closed charge: %w", rerr)
 		}
-		s.log.InfoContext(ctx, "pix for a closed charge returned", "charge", domain.PrefixCharge+id, "end_to_end_id", p.EndToEndID)
-		return true, nil
+		if owed {
+			s.log.InfoContext(ctx, "pix for a closed charge: return owed", "charge", domain.PrefixCharge+id, "end_to_end_id", p.EndToEndID)
+		}
+		return owed, nil
 	}
 	if err != nil {
 		return false, err

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/quitapix/quita/domain"
@@ -76,9 +75,10 @@ func (s *ChargeService) SimulatePayment(ctx context.Context, sim ports.PaymentSi
 // the payer lock, writing the status change and its events in one
 // transaction. Replaying the same payment (same end-to-end id) changes
 // nothing. Money owed back — a payer the lock refused, or a wrong amount —
-// is returned through the acquirer after the commit; a return that fails
-// then is retried by the returns worker (lock mismatch) or by the
-// acquirer's notification retry (wrong amount, which changes nothing here).
+// is recorded as a return in the same transaction and sent through the
+// acquirer after the commit; the returns worker follows it until the
+// payer's bank confirms it (a mismatched charge reads processing until
+// then, refunded after) and retries one the bank refuses.
 func (s *ChargeService) ApplyPixPayment(ctx context.Context, scope ports.Scope, id string, p domain.PixPayment) (Settled, error) {
 	var outcome domain.SettlementOutcome
 	schedule, err := s.feesFor(ctx, scope.AccountID)
@@ -86,68 +86,18 @@ func (s *ChargeService) ApplyPixPayment(ctx context.Context, scope ports.Scope, 
 		return Settled{}, err
 	}
 	fees := schedule[domain.MethodPix]
-	c, err := s.update(ctx, scope, id, func(c *domain.Charge) error {
+	c, err := s.updateOwing(ctx, scope, id, func(c *domain.Charge) ([]returnDue, error) {
 		var err error
 		outcome, err = c.SettlePix(p, fees)
-		return err
+		if err != nil || outcome != domain.OutcomeUnderpaid {
+			return nil, err
+		}
+		return []returnDue{{p.EndToEndID, p.Amount, domain.ReturnForWrongAmount}}, nil
 	})
 	if err != nil {
 		return Settled{}, err
 	}
 	s.log.InfoContext(ctx, "pix payment applied", "charge", domain.PrefixCharge+id, "outcome", string(outcome),
 		"end_to_end_id", p.EndToEndID)
-	switch outcome {
-	case domain.OutcomePayerMismatch:
-		if err := s.returnToPayer(ctx, c); err != nil {
-			s.log.WarnContext(ctx, "automatic return deferred to the returns worker", "charge", domain.PrefixCharge+id, "err", err)
-		}
-		if c, err = s.store.GetCharge(ctx, scope, id); err != nil {
-			return Settled{}, err
-		}
-	case domain.OutcomeUnderpaid:
-		_, err := s.acquirer.ReturnPix(ctx, ports.ReturnPixRequest{
-			Scope: scope, ChargeID: id, EndToEndID: p.EndToEndID, ReturnID: returnID(p.EndToEndID),
-			Amount: p.Amount, Reason: "amount differs from the charge amount",
-		})
-		if err != nil {
-			return Settled{}, fmt.Errorf("return underpayment: %w", err)
-		}
-	}
 	return Settled{Charge: c, Outcome: outcome}, nil
-}
-
-// returnID derives the acquirer-side idempotency key of a return from the
-// payment it returns, so a retried return is the same return.
-func returnID(endToEndID string) string {
-	return "D" + endToEndID[1:]
-}
-
-// returnPix gives a received Pix back to its payer through the acquirer
-// (idempotent by ReturnID).
-func (s *ChargeService) returnPix(ctx context.Context, req ports.ReturnPixRequest) (*ports.ReturnPixResponse, error) {
-	return s.acquirer.ReturnPix(ctx, req)
-}
-
-// returnToPayer performs the automatic return a payer-lock mismatch owes and
-// records it. Safe to repeat: the return id is derived from the payment.
-func (s *ChargeService) returnToPayer(ctx context.Context, c *domain.Charge) error {
-	st := c.Settlement()
-	if c.ReturnState() != domain.ReturnRequested || st == nil {
-		return nil
-	}
-	scope := ports.Scope{AccountID: c.AccountID(), Mode: c.Mode()}
-	_, err := s.acquirer.ReturnPix(ctx, ports.ReturnPixRequest{
-		Scope: scope, ChargeID: c.ID(), EndToEndID: st.EndToEndID, ReturnID: returnID(st.EndToEndID),
-		Amount: st.Amount, Reason: "payer does not match the charge's expected payer",
-	})
-	if err != nil {
-		return err
-	}
-	err = s.store.UpdateCharge(ctx, scope, c.ID(), func(_ context.Context, c *domain.Charge, _ ports.ChargeTx) (ports.ChargeChange, error) {
-		return ports.ChargeChange{}, c.MarkReturned(s.clock.Now())
-	})
-	if errors.Is(err, domain.ErrInvalidTransition) {
-		return nil // another worker recorded it first
-	}
-	return err
 }

@@ -29,8 +29,11 @@ func TestSettlementOutcomes(t *testing.T) {
 			[]domain.EventType{domain.EventChargePaid, domain.EventPaymentCompleted, domain.EventPaymentStatusChanged}},
 		{"lock matches (punctuated)", lock, "529.982.247-25", 1000, domain.TxPaid, domain.OutcomePaid, false,
 			[]domain.EventType{domain.EventChargePaid, domain.EventPaymentCompleted, domain.EventPaymentStatusChanged}},
+		// Held (processing) until the acquirer confirms the return, which
+		// the mock does at once: then refunded.
 		{"other payer", lock, "11144477735", 1000, domain.TxRefunded, domain.OutcomePayerMismatch, true,
-			[]domain.EventType{domain.EventChargeRefunded, domain.EventPaymentRefunded, domain.EventPaymentStatusChanged}},
+			[]domain.EventType{domain.EventPaymentStatusChanged,
+				domain.EventChargeRefunded, domain.EventPaymentRefunded, domain.EventPaymentStatusChanged}},
 		{"undisclosed", lock, "", 1000, domain.TxProcessing, domain.OutcomeHeldForReview, false,
 			[]domain.EventType{domain.EventPaymentStatusChanged}},
 		{"underpaid", "", "", 999, domain.TxWaitingPayment, domain.OutcomeUnderpaid, true, nil},
@@ -111,21 +114,23 @@ func TestReturnRetriedByWorkerWhenAcquirerWasDown(t *testing.T) {
 	}
 	p := domain.PixPayment{EndToEndID: "E99999999202611221200abcdefghijk", Amount: 1000, PayerTaxID: "11144477735", PaidAt: h.now}
 	res, err := h.svc.ApplyPixPayment(context.Background(), caller.Scope(), id, p)
-	if err != nil || res.Charge.ReturnState() != domain.ReturnRequested {
-		t.Fatalf("err %v state %q: the return must stay requested", err, res.Charge.ReturnState())
+	if err != nil || res.Charge.ReturnState() != domain.ReturnRequested || res.Charge.Status() != domain.TxProcessing {
+		t.Fatalf("err %v state %q status %s: the return must stay requested and the charge held", err,
+			res.Charge.ReturnState(), res.Charge.Status())
 	}
 	h.acquirer.ReturnPixFunc = func(_ context.Context, r ports.ReturnPixRequest) (*ports.ReturnPixResponse, error) {
-		return &ports.ReturnPixResponse{ProviderRef: r.ReturnID}, nil
+		return &ports.ReturnPixResponse{ProviderRef: r.ReturnID, Status: domain.PixReturnReturned}, nil
 	}
-	h.store.ListPendingReturnsFunc = func(context.Context, int) ([]ports.ChargeRef, error) {
-		return []ports.ChargeRef{{Scope: caller.Scope(), ID: id}}, nil
+	if n, err := h.svc.AdvanceReturns(context.Background()); err != nil || n != 0 {
+		t.Fatalf("AdvanceReturns within the request's lease = %d, %v; want 0", n, err)
 	}
-	n, err := h.svc.RetryReturns(context.Background())
+	h.advance(time.Minute)
+	n, err := h.svc.AdvanceReturns(context.Background())
 	if err != nil || n != 1 {
-		t.Fatalf("RetryReturns = %d, %v", n, err)
+		t.Fatalf("AdvanceReturns = %d, %v", n, err)
 	}
-	if got := h.charges[id].ReturnState(); got != domain.ReturnDone {
-		t.Fatalf("return state %q after the worker", got)
+	if c := h.charges[id]; c.ReturnState() != domain.ReturnDone || c.Status() != domain.TxRefunded {
+		t.Fatalf("after the worker: return state %q status %s", c.ReturnState(), c.Status())
 	}
 	calls := h.acquirer.ReturnPixCalls()
 	if calls[0].Req.ReturnID != calls[len(calls)-1].Req.ReturnID {

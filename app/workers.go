@@ -40,28 +40,6 @@ func (s *ChargeService) ExpireDue(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// RetryReturns performs automatic payer returns that could not be done
-// when the payment arrived (acquirer down, process crash).
-func (s *ChargeService) RetryReturns(ctx context.Context) (int, error) {
-	refs, err := s.store.ListPendingReturns(ctx, workerBatch)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for _, r := range refs {
-		c, err := s.store.GetCharge(ctx, r.Scope, r.ID)
-		if err != nil {
-			return n, err
-		}
-		if err := s.returnToPayer(ctx, c); err != nil {
-			s.log.WarnContext(ctx, "automatic return failed; will retry", "charge", domain.PrefixCharge+r.ID, "err", err)
-			continue
-		}
-		n++
-	}
-	return n, nil
-}
-
 // OrphanCobAge is how old a create's intent must be before the sweep
 // treats its cob as orphaned: far longer than any create takes.
 const OrphanCobAge = 2 * time.Minute

@@ -35,15 +35,22 @@ type Settlement struct {
 	PayerName  string
 }
 
-// ReturnState tracks the automatic Pix return (devolução) that the payer lock
-// owes a payer whose document did not match.
+// ReturnState tracks the automatic Pix return (devolução) of the payment
+// that settled the charge: owed to a payer the lock refused, or to the
+// payer of a held charge that was cancelled. The return itself (its
+// attempts at the acquirer) is a PixReturn.
 type ReturnState string
 
 // Return states.
 const (
-	ReturnNone      ReturnState = ""
+	ReturnNone ReturnState = ""
+	// ReturnRequested: owed and not yet confirmed by the payer's bank.
 	ReturnRequested ReturnState = "requested"
-	ReturnDone      ReturnState = "done"
+	// ReturnDone: the payer's bank credited the return.
+	ReturnDone ReturnState = "done"
+	// ReturnFailed: every attempt was refused; an operator must return
+	// the money.
+	ReturnFailed ReturnState = "failed"
 )
 
 // ChargeSnapshot is the whole state of a charge as plain data, for storage
@@ -156,7 +163,8 @@ func (c *Charge) Settlement() *Settlement {
 	return &s
 }
 
-// ReturnState reports the automatic return owed to a mismatched payer.
+// ReturnState reports where the automatic return of the settling payment
+// stands.
 func (c *Charge) ReturnState() ReturnState { return c.s.ReturnState }
 
 // Fees returns the fees charged on settlement (zero until paid).

@@ -38,7 +38,8 @@ func (c *Charge) Expire(now time.Time) error {
 //
 // A PROCESSING charge may hold a payer's money (a payment under a payer lock
 // whose payer the bank did not disclose): cancelling it owes that payer a
-// return, which is requested here and sent by the returns worker.
+// return, which is requested here and sent by the returns worker (a
+// mismatched payer's return, already requested, goes on).
 func (c *Charge) Cancel(now time.Time) error {
 	switch c.s.Status {
 	case TxPending, TxWaitingPayment, TxProcessing:

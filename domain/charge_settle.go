@@ -44,7 +44,8 @@ const (
 	// OutcomePaid: no lock, or the payer matched. Credit the merchant.
 	OutcomePaid SettlementOutcome = "paid"
 	// OutcomePayerMismatch: the lock's document differs from the payer's.
-	// The money is returned to the payer; the charge reads refunded.
+	// The money is returned to the payer; the charge reads processing
+	// until the payer's bank confirms the return, then refunded.
 	OutcomePayerMismatch SettlementOutcome = "payer_mismatch"
 	// OutcomeHeldForReview: under a lock the bank did not disclose the
 	// payer. The charge reads processing and is never credited.
@@ -101,7 +102,10 @@ func (c *Charge) SettlePix(p PixPayment, fees FeeSchedule) (SettlementOutcome, e
 	case settlement.PayerTaxID == "":
 		to, outcome = TxProcessing, OutcomeHeldForReview
 	default:
-		to, outcome = TxRefunded, OutcomePayerMismatch
+		// REFUNDED only once the money is back with the payer
+		// (ConfirmReturn): a devolução the acquirer accepted may still be
+		// refused by the payer's bank.
+		to, outcome = TxProcessing, OutcomePayerMismatch
 	}
 	if err := c.setStatus(to, p.PaidAt); err != nil {
 		return "", err
@@ -117,15 +121,46 @@ func (c *Charge) SettlePix(p PixPayment, fees FeeSchedule) (SettlementOutcome, e
 	return outcome, nil
 }
 
-// MarkReturned records that the automatic return to a mismatched payer was
-// accepted by the acquirer.
-func (c *Charge) MarkReturned(now time.Time) error {
-	if c.s.ReturnState != ReturnRequested {
+// ConfirmReturn records that the payer's bank credited the automatic
+// return of the settling payment. A charge still PROCESSING (a payer-lock
+// mismatch) becomes REFUNDED; a cancelled one stays cancelled.
+func (c *Charge) ConfirmReturn(now time.Time) error {
+	if c.s.ReturnState != ReturnRequested && c.s.ReturnState != ReturnDone {
 		return ErrInvalidTransition
 	}
 	c.s.ReturnState = ReturnDone
 	c.s.UpdatedAt = now.UTC()
+	if c.s.Status == TxProcessing {
+		return c.setStatus(TxRefunded, now)
+	}
 	return nil
+}
+
+// FailReturn records that every attempt to return the settling payment
+// was refused. The status does not change: a mismatched charge stays
+// PROCESSING (held, never credited) for an operator, and REFUNDED is never
+// reached without the money going back.
+func (c *Charge) FailReturn(now time.Time) error {
+	if c.s.ReturnState == ReturnNone || c.s.Settlement == nil {
+		return ErrInvalidTransition
+	}
+	c.s.ReturnState = ReturnFailed
+	c.s.UpdatedAt = now.UTC()
+	return nil
+}
+
+// OwedReturn reports the return the charge owes for its settling payment
+// while it is requested: the end-to-end id, the amount and why.
+func (c *Charge) OwedReturn() (endToEndID string, amount int64, reason PixReturnReason, ok bool) {
+	st := c.s.Settlement
+	if c.s.ReturnState != ReturnRequested || st == nil || st.EndToEndID == "" {
+		return "", 0, "", false
+	}
+	reason = ReturnForPayerMismatch
+	if c.s.Status == TxCancelled {
+		reason = ReturnForCancelledHold
+	}
+	return st.EndToEndID, st.Amount, reason, true
 }
 
 // Credited reports whether the merchant was credited for this charge: it
@@ -154,7 +189,9 @@ func (c *Charge) Transition(to TxStatus, paidWith Method, fees map[Method]FeeSch
 	if to == TxRefunded {
 		return Invalid(FieldStatus, "REFUNDED is reached by refunding the transaction")
 	}
-	if !CanTransition(c.s.Status, to) {
+	if !CanTransition(c.s.Status, to) || c.s.ReturnState != ReturnNone {
+		// A charge whose payment is owed back never settles for the
+		// merchant.
 		return ErrInvalidTransition
 	}
 	settling := to.Settled() && !c.s.Status.Settled() && c.s.Status != TxDispute

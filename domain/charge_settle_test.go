@@ -32,9 +32,9 @@ func TestSettlePix(t *testing.T) {
 		{"lock, same alphanumeric CNPJ in lower case", chargeCNPJ, "12.abc.345/01de-35", chargeAmount,
 			domain.OutcomePaid, domain.TxPaid, domain.StatusPaid, domain.Fees{Provider: 50, Platform: 49}, domain.ReturnNone, 0, true},
 		{"lock, another document", chargeCPF, chargeCPF2, chargeAmount,
-			domain.OutcomePayerMismatch, domain.TxRefunded, domain.StatusRefunded, domain.Fees{}, domain.ReturnRequested, chargeAmount, true},
+			domain.OutcomePayerMismatch, domain.TxProcessing, domain.StatusProcessing, domain.Fees{}, domain.ReturnRequested, chargeAmount, true},
 		{"lock, CNPJ paying for a CPF", chargeCPF, "11444777000161", chargeAmount,
-			domain.OutcomePayerMismatch, domain.TxRefunded, domain.StatusRefunded, domain.Fees{}, domain.ReturnRequested, chargeAmount, true},
+			domain.OutcomePayerMismatch, domain.TxProcessing, domain.StatusProcessing, domain.Fees{}, domain.ReturnRequested, chargeAmount, true},
 		{"lock, bank did not disclose the payer", chargeCPF, "", chargeAmount,
 			domain.OutcomeHeldForReview, domain.TxProcessing, domain.StatusProcessing, domain.Fees{}, domain.ReturnNone, 0, true},
 		{"underpaid", "", chargeCPF, chargeAmount - 1,
@@ -103,7 +103,7 @@ func TestSettlePixFromPending(t *testing.T) {
 	}{
 		{"no lock", "", chargeCPF, domain.OutcomePaid, domain.TxPaid},
 		{"lock matched", chargeCPF, chargeCPF, domain.OutcomePaid, domain.TxPaid},
-		{"lock mismatched", chargeCPF, chargeCPF2, domain.OutcomePayerMismatch, domain.TxRefunded},
+		{"lock mismatched", chargeCPF, chargeCPF2, domain.OutcomePayerMismatch, domain.TxProcessing},
 		{"lock undisclosed", chargeCPF, "", domain.OutcomeHeldForReview, domain.TxProcessing},
 	}
 	for _, tt := range tests {
@@ -194,34 +194,59 @@ func TestSettlePixRejects(t *testing.T) {
 	}
 }
 
-func TestMarkReturned(t *testing.T) {
+// A mismatched charge is held (PROCESSING) while its return is owed and
+// reads REFUNDED only once the payer's bank confirmed the return; a return
+// refused on every attempt leaves it held, never REFUNDED.
+func TestConfirmAndFailReturn(t *testing.T) {
 	t.Parallel()
 	c := chargeOpen(t, chargeCPF)
-	if err := c.MarkReturned(chargeT0); !errors.Is(err, domain.ErrInvalidTransition) {
-		t.Errorf("MarkReturned before a mismatch = %v, want ErrInvalidTransition", err)
+	if err := c.ConfirmReturn(chargeT0); !errors.Is(err, domain.ErrInvalidTransition) {
+		t.Errorf("ConfirmReturn before a mismatch = %v, want ErrInvalidTransition", err)
 	}
 	if _, err := c.SettlePix(chargePayment(chargeCPF2), chargePixFees); err != nil {
 		t.Fatal(err)
 	}
+	if e2e, amount, reason, ok := c.OwedReturn(); !ok || e2e != chargePayment("").EndToEndID || amount != chargeAmount ||
+		reason != domain.ReturnForPayerMismatch {
+		t.Errorf("OwedReturn = %q %d %q %v", e2e, amount, reason, ok)
+	}
+	if err := c.Transition(domain.TxPaid, domain.MethodPix, nil, "", chargeT0); !errors.Is(err, domain.ErrInvalidTransition) {
+		t.Errorf("a charge owing its payment back moved to PAID: %v", err)
+	}
+	failed := domain.UnmarshalChargeFromStorage(c.Snapshot())
 	at := chargeT0.Add(20 * time.Minute)
-	if err := c.MarkReturned(at); err != nil {
-		t.Fatalf("MarkReturned: %v", err)
+	if err := c.ConfirmReturn(at); err != nil {
+		t.Fatalf("ConfirmReturn: %v", err)
 	}
-	if c.ReturnState() != domain.ReturnDone || !c.Snapshot().UpdatedAt.Equal(at) {
-		t.Errorf("return state %q updated %v, want done at %v", c.ReturnState(), c.Snapshot().UpdatedAt, at)
+	if c.ReturnState() != domain.ReturnDone || !c.Snapshot().UpdatedAt.Equal(at) || c.Status() != domain.TxRefunded {
+		t.Errorf("return state %q status %s updated %v, want done, REFUNDED at %v", c.ReturnState(), c.Status(),
+			c.Snapshot().UpdatedAt, at)
 	}
-	if c.Status() != domain.TxRefunded {
-		t.Errorf("status = %s, want REFUNDED to stay", c.Status())
+	if _, _, _, ok := c.OwedReturn(); ok {
+		t.Error("a confirmed return is still owed")
 	}
-	if err := c.MarkReturned(at); !errors.Is(err, domain.ErrInvalidTransition) {
-		t.Errorf("second MarkReturned = %v, want ErrInvalidTransition", err)
+	if err := c.ConfirmReturn(at); err != nil || c.Status() != domain.TxRefunded {
+		t.Errorf("second ConfirmReturn = %v, status %s", err, c.Status())
+	}
+
+	if err := failed.FailReturn(at); err != nil {
+		t.Fatalf("FailReturn: %v", err)
+	}
+	if failed.ReturnState() != domain.ReturnFailed || failed.Status() != domain.TxProcessing || failed.Credited() {
+		t.Errorf("after FailReturn: state %q status %s credited %v", failed.ReturnState(), failed.Status(), failed.Credited())
+	}
+	if err := failed.ConfirmReturn(at); !errors.Is(err, domain.ErrInvalidTransition) {
+		t.Errorf("ConfirmReturn after FailReturn = %v", err)
 	}
 
 	paid := chargeOpen(t, "")
 	if _, err := paid.SettlePix(chargePayment(chargeCPF), chargePixFees); err != nil {
 		t.Fatal(err)
 	}
-	if err := paid.MarkReturned(at); !errors.Is(err, domain.ErrInvalidTransition) || paid.ReturnState() != domain.ReturnNone {
-		t.Errorf("MarkReturned on a paid charge = %v, state %q", err, paid.ReturnState())
+	if err := paid.ConfirmReturn(at); !errors.Is(err, domain.ErrInvalidTransition) || paid.ReturnState() != domain.ReturnNone {
+		t.Errorf("ConfirmReturn on a paid charge = %v, state %q", err, paid.ReturnState())
+	}
+	if err := paid.FailReturn(at); !errors.Is(err, domain.ErrInvalidTransition) {
+		t.Errorf("FailReturn on a paid charge = %v", err)
 	}
 }

@@ -157,8 +157,15 @@ func TestNewChargeEventsLegacyEnvelope(t *testing.T) {
 			map[string]any{"paidWith": "CREDIT_CARD", "providerFee": 388.0, "platformFee": 299.0, "netAmount": 9313.0}},
 		{"held for review", settle(chargeCPF, ""), domain.TxWaitingPayment,
 			domain.EventPaymentStatusChanged, base, "PROCESSING", "WAITING_PAYMENT", nil},
-		{"payer mismatch returned", settle(chargeCPF, chargeCPF2), domain.TxWaitingPayment,
-			domain.EventPaymentRefunded, base, "REFUNDED", "WAITING_PAYMENT", nil},
+		{"payer mismatch held", settle(chargeCPF, chargeCPF2), domain.TxWaitingPayment,
+			domain.EventPaymentStatusChanged, base, "PROCESSING", "WAITING_PAYMENT", nil},
+		{"payer mismatch returned", func(t *testing.T) *domain.Charge {
+			c := settle(chargeCPF, chargeCPF2)(t)
+			if err := c.ConfirmReturn(chargeT0.Add(20 * time.Minute)); err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}, domain.TxProcessing, domain.EventPaymentRefunded, base, "REFUNDED", "PROCESSING", nil},
 		{"expired", func(t *testing.T) *domain.Charge {
 			c := chargeOpen(t, "")
 			if err := c.Expire(chargeT0.Add(time.Hour)); err != nil {

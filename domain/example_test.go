@@ -57,12 +57,12 @@ func ExampleCharge_SettlePix() {
 	c := newLockedCharge()
 	fmt.Println("locked to", c.ExpectedPayer(), "status", c.Status().Public())
 	pay(c, "52998224725")                    // the expected payer
-	pay(newLockedCharge(), "111.444.777-35") // someone else
+	pay(newLockedCharge(), "111.444.777-35") // someone else: held until the return is confirmed
 	pay(newLockedCharge(), "")               // the bank did not say who paid
 	// Output:
 	// locked to 52998224725 status pending
 	// paid            -> PAID (paid), fees 0.50 + 0.49
-	// payer_mismatch  -> REFUNDED (refunded), fees 0.00 + 0.00
+	// payer_mismatch  -> PROCESSING (processing), fees 0.00 + 0.00
 	// held_for_review -> PROCESSING (processing), fees 0.00 + 0.00
 }
 

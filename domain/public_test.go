@@ -63,13 +63,13 @@ func TestPublicChargeKeys(t *testing.T) {
 			with("pix"), eventSorted("br_code", "qr_code_url", "expires_at", "txid"), `{"end_to_end_id":"` + chargeE2E + `"}`, "paid"},
 		{"paid under a matching lock", settle(chargeCPF, chargeCPF),
 			with("pix", "expected_payer_tax_id"), eventSorted("br_code", "qr_code_url", "expires_at", "txid"), `{"end_to_end_id":"` + chargeE2E + `"}`, "paid"},
-		{"paid by another document: returned, not credited", settle(chargeCPF, chargeCPF2),
-			with("pix", "expected_payer_tax_id"), eventSorted("br_code", "qr_code_url", "expires_at", "txid"), `{}`, "refunded"},
+		{"paid by another document: held until returned, not credited", settle(chargeCPF, chargeCPF2),
+			with("pix", "expected_payer_tax_id"), eventSorted("br_code", "qr_code_url", "expires_at", "txid"), `{}`, "processing"},
 		{"payer undisclosed: held, not credited", settle(chargeCPF, ""),
 			with("pix", "expected_payer_tax_id"), eventSorted("br_code", "qr_code_url", "expires_at", "txid"), `{}`, "processing"},
 		{"return completed: still not credited", func(t *testing.T) *domain.Charge {
 			c := settle(chargeCPF, chargeCPF2)(t)
-			if err := c.MarkReturned(chargeT0.Add(time.Hour)); err != nil {
+			if err := c.ConfirmReturn(chargeT0.Add(time.Hour)); err != nil {
 				t.Fatal(err)
 			}
 			return c

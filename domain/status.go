@@ -113,11 +113,12 @@ func (s TxStatus) Terminal() bool { return len(txTransitions[s]) == 0 }
 // txTransitions is the one transition table of transaction statuses. The
 // spec's rows (create → WAITING_PAYMENT; cancel from WAITING_PAYMENT,
 // PENDING, PROCESSING; full refund from PAID/APPROVED) are here, with the
-// rest of the life the design fixes: a payer-lock mismatch is returned
-// (REFUNDED), an undisclosed payer is held (PROCESSING), card charges may be
-// disputed and charged back. PENDING is public "pending" too, so a Pix
-// payment reaching it follows the same payer-lock rows (PAID, PROCESSING or
-// REFUNDED) as WAITING_PAYMENT.
+// rest of the life the design fixes: a payer-lock mismatch is held
+// (PROCESSING) until the payer's bank confirms its return (then REFUNDED),
+// an undisclosed payer is held (PROCESSING), card charges may be disputed
+// and charged back. PENDING is public "pending" too, so a Pix payment
+// reaching it follows the same payer-lock rows (PAID or PROCESSING) as
+// WAITING_PAYMENT.
 var txTransitions = map[TxStatus][]TxStatus{
 	TxPending:        {TxWaitingPayment, TxProcessing, TxPaid, TxApproved, TxRefused, TxCancelled, TxExpired, TxRefunded},
 	TxWaitingPayment: {TxProcessing, TxPaid, TxApproved, TxRefused, TxCancelled, TxExpired, TxRefunded},

@@ -139,6 +139,9 @@ var _ ports.ChargeStore = &ChargeStoreMock{}
 //
 //		// make and configure a mocked ports.ChargeStore
 //		mockedChargeStore := &ChargeStoreMock{
+//			ClaimPixReturnsFunc: func(ctx context.Context, now time.Time, leaseUntil time.Time, limit int) ([]domain.PixReturn, error) {
+//				panic("mock out the ClaimPixReturns method")
+//			},
 //			CreateChargeFunc: func(ctx context.Context, c *domain.Charge, events []domain.Event, rec *ports.IdempotencyRecord) error {
 //				panic("mock out the CreateCharge method")
 //			},
@@ -154,8 +157,8 @@ var _ ports.ChargeStore = &ChargeStoreMock{}
 //			ListOpenExpiredFunc: func(ctx context.Context, now time.Time, limit int) ([]ports.ChargeRef, error) {
 //				panic("mock out the ListOpenExpired method")
 //			},
-//			ListPendingReturnsFunc: func(ctx context.Context, limit int) ([]ports.ChargeRef, error) {
-//				panic("mock out the ListPendingReturns method")
+//			ListPixReturnsFunc: func(ctx context.Context, status domain.PixReturnStatus, limit int) ([]domain.PixReturn, error) {
+//				panic("mock out the ListPixReturns method")
 //			},
 //			UpdateChargeFunc: func(ctx context.Context, scope ports.Scope, id string, fn ports.ChargeChangeFunc) error {
 //				panic("mock out the UpdateCharge method")
@@ -167,6 +170,9 @@ var _ ports.ChargeStore = &ChargeStoreMock{}
 //
 //	}
 type ChargeStoreMock struct {
+	// ClaimPixReturnsFunc mocks the ClaimPixReturns method.
+	ClaimPixReturnsFunc func(ctx context.Context, now time.Time, leaseUntil time.Time, limit int) ([]domain.PixReturn, error)
+
 	// CreateChargeFunc mocks the CreateCharge method.
 	CreateChargeFunc func(ctx context.Context, c *domain.Charge, events []domain.Event, rec *ports.IdempotencyRecord) error
 
@@ -182,14 +188,25 @@ type ChargeStoreMock struct {
 	// ListOpenExpiredFunc mocks the ListOpenExpired method.
 	ListOpenExpiredFunc func(ctx context.Context, now time.Time, limit int) ([]ports.ChargeRef, error)
 
-	// ListPendingReturnsFunc mocks the ListPendingReturns method.
-	ListPendingReturnsFunc func(ctx context.Context, limit int) ([]ports.ChargeRef, error)
+	// ListPixReturnsFunc mocks the ListPixReturns method.
+	ListPixReturnsFunc func(ctx context.Context, status domain.PixReturnStatus, limit int) ([]domain.PixReturn, error)
 
 	// UpdateChargeFunc mocks the UpdateCharge method.
 	UpdateChargeFunc func(ctx context.Context, scope ports.Scope, id string, fn ports.ChargeChangeFunc) error
 
 	// calls tracks calls to the methods.
 	calls struct {
+		// ClaimPixReturns holds details about calls to the ClaimPixReturns method.
+		ClaimPixReturns []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Now is the now argument value.
+			Now time.Time
+			// LeaseUntil is the leaseUntil argument value.
+			LeaseUntil time.Time
+			// Limit is the limit argument value.
+			Limit int
+		}
 		// CreateCharge holds details about calls to the CreateCharge method.
 		CreateCharge []struct {
 			// Ctx is the ctx argument value.
@@ -233,10 +250,12 @@ type ChargeStoreMock struct {
 			// Limit is the limit argument value.
 			Limit int
 		}
-		// ListPendingReturns holds details about calls to the ListPendingReturns method.
-		ListPendingReturns []struct {
+		// ListPixReturns holds details about calls to the ListPixReturns method.
+		ListPixReturns []struct {
 			// Ctx is the ctx argument value.
 			Ctx context.Context
+			// Status is the status argument value.
+			Status domain.PixReturnStatus
 			// Limit is the limit argument value.
 			Limit int
 		}
@@ -252,13 +271,58 @@ type ChargeStoreMock struct {
 			Fn ports.ChargeChangeFunc
 		}
 	}
-	lockCreateCharge       sync.RWMutex
-	lockGetCharge          sync.RWMutex
-	lockGetChargeByID      sync.RWMutex
-	lockListCharges        sync.RWMutex
-	lockListOpenExpired    sync.RWMutex
-	lockListPendingReturns sync.RWMutex
-	lockUpdateCharge       sync.RWMutex
+	lockClaimPixReturns sync.RWMutex
+	lockCreateCharge    sync.RWMutex
+	lockGetCharge       sync.RWMutex
+	lockGetChargeByID   sync.RWMutex
+	lockListCharges     sync.RWMutex
+	lockListOpenExpired sync.RWMutex
+	lockListPixReturns  sync.RWMutex
+	lockUpdateCharge    sync.RWMutex
+}
+
+// ClaimPixReturns calls ClaimPixReturnsFunc.
+func (mock *ChargeStoreMock) ClaimPixReturns(ctx context.Context, now time.Time, leaseUntil time.Time, limit int) ([]domain.PixReturn, error) {
+	if mock.ClaimPixReturnsFunc == nil {
+		panic("ChargeStoreMock.ClaimPixReturnsFunc: method is nil but ChargeStore.ClaimPixReturns was just called")
+	}
+	callInfo := struct {
+		Ctx        context.Context
+		Now        time.Time
+		LeaseUntil time.Time
+		Limit      int
+	}{
+		Ctx:        ctx,
+		Now:        now,
+		LeaseUntil: leaseUntil,
+		Limit:      limit,
+	}
+	mock.lockClaimPixReturns.Lock()
+	mock.calls.ClaimPixReturns = append(mock.calls.ClaimPixReturns, callInfo)
+	mock.lockClaimPixReturns.Unlock()
+	return mock.ClaimPixReturnsFunc(ctx, now, leaseUntil, limit)
+}
+
+// ClaimPixReturnsCalls gets all the calls that were made to ClaimPixReturns.
+// Check the length with:
+//
+//	len(mockedChargeStore.ClaimPixReturnsCalls())
+func (mock *ChargeStoreMock) ClaimPixReturnsCalls() []struct {
+	Ctx        context.Context
+	Now        time.Time
+	LeaseUntil time.Time
+	Limit      int
+} {
+	var calls []struct {
+		Ctx        context.Context
+		Now        time.Time
+		LeaseUntil time.Time
+		Limit      int
+	}
+	mock.lockClaimPixReturns.RLock()
+	calls = mock.calls.ClaimPixReturns
+	mock.lockClaimPixReturns.RUnlock()
+	return calls
 }
 
 // CreateCharge calls CreateChargeFunc.
@@ -457,39 +521,43 @@ func (mock *ChargeStoreMock) ListOpenExpiredCalls() []struct {
 	return calls
 }
 
-// ListPendingReturns calls ListPendingReturnsFunc.
-func (mock *ChargeStoreMock) ListPendingReturns(ctx context.Context, limit int) ([]ports.ChargeRef, error) {
-	if mock.ListPendingReturnsFunc == nil {
-		panic("ChargeStoreMock.ListPendingReturnsFunc: method is nil but ChargeStore.ListPendingReturns was just called")
+// ListPixReturns calls ListPixReturnsFunc.
+func (mock *ChargeStoreMock) ListPixReturns(ctx context.Context, status domain.PixReturnStatus, limit int) ([]domain.PixReturn, error) {
+	if mock.ListPixReturnsFunc == nil {
+		panic("ChargeStoreMock.ListPixReturnsFunc: method is nil but ChargeStore.ListPixReturns was just called")
 	}
 	callInfo := struct {
-		Ctx   context.Context
-		Limit int
+		Ctx    context.Context
+		Status domain.PixReturnStatus
+		Limit  int
 	}{
-		Ctx:   ctx,
-		Limit: limit,
+		Ctx:    ctx,
+		Status: status,
+		Limit:  limit,
 	}
-	mock.lockListPendingReturns.Lock()
-	mock.calls.ListPendingReturns = append(mock.calls.ListPendingReturns, callInfo)
-	mock.lockListPendingReturns.Unlock()
-	return mock.ListPendingReturnsFunc(ctx, limit)
+	mock.lockListPixReturns.Lock()
+	mock.calls.ListPixReturns = append(mock.calls.ListPixReturns, callInfo)
+	mock.lockListPixReturns.Unlock()
+	return mock.ListPixReturnsFunc(ctx, status, limit)
 }
 
-// ListPendingReturnsCalls gets all the calls that were made to ListPendingReturns.
+// ListPixReturnsCalls gets all the calls that were made to ListPixReturns.
 // Check the length with:
 //
-//	len(mockedChargeStore.ListPendingReturnsCalls())
-func (mock *ChargeStoreMock) ListPendingReturnsCalls() []struct {
-	Ctx   context.Context
-	Limit int
+//	len(mockedChargeStore.ListPixReturnsCalls())
+func (mock *ChargeStoreMock) ListPixReturnsCalls() []struct {
+	Ctx    context.Context
+	Status domain.PixReturnStatus
+	Limit  int
 } {
 	var calls []struct {
-		Ctx   context.Context
-		Limit int
+		Ctx    context.Context
+		Status domain.PixReturnStatus
+		Limit  int
 	}
-	mock.lockListPendingReturns.RLock()
-	calls = mock.calls.ListPendingReturns
-	mock.lockListPendingReturns.RUnlock()
+	mock.lockListPixReturns.RLock()
+	calls = mock.calls.ListPixReturns
+	mock.lockListPixReturns.RUnlock()
 	return calls
 }
 
@@ -1135,6 +1203,9 @@ var _ ports.Acquirer = &AcquirerMock{}
 //			ReturnPixFunc: func(ctx context.Context, req ports.ReturnPixRequest) (*ports.ReturnPixResponse, error) {
 //				panic("mock out the ReturnPix method")
 //			},
+//			ReturnPixStatusFunc: func(ctx context.Context, req ports.ReturnPixStatusRequest) (*ports.ReturnPixResponse, error) {
+//				panic("mock out the ReturnPixStatus method")
+//			},
 //		}
 //
 //		// use mockedAcquirer in code that requires ports.Acquirer
@@ -1153,6 +1224,9 @@ type AcquirerMock struct {
 
 	// ReturnPixFunc mocks the ReturnPix method.
 	ReturnPixFunc func(ctx context.Context, req ports.ReturnPixRequest) (*ports.ReturnPixResponse, error)
+
+	// ReturnPixStatusFunc mocks the ReturnPixStatus method.
+	ReturnPixStatusFunc func(ctx context.Context, req ports.ReturnPixStatusRequest) (*ports.ReturnPixResponse, error)
 
 	// calls tracks calls to the methods.
 	calls struct {
@@ -1180,11 +1254,19 @@ type AcquirerMock struct {
 			// Req is the req argument value.
 			Req ports.ReturnPixRequest
 		}
+		// ReturnPixStatus holds details about calls to the ReturnPixStatus method.
+		ReturnPixStatus []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Req is the req argument value.
+			Req ports.ReturnPixStatusRequest
+		}
 	}
 	lockCancelPixCharge sync.RWMutex
 	lockCreatePixCharge sync.RWMutex
 	lockName            sync.RWMutex
 	lockReturnPix       sync.RWMutex
+	lockReturnPixStatus sync.RWMutex
 }
 
 // CancelPixCharge calls CancelPixChargeFunc.
@@ -1319,6 +1401,42 @@ func (mock *AcquirerMock) ReturnPixCalls() []struct {
 	mock.lockReturnPix.RLock()
 	calls = mock.calls.ReturnPix
 	mock.lockReturnPix.RUnlock()
+	return calls
+}
+
+// ReturnPixStatus calls ReturnPixStatusFunc.
+func (mock *AcquirerMock) ReturnPixStatus(ctx context.Context, req ports.ReturnPixStatusRequest) (*ports.ReturnPixResponse, error) {
+	if mock.ReturnPixStatusFunc == nil {
+		panic("AcquirerMock.ReturnPixStatusFunc: method is nil but Acquirer.ReturnPixStatus was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		Req ports.ReturnPixStatusRequest
+	}{
+		Ctx: ctx,
+		Req: req,
+	}
+	mock.lockReturnPixStatus.Lock()
+	mock.calls.ReturnPixStatus = append(mock.calls.ReturnPixStatus, callInfo)
+	mock.lockReturnPixStatus.Unlock()
+	return mock.ReturnPixStatusFunc(ctx, req)
+}
+
+// ReturnPixStatusCalls gets all the calls that were made to ReturnPixStatus.
+// Check the length with:
+//
+//	len(mockedAcquirer.ReturnPixStatusCalls())
+func (mock *AcquirerMock) ReturnPixStatusCalls() []struct {
+	Ctx context.Context
+	Req ports.ReturnPixStatusRequest
+} {
+	var calls []struct {
+		Ctx context.Context
+		Req ports.ReturnPixStatusRequest
+	}
+	mock.lockReturnPixStatus.RLock()
+	calls = mock.calls.ReturnPixStatus
+	mock.lockReturnPixStatus.RUnlock()
 	return calls
 }
 

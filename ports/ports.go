@@ -113,6 +113,9 @@ type ChargeChange struct {
 	Entries []domain.JournalEntry
 	// Refunds are inserted, or updated when their id exists.
 	Refunds []domain.Refund
+	// Returns are the charge's automatic Pix returns, inserted, or updated
+	// when one of that end-to-end id exists.
+	Returns []domain.PixReturn
 	// Idempotency, when set, is inserted first; ErrIdempotencyKeyExists
 	// when its key is already used (nothing is written).
 	Idempotency *IdempotencyRecord
@@ -130,6 +133,9 @@ type ChargeTx interface {
 	// GetRefund reads a refund of the locked charge. ErrNotFound when it
 	// is not one of its refunds.
 	GetRefund(ctx context.Context, id string) (*domain.Refund, error)
+	// GetPixReturn reads the return of Pix endToEndID owed by the locked
+	// charge. ErrNotFound when the charge owes none for it.
+	GetPixReturn(ctx context.Context, endToEndID string) (*domain.PixReturn, error)
 }
 
 // ChargeChangeFunc computes a change of the locked charge.
@@ -162,9 +168,16 @@ type ChargeStore interface {
 	// ListOpenExpired returns up to limit open charges (PENDING or
 	// WAITING_PAYMENT) whose expiry is at or before now, in all scopes.
 	ListOpenExpired(ctx context.Context, now time.Time, limit int) ([]ChargeRef, error)
-	// ListPendingReturns returns up to limit charges whose automatic payer
-	// return was requested and not yet confirmed.
-	ListPendingReturns(ctx context.Context, limit int) ([]ChargeRef, error)
+	// ClaimPixReturns leases to the caller, until leaseUntil, up to limit
+	// returns not final (REQUESTED or IN_PROGRESS) that are due at now,
+	// in all scopes, oldest due first. A leased return is not claimed
+	// again before its lease ends (FOR UPDATE SKIP LOCKED on Postgres), so
+	// workers in several processes share them. Its steps are written with
+	// UpdateCharge (ChargeChange.Returns) under its charge's lock.
+	ClaimPixReturns(ctx context.Context, now, leaseUntil time.Time, limit int) ([]domain.PixReturn, error)
+	// ListPixReturns returns up to limit returns of status, in all scopes,
+	// oldest first: what an operator looks at (FAILED returns).
+	ListPixReturns(ctx context.Context, status domain.PixReturnStatus, limit int) ([]domain.PixReturn, error)
 }
 
 // IdempotencyRecords reads the durable idempotency records that
@@ -293,10 +306,23 @@ type ReturnPixRequest struct {
 	Reason     string
 }
 
-// ReturnPixResponse is the acquirer's answer to a return.
+// ReturnPixResponse is the acquirer's answer about one devolução: its
+// reference and how it stands, IN_PROGRESS (accepted, the payer's bank has
+// not answered), RETURNED (credited to the payer) or FAILED (refused by
+// the payer's bank; Failure says why).
 type ReturnPixResponse struct {
 	ProviderRef string
-	Status      string
+	Status      domain.PixReturnStatus
+	Failure     string
+}
+
+// ReturnPixStatusRequest asks how one devolução stands: the one of id
+// ReturnID of Pix EndToEndID, accepted under ProviderRef.
+type ReturnPixStatusRequest struct {
+	Scope
+	EndToEndID  string
+	ReturnID    string
+	ProviderRef string
 }
 
 // Acquirer is a provider that collects Pix for Quita (the sandbox, or a
@@ -310,8 +336,13 @@ type Acquirer interface {
 	CreatePixCharge(ctx context.Context, req CreatePixChargeRequest) (*CreatePixChargeResponse, error)
 	// CancelPixCharge removes a cob so it can no longer be paid.
 	CancelPixCharge(ctx context.Context, req CancelPixChargeRequest) error
-	// ReturnPix returns a received Pix to its payer. Idempotent by ReturnID.
+	// ReturnPix returns a received Pix to its payer. Idempotent by
+	// ReturnID: a known id answers the devolução it already is, however it
+	// ended. Errors: ErrAcquirerUnavailable, ErrAcquirerRejected.
 	ReturnPix(ctx context.Context, req ReturnPixRequest) (*ReturnPixResponse, error)
+	// ReturnPixStatus reads how a devolução stands at the acquirer.
+	// ErrNotFound when the acquirer does not know it.
+	ReturnPixStatus(ctx context.Context, req ReturnPixStatusRequest) (*ReturnPixResponse, error)
 }
 
 // SimulatePaymentRequest describes a payment the sandbox bank makes.

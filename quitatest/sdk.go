@@ -102,7 +102,7 @@ func (s *Server) RunWorkers(t testing.TB) {
 		tick func(context.Context) (int, error)
 	}{
 		{"expiry", s.App.Charges.ExpireDue},
-		{"returns", s.App.Charges.RetryReturns},
+		{"returns", s.App.Charges.AdvanceReturns},
 		{"refunds", s.App.Payments.AdvanceRefunds},
 		{"releases", s.App.Payments.ReleaseDue},
 		{"methods", s.App.Payments.FinalizePendingMethods},

@@ -55,6 +55,24 @@ func (m *httpMetrics) watchPayouts(p *app.PayoutService) {
 	}
 }
 
+// watchReturns exposes the automatic-return counters of this process:
+// a refused or surfaced return is something an operator must hear of.
+func (m *httpMetrics) watchReturns(stats func() app.ReturnStats) {
+	counter := func(name, help string, v func(app.ReturnStats) uint64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help},
+			func() float64 { return float64(v(stats())) })
+	}
+	m.registry.MustRegister(
+		counter("quita_pix_returns_confirmed_total", "Automatic Pix returns (devoluções) the payer's bank credited.",
+			func(s app.ReturnStats) uint64 { return s.Confirmed }),
+		counter("quita_pix_return_attempts_refused_total", "Devolução attempts of automatic returns the payer's bank refused.",
+			func(s app.ReturnStats) uint64 { return s.Refused }),
+		counter("quita_pix_returns_failed_total",
+			"Automatic Pix returns refused on every attempt and left for an operator (quitad returns).",
+			func(s app.ReturnStats) uint64 { return s.Surfaced }),
+	)
+}
+
 // observe records one request. Only route templates become labels (an
 // unmatched path is "unmatched"), so ids never multiply the series.
 func (m *httpMetrics) observe(r *http.Request, status int, took time.Duration) {

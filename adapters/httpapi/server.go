@@ -110,6 +110,9 @@ func CheckoutPathFromURL(base string) string {
 func NewHandler(cfg Config, d Deps) http.Handler {
 	r := mux.NewRouter()
 	metrics := newHTTPMetrics()
+	if d.Charges != nil {
+		metrics.watchReturns(d.Charges.ReturnStats)
+	}
 	rl := requestLog(d.Log, d.RequestLogs, metrics)
 	r.Use(rl, d.Admission.middleware, withClientIP(cfg.TrustedProxies), rejectUnstorableText)
 	// mux runs middleware only on matched routes: wrap the fallbacks so they

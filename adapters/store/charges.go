@@ -230,14 +230,6 @@ func (db *DB) ListOpenExpired(ctx context.Context, now time.Time, limit int) ([]
 	})
 }
 
-// ListPendingReturns returns charges whose payer return was requested and
-// not yet confirmed, longest waiting first.
-func (db *DB) ListPendingReturns(ctx context.Context, limit int) ([]ports.ChargeRef, error) {
-	return listChargeRefs(ctx, db.bun, limit, func(q *bun.SelectQuery) *bun.SelectQuery {
-		return q.Where("c.return_state = ?", string(domain.ReturnRequested)).OrderExpr("c.updated_at, c.id")
-	})
-}
-
 func listChargeRefs(ctx context.Context, idb bun.IDB, limit int, filter func(*bun.SelectQuery) *bun.SelectQuery) ([]ports.ChargeRef, error) {
 	if limit < 1 {
 		return nil, errors.New("store: limit must be positive")

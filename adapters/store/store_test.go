@@ -89,7 +89,7 @@ func runContract(t *testing.T, open func(t *testing.T) *store.DB) {
 		{"ListChargesCursorOutOfScope", testListChargesCursorOutOfScope},
 		{"TimestampsOrderToTheMicrosecond", testTimestampsOrderToTheMicrosecond},
 		{"ListOpenExpired", testListOpenExpired},
-		{"ListPendingReturns", testListPendingReturns},
+		{"PixReturns", testPixReturns},
 		{"ListEvents", testListEvents},
 		{"DeleteEventsBefore", testDeleteEventsBefore},
 		{"AccountsUsersAndKeys", testAccountsUsersAndKeys},

@@ -45,8 +45,8 @@ func (t *chargeTx) Balance(ctx context.Context, cur domain.Currency) (domain.Bal
 }
 
 // UpdateCharge runs fn on the locked charge and writes the charge, its
-// events, ledger entries (with balances and holds), refunds and
-// idempotency record in one transaction. fn's error is returned exactly
+// events, ledger entries (with balances and holds), refunds, Pix returns
+// and idempotency record in one transaction. fn's error is returned exactly
 // as fn returned it.
 func (db *DB) UpdateCharge(ctx context.Context, scope ports.Scope, id string, fn ports.ChargeChangeFunc) error {
 	errs, err := db.UpdateCharges(ctx, []ports.ChargeRef{{Scope: scope, ID: id}}, fn)
@@ -153,6 +153,7 @@ type changeWriter struct {
 	days    map[dayKey]*dayDelta
 	events  []eventRow
 	refunds []domain.Refund
+	returns []domain.PixReturn
 	entries []domain.JournalEntry
 	// wallets is what entries will add to each wallet, for Balance reads
 	// of the changes that follow; read is each wallet as first read.
@@ -200,6 +201,7 @@ func (w *changeWriter) add(old *chargeRow, c *domain.Charge, change ports.Charge
 	}
 	w.events = append(w.events, eventsFromDomain(change.Events)...)
 	w.refunds = append(w.refunds, change.Refunds...)
+	w.returns = append(w.returns, change.Returns...)
 	w.entries = append(w.entries, change.Entries...)
 	for _, e := range change.Entries {
 		for _, p := range e.Postings {
@@ -234,9 +236,10 @@ func (w *changeWriter) day(r *chargeRow, k dayTotalKey, n, volume, refunded int6
 
 // statements is the batch: idempotency records first (a used key fails
 // before anything else is written), then the charges, their counter
-// deltas (insert-only: no row another writer shares), events, refunds, and
-// the ledger last, the wallet updates last of all, so the rows every
-// writer of an account shares are held from there to the commit only.
+// deltas (insert-only: no row another writer shares), events, refunds,
+// returns, and the ledger last, the wallet updates last of all, so the
+// rows every writer of an account shares are held from there to the
+// commit only.
 func (w *changeWriter) statements(ctx context.Context) ([]schema.QueryAppender, error) {
 	qs := append(w.idem, w.charges...)
 	var deltas []statDeltaRow
@@ -253,6 +256,7 @@ func (w *changeWriter) statements(ctx context.Context) ([]schema.QueryAppender, 
 		qs = append(qs, w.tx.NewInsert().Model(&w.events))
 	}
 	qs = append(qs, refundUpserts(w.tx, w.refunds)...)
+	qs = append(qs, pixReturnUpserts(w.tx, w.returns)...)
 	ledger, err := entryStatements(ctx, w.tx, w.entries)
 	if err != nil {
 		return nil, err

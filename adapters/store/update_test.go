@@ -71,7 +71,7 @@ func testUpdateChargeRollsBackOnError(t *testing.T, db *store.DB) {
 
 	// A domain sentinel comes back as is, too.
 	err = db.UpdateCharge(ctx, liveA, c.ID(), changeEvents(func(c *domain.Charge) ([]domain.Event, error) {
-		return nil, c.MarkReturned(baseTime)
+		return nil, c.ConfirmReturn(baseTime)
 	}))
 	if !errors.Is(err, domain.ErrInvalidTransition) {
 		t.Fatalf("UpdateCharge: err %v, want ErrInvalidTransition", err)

@@ -317,6 +317,9 @@ Usage:
                                   payer block list (0 = default); print the settings
   quitad ledger verify [flags]    recompute every wallet from the ledger postings;
                                   exit status 1 on any drift
+  quitad returns [--status FAILED] [--limit N]
+                                  list automatic Pix returns (devoluções) of a status; the
+                                  FAILED ones were refused on every attempt and need an operator
   quitad fees show|set --account A [--method M --provider <bps>[+<fixed>] --platform <bps>[+<fixed>]]
                                   show or override an account's fees per method
   quitad acquirer configure --account A --base-url URL --client-id ID [--client-secret-stdin]

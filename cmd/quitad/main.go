@@ -80,6 +80,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return errors.New("usage: quitad acquirer configure --account acct_... --base-url URL --client-id ID --pix-key K [--cert F --key F --ca F] (secret: env QUITA_PSP_CLIENT_SECRET or --client-secret-stdin)")
 		}
 		return acquirerConfigure(ctx, args[1:], getenv, stdout, stderr)
+	case "returns":
+		return returnsCommand(ctx, args, getenv, stdout, stderr)
 	case "listen":
 		return listenCommand(ctx, args, getenv, stdout, stderr)
 	case "trigger":

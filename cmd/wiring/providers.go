@@ -81,6 +81,10 @@ type Config struct {
 	// PayoutRecheck is how often a payout the PSP is working on is
 	// reconciled (zero: app's default).
 	PayoutRecheck time.Duration
+	// ReturnAttempts and ReturnRetryWait bound the retries of an automatic
+	// Pix return the payer's bank refuses (zero: app's defaults).
+	ReturnAttempts  int
+	ReturnRetryWait time.Duration
 	// RedisPrefix namespaces Redis keys (default "quita:").
 	RedisPrefix string
 	// AuthCacheTTL bounds how long a process trusts an API-key lookup;
@@ -394,6 +398,9 @@ func provideChargesConfig(cfg Config, links domain.Links, db *store.DB, webhookU
 		Intents:     db,
 		WebhookURLs: webhookURLs,
 		ExpiryGrace: cfg.ExpiryGrace,
+		// Automatic returns the payer's bank refuses (app/returns.go).
+		ReturnAttempts:  cfg.ReturnAttempts,
+		ReturnRetryWait: cfg.ReturnRetryWait,
 	}
 }
 

@@ -20,7 +20,9 @@ func provideWorkers(cfg Config, log *slog.Logger, charges *app.ChargeService, pa
 ) *app.WorkerRunner {
 	ws := []app.Worker{
 		{Name: "expiry", Interval: time.Second, Tick: charges.ExpireDue},
-		{Name: "returns", Interval: 5 * time.Second, Tick: charges.RetryReturns},
+		// Automatic returns are sent when owed; this follows them until the
+		// payer's bank answers and retries what it refused.
+		{Name: "returns", Interval: 5 * time.Second, Tick: charges.AdvanceReturns},
 		{Name: "refunds", Interval: 300 * time.Millisecond, IdleInterval: 10 * time.Second, Tick: payments.AdvanceRefunds,
 			Wake: merge(payments.RefundsWake(), db.Wake(store.SignalRefunds))},
 		// New payouts wake it (here or, by NOTIFY, in another process); it

@@ -243,11 +243,33 @@ func TestDevolucoesPartialUpToTheAmount(t *testing.T) {
 	pf, _ := sim.Pay(ctx, pixsim.PayRequest{TxID: txid("f")})
 	sim.FailNextReturn()
 	ret, err := a.ReturnPix(ctx, ports.ReturnPixRequest{Scope: scope(), ChargeID: "f", EndToEndID: pf.EndToEndID, ReturnID: "Dfail1", Amount: 500})
-	if err != nil || ret.Status != bcbpix.ReturnProcessing {
+	if err != nil || ret.Status != domain.PixReturnInProgress {
 		t.Fatalf("return %+v, %v", ret, err)
 	}
 	if st, _ := a.RefundStatus(ctx, ret.ProviderRef); st != string(domain.RefundFailed) {
 		t.Errorf("failed devolução maps to %q, want FAILED", st)
+	}
+	statusReq := ports.ReturnPixStatusRequest{Scope: scope(), EndToEndID: pf.EndToEndID, ReturnID: "Dfail1", ProviderRef: ret.ProviderRef}
+	if st, err := a.ReturnPixStatus(ctx, statusReq); err != nil || st.Status != domain.PixReturnFailed || st.Failure == "" {
+		t.Errorf("ReturnPixStatus of the refused devolução: %+v, %v; want FAILED with the motivo", st, err)
+	}
+	// The same id again is the same (refused) devolução, never a new one.
+	again, err := a.ReturnPix(ctx, ports.ReturnPixRequest{Scope: scope(), ChargeID: "f", EndToEndID: pf.EndToEndID, ReturnID: "Dfail1", Amount: 500})
+	if err != nil || again.Status != domain.PixReturnFailed || len(sim.Returns(pf.EndToEndID)) != 1 {
+		t.Errorf("PUT again: %+v, %v, %d devoluções", again, err, len(sim.Returns(pf.EndToEndID)))
+	}
+	// A new id is a new attempt, which the PSP settles.
+	next, err := a.ReturnPix(ctx, ports.ReturnPixRequest{Scope: scope(), ChargeID: "f", EndToEndID: pf.EndToEndID, ReturnID: "Dfail1R2", Amount: 500})
+	if err != nil || next.Status != domain.PixReturnInProgress {
+		t.Fatalf("second attempt %+v, %v", next, err)
+	}
+	statusReq.ReturnID = "Dfail1R2"
+	if st, err := a.ReturnPixStatus(ctx, statusReq); err != nil || st.Status != domain.PixReturnReturned {
+		t.Errorf("ReturnPixStatus of the second attempt: %+v, %v; want RETURNED", st, err)
+	}
+	statusReq.ReturnID = "Dunknown"
+	if _, err := a.ReturnPixStatus(ctx, statusReq); !errors.Is(err, ports.ErrNotFound) {
+		t.Errorf("ReturnPixStatus of an unknown id: %v, want ErrNotFound", err)
 	}
 }
 

@@ -35,13 +35,45 @@ func (a *Acquirer) devolucao(ctx context.Context, accountID, e2eid, id string, a
 
 // ReturnPix implements ports.Acquirer with PUT /pix/{e2eid}/devolucao/{id}
 // (natureza ORIGINAL); the return id is the devolução id, so a retry is the
-// same devolução.
+// same devolução, answered as it stands (NAO_REALIZADO included: a refused
+// devolução is asked again under a new id, never the same one).
 func (a *Acquirer) ReturnPix(ctx context.Context, req ports.ReturnPixRequest) (*ports.ReturnPixResponse, error) {
 	d, err := a.devolucao(ctx, req.AccountID, req.EndToEndID, req.ReturnID, req.Amount, req.Reason)
 	if err != nil {
 		return nil, err
 	}
-	return &ports.ReturnPixResponse{ProviderRef: refPrefix + req.AccountID + ":" + req.EndToEndID + ":" + req.ReturnID, Status: d.Status}, nil
+	return returnAnswer(req.AccountID, req.EndToEndID, req.ReturnID, d), nil
+}
+
+// ReturnPixStatus implements ports.Acquirer with GET
+// /pix/{e2eid}/devolucao/{id}: EM_PROCESSAMENTO → IN_PROGRESS, DEVOLVIDO →
+// RETURNED, NAO_REALIZADO → FAILED (with its motivo). An id the PSP does
+// not know is ports.ErrNotFound.
+func (a *Acquirer) ReturnPixStatus(ctx context.Context, req ports.ReturnPixStatusRequest) (*ports.ReturnPixResponse, error) {
+	if !domain.ValidEndToEndID(req.EndToEndID) || req.ReturnID == "" {
+		return nil, fmt.Errorf("%w: a devolução needs the end-to-end id of the Pix and its id", ports.ErrNotFound)
+	}
+	c, err := a.client(ctx, req.AccountID)
+	if err != nil {
+		return nil, err
+	}
+	var d devolucaoBody
+	if err := c.do(ctx, "GET", "/pix/"+req.EndToEndID+"/devolucao/"+req.ReturnID, nil, &d, true); err != nil {
+		return nil, err
+	}
+	return returnAnswer(req.AccountID, req.EndToEndID, req.ReturnID, d), nil
+}
+
+// returnAnswer is a devolução as ports.ReturnPixResponse.
+func returnAnswer(accountID, e2eid, id string, d devolucaoBody) *ports.ReturnPixResponse {
+	out := &ports.ReturnPixResponse{ProviderRef: refPrefix + accountID + ":" + e2eid + ":" + id, Status: domain.PixReturnInProgress}
+	switch d.Status {
+	case ReturnDone:
+		out.Status = domain.PixReturnReturned
+	case ReturnFailed:
+		out.Status, out.Failure = domain.PixReturnFailed, truncateRunes(d.Motivo, 140)
+	}
+	return out
 }
 
 // Refund implements ports.RefundAcquirer: a devolução of the original Pix,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/quitapix/quita/adapters/acquirer/bcbpix/pixsim"
+	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/domain"
 )
 
@@ -92,6 +93,90 @@ func testQuitadWithPixsim(t *testing.T, w *world) {
 		rets := w.sim.Returns(p.EndToEndID)
 		if len(rets) != 1 || rets[0].Valor != "50.00" || rets[0].Natureza != "ORIGINAL" {
 			t.Fatalf("devoluções %+v, want one ORIGINAL of 50.00", rets)
+		}
+	})
+
+	t.Run("a devolução the payer's bank refuses: processing, retried under a new id, then refunded", func(t *testing.T) {
+		c := w.create(t, locked(5000))
+		w.sim.FailNextReturn()
+		p := w.pay(t, pixsim.PayRequest{TxID: c.Pix.TxID, PayerTaxID: otherDoc, Disclose: true})
+		if got := w.get(t, c.ID); got.Status != "processing" {
+			t.Fatalf("status %s after the refusal, want processing", got.Status)
+		}
+		if n := w.events(t, c.ID, domain.EventChargeRefunded); n != 0 {
+			t.Fatalf("%d charge.refunded for a devolução the payer's bank refused", n)
+		}
+		w.runReturns(t, 1)
+		rets := w.sim.Returns(p.EndToEndID)
+		if len(rets) != 2 || rets[0].Status != pixsim.ReturnFailed || rets[1].Status != pixsim.ReturnDone ||
+			rets[0].ID != domain.ReturnAttemptID(p.EndToEndID, 1) || rets[1].ID != domain.ReturnAttemptID(p.EndToEndID, 2) {
+			t.Fatalf("devoluções %+v, want the refused one and a second under a new id, returned", rets)
+		}
+		if got := w.get(t, c.ID); got.Status != "refunded" {
+			t.Fatalf("status %s after the retry, want refunded", got.Status)
+		}
+		if n := w.events(t, c.ID, domain.EventChargeRefunded); n != 1 {
+			t.Errorf("%d charge.refunded events, want 1", n)
+		}
+		// The PSP's callbacks for both devoluções, and reconciliation, change
+		// nothing and send nothing more.
+		if err := w.sim.NotifyReturns(context.Background(), p.EndToEndID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.app.PixReceipts.Reconcile(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		w.runReturns(t, 1)
+		if n := len(w.sim.Returns(p.EndToEndID)); n != 2 {
+			t.Errorf("%d devoluções after callbacks and reconciliation, want 2", n)
+		}
+	})
+
+	t.Run("a devolução refused on every attempt: left for an operator, never refunded", func(t *testing.T) {
+		c := w.create(t, map[string]any{"amount": 5000, "payment_method": "pix"})
+		w.sim.FailNextReturns(100)
+		defer w.sim.FailNextReturns(0)
+		p := w.pay(t, pixsim.PayRequest{TxID: c.Pix.TxID, Amount: 1000}) // a wrong amount
+		w.runReturns(t, app.DefaultReturnAttempts+1)
+		rets := w.sim.Returns(p.EndToEndID)
+		if len(rets) != app.DefaultReturnAttempts {
+			t.Fatalf("%d devoluções, want %d", len(rets), app.DefaultReturnAttempts)
+		}
+		for i, r := range rets {
+			if r.Status != pixsim.ReturnFailed || r.ID != domain.ReturnAttemptID(p.EndToEndID, i+1) {
+				t.Errorf("devolução %d: %s %s", i+1, r.ID, r.Status)
+			}
+		}
+		if got := w.get(t, c.ID); got.Status != "pending" {
+			t.Errorf("status %s, want pending (the wrong amount never settled it)", got.Status)
+		}
+		failed, err := w.app.Charges.PixReturns(context.Background(), domain.PixReturnFailed, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, r := range failed {
+			found = found || (r.EndToEndID == p.EndToEndID && r.Attempt == app.DefaultReturnAttempts && r.Failure != "")
+		}
+		if !found {
+			t.Errorf("the return is not listed FAILED for an operator: %+v", failed)
+		}
+		var surfaced string
+		for _, line := range strings.Split(w.logs.String(), "\n") {
+			if strings.Contains(line, p.EndToEndID) && strings.Contains(line, `"level":"ERROR"`) {
+				surfaced = line
+			}
+		}
+		if surfaced == "" || strings.Contains(surfaced, otherDoc) {
+			t.Errorf("error log for the operator: %q", surfaced)
+		}
+		// Reconciliation sees the Pix, with nothing returned, and sends nothing.
+		if _, err := w.app.PixReceipts.Reconcile(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		w.runReturns(t, 1)
+		if n := len(w.sim.Returns(p.EndToEndID)); n != app.DefaultReturnAttempts {
+			t.Errorf("%d devoluções after reconciliation, want %d", n, app.DefaultReturnAttempts)
 		}
 	})
 

@@ -91,6 +91,8 @@ func newWorldWith(t *testing.T, dsn string, o worldOptions) *world {
 		PSPCallbackCAs: pki.Pool, PSPCallbackLimit: o.callbackLimit,
 		// Processing payouts are reconciled on every worker pass.
 		PayoutRecheck: time.Millisecond,
+		// A refused devolução is sent again on the next returns pass.
+		ReturnRetryWait: time.Millisecond,
 	}
 	a, cleanup, err := wiring.InitializeApp(context.Background(), cfg, log)
 	if err != nil {
@@ -235,6 +237,18 @@ func (w *world) pay(t *testing.T, req pixsim.PayRequest) pixsim.Pix {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// runReturns runs the returns worker rounds times, each past the retry
+// wait of a refused devolução.
+func (w *world) runReturns(t *testing.T, rounds int) {
+	t.Helper()
+	for range rounds {
+		time.Sleep(5 * time.Millisecond)
+		if _, err := w.app.Charges.AdvanceReturns(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func (w *world) events(t *testing.T, id string, typ domain.EventType) int {

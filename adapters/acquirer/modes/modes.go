@@ -73,6 +73,11 @@ func (r *Router) ReturnPix(ctx context.Context, req ports.ReturnPixRequest) (*po
 	return r.pick(req.Scope).ReturnPix(ctx, req)
 }
 
+// ReturnPixStatus implements ports.Acquirer.
+func (r *Router) ReturnPixStatus(ctx context.Context, req ports.ReturnPixStatusRequest) (*ports.ReturnPixResponse, error) {
+	return r.pick(req.Scope).ReturnPixStatus(ctx, req)
+}
+
 // Refund implements ports.RefundAcquirer.
 func (r *Router) Refund(ctx context.Context, req ports.RefundRequest) (string, error) {
 	return r.pick(req.Scope).Refund(ctx, req)

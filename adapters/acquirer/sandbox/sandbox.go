@@ -200,7 +200,21 @@ func (a *Acquirer) returnPix(req ports.ReturnPixRequest) (*ports.ReturnPixRespon
 	a.mu.Lock()
 	a.returns.add(req.ReturnID, req)
 	a.mu.Unlock()
-	return &ports.ReturnPixResponse{ProviderRef: req.ReturnID, Status: "DEVOLVIDO"}, nil
+	// The sandbox's payer banks credit every return at once.
+	return &ports.ReturnPixResponse{ProviderRef: req.ReturnID, Status: domain.PixReturnReturned}, nil
+}
+
+// ReturnPixStatus implements ports.Acquirer: every return the sandbox
+// accepted was credited at once, and it keeps none a second process would
+// need, so any well-formed return reads RETURNED.
+func (a *Acquirer) ReturnPixStatus(ctx context.Context, req ports.ReturnPixStatusRequest) (*ports.ReturnPixResponse, error) {
+	if err := a.call(ctx); err != nil {
+		return nil, err
+	}
+	if req.EndToEndID == "" || req.ReturnID == "" {
+		return nil, fmt.Errorf("%w: a return needs an end-to-end id and an id", ports.ErrNotFound)
+	}
+	return &ports.ReturnPixResponse{ProviderRef: req.ReturnID, Status: domain.PixReturnReturned}, nil
 }
 
 // Returns lists the latest returns the sandbox accepted (at most

@@ -34,6 +34,14 @@ func TestReturnsAreBounded(t *testing.T) {
 	if len(got) != 3 || got[0].ReturnID != "ret997" || got[2].ReturnID != "ret999" {
 		t.Fatalf("kept %+v", got)
 	}
+	// The sandbox's payer banks credit every return at once, kept or not:
+	// it holds nothing another process would need.
+	for _, id := range []string{"ret0", "ret999"} {
+		st, err := a.ReturnPixStatus(ctx, ports.ReturnPixStatusRequest{ReturnID: id, EndToEndID: "E99999999202611241200abcdefghijk"})
+		if err != nil || st.Status != domain.PixReturnReturned {
+			t.Errorf("status of %s: %+v, %v", id, st, err)
+		}
+	}
 }
 
 // Issue 13: a cashout refund is a Pix out through SendPix, as a payout
@@ -156,6 +164,10 @@ func pspCalls() []struct {
 		}},
 		{"ReturnPix", func(ctx context.Context, a *sandbox.Acquirer) error {
 			_, err := a.ReturnPix(ctx, ports.ReturnPixRequest{Scope: scope, ReturnID: "D1", EndToEndID: e2e, Amount: 700})
+			return err
+		}},
+		{"ReturnPixStatus", func(ctx context.Context, a *sandbox.Acquirer) error {
+			_, err := a.ReturnPixStatus(ctx, ports.ReturnPixStatusRequest{Scope: scope, ReturnID: "D1", EndToEndID: e2e})
 			return err
 		}},
 		{"Refund devolution", refund(domain.StrategyDevolution)},

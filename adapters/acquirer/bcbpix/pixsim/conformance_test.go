@@ -262,3 +262,48 @@ func TestUnknownWebhook(t *testing.T) {
 		}
 	}
 }
+
+// Rule (simulator control): POST /_sim/returns {"fail_next":true,"count":n}
+// makes the next n devoluções end NAO_REALIZADO, each under its own id;
+// {"fail_next":false} lets the next one succeed. A refused devolução asked
+// again under its id is answered as it stands, never made again.
+func TestSimRefusesNDevolucoes(t *testing.T) {
+	t.Parallel()
+	_, c := start(t)
+	id := domain.DeriveTxID("pixsim", "refuse")
+	c.do("PUT", "/cob/"+id, cobBody)
+	_, p := c.do("POST", "/_sim/pay", `{"txid":"`+id+`"}`)
+	e2e, _ := p["endToEndId"].(string)
+	if code, body := c.do("POST", "/_sim/returns", `{"fail_next":true,"count":2}`); code != 200 || body["count"] != 2.0 {
+		t.Fatalf("control: %d %v", code, body)
+	}
+	status := func(dev string) string {
+		t.Helper()
+		code, d := c.do("GET", "/pix/"+e2e+"/devolucao/"+dev, "")
+		if code != 200 {
+			t.Fatalf("GET devolução %s: %d", dev, code)
+		}
+		s, _ := d["status"].(string)
+		return s
+	}
+	for _, dev := range []string{"r1", "r2", "r3"} {
+		if code, d := c.do("PUT", "/pix/"+e2e+"/devolucao/"+dev, `{"valor":"1.00"}`); code != 201 || d["status"] != pixsim.ReturnProcessing {
+			t.Fatalf("PUT %s: %d %v", dev, code, d)
+		}
+	}
+	if s1, s2, s3 := status("r1"), status("r2"), status("r3"); s1 != pixsim.ReturnFailed || s2 != pixsim.ReturnFailed || s3 != pixsim.ReturnDone {
+		t.Errorf("statuses %s %s %s, want two NAO_REALIZADO then DEVOLVIDO", s1, s2, s3)
+	}
+	if code, d := c.do("PUT", "/pix/"+e2e+"/devolucao/r1", `{"valor":"1.00"}`); code != 201 || d["status"] != pixsim.ReturnFailed {
+		t.Errorf("PUT r1 again: %d %v, want the refused devolução", code, d)
+	}
+	c.do("POST", "/_sim/returns", `{"fail_next":true,"count":5}`)
+	c.do("POST", "/_sim/returns", `{"fail_next":false}`)
+	c.do("PUT", "/pix/"+e2e+"/devolucao/r4", `{"valor":"1.00"}`)
+	if s := status("r4"); s != pixsim.ReturnDone {
+		t.Errorf("after fail_next false: %s, want DEVOLVIDO", s)
+	}
+	if code, _ := c.do("POST", "/_sim/returns", `{"fail_next":true,"count":-1}`); code != 400 {
+		t.Errorf("a negative count answered %d, want 400", code)
+	}
+}

@@ -136,17 +136,24 @@ func (s *Server) ctlDown(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]bool{"down": req.Down})
 }
 
-// ctlReturns: {"fail_next":true} makes the next devolução end NAO_REALIZADO.
+// ctlReturns: {"fail_next":true} makes the next devolução end NAO_REALIZADO;
+// with "count":n, the next n; {"fail_next":false} lets them succeed again.
 func (s *Server) ctlReturns(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		FailNext bool `json:"fail_next"`
+		Count    *int `json:"count"`
 	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		problem(w, http.StatusBadRequest, ProblemRequestInvalid, "Requisição inválida.", err.Error())
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || (req.Count != nil && *req.Count < 0) {
+		problem(w, http.StatusBadRequest, ProblemRequestInvalid, "Requisição inválida.", "fail_next (boolean) and count (≥ 0)")
 		return
 	}
+	n := 0
 	if req.FailNext {
-		s.FailNextReturn()
+		n = 1
+		if req.Count != nil {
+			n = *req.Count
+		}
 	}
-	writeJSON(w, http.StatusOK, map[string]bool{"fail_next": req.FailNext})
+	s.FailNextReturns(n)
+	writeJSON(w, http.StatusOK, map[string]any{"fail_next": n > 0, "count": n})
 }

@@ -86,8 +86,8 @@ func (s *Server) putReturn(w http.ResponseWriter, r *http.Request) {
 	}
 	rtr, _ := domain.NewEndToEndID(s.cfg.ISPB, now, rand.Reader)
 	d := &Devolucao{ID: id, RtrID: "D" + rtr[1:], Valor: req.Valor, Natureza: req.Natureza, Descricao: req.Descricao,
-		Status: ReturnProcessing, amount: amount, fail: s.failNext, at: now}
-	s.failNext = false
+		Status: ReturnProcessing, amount: amount, fail: s.failNext > 0, at: now}
+	s.failNext = max(s.failNext-1, 0)
 	d.Horario.Solicitacao = stamp(now)
 	p.Devolucoes = append(p.Devolucoes, d)
 	out := *d

@@ -103,7 +103,7 @@ type Server struct {
 	pixOrder  []string
 	webhooks  map[string]webhook
 	cbMode    string
-	failNext  bool
+	failNext  int // devoluções still to end NAO_REALIZADO
 	tokenHits int
 	apiHits   int
 	delivered []Callback
@@ -221,10 +221,14 @@ func (s *Server) SetCallbacks(mode string) {
 }
 
 // FailNextReturn makes the next devolução end NAO_REALIZADO.
-func (s *Server) FailNextReturn() {
+func (s *Server) FailNextReturn() { s.FailNextReturns(1) }
+
+// FailNextReturns makes the next n devoluções end NAO_REALIZADO, as a
+// payer's bank refusing them would (n = 0 lets them succeed again).
+func (s *Server) FailNextReturns(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.failNext = true
+	s.failNext = max(n, 0)
 }
 
 // Hits reports how many tokens were issued and API calls served.
