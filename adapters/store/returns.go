@@ -47,11 +47,10 @@ func (r *pixReturnRow) toDomain() domain.PixReturn {
 // GetPixReturn reads a return owed by the locked charge.
 func (t *chargeTx) GetPixReturn(ctx context.Context, endToEndID string) (*domain.PixReturn, error) {
 	row := new(pixReturnRow)
-	err := t.tx.NewSelect().Model(row).Where("pr.end_to_end_id = ?", endToEndID).Scan(ctx)
-	if err != nil {
-		return nil, mapError(err)
+	if err := scopedByID(ctx, t.tx.NewSelect().Model(row), "pr.end_to_end_id", endToEndID, t.scope, &row.AccountID, &row.Mode); err != nil {
+		return nil, err
 	}
-	if row.ChargeID != t.chargeID || row.AccountID != t.scope.AccountID || row.Mode != string(t.scope.Mode) {
+	if row.ChargeID != t.chargeID {
 		return nil, ports.ErrNotFound
 	}
 	r := row.toDomain()
