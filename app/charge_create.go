@@ -148,17 +148,25 @@ func (s *ChargeService) runIdempotent(ctx context.Context, scope ports.Scope, id
 }
 
 // renewClaim extends this request's claim every IdempotencyRenewEvery
-// until stop is called, so the claim can stay short: a request killed with
-// its process frees the key within IdempotencyLockTTL, while a slow live
-// one (a slow acquirer) keeps it. stop returns once renewal has ended, so
-// no renewal runs after the claim is completed or released. Renewal is a
-// timer, not a goroutine: nearly every request ends before the first tick,
-// and then costs no goroutine, ticker or context (issue 17).
+// until stop is called (RenewClaim).
 func (s *ChargeService) renewClaim(ctx context.Context, ckey, fingerprint string) (stop func()) {
+	return RenewClaim(ctx, s.cache, ckey, fingerprint, s.cfg.IdempotencyLockTTL, s.cfg.IdempotencyRenewEvery)
+}
+
+// RenewClaim extends a claim on ckey in cache to lockTTL every renewEvery
+// until stop is called, so the claim can stay short: a request killed with
+// its process frees the key within lockTTL, while a slow one (a slow
+// acquirer) keeps it. stop returns once renewal has ended, so no renewal
+// runs after the claim is completed or released, and it may be called
+// more than once. Renewal is a timer, not a goroutine: nearly every
+// request ends before the first tick, and then costs no goroutine, ticker
+// or context (issue 17). Every write that claims an idempotency key uses
+// it (the money writes here, the other POSTs in the HTTP layer).
+func RenewClaim(ctx context.Context, cache ports.IdempotencyCache, ckey, fingerprint string, lockTTL, renewEvery time.Duration) (stop func()) {
 	r := &claimRenewal{}
 	r.mu.Lock() // the first tick reads r.timer
 	defer r.mu.Unlock()
-	r.timer = time.AfterFunc(s.cfg.IdempotencyRenewEvery, func() {
+	r.timer = time.AfterFunc(renewEvery, func() {
 		r.mu.Lock()
 		if r.stopped {
 			r.mu.Unlock()
@@ -170,19 +178,19 @@ func (s *ChargeService) renewClaim(ctx context.Context, ckey, fingerprint string
 		r.running.Add(1)
 		r.mu.Unlock()
 		defer r.running.Done()
-		if ok, err := s.cache.Extend(r.ctx, ckey, fingerprint, s.cfg.IdempotencyLockTTL); err != nil || !ok {
-			return // the cache lost it: the database still guards the key
+		if ok, err := cache.Extend(r.ctx, ckey, fingerprint, lockTTL); err != nil || !ok {
+			return // the cache lost it (a money write's key is still guarded by the database)
 		}
 		r.mu.Lock()
 		if !r.stopped {
-			r.timer.Reset(s.cfg.IdempotencyRenewEvery)
+			r.timer.Reset(renewEvery)
 		}
 		r.mu.Unlock()
 	})
 	return r.stop
 }
 
-// claimRenewal is one request's renewal timer (renewClaim).
+// claimRenewal is one request's renewal timer (RenewClaim).
 type claimRenewal struct {
 	mu      sync.Mutex
 	timer   *time.Timer

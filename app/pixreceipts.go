@@ -269,7 +269,7 @@ func (s *PixReceiptService) apply(ctx context.Context, accountID string, p ports
 		return false, nil
 	}
 	pay := domain.PixPayment{EndToEndID: p.EndToEndID, Amount: p.Amount, PayerTaxID: p.PayerTaxID, PayerName: p.PayerName,
-		PaidAt: p.PaidAt}
+		PaidAt: p.PaidAt, Returned: p.Returned}
 	if pay.PaidAt.IsZero() {
 		pay.PaidAt = s.clock.Now()
 	}

@@ -259,3 +259,23 @@ func TestReconcileCatchUpIsBounded(t *testing.T) {
 	}
 	spans(t, e.psp.queries(), e.now().Add(-6*time.Hour), e.now(), 24*time.Hour)
 }
+
+// A Pix of the wrong amount that the acquirer reports as partly given back
+// already owes a return of the rest only: asking for the whole would be
+// refused by the PSP on every attempt.
+func TestWrongAmountReturnOwesOnlyTheRest(t *testing.T) {
+	t.Parallel()
+	e := newReceiptsEnv(t, app.PixReceiptsConfig{})
+	id, txid := e.charge(t, "partly-returned")
+	const e2e = "E12345678202611221230partly00001"
+	e.psp.receive(ports.ReceivedPix{EndToEndID: e2e, TxID: txid, Amount: 1000, Returned: 400, PaidAt: e.now()})
+	if _, err := e.svc.Reconcile(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	e.h.mu.Lock()
+	r, ok := e.h.returns[e2e]
+	e.h.mu.Unlock()
+	if !ok || r.Amount != 600 || r.ChargeID != id || r.Reason != domain.ReturnForWrongAmount {
+		t.Fatalf("return owed %+v (recorded %v), want 600 of the wrong-amount Pix to %s", r, ok, id)
+	}
+}

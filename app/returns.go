@@ -37,10 +37,12 @@ const returnLease = 15 * time.Second
 const DefaultReturnRetryWait = time.Minute
 
 // returnChunk is how many returns one claim takes; returnLanes how many of
-// them are driven at once.
+// them are driven at once. A claim takes no more than runs at once, so
+// each of its returns is driven within its lease (two acquirer calls), not
+// after others ahead of it, when another process could take it over.
 const (
-	returnChunk = 64
 	returnLanes = 16
+	returnChunk = returnLanes
 )
 
 // ReturnStats counts what the automatic returns of this process did since

@@ -92,7 +92,7 @@ func (s *ChargeService) ApplyPixPayment(ctx context.Context, scope ports.Scope, 
 		if err != nil || outcome != domain.OutcomeUnderpaid {
 			return nil, err
 		}
-		return []returnDue{{p.EndToEndID, p.Amount, domain.ReturnForWrongAmount}}, nil
+		return []returnDue{{p.EndToEndID, p.Amount - p.Returned, domain.ReturnForWrongAmount}}, nil
 	})
 	if err != nil {
 		return Settled{}, err

@@ -34,6 +34,10 @@ type PixPayment struct {
 	PayerTaxID string
 	PayerName  string
 	PaidAt     time.Time
+	// Returned is how much of this Pix the acquirer reports as already
+	// given back (devoluções not refused); a return the charge owes for
+	// it is of the rest.
+	Returned int64
 }
 
 // SettlementOutcome is what the payer lock decided about a Pix payment.

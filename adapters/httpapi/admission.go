@@ -49,8 +49,11 @@ type Admission struct {
 	queue    []chan struct{} // FIFO of waiting requests; closed when granted
 
 	// largeBodies holds one token per body larger than smallBody being
-	// read ahead (MaxInFlight tokens): the memory such reads hold stays
-	// bounded however many clients send them at once.
+	// read ahead (MaxInFlight tokens), so at most MaxInFlight such bodies
+	// are being read at once. A read body keeps its memory while the
+	// request queues and runs, so large bodies held at once are bounded by
+	// the reads, the places and the queue together (~(2 × MaxInFlight +
+	// MaxQueue) × maxBody), not by the tokens alone.
 	largeBodies chan struct{}
 
 	admitted, shed atomic.Int64

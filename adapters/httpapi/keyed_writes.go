@@ -3,11 +3,12 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -34,9 +35,13 @@ const (
 	keyedAnswerTTL = 24 * time.Hour
 )
 
-// ownIdempotency names the POST routes that handle their key themselves,
-// durably: keyedWrites leaves them alone.
+// ownIdempotency names the POST routes keyedWrites leaves alone: the money
+// writes, which handle their key themselves, durably; and logout, which is
+// idempotent by nature and must never be answered from a record (a later
+// session of the same user logging out under an old key would be told 204
+// and stay signed in).
 var ownIdempotency = map[string]bool{
+	"auth.logout":        true,
 	"charges.create":     true,
 	"pix_charges.create": true,
 	"payments.create":    true,
@@ -116,8 +121,22 @@ func (k *keyedWrite) prepare(w http.ResponseWriter, r *http.Request, key string,
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	k.ckey = scope(r) + "\x00" + key // a key holds no NUL (checkIdempotencyKey)
-	k.fingerprint = fingerprint(r.Method, r.URL.Path, body)
+	k.fingerprint = keyedFingerprint(r.Method, r.URL.Path, body)
 	return nil
+}
+
+// keyedFingerprint is fingerprint, but a body larger than any these routes
+// take (smallBody) is hashed as sent rather than parsed: canonicalising a
+// 1 MiB JSON array costs tens of MB while the request holds its place, for
+// a body its handler refuses anyway.
+func keyedFingerprint(method, path string, body []byte) string {
+	if len(body) <= smallBody {
+		return fingerprint(method, path, body)
+	}
+	h := sha256.New()
+	h.Write([]byte(method + " " + path + "\n"))
+	h.Write(body)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 func (k *keyedWrite) serve(w http.ResponseWriter, r *http.Request, next http.Handler) {
@@ -154,7 +173,7 @@ func (k *keyedWrite) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		return
 	}
 
-	stop := k.keepClaim(ctx)
+	stop := app.RenewClaim(ctx, k.cache, k.ckey, k.fingerprint, keyedLockTTL, keyedRenewEvery)
 	completed := false
 	defer func() {
 		stop()
@@ -181,32 +200,6 @@ func (k *keyedWrite) serve(w http.ResponseWriter, r *http.Request, next http.Han
 	}
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.body.Bytes())
-}
-
-// keepClaim renews the claim every keyedRenewEvery until stop is called;
-// stop may be called twice and returns once no renewal runs.
-func (k *keyedWrite) keepClaim(ctx context.Context) (stop func()) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(keyedRenewEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				if ok, err := k.cache.Extend(context.WithoutCancel(ctx), k.ckey, k.fingerprint, keyedLockTTL); err != nil || !ok {
-					return // the cache lost the claim; nothing else guards it
-				}
-			}
-		}
-	})
-	var once sync.Once
-	return func() {
-		once.Do(func() { close(done) })
-		wg.Wait()
-	}
 }
 
 // answerBuffer holds a handler's answer until it is recorded, so that a

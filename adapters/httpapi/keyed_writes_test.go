@@ -287,3 +287,55 @@ func TestKeyedWriteSecretsAreSealedInRedis(t *testing.T) {
 		}
 	}
 }
+
+// Logout is never answered from a record: a later session of the same user
+// logging out under a key an earlier logout used is signed out too.
+func TestKeyedWriteLogoutIsNeverReplayed(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	srv := e.server(nil)
+	m := e.account(srv, "Loja Saída")
+	hdr := func(token string) map[string]string {
+		h := bearerHdr(token)
+		h["Idempotency-Key"] = "logout-key-0001"
+		return h
+	}
+	first := e.login(srv, m)
+	if r := call(t, http.MethodPost, srv.BaseURL+"/auth/logout", hdr(first), ""); r.Status != http.StatusNoContent {
+		t.Fatalf("first logout: %d %s", r.Status, r.Body)
+	}
+	second := e.login(srv, m)
+	r := call(t, http.MethodPost, srv.BaseURL+"/auth/logout", hdr(second), "")
+	if r.Status != http.StatusNoContent || r.Header.Get("Idempotent-Replayed") != "" {
+		t.Fatalf("second logout: %d replayed=%q %s", r.Status, r.Header.Get("Idempotent-Replayed"), r.Body)
+	}
+	expectError(t, call(t, http.MethodGet, srv.BaseURL+"/api-keys", bearerHdr(second), ""), 401, "authentication_error", "token_invalid")
+}
+
+// A keyed body larger than any of these routes take is fingerprinted as
+// sent, not parsed: the same JSON spaced differently is another request,
+// where a small body spaced differently is the same one.
+func TestKeyedWriteLargeBodyIsHashedAsSent(t *testing.T) {
+	t.Parallel()
+	srv := quitatest.NewServer(t, quitatest.Options{})
+	acct := srv.NewAccount(t, "Loja Grande")
+	url := srv.BaseURL + "/webhooks/endpoints"
+	post := func(key, body string) *testkit.Response {
+		return testkit.Do(t, http.MethodPost, url, []byte(body), keyed(testkit.Header{"apikey": acct.TestKey, "Content-Type": "application/json"}, key))
+	}
+	small := post("small-body-0001", endpointBody)
+	wantReplay(t, small, post("small-body-0001", strings.Replace(endpointBody, `,"events"`, ` , "events"`, 1)))
+
+	pad := strings.Repeat(" ", 70<<10)
+	large := endpointBody[:len(endpointBody)-1] + pad + "}"
+	first := post("large-body-0001", large)
+	if first.Status != http.StatusCreated {
+		t.Fatalf("large body: %d %s", first.Status, first.Body)
+	}
+	wantReplay(t, first, post("large-body-0001", large))
+	respaced := endpointBody[:len(endpointBody)-1] + pad + " }"
+	again := post("large-body-0001", respaced)
+	if again.Status != http.StatusConflict || !strings.Contains(string(again.Body), "idempotency_key_reused") {
+		t.Fatalf("re-spaced large body under the same key: %d %s; want 409 idempotency_key_reused", again.Status, again.Body)
+	}
+}

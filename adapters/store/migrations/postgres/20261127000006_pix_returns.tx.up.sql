@@ -40,4 +40,4 @@ SELECT settlement_end_to_end_id, account_id, mode, id, settlement_amount,
 FROM charges
 WHERE return_state IN ('requested', 'done') AND settlement_end_to_end_id IS NOT NULL
   AND settlement_end_to_end_id <> '' AND settlement_amount > 0
-ON CONFLICT DO NOTHING;
+ON CONFLICT (end_to_end_id) DO NOTHING;

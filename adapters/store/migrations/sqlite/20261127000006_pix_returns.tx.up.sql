@@ -21,11 +21,12 @@ CREATE INDEX IF NOT EXISTS pix_returns_open_idx ON pix_returns (due_at, end_to_e
 CREATE INDEX IF NOT EXISTS pix_returns_status_idx ON pix_returns (status, created_at, end_to_end_id);
 CREATE INDEX IF NOT EXISTS pix_returns_charge_idx ON pix_returns (charge_id);
 
-INSERT OR IGNORE INTO pix_returns (end_to_end_id, account_id, mode, charge_id, amount, reason, status, attempt, created_at, updated_at)
+INSERT INTO pix_returns (end_to_end_id, account_id, mode, charge_id, amount, reason, status, attempt, created_at, updated_at)
 SELECT settlement_end_to_end_id, account_id, mode, id, settlement_amount,
        CASE WHEN status = 'CANCELLED' THEN 'cancelled_hold' ELSE 'payer_mismatch' END,
        CASE WHEN return_state = 'requested' THEN 'REQUESTED' ELSE 'IN_PROGRESS' END,
        1, updated_at, updated_at
 FROM charges
 WHERE return_state IN ('requested', 'done') AND settlement_end_to_end_id IS NOT NULL
-  AND settlement_end_to_end_id <> '' AND settlement_amount > 0;
+  AND settlement_end_to_end_id <> '' AND settlement_amount > 0
+ON CONFLICT (end_to_end_id) DO NOTHING;
