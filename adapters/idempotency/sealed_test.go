@@ -93,14 +93,18 @@ func TestSealedRedisHoldsNoCleartext(t *testing.T) {
 	}
 }
 
-// A body changed in the cache, or moved to another fingerprint or status,
-// fails to open: the caller gets an error, never altered bytes.
+// A body changed in the cache, given another status, or copied from
+// another entry fails to open: the caller gets an error, never altered bytes.
 func TestSealedRefusesATamperedBody(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	spy := &spyCache{Cache: idempotency.NewMemory(time.Now)}
 	cache := mustSealed(t, spy, sealSecret)
 
+	if err := cache.Complete(ctx, "k-0000002", fpA, 201, []byte(`{"apiKey":"qt_live_y"}`), time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	other := bytes.Clone(spy.body) // sealed for another entry, same fingerprint and status
 	if err := cache.Complete(ctx, "k-0000001", fpA, 201, []byte(`{"apiKey":"qt_live_x"}`), time.Hour); err != nil {
 		t.Fatal(err)
 	}
@@ -109,8 +113,9 @@ func TestSealedRefusesATamperedBody(t *testing.T) {
 	}
 	orig := *spy
 	for name, tamper := range map[string]func(body []byte, status int) ([]byte, int){
-		"flipped byte": func(b []byte, st int) ([]byte, int) { b[len(b)-1] ^= 1; return b, st },
-		"other status": func(b []byte, _ int) ([]byte, int) { return b, 200 },
+		"flipped byte":  func(b []byte, st int) ([]byte, int) { b[len(b)-1] ^= 1; return b, st },
+		"other status":  func(b []byte, _ int) ([]byte, int) { return b, 200 },
+		"other entry's": func([]byte, int) ([]byte, int) { return bytes.Clone(other), 201 },
 	} {
 		body, status := tamper(bytes.Clone(orig.body), orig.status)
 		if err := spy.Cache.Complete(ctx, orig.name, orig.fp, status, body, time.Hour); err != nil {
