@@ -122,10 +122,14 @@ type WebhookStore interface {
 	RequeueDelivery(ctx context.Context, scope Scope, id string, now time.Time) (*domain.WebhookDelivery, error)
 }
 
-// OutboxEvent is an undispatched charge event with what fan-out needs.
+// OutboxEvent is an undispatched charge event with what fan-out needs:
+// everything but its Payload, which the store may leave out (most events
+// go nowhere, and the envelope is the bulk of an event's row).
 type OutboxEvent struct {
 	domain.Event
-	// WebhookURL is the charge's per-transaction webhookUrl ("" if none).
+	// WebhookURL is the charge's per-transaction webhookUrl ("" if none),
+	// set for legacy events (domain.EventType.Legacy), the only ones it
+	// receives.
 	WebhookURL string
 }
 
@@ -142,8 +146,10 @@ type WebhookOutbox interface {
 	// order (FOR UPDATE SKIP LOCKED on Postgres), calls fan with them and
 	// the ACTIVE endpoints of their scopes, and in the same transaction
 	// inserts the deliveries fan returned and takes the events out of the
-	// outbox. An error from fan rolls everything back. It returns the
-	// number of events dispatched.
+	// outbox. Each delivery is stored with the payload of its event
+	// (EventID, one of the batch's) as committed, whatever fan set. An
+	// error from fan rolls everything back. It returns the number of
+	// events dispatched.
 	DispatchEvents(ctx context.Context, limit int, fan func(OutboxBatch) ([]domain.WebhookDelivery, error)) (int, error)
 }
 

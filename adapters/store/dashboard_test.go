@@ -182,6 +182,11 @@ func testRequestLogs(t *testing.T, db *store.DB) {
 	if len(got) != 5 || got[0].RequestID != "req_e" || got[0].Duration != 1500*time.Microsecond || got[0].Path != "/v1/charges/{id}" {
 		t.Fatalf("list %+v", got)
 	}
+	// Every field comes back as written (on Postgres the batch goes by COPY).
+	if g, w := got[0], entries[4]; g.AccountID != w.AccountID || g.Mode != w.Mode || g.KeyFingerprint != w.KeyFingerprint ||
+		g.Method != w.Method || g.Status != w.Status || !g.CreatedAt.Equal(w.CreatedAt.Truncate(time.Microsecond)) {
+		t.Fatalf("entry read back %+v, want %+v", g, w)
+	}
 	got, _ = db.ListRequestLogs(ctx, ports.RequestLogQuery{AccountID: "acct_a", KeyFingerprint: "fp-two", Limit: 1})
 	if len(got) != 1 || got[0].RequestID != "req_d" {
 		t.Fatalf("filtered %+v", got)

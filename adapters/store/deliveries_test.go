@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"slices"
@@ -49,6 +50,56 @@ func testDispatchFansOutOnce(t *testing.T, db *store.DB) {
 	for _, d := range ds {
 		if len(d.Payload) == 0 || d.Status != domain.DeliveryPending || d.MaxAttempts != domain.MaxDeliveryAttempts || d.EventID == "" {
 			t.Fatalf("delivery %+v", d)
+		}
+		// The outbox hands fan events without payloads; each delivery is
+		// stored with its event's payload as committed.
+		ev, err := db.GetEvent(ctx, scope, d.EventID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(d.Payload, ev.Payload) {
+			t.Fatalf("delivery %s of %s carries %q, want the event's %q", d.ID, d.EventID, d.Payload, ev.Payload)
+		}
+	}
+}
+
+// The fan-out sees each event's charge webhookUrl on legacy events only
+// (the only ones it receives), and whatever payload fan puts on a
+// delivery, the stored one is the event's.
+func testDispatchPayloadsFromEvents(t *testing.T, db *store.DB) {
+	ctx := context.Background()
+	scope := webhookAccount(t, db)
+	newEndpoint(t, db, scope, domain.EventChargeCreated)
+	c := newCharge(t, scope, baseTime, func(p *domain.NewChargeParams) { p.WebhookURL = "https://merchant.example.com/tx" })
+	evs := chargeEvents(t, c, "", domain.CreationEvents(), baseTime)
+	mustCreate(t, db, c, evs, nil)
+	var made []domain.WebhookDelivery
+	n, err := db.DispatchEvents(ctx, 100, func(b ports.OutboxBatch) ([]domain.WebhookDelivery, error) {
+		for _, ev := range b.Events {
+			if want := ev.Type.Legacy(); (ev.WebhookURL != "") != want {
+				t.Errorf("event %s (%s) has webhook URL %q; want one only on legacy events", ev.ID, ev.Type, ev.WebhookURL)
+			}
+			d := domain.NewWebhookDelivery(domain.PrefixDelivery+newRawID(t), ev.Event, "", "https://merchant.example.com/tx", baseTime)
+			d.Payload = []byte(`{"forged":true}`)
+			made = append(made, d)
+		}
+		return made, nil
+	})
+	if err != nil || n != len(evs) {
+		t.Fatalf("dispatched %d (err %v), want %d", n, err, len(evs))
+	}
+	stored, _, err := db.ListDeliveries(ctx, ports.DeliveryQuery{Scope: scope, Limit: 100})
+	if err != nil || len(stored) != len(made) {
+		t.Fatalf("%d deliveries stored (err %v), want %d", len(stored), err, len(made))
+	}
+	byID := map[string]domain.WebhookDelivery{}
+	for _, d := range stored {
+		byID[d.ID] = d
+	}
+	for i, d := range made {
+		got := byID[d.ID]
+		if got.EventID != evs[i].ID || !bytes.Equal(got.Payload, evs[i].Payload) {
+			t.Errorf("delivery %s of %s stored with %q, want its event's %q", d.ID, got.EventID, got.Payload, evs[i].Payload)
 		}
 	}
 }

@@ -2,8 +2,17 @@ package store
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
 )
 
 // The cob intent's INSERT turns synchronous_commit off for its own
@@ -26,24 +35,89 @@ func TestIntentInsertCommitsAsynchronouslyAlone(t *testing.T) {
 		}
 		return v
 	}
-	tx, err := conn.Begin(ctx)
+	now := time.Now().UTC()
+	for name, run := range map[string]func(pgx.Tx) error{
+		"intentInsertAsync": func(tx pgx.Tx) error {
+			_, err := tx.Exec(ctx, intentInsertAsync, "acct_async", "live", "key-async-0001", "txid", now)
+			return err
+		},
+		"recordOrIntentsSQL": func(tx pgx.Tx) error {
+			_, err := tx.Exec(ctx, recordOrIntentsSQL, []string{"acct_async", "acct_async"}, []string{"live", "live"},
+				[]string{"key-async-0002", "key-async-0003"}, []string{"tx2", "tx3"}, []time.Time{now, now})
+			return err
+		},
+	} {
+		tx, err := conn.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := run(tx); err != nil {
+			t.Fatal(name, err)
+		}
+		var inside string
+		if err := tx.QueryRow(ctx, "SELECT current_setting('synchronous_commit')").Scan(&inside); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if inside != "off" {
+			t.Errorf("%s: synchronous_commit inside the intent's transaction = %q, want off", name, inside)
+		}
+		if after := setting(); after != "on" {
+			t.Errorf("%s: synchronous_commit after it = %q, want on (the setting must not leak to the connection)", name, after)
+		}
+	}
+}
+
+// One batch of replay checks is one statement (recordOrIntentsSQL): each
+// key gets its own answer whatever its place — a used key its record, a
+// fresh key ErrNotFound with its intent recorded (a key twice in the batch
+// records one intent, the first txid) — and a used key records no intent.
+func TestRecordOrIntentsOneStatement(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openMigratedPostgres(t)
+	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	scope := ports.Scope{AccountID: "acct_batch", Mode: domain.ModeLive}
+	for _, k := range []string{"used-a", "used-b"} {
+		row := &idempotencyRow{AccountID: scope.AccountID, Mode: string(scope.Mode), Key: k, Fingerprint: "fp-" + k,
+			ResourceID: "chg_" + k, StatusCode: 201, Body: []byte(`{"id":"chg_` + k + `"}`), CreatedAt: newDBTime(now)}
+		if _, err := db.bun.NewInsert().Model(row).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keys := []string{"fresh-1", "used-a", "fresh-2", "fresh-1", "used-b", "fresh-3"}
+	qs := make([]*recordOrIntent, len(keys))
+	for i, k := range keys {
+		qs[i] = &recordOrIntent{in: ports.ProviderIntent{Key: ports.IdempotencyKey{Scope: scope, Key: k},
+			TxID: fmt.Sprint("tx", i), CreatedAt: now}}
+	}
+	if err := db.sendRecordOrIntents(ctx, qs); err != nil {
+		t.Fatal(err)
+	}
+	for i, q := range qs {
+		k := keys[i]
+		if strings.HasPrefix(k, "used-") {
+			if q.err != nil || q.rec == nil || q.rec.ResourceID != "chg_"+k || q.rec.Fingerprint != "fp-"+k ||
+				q.rec.Key != k || string(q.rec.Body) != `{"id":"chg_`+k+`"}` || !q.rec.CreatedAt.Equal(now) {
+				t.Errorf("%s (place %d): %+v, %v; want its record", k, i, q.rec, q.err)
+			}
+			continue
+		}
+		if !errors.Is(q.err, ports.ErrNotFound) || q.rec != nil {
+			t.Errorf("%s (place %d): %+v, %v; want ErrNotFound", k, i, q.rec, q.err)
+		}
+	}
+	got, err := db.ProviderIntentsBefore(ctx, now.Add(time.Hour), 100)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.Exec(ctx, intentInsertAsync, "acct_async", "live", "key-async-0001", "txid", time.Now().UTC()); err != nil {
-		t.Fatal(err)
+	txids := map[string]string{}
+	for _, in := range got {
+		txids[in.Key.Key] = in.TxID
 	}
-	var inside string
-	if err := tx.QueryRow(ctx, "SELECT current_setting('synchronous_commit')").Scan(&inside); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if inside != "off" {
-		t.Errorf("synchronous_commit inside the intent's transaction = %q, want off", inside)
-	}
-	if after := setting(); after != "on" {
-		t.Errorf("synchronous_commit after it = %q, want on (the setting must not leak to the connection)", after)
+	if want := map[string]string{"fresh-1": "tx0", "fresh-2": "tx2", "fresh-3": "tx5"}; !maps.Equal(txids, want) {
+		t.Errorf("intents %v, want %v", txids, want)
 	}
 }

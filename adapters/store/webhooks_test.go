@@ -30,6 +30,7 @@ func runWebhookContract(t *testing.T, open func(t *testing.T) *store.DB) {
 	}{
 		{"EndpointsCRUDAndScope", testEndpointsCRUD},
 		{"DispatchFansOutOnce", testDispatchFansOutOnce},
+		{"DispatchPayloadsFromEvents", testDispatchPayloadsFromEvents},
 		{"DispatchSplitsAStatement", testDispatchSplitsAStatement},
 		{"ClaimLeaseAndComplete", testClaimLeaseAndComplete},
 		{"InactiveEndpointWaits", testInactiveEndpointWaits},
