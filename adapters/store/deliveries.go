@@ -390,21 +390,27 @@ func outboxClaimQuery(db bun.IDB, claims *[]outboxClaim, limit int) *bun.SelectQ
 		OrderExpr("o.id").For("UPDATE SKIP LOCKED")
 }
 
-// outboxEventsQuery selects the events of seqs without their payloads, in
-// no particular order, each legacy event with its charge's webhook URL
-// (the only events that URL receives). On Postgres the seqs are one array
-// joined by primary key: a list of 500 literals took 2.7 ms to plan
-// (0.9 ms now).
+// outboxEventsQuery selects the events of seqs in no particular order,
+// each legacy event with its charge's webhook URL (the only events that URL
+// receives), and each event's payload only when it may be delivered: its
+// scope has an ACTIVE endpoint, or it is a legacy event whose charge has a
+// URL. On Postgres the seqs are one array joined by primary key: a list of
+// 500 literals took 2.7 ms to plan (0.9 ms now).
 //
-// The payloads stay in the table: most events go to no endpoint and no
-// URL, and reading them (two ~1.2 KB envelopes per create, decoded here
-// and thrown away) was a tenth of Postgres's time in the create benchmark
-// (issue 17). eventPayloads reads those of the events fan made deliveries
-// of. Likewise the charge's URL is looked up for legacy events only.
+// Most events go to no endpoint and no URL, and reading their payloads
+// (two ~1.2 KB envelopes per create, decoded here and thrown away) was a
+// tenth of Postgres's time in the create benchmark (issue 17); so was
+// joining every event to its charge for a URL only legacy events use.
+// Deciding per event here keeps the deliveries' payloads in the same
+// read, which reading them in a second query cost the delivery benchmark.
 func outboxEventsQuery(db bun.IDB, rows *[]outboxRow, seqs []int64) *bun.SelectQuery {
+	legacy := bun.List(legacyEventTypes)
 	q := db.NewSelect().Model(rows).Column("e.seq", "e.id", "e.account_id", "e.mode", "e.charge_id", "e.type", "e.created_at").
-		ColumnExpr("CASE WHEN e.type IN (?) THEN (SELECT c.webhook_url FROM charges AS c WHERE c.id = e.charge_id) END AS webhook_url",
-			bun.List(legacyEventTypes))
+		ColumnExpr("CASE WHEN e.type IN (?) THEN (SELECT c.webhook_url FROM charges AS c WHERE c.id = e.charge_id) END AS webhook_url", legacy).
+		ColumnExpr(`CASE WHEN EXISTS (SELECT 1 FROM webhook_endpoints AS we WHERE we.account_id = e.account_id AND we.mode = e.mode
+			AND we.deleted_at IS NULL AND we.status = ?) THEN e.payload
+		WHEN e.type IN (?) AND EXISTS (SELECT 1 FROM charges AS c WHERE c.id = e.charge_id AND c.webhook_url <> '') THEN e.payload
+		END AS payload`, string(domain.EndpointActive), legacy)
 	if postgres(db) {
 		return q.Join("JOIN unnest(?::bigint[]) AS s(seq) ON e.seq = s.seq", pgdialect.Array(seqs))
 	}
@@ -422,21 +428,24 @@ var legacyEventTypes = func() []string {
 	return out
 }()
 
-// eventPayloads reads the payloads of the events ds deliver (seqOf maps
-// the pass's event ids to their seqs), by event id: a delivery carries
-// its event's payload as committed.
-func eventPayloads(ctx context.Context, tx bun.Tx, ds []domain.WebhookDelivery, seqOf map[string]int64) (map[string][]byte, error) {
-	want := make([]int64, 0, len(ds))
-	seen := make(map[string]bool, len(ds))
+// eventPayloads completes payloads (event id → payload, as read with the
+// pass) with those of the events ds deliver that the pass's read left out
+// (seqOf maps the pass's event ids to their seqs): a delivery carries its
+// event's payload as committed.
+func eventPayloads(ctx context.Context, tx bun.Tx, ds []domain.WebhookDelivery, seqOf map[string]int64, payloads map[string][]byte) error {
+	var want []int64
 	for _, d := range ds {
 		seq, ok := seqOf[d.EventID]
 		if !ok {
-			return nil, fmt.Errorf("store: a delivery of event %q, which is not in the pass", d.EventID)
+			return fmt.Errorf("store: a delivery of event %q, which is not in the pass", d.EventID)
 		}
-		if !seen[d.EventID] {
-			seen[d.EventID] = true
+		if _, ok := payloads[d.EventID]; !ok {
+			payloads[d.EventID] = nil // asked for once
 			want = append(want, seq)
 		}
+	}
+	if len(want) == 0 {
+		return nil
 	}
 	var rows []eventRow
 	q := tx.NewSelect().Model(&rows).Column("e.id", "e.payload")
@@ -446,13 +455,12 @@ func eventPayloads(ctx context.Context, tx bun.Tx, ds []domain.WebhookDelivery, 
 		q = q.Where("e.seq IN (?)", bun.List(want))
 	}
 	if err := q.Scan(ctx); err != nil {
-		return nil, mapError(err)
+		return mapError(err)
 	}
-	out := make(map[string][]byte, len(rows))
 	for _, r := range rows {
-		out[r.ID] = r.Payload
+		payloads[r.ID] = r.Payload
 	}
-	return out, nil
+	return nil
 }
 
 // claimOutbox locks the outbox rows of the next pass and returns the seqs
@@ -506,10 +514,14 @@ func (db *DB) DispatchEvents(ctx context.Context, limit int, fan func(ports.Outb
 		batch := ports.OutboxBatch{Events: make([]ports.OutboxEvent, len(rows)), Endpoints: map[ports.Scope][]domain.WebhookEndpoint{}}
 		accounts := map[string]bool{}
 		seqOf := make(map[string]int64, len(rows))
+		payloads := map[string][]byte{}
 		for i := range rows {
 			batch.Events[i] = ports.OutboxEvent{Event: rows[i].toDomain(), WebhookURL: deref(rows[i].WebhookURL)}
 			accounts[rows[i].AccountID] = true
 			seqOf[rows[i].ID] = rows[i].Seq
+			if rows[i].Payload != nil {
+				payloads[rows[i].ID] = rows[i].Payload
+			}
 		}
 		ids := make([]string, 0, len(accounts))
 		for a := range accounts {
@@ -535,8 +547,7 @@ func (db *DB) DispatchEvents(ctx context.Context, limit int, fan func(ports.Outb
 			return err
 		}
 		if len(ds) > 0 {
-			payloads, err := eventPayloads(ctx, tx, ds, seqOf)
-			if err != nil {
+			if err := eventPayloads(ctx, tx, ds, seqOf, payloads); err != nil {
 				return err
 			}
 			drs := make([]deliveryRow, len(ds))

@@ -65,18 +65,28 @@ func testDispatchFansOutOnce(t *testing.T, db *store.DB) {
 
 // The fan-out sees each event's charge webhookUrl on legacy events only
 // (the only ones it receives), and whatever payload fan puts on a
-// delivery, the stored one is the event's.
+// delivery, the stored one is the event's — also for an event the read
+// left its payload out of (no endpoint in its scope, no URL on its charge).
 func testDispatchPayloadsFromEvents(t *testing.T, db *store.DB) {
+	t.Run("endpoint and url", func(t *testing.T) {
+		scope := webhookAccount(t, db)
+		newEndpoint(t, db, scope, domain.EventChargeCreated)
+		dispatchForgingPayloads(t, db, scope, "https://merchant.example.com/tx")
+	})
+	t.Run("neither", func(t *testing.T) {
+		dispatchForgingPayloads(t, db, webhookAccount(t, db), "")
+	})
+}
+
+func dispatchForgingPayloads(t *testing.T, db *store.DB, scope ports.Scope, webhookURL string) {
 	ctx := context.Background()
-	scope := webhookAccount(t, db)
-	newEndpoint(t, db, scope, domain.EventChargeCreated)
-	c := newCharge(t, scope, baseTime, func(p *domain.NewChargeParams) { p.WebhookURL = "https://merchant.example.com/tx" })
+	c := newCharge(t, scope, baseTime, func(p *domain.NewChargeParams) { p.WebhookURL = webhookURL })
 	evs := chargeEvents(t, c, "", domain.CreationEvents(), baseTime)
 	mustCreate(t, db, c, evs, nil)
 	var made []domain.WebhookDelivery
 	n, err := db.DispatchEvents(ctx, 100, func(b ports.OutboxBatch) ([]domain.WebhookDelivery, error) {
 		for _, ev := range b.Events {
-			if want := ev.Type.Legacy(); (ev.WebhookURL != "") != want {
+			if want := ev.Type.Legacy() && webhookURL != ""; (ev.WebhookURL != "") != want {
 				t.Errorf("event %s (%s) has webhook URL %q; want one only on legacy events", ev.ID, ev.Type, ev.WebhookURL)
 			}
 			d := domain.NewWebhookDelivery(domain.PrefixDelivery+newRawID(t), ev.Event, "", "https://merchant.example.com/tx", baseTime)

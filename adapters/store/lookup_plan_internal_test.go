@@ -135,7 +135,7 @@ func TestOutboxReadUsesItsIndexes(t *testing.T) {
 		t.Errorf("claimed %d rows holding %d events, want 30 rows of the 49 undispatched creates, 60 events", len(claims), len(seqs))
 	}
 	var rows []outboxRow
-	check("outbox events read", outboxEventsQuery(tx, &rows, seqs), "charge_events_pkey,charges_pkey")
+	check("outbox events read", outboxEventsQuery(tx, &rows, seqs), "charge_events_pkey,charges_pkey,webhook_endpoints_scope_idx")
 	if err := outboxEventsQuery(tx, &rows, seqs).Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
