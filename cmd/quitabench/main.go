@@ -207,12 +207,14 @@ func run() error {
 		}
 		return printTable(ts, *strict)
 	}
+	ck := checkpoints(ctx, dsn)
 	cold, err := openLoopProc(spec)
 	if err != nil {
 		return err
 	}
 	coldR := summarize(cold, http.StatusCreated)
 	fmt.Printf("create, open loop at %d/s from a cold start: %s\n", *rate, coldR)
+	ck = printCheckpoints(ctx, dsn, ck)
 	targets = append(targets, openLoopTargets(fmt.Sprintf("create %d/s cold", *rate), coldR, loadavg())...)
 
 	cpu0, wal0 := takeCPU(), walLSN(ctx, dsn)
@@ -228,6 +230,7 @@ func run() error {
 	if wal0 > 0 && wal1 > wal0 && cl.ok > 0 {
 		fmt.Printf("    WAL per create in the closed loop: %.1f KB (the whole cluster's, workers included)\n", float64(wal1-wal0)/1024/float64(cl.ok))
 	}
+	ck = printCheckpoints(ctx, dsn, ck)
 	targets = append(targets, row{target{"create closed loop", tput, "charges/s", 0.4 * refTPS, true},
 		fmt.Sprintf("0.4 x %.0f/s %s (load %s), %s", refTPS, how, refLoad, cl.driver), loadavg()})
 
@@ -247,6 +250,7 @@ func run() error {
 	}
 	afterR := summarize(after, http.StatusCreated)
 	fmt.Printf("create, open loop at %d/s right after the closed-loop burst: %s\n", *rate, afterR)
+	ck = printCheckpoints(ctx, dsn, ck)
 	targets = append(targets, openLoopTargets(fmt.Sprintf("create %d/s after burst", *rate), afterR, loadavg())...)
 
 	if *overload && tput > 0 {
@@ -254,6 +258,7 @@ func run() error {
 		if err != nil {
 			return err
 		}
+		printCheckpoints(ctx, dsn, ck)
 		targets = append(targets, ts...)
 	}
 
@@ -286,6 +291,14 @@ func run() error {
 		targets = append(targets, payoutRows(ph)...)
 	}
 	return printTable(targets, *strict)
+}
+
+// printCheckpoints prints the checkpoints started since before (the
+// count checkpoints gave then) and returns the count now.
+func printCheckpoints(ctx context.Context, dsn string, before int64) int64 {
+	now := checkpoints(ctx, dsn)
+	fmt.Print(checkpointNote(before, now))
+	return now
 }
 
 // getPhase creates 200 charges, then offers GETs of them at rate for d.

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/quitapix/quita/internal/testenv"
@@ -50,5 +51,37 @@ func TestCleanRedisRemovesTheRunsKeysAfterCancel(t *testing.T) {
 	}
 	if n, err := rdb.Exists(ctx, keep).Result(); err != nil || n != 1 {
 		t.Errorf("a key outside the run's prefix was removed (exists %d, err %v)", n, err)
+	}
+}
+
+// A phase names the checkpoints that started during it: the count moves
+// with a CHECKPOINT, and the note is empty when none started or the count
+// could not be read.
+func TestCheckpointsCounted(t *testing.T) {
+	dsn := testenv.PostgresDSN(t)
+	ctx := context.Background()
+	before := checkpoints(ctx, dsn)
+	if before < 0 {
+		t.Fatal("the checkpoint count could not be read")
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CHECKPOINT"); err != nil {
+		t.Fatal(err)
+	}
+	after := checkpoints(ctx, dsn)
+	if after <= before {
+		t.Fatalf("checkpoints %d after a CHECKPOINT, %d before", after, before)
+	}
+	if got, want := checkpointNote(before, before+2), "    checkpoints started during the phase: 2\n"; got != want {
+		t.Errorf("note %q, want %q", got, want)
+	}
+	for _, c := range [][2]int64{{5, 5}, {-1, 7}, {4, -1}} {
+		if got := checkpointNote(c[0], c[1]); got != "" {
+			t.Errorf("note(%d, %d) = %q, want none", c[0], c[1], got)
+		}
 	}
 }

@@ -135,6 +135,37 @@ func walLSN(ctx context.Context, dsn string) int64 {
 	return n
 }
 
+// checkpoints is how many checkpoints the cluster has started so far
+// (timed and requested), or -1 when it cannot be read. A checkpoint makes
+// the next write of every page it flushed log the whole page, so one that
+// starts inside a phase can stall commits there: the phases say when one
+// did.
+func checkpoints(ctx context.Context, dsn string) int64 {
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return -1
+	}
+	defer conn.Close(ctx)
+	var n int64
+	// pg_stat_checkpointer from Postgres 17 on, pg_stat_bgwriter before.
+	if conn.QueryRow(ctx, "SELECT num_timed + num_requested FROM pg_stat_checkpointer").Scan(&n) == nil {
+		return n
+	}
+	if conn.QueryRow(ctx, "SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter").Scan(&n) == nil {
+		return n
+	}
+	return -1
+}
+
+// checkpointNote is the line a phase prints when checkpoints started
+// during it (from and to are checkpoints' answers before and after).
+func checkpointNote(from, to int64) string {
+	if from < 0 || to <= from {
+		return ""
+	}
+	return fmt.Sprintf("    checkpoints started during the phase: %d\n", to-from)
+}
+
 // sampleWaits polls pg_stat_activity every 100 ms until stop, which
 // returns the number of samples taken.
 func sampleWaits(ctx context.Context, dsn string) (waitCounts, func() int, error) {
