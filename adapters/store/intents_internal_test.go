@@ -121,3 +121,19 @@ func TestRecordOrIntentsOneStatement(t *testing.T) {
 		t.Errorf("intents %v, want %v", txids, want)
 	}
 }
+
+// The cob intents are an unlogged table on Postgres (migration
+// 20261127100001): their churn — a row, two index entries and a deletion
+// per live create — writes no WAL.
+func TestProviderIntentsAreUnlogged(t *testing.T) {
+	t.Parallel()
+	db := openMigratedPostgres(t)
+	var persistence string
+	if err := db.bun.NewRaw("SELECT relpersistence FROM pg_class WHERE oid = 'provider_intents'::regclass").
+		Scan(context.Background(), &persistence); err != nil {
+		t.Fatal(err)
+	}
+	if persistence != "u" {
+		t.Errorf("provider_intents relpersistence = %q, want u (unlogged)", persistence)
+	}
+}

@@ -1,0 +1,12 @@
+-- The cob intents write no WAL (issue 17). An intent is a create's note
+-- that it is about to ask the PSP for a cob, deleted again in the
+-- transaction that commits the charge; the orphan sweep cancels the cob of
+-- one left behind. It was already committed asynchronously (a crash of
+-- Postgres could lose the last ones), and what its loss costs is an unpaid
+-- cob nobody was ever shown, which expires at the PSP (docs/decisions.md).
+-- Unlogged, its row, its two index entries and its deletion cost no WAL
+-- record on every live create; in exchange the table is emptied by a crash
+-- recovery and is empty on a promoted standby — the same loss, for every
+-- create in flight at that moment instead of the last few hundred
+-- milliseconds' worth.
+ALTER TABLE provider_intents SET UNLOGGED;

@@ -1,0 +1,3 @@
+-- On PostgreSQL the cob intents become an unlogged table (see there).
+-- SQLite has no such thing: nothing changes here.
+SELECT 1;
