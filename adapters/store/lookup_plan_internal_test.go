@@ -84,7 +84,8 @@ func TestChargeLookupsUseThePrimaryKey(t *testing.T) {
 }
 
 // The outbox is claimed in order off its primary key and its events read
-// by theirs, joined to the charges by theirs, whatever the statistics say:
+// by theirs, their charges' URLs and their scopes' endpoints probed by
+// those tables' indexes, whatever the statistics say:
 // unpinned, a young outbox got bitmap scans, a sort and a hash join over
 // every charge (62 ms a pass in the create benchmark).
 func TestOutboxReadUsesItsIndexes(t *testing.T) {
