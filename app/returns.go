@@ -54,16 +54,38 @@ type ReturnStats struct {
 	Refused uint64
 	// Surfaced: returns refused on every attempt, left for an operator.
 	Surfaced uint64
+	// Blocked: tries the PSP refused for Quita's credentials or the
+	// account's configuration — only an operator can let those move.
+	Blocked uint64
 }
 
 type returnCounters struct {
-	confirmed, refused, surfaced atomic.Uint64
+	confirmed, refused, surfaced, blocked atomic.Uint64
 }
 
 // ReturnStats reports the automatic-return counters.
 func (s *ChargeService) ReturnStats() ReturnStats {
 	return ReturnStats{Confirmed: s.returns.confirmed.Load(), Refused: s.returns.refused.Load(),
-		Surfaced: s.returns.surfaced.Load()}
+		Surfaced: s.returns.surfaced.Load(), Blocked: s.returns.blocked.Load()}
+}
+
+// returnNotAdvanced logs a return the acquirer did not take or answer now;
+// the returns worker tries it again once its lease ends. A refusal of
+// Quita's credentials or of the account's configuration is counted and
+// logged as an alert, as for payouts: time will not fix it, an operator
+// must (quitad acquirer configure). The return stays owed, never failed:
+// the payer's bank did not refuse it.
+func (s *ChargeService) returnNotAdvanced(ctx context.Context, msg string, r domain.PixReturn, err error) {
+	if errors.Is(err, ports.ErrAcquirerUnauthorized) || errors.Is(err, ports.ErrAcquirerNotConfigured) {
+		s.returns.blocked.Add(1)
+		s.log.ErrorContext(ctx, "automatic return blocked: the PSP refused Quita's credentials or the account is not "+
+			"configured for devoluções; retried until the configuration is fixed (quitad acquirer configure)",
+			"alert", "return_blocked", "charge", domain.PrefixCharge+r.ChargeID, "account", r.AccountID,
+			"end_to_end_id", r.EndToEndID, "attempt", r.Attempt, "err", err)
+		return
+	}
+	s.log.WarnContext(ctx, msg, "charge", domain.PrefixCharge+r.ChargeID, "end_to_end_id", r.EndToEndID,
+		"attempt", r.Attempt, "err", err)
 }
 
 // returnDue is a return a change of a charge owes besides the one of its
@@ -146,8 +168,7 @@ func (s *ChargeService) sendReturns(ctx context.Context, rs []domain.PixReturn) 
 	ctx = context.WithoutCancel(ctx) // owed and committed: see it through
 	for _, r := range rs {
 		if err := s.driveReturn(ctx, r); err != nil {
-			s.log.WarnContext(ctx, "automatic return deferred to the returns worker", "charge", domain.PrefixCharge+r.ChargeID,
-				"end_to_end_id", r.EndToEndID, "attempt", r.Attempt, "err", err)
+			s.returnNotAdvanced(ctx, "automatic return deferred to the returns worker", r, err)
 		}
 	}
 }
@@ -175,8 +196,7 @@ func (s *ChargeService) AdvanceReturns(ctx context.Context) (int, error) {
 			wg.Go(func() {
 				defer func() { <-sem }()
 				if err := s.driveReturn(ctx, r); err != nil {
-					s.log.WarnContext(ctx, "automatic return not advanced; will retry", "charge", domain.PrefixCharge+r.ChargeID,
-						"end_to_end_id", r.EndToEndID, "attempt", r.Attempt, "err", err)
+					s.returnNotAdvanced(ctx, "automatic return not advanced; will retry", r, err)
 				}
 			})
 		}

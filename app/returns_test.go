@@ -399,3 +399,50 @@ func TestCancelledHoldIsReturnedUntilConfirmed(t *testing.T) {
 		t.Errorf("charge %v state %q, %v; want cancelled with its return done", got.Status(), got.ReturnState(), err)
 	}
 }
+
+// A devolução the PSP refuses for Quita's credentials or the account's
+// configuration is no refusal by the payer's bank: the return stays owed
+// (no new attempt, never FAILED), each try is counted as blocked and
+// logged as an alert for an operator, and once the configuration is fixed
+// the next pass returns the money.
+func TestReturnBlockedByCredentialsIsAlertedAndKept(t *testing.T) {
+	t.Parallel()
+	for _, refusal := range []error{ports.ErrAcquirerUnauthorized, ports.ErrAcquirerNotConfigured} {
+		t.Run(refusal.Error(), func(t *testing.T) {
+			h := newHarness(t)
+			psp := newFakePSP(h)
+			h.acquirer.ReturnPixFunc = func(context.Context, ports.ReturnPixRequest) (*ports.ReturnPixResponse, error) {
+				return nil, refusal
+			}
+			id, _ := owePayer(t, h, true)
+			h.runReturns(t, 3)
+			r, _ := h.pixReturn(returnE2E)
+			if r.Status != domain.PixReturnRequested || r.Attempt != 1 {
+				t.Fatalf("return %+v, want still REQUESTED at its first attempt", r)
+			}
+			st := h.svc.ReturnStats()
+			if st.Blocked < 4 || st.Refused != 0 || st.Surfaced != 0 || st.Confirmed != 0 {
+				t.Errorf("stats %+v, want every try (the send after the commit and three passes) blocked, nothing else", st)
+			}
+			logs := h.logs.String()
+			if !strings.Contains(logs, `"alert":"return_blocked"`) || !strings.Contains(logs, `"level":"ERROR"`) {
+				t.Errorf("no alert for the operator:\n%s", logs)
+			}
+			if strings.Contains(logs, "11144477735") || strings.Contains(logs, "52998224725") {
+				t.Errorf("the logs show a payer document:\n%s", logs)
+			}
+			// The configuration is fixed: the next passes return the money.
+			h.acquirer.ReturnPixFunc = psp.put
+			h.runReturns(t, 2)
+			if r, _ := h.pixReturn(returnE2E); r.Status != domain.PixReturnReturned || r.Attempt != 1 {
+				t.Fatalf("after the fix: return %+v, want RETURNED at its first attempt", r)
+			}
+			if c := h.charge(id); c.Status().Public() != domain.StatusRefunded {
+				t.Errorf("after the fix the charge reads %s, want refunded", c.Status().Public())
+			}
+			if after := h.svc.ReturnStats(); after.Blocked != st.Blocked || after.Confirmed != 1 {
+				t.Errorf("after the fix: stats %+v", after)
+			}
+		})
+	}
+}

@@ -70,6 +70,10 @@ func (m *httpMetrics) watchReturns(stats func() app.ReturnStats) {
 		counter("quita_pix_returns_failed_total",
 			"Automatic Pix returns refused on every attempt and left for an operator (quitad returns).",
 			func(s app.ReturnStats) uint64 { return s.Surfaced }),
+		counter("quita_pix_returns_blocked_total",
+			"Tries of automatic Pix returns the PSP refused for Quita's credentials or the account's configuration "+
+				"(retried until an operator fixes it: quitad acquirer configure).",
+			func(s app.ReturnStats) uint64 { return s.Blocked }),
 	)
 }
 
