@@ -186,3 +186,81 @@ func TestConcurrentDispatchersNeverShareAnEvent(t *testing.T) {
 		}
 	}
 }
+
+// The upgrade that brought pix_returns takes over the returns charges owed
+// before, on both dialects: one still requested is sent again (REQUESTED),
+// one recorded done on the PSP's acceptance is asked about (IN_PROGRESS),
+// a cancelled hold keeps its reason; a charge owing nothing, or with no
+// end-to-end id to return, gets no row.
+func TestReturnsMigrationTakesOverOwedReturns(t *testing.T) {
+	t.Parallel()
+	for _, dsn := range []string{testenv.PostgresDSN(t), "sqlite:" + filepath.Join(t.TempDir(), "q.db")} {
+		ctx := context.Background()
+		db, err := Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		migrateBefore(t, db, "20261127000006")
+		at := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+		scope := ports.Scope{AccountID: "acct_returns", Mode: domain.ModeLive}
+		type owed struct {
+			status, returnState, e2e string
+			amount                   int64
+		}
+		cases := map[string]owed{
+			"requested": {"PROCESSING", "requested", "E00000000202611271200requested01", 990},
+			"done":      {"PROCESSING", "done", "E00000000202611271200done0000001", 1990},
+			"cancelled": {"CANCELLED", "requested", "E00000000202611271200cancelled01", 500},
+			"nothing":   {"PAID", "", "E00000000202611271200nothing00001", 700},
+			"no e2e":    {"PROCESSING", "requested", "", 800},
+		}
+		ids := map[string]string{}
+		for name, o := range cases {
+			c, evs, err := newPixCharge(scope, o.amount, name, at)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := db.CreateCharge(ctx, c, evs, nil); err != nil {
+				t.Fatal(err)
+			}
+			ids[name] = c.ID()
+			if _, err := db.bun.NewRaw(`UPDATE charges SET status = ?, return_state = ?, settlement_end_to_end_id = ?,
+				settlement_amount = ? WHERE id = ?`, o.status, o.returnState, o.e2e, o.amount, c.ID()).Exec(ctx); err != nil {
+				t.Fatalf("%s: %v", db.dialect, err)
+			}
+		}
+		if err := db.Migrate(ctx); err != nil {
+			t.Fatalf("%s: %v", db.dialect, err)
+		}
+		var rows []struct {
+			EndToEndID string `bun:"end_to_end_id"`
+			ChargeID   string `bun:"charge_id"`
+			Amount     int64  `bun:"amount"`
+			Reason     string `bun:"reason"`
+			Status     string `bun:"status"`
+			Attempt    int    `bun:"attempt"`
+			AccountID  string `bun:"account_id"`
+			Mode       string `bun:"mode"`
+		}
+		if err := db.bun.NewRaw(`SELECT end_to_end_id, charge_id, amount, reason, status, attempt, account_id, mode
+			FROM pix_returns ORDER BY end_to_end_id`).Scan(ctx, &rows); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string][3]string{ // e2e → charge case, reason, status
+			cases["requested"].e2e: {"requested", "payer_mismatch", "REQUESTED"},
+			cases["done"].e2e:      {"done", "payer_mismatch", "IN_PROGRESS"},
+			cases["cancelled"].e2e: {"cancelled", "cancelled_hold", "REQUESTED"},
+		}
+		if len(rows) != len(want) {
+			t.Fatalf("%s: %d returns after the upgrade (%+v), want %d", db.dialect, len(rows), rows, len(want))
+		}
+		for _, r := range rows {
+			w, ok := want[r.EndToEndID]
+			if !ok || r.ChargeID != ids[w[0]] || r.Reason != w[1] || r.Status != w[2] || r.Amount != cases[w[0]].amount ||
+				r.Attempt != 1 || r.AccountID != scope.AccountID || r.Mode != string(scope.Mode) {
+				t.Errorf("%s: return %+v, want charge %q %s %s of %d at attempt 1", db.dialect, r, w[0], w[1], w[2], cases[w[0]].amount)
+			}
+		}
+	}
+}
