@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
@@ -149,5 +150,52 @@ func testPixReturns(t *testing.T, db *store.DB) {
 	requested, err := db.ListPixReturns(ctx, domain.PixReturnRequested, 10)
 	if err != nil || len(requested) != 1 || requested[0].EndToEndID != e2e {
 		t.Errorf("REQUESTED returns: %+v, %v", requested, err)
+	}
+}
+
+// Returns workers of several processes claim at once: each due return is
+// handed to one of them, never two (a devolução sent twice would pay the
+// payer twice), until none is left.
+func testConcurrentReturnClaims(t *testing.T, db *store.DB) {
+	const n = 40
+	due := baseTime.Add(15 * time.Second)
+	for range n {
+		c := newCharge(t, liveA, baseTime, nil)
+		mustCreate(t, db, c, nil, nil)
+		owe(t, db, liveA, c, newE2E(t, baseTime), due)
+	}
+	now := due.Add(time.Second)
+	var (
+		mu  sync.Mutex
+		got = map[string]int{}
+		wg  sync.WaitGroup
+	)
+	for range 4 {
+		wg.Go(func() {
+			for {
+				rs, err := db.ClaimPixReturns(context.Background(), now, now.Add(time.Minute), 3)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if len(rs) == 0 {
+					return
+				}
+				mu.Lock()
+				for _, r := range rs {
+					got[r.EndToEndID]++
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if len(got) != n {
+		t.Errorf("%d returns claimed, want all %d", len(got), n)
+	}
+	for e2e, k := range got {
+		if k != 1 {
+			t.Errorf("return %s claimed %d times", e2e, k)
+		}
 	}
 }

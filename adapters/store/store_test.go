@@ -90,6 +90,7 @@ func runContract(t *testing.T, open func(t *testing.T) *store.DB) {
 		{"TimestampsOrderToTheMicrosecond", testTimestampsOrderToTheMicrosecond},
 		{"ListOpenExpired", testListOpenExpired},
 		{"PixReturns", testPixReturns},
+		{"ConcurrentReturnClaims", testConcurrentReturnClaims},
 		{"ListEvents", testListEvents},
 		{"DeleteEventsBefore", testDeleteEventsBefore},
 		{"AccountsUsersAndKeys", testAccountsUsersAndKeys},
