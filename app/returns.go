@@ -69,19 +69,53 @@ func (s *ChargeService) ReturnStats() ReturnStats {
 		Surfaced: s.returns.surfaced.Load(), Blocked: s.returns.blocked.Load()}
 }
 
+// ReturnBlockedWait is how long a return the PSP refused for Quita's
+// credentials or the account's configuration waits before it is tried
+// again, instead of the lease's 15 s: refused calls every few seconds
+// from every process help nobody, and a PSP may lock credentials that
+// keep failing. A fix is picked up within it.
+const ReturnBlockedWait = 5 * time.Minute
+
+// postponeReturn makes r due at t, unless it moved on meanwhile.
+func (s *ChargeService) postponeReturn(ctx context.Context, r domain.PixReturn, t time.Time) error {
+	scope := ports.Scope{AccountID: r.AccountID, Mode: r.Mode}
+	err := s.store.UpdateCharge(ctx, scope, r.ChargeID, func(ctx context.Context, _ *domain.Charge, tx ports.ChargeTx) (ports.ChargeChange, error) {
+		cur, err := tx.GetPixReturn(ctx, r.EndToEndID)
+		if err != nil {
+			return ports.ChargeChange{}, err
+		}
+		if cur.Status != r.Status || cur.Attempt != r.Attempt {
+			return ports.ChargeChange{}, errReturnMoved
+		}
+		if err := cur.Postpone(t); err != nil {
+			return ports.ChargeChange{}, err
+		}
+		return ports.ChargeChange{Returns: []domain.PixReturn{*cur}}, nil
+	})
+	if errors.Is(err, errReturnMoved) {
+		return nil
+	}
+	return err
+}
+
 // returnNotAdvanced logs a return the acquirer did not take or answer now;
 // the returns worker tries it again once its lease ends. A refusal of
 // Quita's credentials or of the account's configuration is counted and
 // logged as an alert, as for payouts: time will not fix it, an operator
-// must (quitad acquirer configure). The return stays owed, never failed:
-// the payer's bank did not refuse it.
+// must (quitad acquirer configure); the return waits ReturnBlockedWait
+// before the next try. It stays owed, never failed: the payer's bank did
+// not refuse it.
 func (s *ChargeService) returnNotAdvanced(ctx context.Context, msg string, r domain.PixReturn, err error) {
 	if errors.Is(err, ports.ErrAcquirerUnauthorized) || errors.Is(err, ports.ErrAcquirerNotConfigured) {
 		s.returns.blocked.Add(1)
+		retryAt := s.clock.Now().Add(ReturnBlockedWait)
+		if perr := s.postponeReturn(ctx, r, retryAt); perr != nil {
+			s.log.WarnContext(ctx, "postpone a blocked return", "end_to_end_id", r.EndToEndID, "err", perr)
+		}
 		s.log.ErrorContext(ctx, "automatic return blocked: the PSP refused Quita's credentials or the account is not "+
-			"configured for devoluções; retried until the configuration is fixed (quitad acquirer configure)",
+			"configured for devoluções; retried every few minutes until the configuration is fixed (quitad acquirer configure)",
 			"alert", "return_blocked", "charge", domain.PrefixCharge+r.ChargeID, "account", r.AccountID,
-			"end_to_end_id", r.EndToEndID, "attempt", r.Attempt, "err", err)
+			"end_to_end_id", r.EndToEndID, "attempt", r.Attempt, "retry_at", retryAt, "err", err)
 		return
 	}
 	s.log.WarnContext(ctx, msg, "charge", domain.PrefixCharge+r.ChargeID, "end_to_end_id", r.EndToEndID,

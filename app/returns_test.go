@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -403,26 +404,43 @@ func TestCancelledHoldIsReturnedUntilConfirmed(t *testing.T) {
 // A devolução the PSP refuses for Quita's credentials or the account's
 // configuration is no refusal by the payer's bank: the return stays owed
 // (no new attempt, never FAILED), each try is counted as blocked and
-// logged as an alert for an operator, and once the configuration is fixed
-// the next pass returns the money.
+// logged as an alert for an operator, the next try waits ReturnBlockedWait
+// (not the lease's seconds), and once the configuration is fixed the next
+// try returns the money.
 func TestReturnBlockedByCredentialsIsAlertedAndKept(t *testing.T) {
 	t.Parallel()
 	for _, refusal := range []error{ports.ErrAcquirerUnauthorized, ports.ErrAcquirerNotConfigured} {
 		t.Run(refusal.Error(), func(t *testing.T) {
 			h := newHarness(t)
 			psp := newFakePSP(h)
+			var tries atomic.Int32
 			h.acquirer.ReturnPixFunc = func(context.Context, ports.ReturnPixRequest) (*ports.ReturnPixResponse, error) {
+				tries.Add(1)
 				return nil, refusal
 			}
-			id, _ := owePayer(t, h, true)
-			h.runReturns(t, 3)
+			id, _ := owePayer(t, h, true) // tried once right after the commit
+			if n := tries.Load(); n != 1 {
+				t.Fatalf("%d tries after the commit, want 1", n)
+			}
 			r, _ := h.pixReturn(returnE2E)
+			if want := h.now.Add(app.ReturnBlockedWait); r.DueAt.Before(want.Add(-time.Second)) {
+				t.Fatalf("blocked return due at %s, want about %s", r.DueAt, want)
+			}
+			h.runReturns(t, 2) // 4 minutes: still waiting
+			if n := tries.Load(); n != 1 {
+				t.Errorf("%d tries within ReturnBlockedWait, want none after the first", n)
+			}
+			h.runReturns(t, 1) // 6 minutes: due again, blocked again
+			if n := tries.Load(); n != 2 {
+				t.Errorf("%d tries after ReturnBlockedWait, want 2", n)
+			}
+			r, _ = h.pixReturn(returnE2E)
 			if r.Status != domain.PixReturnRequested || r.Attempt != 1 {
 				t.Fatalf("return %+v, want still REQUESTED at its first attempt", r)
 			}
 			st := h.svc.ReturnStats()
-			if st.Blocked < 4 || st.Refused != 0 || st.Surfaced != 0 || st.Confirmed != 0 {
-				t.Errorf("stats %+v, want every try (the send after the commit and three passes) blocked, nothing else", st)
+			if st.Blocked != 2 || st.Refused != 0 || st.Surfaced != 0 || st.Confirmed != 0 {
+				t.Errorf("stats %+v, want two blocked tries and nothing else", st)
 			}
 			logs := h.logs.String()
 			if !strings.Contains(logs, `"alert":"return_blocked"`) || !strings.Contains(logs, `"level":"ERROR"`) {
@@ -431,9 +449,9 @@ func TestReturnBlockedByCredentialsIsAlertedAndKept(t *testing.T) {
 			if strings.Contains(logs, "11144477735") || strings.Contains(logs, "52998224725") {
 				t.Errorf("the logs show a payer document:\n%s", logs)
 			}
-			// The configuration is fixed: the next passes return the money.
+			// The configuration is fixed: the next try returns the money.
 			h.acquirer.ReturnPixFunc = psp.put
-			h.runReturns(t, 2)
+			h.runReturns(t, 3)
 			if r, _ := h.pixReturn(returnE2E); r.Status != domain.PixReturnReturned || r.Attempt != 1 {
 				t.Fatalf("after the fix: return %+v, want RETURNED at its first attempt", r)
 			}

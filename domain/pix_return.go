@@ -109,6 +109,17 @@ func (r *PixReturn) Accept(providerRef string, now, due time.Time) error {
 	return nil
 }
 
+// Postpone makes an open return due again only at due: its acquirer
+// cannot take it now for a reason time alone will not fix soon (Quita's
+// credentials or the account's configuration). Nothing else changes.
+func (r *PixReturn) Postpone(due time.Time) error {
+	if r.Status != PixReturnRequested && r.Status != PixReturnInProgress {
+		return ErrInvalidTransition
+	}
+	r.DueAt = due.UTC()
+	return nil
+}
+
 // Confirm records that the payer's bank credited the current attempt:
 // IN_PROGRESS → RETURNED.
 func (r *PixReturn) Confirm(now time.Time) error {

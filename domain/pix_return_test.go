@@ -66,4 +66,18 @@ func TestPixReturnSteps(t *testing.T) {
 	if err := ok.Confirm(at); err != nil || ok.Status != domain.PixReturnReturned || !ok.DueAt.IsZero() {
 		t.Errorf("Confirm: %v %+v", err, ok)
 	}
+	// Postpone moves only the due time of an open return.
+	later := chargeT0.Add(time.Hour)
+	open, _ := domain.NewPixReturn(c, chargeE2E, 100, domain.ReturnForWrongAmount, chargeT0)
+	before := open
+	if err := open.Postpone(later); err != nil || !open.DueAt.Equal(later) {
+		t.Fatalf("Postpone: %v %+v", err, open)
+	}
+	open.DueAt = before.DueAt
+	if open != before {
+		t.Errorf("Postpone changed more than the due time: %+v, was %+v", open, before)
+	}
+	if err := ok.Postpone(later); !errors.Is(err, domain.ErrInvalidTransition) {
+		t.Errorf("Postpone of a RETURNED return = %v", err)
+	}
 }
