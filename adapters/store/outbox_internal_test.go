@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -261,6 +262,60 @@ func TestReturnsMigrationTakesOverOwedReturns(t *testing.T) {
 				r.Attempt != 1 || r.AccountID != scope.AccountID || r.Mode != string(scope.Mode) {
 				t.Errorf("%s: return %+v, want charge %q %s %s of %d at attempt 1", db.dialect, r, w[0], w[1], w[2], cases[w[0]].amount)
 			}
+		}
+	}
+}
+
+// The ascending-indexes upgrade rebuilds the list indexes that are still
+// descending and leaves alone one an operator already swapped for its
+// ascending form (CREATE INDEX CONCURRENTLY, then a rename).
+func TestAscendingIndexesMigrationKeepsASwappedIndex(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, err := Open(ctx, testenv.PostgresDSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	migrateBefore(t, db, "20261127100002")
+	// The operator's swap of one index, done ahead of the upgrade.
+	for _, q := range []string{
+		"CREATE INDEX charges_status_list_new ON charges (account_id, mode, status, created_at, id)",
+		"DROP INDEX charges_status_list_idx",
+		"ALTER INDEX charges_status_list_new RENAME TO charges_status_list_idx",
+	} {
+		if _, err := db.bun.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	oid := func(name string) (n int64) {
+		if err := db.bun.NewRaw("SELECT ?::regclass::oid::bigint", name).Scan(ctx, &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	swapped, scope := oid("charges_status_list_idx"), oid("charges_scope_created_idx")
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if oid("charges_status_list_idx") != swapped {
+		t.Error("the upgrade rebuilt an index that was already ascending")
+	}
+	if oid("charges_scope_created_idx") == scope {
+		t.Error("the upgrade left a descending index as it was")
+	}
+	var defs []string
+	if err := db.bun.NewRaw(`SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname IN
+		('charges_scope_created_idx', 'charges_status_list_idx', 'charges_document_part_idx', 'charges_expected_payer_idx',
+		 'request_logs_account_idx', 'request_logs_key_idx')`).Scan(ctx, &defs); err != nil {
+		t.Fatal(err)
+	}
+	if len(defs) != 6 {
+		t.Fatalf("%d list indexes after the upgrade, want 6: %q", len(defs), defs)
+	}
+	for _, d := range defs {
+		if strings.Contains(d, "DESC") {
+			t.Errorf("still descending: %s", d)
 		}
 	}
 }
