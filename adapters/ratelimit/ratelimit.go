@@ -72,33 +72,49 @@ func (m *Memory) prune(now time.Time) {
 }
 
 // Redis is a GCRA limiter shared by every process (redis_rate runs the
-// algorithm in a Lua script on Redis's clock).
+// algorithm in a Lua script on Redis's clock). A key busy in this process
+// takes its tokens a few at a time (lease.go).
 type Redis struct {
 	l      *redis_rate.Limiter
 	prefix string
+	now    func() time.Time
+	leases leases
 }
 
 var _ ports.RateLimiter = (*Redis)(nil)
 
 // NewRedis returns a Redis limiter; keys are namespaced with prefix.
 func NewRedis(client redis.Cmdable, prefix string) *Redis {
-	return &Redis{l: redis_rate.NewLimiter(client), prefix: prefix}
+	return &Redis{l: redis_rate.NewLimiter(client), prefix: prefix, now: time.Now}
 }
 
-// Allow implements ports.RateLimiter.
+// Allow implements ports.RateLimiter: from a token this process holds for
+// key, else from the bucket in Redis (taking a few ahead for a busy key).
 func (r *Redis) Allow(ctx context.Context, key string, l ports.RateLimit) (ports.RateDecision, error) {
 	if l.Rate <= 0 || l.Period <= 0 {
 		return ports.RateDecision{Allowed: true, Remaining: l.Burst}, nil
 	}
-	res, err := r.l.Allow(ctx, r.prefix+"rl:"+key, redis_rate.Limit{Rate: l.Rate, Burst: max(l.Burst, 1), Period: l.Period})
+	d, ok, ask := r.leases.take(key, l, r.now())
+	if ok {
+		return d, nil
+	}
+	limit := redis_rate.Limit{Rate: l.Rate, Burst: max(l.Burst, 1), Period: l.Period}
+	var res *redis_rate.Result
+	var err error
+	if ask > 1 {
+		res, err = r.l.AllowAtMost(ctx, r.prefix+"rl:"+key, limit, ask)
+	} else {
+		res, err = r.l.Allow(ctx, r.prefix+"rl:"+key, limit)
+	}
 	if err != nil {
 		return ports.RateDecision{}, err
 	}
-	d := ports.RateDecision{Allowed: res.Allowed > 0, Remaining: res.Remaining, ResetAfter: max(res.ResetAfter, 0)}
-	if !d.Allowed {
-		d.RetryAfter = max(res.RetryAfter, 0)
+	if res.Allowed <= 0 {
+		return ports.RateDecision{Remaining: 0, RetryAfter: max(res.RetryAfter, 0), ResetAfter: max(res.ResetAfter, 0)}, nil
 	}
-	return d, nil
+	held := res.Allowed - 1
+	r.leases.add(key, held, res.Remaining, res.ResetAfter, r.now())
+	return ports.RateDecision{Allowed: true, Remaining: res.Remaining + held, ResetAfter: max(res.ResetAfter, 0)}, nil
 }
 
 // Fallback asks Primary and, when it fails, Secondary: Redis trouble turns

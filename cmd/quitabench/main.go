@@ -217,18 +217,21 @@ func run() error {
 	ck = printCheckpoints(ctx, dsn, ck)
 	targets = append(targets, openLoopTargets(fmt.Sprintf("create %d/s cold", *rate), coldR, loadavg())...)
 
-	cpu0, wal0 := takeCPU(), walLSN(ctx, dsn)
+	cpu0, wal0, xact0 := takeCPU(), walLSN(ctx, dsn), commits(ctx, dsn)
 	cl, err := closedLoopPhase(ctx, *driver, loadSpec{URL: cfg.BaseURL, Key: acct.LiveKey, Op: "create", Workers: *workers, Duration: *dur})
 	if err != nil {
 		return err
 	}
-	cpu1, wal1 := takeCPU(), walLSN(ctx, dsn)
+	cpu1, wal1, xact1 := takeCPU(), walLSN(ctx, dsn), commits(ctx, dsn)
 	tput := float64(cl.ok) / cl.seconds
 	fmt.Printf("create, closed loop (%d connections, %s in its own process): %d charges in %.1fs = %.0f/s, errors %d, p50 %.1f ms, p99 %.1f ms, p99.9 %.1f ms\n",
 		*workers, cl.driver, cl.ok, cl.seconds, tput, cl.errors, cl.p50, cl.p99, cl.p999)
 	fmt.Printf("    CPU per create in the closed loop: %s\n", cpu0.per(cpu1, cl.ok))
 	if wal0 > 0 && wal1 > wal0 && cl.ok > 0 {
 		fmt.Printf("    WAL per create in the closed loop: %.1f KB (the whole cluster's, workers included)\n", float64(wal1-wal0)/1024/float64(cl.ok))
+	}
+	if xact0 >= 0 && xact1 > xact0 && cl.ok > 0 {
+		fmt.Printf("    creates per committed transaction in the closed loop: %.1f (the database's, workers included; counts good to a second)\n", float64(cl.ok)/float64(xact1-xact0))
 	}
 	ck = printCheckpoints(ctx, dsn, ck)
 	targets = append(targets, row{target{"create closed loop", tput, "charges/s", 0.4 * refTPS, true},

@@ -123,16 +123,31 @@ func (w waitCounts) top(n, samples int) string {
 // walLSN is the cluster's current WAL position in bytes, or 0 when it
 // cannot be read.
 func walLSN(ctx context.Context, dsn string) int64 {
+	return max(counter(ctx, dsn, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint"), 0)
+}
+
+// commits is how many transactions the database has committed so far
+// (pg_stat_database; backends report at most once a second, so a phase's
+// count is good to a second's worth), or -1 when it cannot be read.
+func commits(ctx context.Context, dsn string) int64 {
+	return counter(ctx, dsn, "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")
+}
+
+// counter is the first of queries that answers one integer, on a
+// connection of its own, or -1 when none does.
+func counter(ctx context.Context, dsn string, queries ...string) int64 {
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
-		return 0
+		return -1
 	}
 	defer conn.Close(ctx)
 	var n int64
-	if conn.QueryRow(ctx, "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint").Scan(&n) != nil {
-		return 0
+	for _, q := range queries {
+		if conn.QueryRow(ctx, q).Scan(&n) == nil {
+			return n
+		}
 	}
-	return n
+	return -1
 }
 
 // checkpoints is how many checkpoints the cluster has started so far
@@ -141,20 +156,9 @@ func walLSN(ctx context.Context, dsn string) int64 {
 // starts inside a phase can stall commits there: the phases say when one
 // did.
 func checkpoints(ctx context.Context, dsn string) int64 {
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		return -1
-	}
-	defer conn.Close(ctx)
-	var n int64
 	// pg_stat_checkpointer from Postgres 17 on, pg_stat_bgwriter before.
-	if conn.QueryRow(ctx, "SELECT num_timed + num_requested FROM pg_stat_checkpointer").Scan(&n) == nil {
-		return n
-	}
-	if conn.QueryRow(ctx, "SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter").Scan(&n) == nil {
-		return n
-	}
-	return -1
+	return counter(ctx, dsn, "SELECT num_timed + num_requested FROM pg_stat_checkpointer",
+		"SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter")
 }
 
 // checkpointNote is the line a phase prints when checkpoints started
