@@ -53,22 +53,50 @@ type Respond[T any] func(T) (Response, error)
 //
 // The fast path claims the key in the cache; the guarantee is the database:
 // the idempotency record is inserted in the same transaction as the charge
-// under a unique key, and the txid sent to the acquirer is derived from the
-// key, so a retry after a crash, a cache flush or a lost claim asks for the
-// same cob and can never commit a second charge.
+// under a unique key, so a retry after a crash, a cache flush or a lost
+// claim can never commit a second charge.
+//
+// With the shared cache (Redis) and its cob intents (ChargesConfig.
+// CobIntents), a create whose claim the cache acquired skips the database's
+// replay check (issue 17): its cob intent goes to the cache, its cob gets a
+// txid of its own, and a create that then finds the key used after all (the
+// cache lost the answer) answers from the database — the original answer,
+// or 409 for another request — while the sweep cancels the cob it opened.
+// Otherwise a live Pix create records its cob intent in the round trip of
+// the database's replay check (IdempotencyRecordOrIntent), before the
+// request is validated, and asks for the txid derived from the key, so a
+// retry asks for the same cob; create deletes the intent again if it fails
+// before asking for the cob.
 func (s *ChargeService) Create(ctx context.Context, caller Caller, in CreateChargeInput, idem Idempotency, respond Respond[*domain.Charge]) (Response, error) {
-	// A live Pix create records its cob intent in the round trip of the
-	// replay check (IdempotencyRecordOrIntent), before the request is
-	// validated (webhookUrl included); create deletes it again if it fails
-	// before asking for the cob.
+	key := ports.IdempotencyKey{Scope: caller.Scope(), Key: idem.Key}
+	// The replay check's intent, used only if the check runs.
 	var intent *ports.ProviderIntent
 	if s.cfg.Intents != nil && caller.Mode == domain.ModeLive && slices.Contains(in.Methods, domain.MethodPix) {
-		key := ports.IdempotencyKey{Scope: caller.Scope(), Key: idem.Key}
 		intent = &ports.ProviderIntent{Key: key, TxID: domain.DeriveTxID(key.AccountID, string(key.Mode), key.Key), CreatedAt: s.clock.Now()}
 	}
-	return s.runIdempotent(ctx, caller.Scope(), idem, intent, func(dkey ports.IdempotencyKey) (Response, error) {
-		return s.create(ctx, caller, in, dkey, idem, respond, intent != nil)
+	return s.runIdempotent(ctx, caller.Scope(), idem, intent, s.cfg.CobIntents != nil, func(dkey ports.IdempotencyKey, checked bool) (Response, error) {
+		plan := cobPlan{dbIntent: intent != nil && checked}
+		if checked {
+			plan.txid = domain.DeriveTxID(key.AccountID, string(key.Mode), key.Key)
+		} else {
+			raw, err := s.ids.NewID()
+			if err != nil {
+				return Response{}, err
+			}
+			plan.txid, plan.inCache = domain.DeriveTxID("cob", raw), true
+		}
+		return s.create(ctx, caller, in, dkey, idem, respond, plan)
 	})
+}
+
+// cobPlan is which txid a create asks for and where its cob intent goes.
+type cobPlan struct {
+	txid string
+	// dbIntent: the replay check recorded the intent in the database.
+	dbIntent bool
+	// inCache: the create skipped the replay check, so its intent goes to
+	// the cache's CobIntents (recorded by create, before the cob).
+	inCache bool
 }
 
 // runIdempotent runs a financial write of scope exactly once per
@@ -80,8 +108,13 @@ func (s *ChargeService) Create(ctx context.Context, caller Caller, in CreateChar
 // to another process (ErrIdempotencyKeyExists) answers as that one did.
 // With intent set, the durable check also records it when the key is
 // unused (ports.ProviderIntents.IdempotencyRecordOrIntent).
+//
+// With skipCheck, a run whose claim the cache acquired skips the durable
+// check; run is told (checked false), and its failure is answered from the
+// durable record when the key turns out to be used: a replay whose cached
+// answer the cache lost gets the original answer, not this run's refusal.
 func (s *ChargeService) runIdempotent(ctx context.Context, scope ports.Scope, idem Idempotency, intent *ports.ProviderIntent,
-	run func(dkey ports.IdempotencyKey) (Response, error),
+	skipCheck bool, run func(dkey ports.IdempotencyKey, checked bool) (Response, error),
 ) (Response, error) {
 	dkey := ports.IdempotencyKey{Scope: scope, Key: idem.Key}
 	ckey := "idem:" + scope.AccountID + ":" + string(scope.Mode) + ":" + idem.Key
@@ -121,24 +154,33 @@ func (s *ChargeService) runIdempotent(ctx context.Context, scope ports.Scope, id
 		}
 	}()
 
-	var resp Response
-	if intent != nil {
-		resp, err = s.answer(s.cfg.Intents.IdempotencyRecordOrIntent(ctx, *intent))(idem.Fingerprint)
-	} else {
-		resp, err = s.replay(ctx, dkey, idem.Fingerprint)
-	}
-	if err == nil {
-		completed = s.complete(ctx, owned, ckey, idem.Fingerprint, resp)
-		return resp, nil
-	}
-	if !errors.Is(err, ports.ErrNotFound) {
-		return Response{}, err
+	checked := !owned || !skipCheck
+	if checked {
+		var resp Response
+		if intent != nil {
+			resp, err = s.answer(s.cfg.Intents.IdempotencyRecordOrIntent(ctx, *intent))(idem.Fingerprint)
+		} else {
+			resp, err = s.replay(ctx, dkey, idem.Fingerprint)
+		}
+		if err == nil {
+			completed = s.complete(ctx, owned, ckey, idem.Fingerprint, resp)
+			return resp, nil
+		}
+		if !errors.Is(err, ports.ErrNotFound) {
+			return Response{}, err
+		}
 	}
 
-	resp, err = run(dkey)
-	if errors.Is(err, ports.ErrIdempotencyKeyExists) {
-		// Another process committed the same key first: answer as it did.
+	resp, err := run(dkey, checked)
+	switch {
+	case errors.Is(err, ports.ErrIdempotencyKeyExists):
+		// Another process committed the same key first, or (unchecked) the
+		// key was used before the cache lost it: answer as that one did.
 		resp, err = s.replay(ctx, dkey, idem.Fingerprint)
+	case err != nil && !checked:
+		if r, rerr := s.replay(ctx, dkey, idem.Fingerprint); rerr == nil || errors.Is(rerr, ErrIdempotencyKeyReused) {
+			resp, err = r, rerr
+		}
 	}
 	if err != nil {
 		return Response{}, err
@@ -245,10 +287,10 @@ func (s *ChargeService) complete(ctx context.Context, owned bool, ckey, fingerpr
 }
 
 func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChargeInput, key ports.IdempotencyKey, idem Idempotency,
-	respond Respond[*domain.Charge], intentRecorded bool,
+	respond Respond[*domain.Charge], plan cobPlan,
 ) (_ Response, err error) {
 	cobAsked := false
-	if intentRecorded {
+	if plan.dbIntent {
 		defer func() {
 			if err == nil || cobAsked {
 				return // the batch settled it, or the sweep will
@@ -259,6 +301,7 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 			}
 		}()
 	}
+	var cached *ports.ProviderIntent // this create's intent in the cache, recorded just before its cob
 	id, err := s.ids.NewID()
 	if err != nil {
 		return Response{}, err
@@ -288,12 +331,21 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 	if err := s.guard.Check(ctx, caller, ChargeAttempt{Amount: c.Amount(), PayerDocument: payerDocument(c), Key: key.Key}); err != nil {
 		return Response{}, err
 	}
-	txid := domain.DeriveTxID(key.AccountID, string(key.Mode), key.Key)
+	txid := plan.txid
 	if slices.Contains(c.Methods(), domain.MethodPix) {
-		if s.cfg.Intents != nil && key.Mode == domain.ModeLive && !intentRecorded {
-			// Written (and committed) before the cob exists: whatever happens
-			// next, the sweep can find the cob if no charge commits.
-			if err := s.cfg.Intents.RecordProviderIntent(ctx, ports.ProviderIntent{Key: key, TxID: txid, CreatedAt: now}); err != nil {
+		// The intent is written (and committed) before the cob exists:
+		// whatever happens next, the sweep can find the cob if no charge
+		// holding its txid commits.
+		intent := ports.ProviderIntent{Key: key, TxID: txid, CreatedAt: now}
+		switch {
+		case key.Mode != domain.ModeLive, plan.dbIntent: // test cobs cannot be paid; or recorded already
+		case plan.inCache:
+			if err := s.cfg.CobIntents.RecordCobIntent(ctx, intent); err != nil {
+				return Response{}, fmt.Errorf("%w: %w", ports.ErrStoreUnavailable, err)
+			}
+			cached = &intent
+		case s.cfg.Intents != nil:
+			if err := s.cfg.Intents.RecordProviderIntent(ctx, intent); err != nil {
 				return Response{}, err
 			}
 		}
@@ -336,6 +388,14 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 	}
 	if err := s.store.CreateCharge(ctx, c, events, rec); err != nil {
 		return Response{}, err
+	}
+	if cached != nil {
+		// Committed: the cob has its charge. Left behind (an error here, a
+		// crash before), the intent is dropped by the sweep, which finds
+		// the charge holding its txid.
+		if err := s.cfg.CobIntents.DropCobIntent(context.WithoutCancel(ctx), *cached); err != nil {
+			s.log.WarnContext(ctx, "drop the intent of a committed create", "err", err)
+		}
 	}
 	if c.MethodsPending() {
 		s.finalizeInBackground(key.Scope, id)

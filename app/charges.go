@@ -33,6 +33,11 @@ type ChargesConfig struct {
 	// acquirer is called, so SweepOrphanCobs can cancel the cob of a charge
 	// that never committed.
 	Intents ports.ProviderIntents
+	// CobIntents, when set (the shared cache, Redis), keeps the cob intents
+	// of creates whose claim the cache acquired; those creates skip the
+	// database's replay check (Create). Nil: every create checks the
+	// database first (the embedded default's in-process cache).
+	CobIntents ports.CobIntents
 	// Holding is how long each method's money stays pending (default
 	// domain.DefaultHoldingPeriods).
 	Holding domain.HoldingPeriods

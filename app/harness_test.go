@@ -225,3 +225,16 @@ func chargeID(t *testing.T, body []byte) string {
 	}
 	return raw
 }
+
+// findChargeByTxID is ports.ProviderIntents.FindChargeByTxID over the
+// harness's charges.
+func (h *harness) findChargeByTxID(_ context.Context, s ports.Scope, txid string) (string, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for id, c := range h.charges {
+		if p := c.Pix(); p != nil && p.TxID == txid && c.AccountID() == s.AccountID && c.Mode() == s.Mode {
+			return id, nil
+		}
+	}
+	return "", ports.ErrNotFound
+}

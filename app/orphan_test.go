@@ -17,8 +17,8 @@ import (
 )
 
 // Issue 11 item 10: a live create records its cob before calling the
-// acquirer; when the charge never commits, the sweep cancels that cob, and
-// when it did, the sweep only forgets the intent.
+// acquirer; when no charge holding its txid commits, the sweep cancels that
+// cob, and when one did, the sweep only forgets the intent.
 func TestOrphanCobIsCancelled(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -52,6 +52,7 @@ func TestOrphanCobIsCancelled(t *testing.T) {
 			delete(intents, k)
 			return nil
 		},
+		FindChargeByTxIDFunc: h.findChargeByTxID,
 	}
 	store.IdempotencyRecordOrIntentFunc = func(ctx context.Context, in ports.ProviderIntent) (*ports.IdempotencyRecord, error) {
 		rec, err := h.records.GetIdempotencyRecord(ctx, in.Key)

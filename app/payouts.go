@@ -80,7 +80,7 @@ type CreatePayoutInput struct {
 // cannot cover it refuses the whole (domain.ErrInsufficientBalance) and no
 // payout exists. Nothing is sent here: the worker sends committed payouts.
 func (s *PayoutService) Create(ctx context.Context, caller Caller, in CreatePayoutInput, idem Idempotency, respond Respond[*domain.Payout]) (Response, error) {
-	return s.charges.runIdempotent(ctx, caller.Scope(), idem, nil, func(key ports.IdempotencyKey) (Response, error) {
+	return s.charges.runIdempotent(ctx, caller.Scope(), idem, nil, false, func(key ports.IdempotencyKey, _ bool) (Response, error) {
 		return s.create(ctx, caller, in, key, idem, respond)
 	})
 }

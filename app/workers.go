@@ -45,23 +45,44 @@ func (s *ChargeService) ExpireDue(ctx context.Context) (int, error) {
 const OrphanCobAge = 2 * time.Minute
 
 // SweepOrphanCobs settles the intents of live creates older than
-// OrphanCobAge: when the key's charge committed (its idempotency record
-// exists) the intent is simply dropped; otherwise the cob opened for it —
-// if it was — is cancelled at the acquirer, so it cannot be paid with no
+// OrphanCobAge, those in the database and those in the cache
+// (ChargesConfig.CobIntents): when a charge holding the intent's txid
+// committed the intent is simply dropped; otherwise the cob opened for it
+// — if it was — is cancelled at the acquirer, so it cannot be paid with no
 // charge behind it. An acquirer that is unreachable keeps the intent for
-// the next sweep. A client retrying such a key later gets the acquirer's
-// refusal of the removed txid and must use a new key.
+// the next sweep. A client retrying a key whose cob was cancelled gets the
+// acquirer's refusal of the removed txid when it asks for the same txid
+// again (a create that checked the database) and must use a new key.
 func (s *ChargeService) SweepOrphanCobs(ctx context.Context) (int, error) {
 	if s.cfg.Intents == nil {
 		return 0, nil
 	}
-	intents, err := s.cfg.Intents.ProviderIntentsBefore(ctx, s.clock.Now().Add(-OrphanCobAge), workerBatch)
+	before := s.clock.Now().Add(-OrphanCobAge)
+	intents, err := s.cfg.Intents.ProviderIntentsBefore(ctx, before, workerBatch)
 	if err != nil {
 		return 0, err
 	}
+	done, err := s.settleIntents(ctx, intents, func(in ports.ProviderIntent) error {
+		return s.cfg.Intents.DeleteProviderIntent(ctx, in.Key)
+	})
+	if err != nil || s.cfg.CobIntents == nil {
+		return done, err
+	}
+	if intents, err = s.cfg.CobIntents.CobIntentsBefore(ctx, before, workerBatch); err != nil {
+		return done, err
+	}
+	n, err := s.settleIntents(ctx, intents, func(in ports.ProviderIntent) error {
+		return s.cfg.CobIntents.DropCobIntent(ctx, in)
+	})
+	return done + n, err
+}
+
+// settleIntents cancels the cob of each intent no committed charge holds,
+// then drops the intent.
+func (s *ChargeService) settleIntents(ctx context.Context, intents []ports.ProviderIntent, drop func(ports.ProviderIntent) error) (int, error) {
 	done := 0
 	for _, in := range intents {
-		_, err := s.records.GetIdempotencyRecord(ctx, in.Key)
+		_, err := s.cfg.Intents.FindChargeByTxID(ctx, in.Key.Scope, in.TxID)
 		switch {
 		case err == nil: // the charge committed
 		case errors.Is(err, ports.ErrNotFound):
@@ -79,7 +100,7 @@ func (s *ChargeService) SweepOrphanCobs(ctx context.Context) (int, error) {
 		default:
 			return done, err
 		}
-		if err := s.cfg.Intents.DeleteProviderIntent(ctx, in.Key); err != nil {
+		if err := drop(in); err != nil {
 			return done, err
 		}
 		done++

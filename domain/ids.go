@@ -73,11 +73,13 @@ func RefundSendID(accountID, refundID string) string {
 	return DeriveTxID("refund", accountID, refundID)
 }
 
-// DeriveTxID derives the Pix txid of a charge from its idempotency scope.
-// A retry of the same create therefore asks the acquirer for the same cob,
-// which the API Pix defines as idempotent (PUT /cob/{txid}); nothing can be
-// created twice at the PSP. The result is 32 characters of [a-z0-9], within
-// the txid alphabet [a-zA-Z0-9]{26,35}, and never equals a charge id.
+// DeriveTxID derives a Pix txid from parts: a charge's from its
+// idempotency scope when the create checked the database first (a retry
+// then asks the acquirer for the same cob, which the API Pix defines as
+// idempotent, PUT /cob/{txid}), or from a random id per attempt when it
+// did not (app.ChargeService.Create). The result is 32 characters of
+// [a-z0-9], within the txid alphabet [a-zA-Z0-9]{26,35}, and never equals
+// a charge id.
 func DeriveTxID(parts ...string) string {
 	h := sha256.New()
 	for _, p := range parts {

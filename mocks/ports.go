@@ -966,6 +966,9 @@ var _ ports.ProviderIntents = &ProviderIntentsMock{}
 //			DeleteProviderIntentFunc: func(ctx context.Context, key ports.IdempotencyKey) error {
 //				panic("mock out the DeleteProviderIntent method")
 //			},
+//			FindChargeByTxIDFunc: func(ctx context.Context, scope ports.Scope, txid string) (string, error) {
+//				panic("mock out the FindChargeByTxID method")
+//			},
 //			IdempotencyRecordOrIntentFunc: func(ctx context.Context, in ports.ProviderIntent) (*ports.IdempotencyRecord, error) {
 //				panic("mock out the IdempotencyRecordOrIntent method")
 //			},
@@ -985,6 +988,9 @@ type ProviderIntentsMock struct {
 	// DeleteProviderIntentFunc mocks the DeleteProviderIntent method.
 	DeleteProviderIntentFunc func(ctx context.Context, key ports.IdempotencyKey) error
 
+	// FindChargeByTxIDFunc mocks the FindChargeByTxID method.
+	FindChargeByTxIDFunc func(ctx context.Context, scope ports.Scope, txid string) (string, error)
+
 	// IdempotencyRecordOrIntentFunc mocks the IdempotencyRecordOrIntent method.
 	IdempotencyRecordOrIntentFunc func(ctx context.Context, in ports.ProviderIntent) (*ports.IdempotencyRecord, error)
 
@@ -1002,6 +1008,15 @@ type ProviderIntentsMock struct {
 			Ctx context.Context
 			// Key is the key argument value.
 			Key ports.IdempotencyKey
+		}
+		// FindChargeByTxID holds details about calls to the FindChargeByTxID method.
+		FindChargeByTxID []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Scope is the scope argument value.
+			Scope ports.Scope
+			// Txid is the txid argument value.
+			Txid string
 		}
 		// IdempotencyRecordOrIntent holds details about calls to the IdempotencyRecordOrIntent method.
 		IdempotencyRecordOrIntent []struct {
@@ -1028,6 +1043,7 @@ type ProviderIntentsMock struct {
 		}
 	}
 	lockDeleteProviderIntent      sync.RWMutex
+	lockFindChargeByTxID          sync.RWMutex
 	lockIdempotencyRecordOrIntent sync.RWMutex
 	lockProviderIntentsBefore     sync.RWMutex
 	lockRecordProviderIntent      sync.RWMutex
@@ -1066,6 +1082,46 @@ func (mock *ProviderIntentsMock) DeleteProviderIntentCalls() []struct {
 	mock.lockDeleteProviderIntent.RLock()
 	calls = mock.calls.DeleteProviderIntent
 	mock.lockDeleteProviderIntent.RUnlock()
+	return calls
+}
+
+// FindChargeByTxID calls FindChargeByTxIDFunc.
+func (mock *ProviderIntentsMock) FindChargeByTxID(ctx context.Context, scope ports.Scope, txid string) (string, error) {
+	if mock.FindChargeByTxIDFunc == nil {
+		panic("ProviderIntentsMock.FindChargeByTxIDFunc: method is nil but ProviderIntents.FindChargeByTxID was just called")
+	}
+	callInfo := struct {
+		Ctx   context.Context
+		Scope ports.Scope
+		Txid  string
+	}{
+		Ctx:   ctx,
+		Scope: scope,
+		Txid:  txid,
+	}
+	mock.lockFindChargeByTxID.Lock()
+	mock.calls.FindChargeByTxID = append(mock.calls.FindChargeByTxID, callInfo)
+	mock.lockFindChargeByTxID.Unlock()
+	return mock.FindChargeByTxIDFunc(ctx, scope, txid)
+}
+
+// FindChargeByTxIDCalls gets all the calls that were made to FindChargeByTxID.
+// Check the length with:
+//
+//	len(mockedProviderIntents.FindChargeByTxIDCalls())
+func (mock *ProviderIntentsMock) FindChargeByTxIDCalls() []struct {
+	Ctx   context.Context
+	Scope ports.Scope
+	Txid  string
+} {
+	var calls []struct {
+		Ctx   context.Context
+		Scope ports.Scope
+		Txid  string
+	}
+	mock.lockFindChargeByTxID.RLock()
+	calls = mock.calls.FindChargeByTxID
+	mock.lockFindChargeByTxID.RUnlock()
 	return calls
 }
 
@@ -1178,6 +1234,184 @@ func (mock *ProviderIntentsMock) RecordProviderIntentCalls() []struct {
 	mock.lockRecordProviderIntent.RLock()
 	calls = mock.calls.RecordProviderIntent
 	mock.lockRecordProviderIntent.RUnlock()
+	return calls
+}
+
+// Ensure, that CobIntentsMock does implement ports.CobIntents.
+// If this is not the case, regenerate this file with moq.
+var _ ports.CobIntents = &CobIntentsMock{}
+
+// CobIntentsMock is a mock implementation of ports.CobIntents.
+//
+//	func TestSomethingThatUsesCobIntents(t *testing.T) {
+//
+//		// make and configure a mocked ports.CobIntents
+//		mockedCobIntents := &CobIntentsMock{
+//			CobIntentsBeforeFunc: func(ctx context.Context, t time.Time, limit int) ([]ports.ProviderIntent, error) {
+//				panic("mock out the CobIntentsBefore method")
+//			},
+//			DropCobIntentFunc: func(ctx context.Context, in ports.ProviderIntent) error {
+//				panic("mock out the DropCobIntent method")
+//			},
+//			RecordCobIntentFunc: func(ctx context.Context, in ports.ProviderIntent) error {
+//				panic("mock out the RecordCobIntent method")
+//			},
+//		}
+//
+//		// use mockedCobIntents in code that requires ports.CobIntents
+//		// and then make assertions.
+//
+//	}
+type CobIntentsMock struct {
+	// CobIntentsBeforeFunc mocks the CobIntentsBefore method.
+	CobIntentsBeforeFunc func(ctx context.Context, t time.Time, limit int) ([]ports.ProviderIntent, error)
+
+	// DropCobIntentFunc mocks the DropCobIntent method.
+	DropCobIntentFunc func(ctx context.Context, in ports.ProviderIntent) error
+
+	// RecordCobIntentFunc mocks the RecordCobIntent method.
+	RecordCobIntentFunc func(ctx context.Context, in ports.ProviderIntent) error
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// CobIntentsBefore holds details about calls to the CobIntentsBefore method.
+		CobIntentsBefore []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// T is the t argument value.
+			T time.Time
+			// Limit is the limit argument value.
+			Limit int
+		}
+		// DropCobIntent holds details about calls to the DropCobIntent method.
+		DropCobIntent []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// In is the in argument value.
+			In ports.ProviderIntent
+		}
+		// RecordCobIntent holds details about calls to the RecordCobIntent method.
+		RecordCobIntent []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// In is the in argument value.
+			In ports.ProviderIntent
+		}
+	}
+	lockCobIntentsBefore sync.RWMutex
+	lockDropCobIntent    sync.RWMutex
+	lockRecordCobIntent  sync.RWMutex
+}
+
+// CobIntentsBefore calls CobIntentsBeforeFunc.
+func (mock *CobIntentsMock) CobIntentsBefore(ctx context.Context, t time.Time, limit int) ([]ports.ProviderIntent, error) {
+	if mock.CobIntentsBeforeFunc == nil {
+		panic("CobIntentsMock.CobIntentsBeforeFunc: method is nil but CobIntents.CobIntentsBefore was just called")
+	}
+	callInfo := struct {
+		Ctx   context.Context
+		T     time.Time
+		Limit int
+	}{
+		Ctx:   ctx,
+		T:     t,
+		Limit: limit,
+	}
+	mock.lockCobIntentsBefore.Lock()
+	mock.calls.CobIntentsBefore = append(mock.calls.CobIntentsBefore, callInfo)
+	mock.lockCobIntentsBefore.Unlock()
+	return mock.CobIntentsBeforeFunc(ctx, t, limit)
+}
+
+// CobIntentsBeforeCalls gets all the calls that were made to CobIntentsBefore.
+// Check the length with:
+//
+//	len(mockedCobIntents.CobIntentsBeforeCalls())
+func (mock *CobIntentsMock) CobIntentsBeforeCalls() []struct {
+	Ctx   context.Context
+	T     time.Time
+	Limit int
+} {
+	var calls []struct {
+		Ctx   context.Context
+		T     time.Time
+		Limit int
+	}
+	mock.lockCobIntentsBefore.RLock()
+	calls = mock.calls.CobIntentsBefore
+	mock.lockCobIntentsBefore.RUnlock()
+	return calls
+}
+
+// DropCobIntent calls DropCobIntentFunc.
+func (mock *CobIntentsMock) DropCobIntent(ctx context.Context, in ports.ProviderIntent) error {
+	if mock.DropCobIntentFunc == nil {
+		panic("CobIntentsMock.DropCobIntentFunc: method is nil but CobIntents.DropCobIntent was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		In  ports.ProviderIntent
+	}{
+		Ctx: ctx,
+		In:  in,
+	}
+	mock.lockDropCobIntent.Lock()
+	mock.calls.DropCobIntent = append(mock.calls.DropCobIntent, callInfo)
+	mock.lockDropCobIntent.Unlock()
+	return mock.DropCobIntentFunc(ctx, in)
+}
+
+// DropCobIntentCalls gets all the calls that were made to DropCobIntent.
+// Check the length with:
+//
+//	len(mockedCobIntents.DropCobIntentCalls())
+func (mock *CobIntentsMock) DropCobIntentCalls() []struct {
+	Ctx context.Context
+	In  ports.ProviderIntent
+} {
+	var calls []struct {
+		Ctx context.Context
+		In  ports.ProviderIntent
+	}
+	mock.lockDropCobIntent.RLock()
+	calls = mock.calls.DropCobIntent
+	mock.lockDropCobIntent.RUnlock()
+	return calls
+}
+
+// RecordCobIntent calls RecordCobIntentFunc.
+func (mock *CobIntentsMock) RecordCobIntent(ctx context.Context, in ports.ProviderIntent) error {
+	if mock.RecordCobIntentFunc == nil {
+		panic("CobIntentsMock.RecordCobIntentFunc: method is nil but CobIntents.RecordCobIntent was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		In  ports.ProviderIntent
+	}{
+		Ctx: ctx,
+		In:  in,
+	}
+	mock.lockRecordCobIntent.Lock()
+	mock.calls.RecordCobIntent = append(mock.calls.RecordCobIntent, callInfo)
+	mock.lockRecordCobIntent.Unlock()
+	return mock.RecordCobIntentFunc(ctx, in)
+}
+
+// RecordCobIntentCalls gets all the calls that were made to RecordCobIntent.
+// Check the length with:
+//
+//	len(mockedCobIntents.RecordCobIntentCalls())
+func (mock *CobIntentsMock) RecordCobIntentCalls() []struct {
+	Ctx context.Context
+	In  ports.ProviderIntent
+} {
+	var calls []struct {
+		Ctx context.Context
+		In  ports.ProviderIntent
+	}
+	mock.lockRecordCobIntent.RLock()
+	calls = mock.calls.RecordCobIntent
+	mock.lockRecordCobIntent.RUnlock()
 	return calls
 }
 

@@ -238,6 +238,30 @@ type ProviderIntents interface {
 	// RecordProviderIntent does and returns ErrNotFound. A live create's
 	// replay check and intent take one round trip this way.
 	IdempotencyRecordOrIntent(ctx context.Context, in ProviderIntent) (*IdempotencyRecord, error)
+	// FindChargeByTxID returns the raw id of the scope's charge whose Pix
+	// txid is txid, or ErrNotFound: an intent whose txid a charge holds
+	// was settled by that charge's commit.
+	FindChargeByTxID(ctx context.Context, scope Scope, txid string) (string, error)
+}
+
+// CobIntents keeps cob intents in the shared cache (Redis) rather than the
+// database. A charge create whose claim the shared cache acquired skips
+// the database's replay check — one round trip and one transaction fewer
+// per create (issue 17) — so its intent, which must exist before the cob
+// does, goes here, and its cob gets a txid of its own (a retry that
+// finds the key used answers from the database after all, and its cob is
+// cancelled by the sweep). The cache may lose intents (a flush, a
+// failover): the cob of a create in flight at that moment is then left to
+// expire at the PSP unpaid, as the database's unlogged intents are after a
+// crash of Postgres.
+type CobIntents interface {
+	// RecordCobIntent saves in; in.Key.Key is not kept.
+	RecordCobIntent(ctx context.Context, in ProviderIntent) error
+	// CobIntentsBefore lists up to limit intents recorded before t,
+	// oldest first, each with its scope, txid and time.
+	CobIntentsBefore(ctx context.Context, t time.Time, limit int) ([]ProviderIntent, error)
+	// DropCobIntent removes in; removing none succeeds.
+	DropCobIntent(ctx context.Context, in ProviderIntent) error
 }
 
 // ErrCacheUnavailable: the idempotency cache failed or is being skipped
@@ -264,8 +288,9 @@ type IdempotencyCache interface {
 }
 
 // CreatePixChargeRequest asks an acquirer for an immediate Pix charge (a
-// cob). TxID is derived from the idempotency scope, so a retry asks for
-// the same cob.
+// cob). On the database path TxID is derived from the idempotency scope,
+// so a retry asks for the same cob; a create that skipped the replay check
+// (CobIntents) asks for a txid of its own attempt.
 type CreatePixChargeRequest struct {
 	Scope
 	ChargeID     string

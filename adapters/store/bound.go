@@ -249,8 +249,10 @@ func (db *DB) queueCharges(b *pgx.Batch, cs []chargeCreate) error {
 	if err := queueInsertRows(b, d, idems); err != nil {
 		return err
 	}
-	for _, idem := range idems {
-		b.Queue(settleIntentSQL, idem.AccountID, idem.Mode, idem.Key)
+	for _, c := range cs {
+		if c.idem != nil {
+			b.Queue(settleIntentSQL, c.idem.AccountID, c.idem.Mode, c.idem.Key, c.row.PixTxID)
+		}
 	}
 	if err := queueInsertRows(b, d, rows); err != nil {
 		return err

@@ -58,8 +58,12 @@ func (db *DB) CreateCharge(ctx context.Context, c *domain.Charge, events []domai
 func insertCharge(ctx context.Context, idb bun.IDB, row *chargeRow, evs []eventRow, idem *idempotencyRow) error {
 	var qs []schema.QueryAppender
 	if idem != nil {
-		qs = append(qs, idb.NewInsert().Model(idem), idb.NewDelete().Model((*providerIntentRow)(nil)).
-			Where("account_id = ?", idem.AccountID).Where("mode = ?", idem.Mode).Where("idem_key = ?", idem.Key))
+		settle := idb.NewDelete().Model((*providerIntentRow)(nil)).
+			Where("account_id = ?", idem.AccountID).Where("mode = ?", idem.Mode).Where("idem_key = ?", idem.Key)
+		if row.PixTxID != nil { // only its own cob's (settleIntentSQL)
+			settle = settle.Where("txid = ?", *row.PixTxID)
+		}
+		qs = append(qs, idb.NewInsert().Model(idem), settle)
 	}
 	qs = append(qs, idb.NewInsert().Model(row), idb.NewInsert().Model(newChargeDelta(row)))
 	if len(evs) > 0 {

@@ -44,8 +44,14 @@ ON CONFLICT (account_id, mode, idem_key) DO NOTHING`
 // no orphan to look for, and the sweep then sees only the intents of
 // creates that never committed. Before, the sweep dropped every create's
 // intent itself, 100 a minute — far fewer than a busy merchant creates, so
-// the table grew and a real orphan waited behind the backlog.
-const settleIntentSQL = `DELETE FROM provider_intents WHERE account_id = $1 AND mode = $2 AND idem_key = $3`
+// the table grew and a real orphan waited behind the backlog. Only the
+// intent of the committed charge's own txid goes: an earlier attempt of
+// the key may have opened another cob (a create that skipped the replay
+// check asks for a txid of its own, ports.CobIntents), and that one is
+// still the sweep's. $4 is the charge's txid, or NULL for a charge without
+// a cob (nothing of the key's is left to cancel then).
+const settleIntentSQL = `DELETE FROM provider_intents WHERE account_id = $1 AND mode = $2 AND idem_key = $3
+AND ($4::text IS NULL OR txid = $4)`
 
 // RecordProviderIntent implements ports.ProviderIntents.
 func (db *DB) RecordProviderIntent(ctx context.Context, in ports.ProviderIntent) error {

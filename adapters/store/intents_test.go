@@ -53,9 +53,9 @@ func TestProviderIntents(t *testing.T) {
 }
 
 // The transaction that commits a charge and its key's idempotency record
-// deletes the key's cob intent: only creates that never committed leave
-// one for the orphan sweep. A create that fails (its key was taken) keeps
-// the intent.
+// deletes the key's cob intent when it names the charge's txid: only
+// creates that never committed leave one for the orphan sweep. A create
+// that fails (its key was taken) keeps the intent.
 func TestCommittedCreateSettlesItsIntent(t *testing.T) {
 	onBothDatabases(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
@@ -80,6 +80,22 @@ func TestCommittedCreateSettlesItsIntent(t *testing.T) {
 		if err := db.CreateCharge(ctx, dup, nil, idemRecord(scope, "earlier", dup.ID())); !errors.Is(err, ports.ErrIdempotencyKeyExists) {
 			t.Fatalf("create with a taken key: %v, want ErrIdempotencyKeyExists", err)
 		}
+		// A charge with a cob settles only the intent of its own txid: an
+		// earlier attempt of the key that asked for another txid keeps its
+		// intent (its cob is still the sweep's).
+		for _, k := range []string{"same-txid", "other-txid"} {
+			c := newCharge(t, scope, baseTime, nil)
+			attachPix(t, c, baseTime)
+			txid := c.Pix().TxID
+			if k == "other-txid" {
+				txid = domain.DeriveTxID("an earlier attempt")
+			}
+			in := ports.ProviderIntent{Key: ports.IdempotencyKey{Scope: scope, Key: k}, TxID: txid, CreatedAt: baseTime}
+			if err := db.RecordProviderIntent(ctx, in); err != nil {
+				t.Fatal(err)
+			}
+			mustCreate(t, db, c, nil, idemRecord(scope, k, c.ID()))
+		}
 		got, err := db.ProviderIntentsBefore(ctx, baseTime.Add(time.Hour), 10)
 		if err != nil {
 			t.Fatal(err)
@@ -89,7 +105,7 @@ func TestCommittedCreateSettlesItsIntent(t *testing.T) {
 			keys = append(keys, in.Key.Key)
 		}
 		slices.Sort(keys)
-		if want := []string{"earlier", "never-committed"}; !slices.Equal(keys, want) {
+		if want := []string{"earlier", "never-committed", "other-txid"}; !slices.Equal(keys, want) {
 			t.Errorf("intents left: %v, want %v", keys, want)
 		}
 	})

@@ -317,6 +317,16 @@ func provideCache(cfg Config, client *redis.Client, clock ports.Clock) ports.Ide
 	return &idempotency.Guarded{Cache: idempotency.NewRedis(hotPath(client, slog.Default()), redisPrefix(cfg)), Log: slog.Default()}
 }
 
+// provideCobIntents keeps cob intents in Redis when it is configured, so a
+// create whose claim Redis acquired skips the database's replay check
+// (app.ChargesConfig.CobIntents); nil without Redis.
+func provideCobIntents(cfg Config, client *redis.Client) ports.CobIntents {
+	if client == nil {
+		return nil
+	}
+	return idempotency.NewRedisIntents(hotPath(client, slog.Default()), redisPrefix(cfg))
+}
+
 // provideKeyedWrites is the cache by which the POSTs other than the money
 // writes honour an Idempotency-Key (httpapi.Deps.KeyedWrites): the money
 // writes' cache, sealed, since those answers carry one-time secrets (API
@@ -390,12 +400,13 @@ func provideLinks(cfg Config) domain.Links {
 	return domain.Links{CheckoutBase: cfg.CheckoutURLBase}
 }
 
-func provideChargesConfig(cfg Config, links domain.Links, db *store.DB, webhookURLs ports.URLGuard) app.ChargesConfig {
+func provideChargesConfig(cfg Config, links domain.Links, db *store.DB, webhookURLs ports.URLGuard, cobIntents ports.CobIntents) app.ChargesConfig {
 	return app.ChargesConfig{
 		Links:       links,
 		Fees:        methodFees(cfg),
 		AccountFees: db,
 		Intents:     db,
+		CobIntents:  cobIntents,
 		WebhookURLs: webhookURLs,
 		ExpiryGrace: cfg.ExpiryGrace,
 		// Automatic returns the payer's bank refuses (app/returns.go).

@@ -51,7 +51,8 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	fraudGuard := app.NewFraudGuard(guardSettings, db, db, systemClock, randomIDs)
 	policy := provideWebhookPolicy(cfg)
 	guard := webhook.NewGuard(policy)
-	chargesConfig := provideChargesConfig(cfg, links, db, guard)
+	cobIntents := provideCobIntents(cfg, client)
+	chargesConfig := provideChargesConfig(cfg, links, db, guard, cobIntents)
 	chargeService := app.NewChargeService(db, db, idempotencyCache, portsAcquirer, fraudGuard, systemClock, randomIDs, log, chargesConfig)
 	params := _wireParamsValue
 	argon2id := password.New(params)
@@ -157,7 +158,8 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	fraudGuard := app.NewFraudGuard(guardSettings, db, db, clock, randomIDs)
 	policy := provideWebhookPolicy(cfg)
 	guard := webhook.NewGuard(policy)
-	chargesConfig := provideChargesConfig(cfg, links, db, guard)
+	cobIntents := provideCobIntents(cfg, client)
+	chargesConfig := provideChargesConfig(cfg, links, db, guard, cobIntents)
 	chargeService := app.NewChargeService(db, db, idempotencyCache, acquirer, fraudGuard, clock, randomIDs, log, chargesConfig)
 	params := _wireParamsValue
 	argon2id := password.New(params)

@@ -1,0 +1,115 @@
+package idempotency
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+// RedisIntents keeps cob intents (ports.CobIntents) in one sorted set: the
+// member is "txid|account|mode" and the score the intent's time in
+// milliseconds, so the sweep reads the oldest first. The idempotency key is
+// not kept (the sweep goes by txid), and neither is anything of the payer.
+// Each call is bounded by Timeout (default 200 ms): it runs on the
+// request path, before the cob.
+type RedisIntents struct {
+	client  redis.Cmdable
+	key     string
+	Timeout time.Duration
+}
+
+var _ ports.CobIntents = (*RedisIntents)(nil)
+
+// NewRedisIntents keeps the intents under prefix+"cobintents" in client.
+func NewRedisIntents(client redis.Cmdable, prefix string) *RedisIntents {
+	return &RedisIntents{client: client, key: prefix + "cobintents"}
+}
+
+func (r *RedisIntents) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	timeout := r.Timeout
+	if timeout <= 0 {
+		timeout = defaultGuardTimeout
+	}
+	return context.WithTimeout(ctx, timeout)
+}
+
+func intentMember(in ports.ProviderIntent) string {
+	return in.TxID + "|" + in.Key.AccountID + "|" + string(in.Key.Mode)
+}
+
+// parseIntentMember reads a member back; ok is false for one this package
+// did not write.
+func parseIntentMember(m string, ms float64) (ports.ProviderIntent, bool) {
+	parts := strings.Split(m, "|")
+	if len(parts) != 3 || !domain.ValidTxID(parts[0]) || parts[1] == "" {
+		return ports.ProviderIntent{}, false
+	}
+	mode := domain.Mode(parts[2])
+	if mode != domain.ModeLive && mode != domain.ModeTest {
+		return ports.ProviderIntent{}, false
+	}
+	return ports.ProviderIntent{
+		Key:       ports.IdempotencyKey{Scope: ports.Scope{AccountID: parts[1], Mode: mode}},
+		TxID:      parts[0],
+		CreatedAt: time.UnixMilli(int64(ms)).UTC(),
+	}, true
+}
+
+// RecordCobIntent implements ports.CobIntents. An intent recorded before
+// keeps its time.
+func (r *RedisIntents) RecordCobIntent(ctx context.Context, in ports.ProviderIntent) error {
+	ctx, cancel := r.bound(ctx)
+	defer cancel()
+	z := redis.Z{Score: float64(in.CreatedAt.UnixMilli()), Member: intentMember(in)}
+	if err := r.client.ZAddNX(ctx, r.key, z).Err(); err != nil {
+		return fmt.Errorf("cob intents: record %s: %w", in.TxID, err)
+	}
+	return nil
+}
+
+// CobIntentsBefore implements ports.CobIntents. A member this package did
+// not write is removed, not returned.
+func (r *RedisIntents) CobIntentsBefore(ctx context.Context, t time.Time, limit int) ([]ports.ProviderIntent, error) {
+	ctx, cancel := r.bound(ctx)
+	defer cancel()
+	zs, err := r.client.ZRangeByScoreWithScores(ctx, r.key, &redis.ZRangeBy{
+		Min: "-inf", Max: "(" + strconv.FormatInt(t.UnixMilli(), 10), Count: int64(max(limit, 1)),
+	}).Result()
+	if err != nil {
+		return nil, fmt.Errorf("cob intents: list: %w", err)
+	}
+	out := make([]ports.ProviderIntent, 0, len(zs))
+	var junk []any
+	for _, z := range zs {
+		m, _ := z.Member.(string)
+		in, ok := parseIntentMember(m, z.Score)
+		if !ok {
+			junk = append(junk, z.Member)
+			continue
+		}
+		out = append(out, in)
+	}
+	if len(junk) > 0 {
+		if err := r.client.ZRem(ctx, r.key, junk...).Err(); err != nil {
+			return nil, fmt.Errorf("cob intents: drop unreadable members: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// DropCobIntent implements ports.CobIntents.
+func (r *RedisIntents) DropCobIntent(ctx context.Context, in ports.ProviderIntent) error {
+	ctx, cancel := r.bound(ctx)
+	defer cancel()
+	if err := r.client.ZRem(ctx, r.key, intentMember(in)).Err(); err != nil {
+		return fmt.Errorf("cob intents: drop %s: %w", in.TxID, err)
+	}
+	return nil
+}

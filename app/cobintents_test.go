@@ -1,0 +1,218 @@
+package app_test
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/mocks"
+	"github.com/quitapix/quita/ports"
+)
+
+// memIntents is ports.CobIntents in a map, logging each call in order.
+type memIntents struct {
+	mu      sync.Mutex
+	m       map[string]ports.ProviderIntent // by txid
+	calls   *[]string
+	failing bool
+}
+
+func (f *memIntents) RecordCobIntent(_ context.Context, in ports.ProviderIntent) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	*f.calls = append(*f.calls, "intent")
+	if f.failing {
+		return errors.New("redis: connection refused")
+	}
+	in.Key.Key = "" // not kept
+	f.m[in.TxID] = in
+	return nil
+}
+
+func (f *memIntents) CobIntentsBefore(_ context.Context, t time.Time, limit int) ([]ports.ProviderIntent, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []ports.ProviderIntent
+	for _, in := range f.m {
+		if in.CreatedAt.Before(t) && len(out) < limit {
+			out = append(out, in)
+		}
+	}
+	return out, nil
+}
+
+func (f *memIntents) DropCobIntent(_ context.Context, in ports.ProviderIntent) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	*f.calls = append(*f.calls, "drop")
+	delete(f.m, in.TxID)
+	return nil
+}
+
+func (f *memIntents) len() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.m)
+}
+
+// fastHarness is the harness with the shared cache's cob intents: every
+// create whose claim the cache acquired skips the database's replay
+// check. The harness's cache acquires every claim, as Redis does after a
+// flush.
+func fastHarness(t *testing.T) (*harness, *app.ChargeService, *memIntents, *[]string) {
+	t.Helper()
+	h := newHarness(t)
+	calls := &[]string{}
+	intents := &memIntents{m: map[string]ports.ProviderIntent{}, calls: calls}
+	dbIntents := &mocks.ProviderIntentsMock{
+		ProviderIntentsBeforeFunc: func(context.Context, time.Time, int) ([]ports.ProviderIntent, error) { return nil, nil },
+		FindChargeByTxIDFunc:      h.findChargeByTxID,
+	}
+	create := h.acquirer.CreatePixChargeFunc
+	h.acquirer.CreatePixChargeFunc = func(ctx context.Context, r ports.CreatePixChargeRequest) (*ports.CreatePixChargeResponse, error) {
+		intents.mu.Lock()
+		*calls = append(*calls, "cob")
+		intents.mu.Unlock()
+		return create(ctx, r)
+	}
+	h.acquirer.CancelPixChargeFunc = func(context.Context, ports.CancelPixChargeRequest) error { return nil }
+	clock := &mocks.ClockMock{NowFunc: func() time.Time { h.clockMu.Lock(); defer h.clockMu.Unlock(); return h.now }}
+	svc := app.NewChargeService(h.store, h.records, h.cache, h.acquirer, nil, clock,
+		&mocks.IDGeneratorMock{NewIDFunc: func() (string, error) { return domain.NewRawID(rand.Reader) }},
+		slog.New(slog.NewTextHandler(io.Discard, nil)), app.ChargesConfig{
+			Links: domain.Links{CheckoutBase: "https://pay.example.com/c"}, Intents: dbIntents, CobIntents: intents})
+	return h, svc, intents, calls
+}
+
+// A create whose claim the cache acquired asks the database nothing before
+// its cob: its intent goes to the cache first, the cob has a txid of its
+// own, and the committed create drops the intent.
+func TestUncheckedCreateKeepsItsIntentInTheCache(t *testing.T) {
+	t.Parallel()
+	h, svc, intents, calls := fastHarness(t)
+	live := caller
+	live.Mode = domain.ModeLive
+	in := app.CreateChargeInput{Amount: 100, Methods: []domain.Method{domain.MethodPix}}
+	resp, err := svc.Create(context.Background(), live, in, app.Idempotency{Key: "fast-1", Fingerprint: "a"}, render)
+	if err != nil || resp.Replayed {
+		t.Fatalf("create: %+v %v", resp, err)
+	}
+	if n := len(h.records.GetIdempotencyRecordCalls()); n != 0 {
+		t.Fatalf("the create read the durable record %d times before its cob", n)
+	}
+	if got := *calls; len(got) != 3 || got[0] != "intent" || got[1] != "cob" || got[2] != "drop" {
+		t.Fatalf("calls %v, want the intent, the cob, then the intent dropped", got)
+	}
+	cob := h.acquirer.CreatePixChargeCalls()[0].Req
+	if derived := domain.DeriveTxID(live.Account.ID, string(domain.ModeLive), "fast-1"); cob.TxID == derived || !domain.ValidTxID(cob.TxID) {
+		t.Fatalf("txid %q: want a valid txid of the attempt's own, not the key's %q", cob.TxID, derived)
+	}
+	if id, err := h.findChargeByTxID(context.Background(), live.Scope(), cob.TxID); err != nil || id != chargeID(t, resp.Body) {
+		t.Fatalf("the charge does not hold the cob's txid: %q %v", id, err)
+	}
+	if intents.len() != 0 {
+		t.Fatal("the committed create left its intent")
+	}
+
+	// Test mode: no intent (sandbox cobs cannot be paid), no durable check.
+	*calls = nil
+	if _, err := svc.Create(context.Background(), caller, in, app.Idempotency{Key: "fast-test", Fingerprint: "t"}, render); err != nil {
+		t.Fatal(err)
+	}
+	if got := *calls; len(got) != 1 || got[0] != "cob" || len(h.records.GetIdempotencyRecordCalls()) != 0 {
+		t.Fatalf("test-mode calls %v, record reads %d", got, len(h.records.GetIdempotencyRecordCalls()))
+	}
+
+	// The cache cannot take the intent: no cob is asked for, and the
+	// request is refused as retryable (503), never as a 500.
+	intents.failing = true
+	*calls = nil
+	_, err = svc.Create(context.Background(), live, in, app.Idempotency{Key: "fast-2", Fingerprint: "b"}, render)
+	if !errors.Is(err, ports.ErrStoreUnavailable) || len(*calls) != 1 {
+		t.Fatalf("create without the cache's intent: %v, calls %v", err, *calls)
+	}
+}
+
+// When the cache lost a used key's answer, a create that skipped the
+// durable check still answers as the first did — the same request gets
+// the original answer, another gets 409 — even when its own attempt
+// fails; the cob it opened on the way is cancelled by the sweep, never the
+// original's.
+func TestUncheckedCreateAfterTheCacheLostTheKey(t *testing.T) {
+	t.Parallel()
+	h, svc, intents, _ := fastHarness(t)
+	live := caller
+	live.Mode = domain.ModeLive
+	in := app.CreateChargeInput{Amount: 100, Methods: []domain.Method{domain.MethodPix}}
+	idem := app.Idempotency{Key: "used", Fingerprint: "a"}
+	first, err := svc.Create(context.Background(), live, in, idem, render)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The harness's cache acquires every claim: as Redis after a flush.
+	again, err := svc.Create(context.Background(), live, in, idem, render)
+	if err != nil || !again.Replayed || string(again.Body) != string(first.Body) {
+		t.Fatalf("same request: %+v %v, want the original answer replayed", again, err)
+	}
+	if _, err := svc.Create(context.Background(), live, app.CreateChargeInput{Amount: 999, Methods: in.Methods},
+		app.Idempotency{Key: "used", Fingerprint: "other"}, render); !errors.Is(err, app.ErrIdempotencyKeyReused) {
+		t.Fatalf("another request: %v, want ErrIdempotencyKeyReused", err)
+	}
+	// Its own attempt failing (the PSP down) changes nothing.
+	h.acquirer.CreatePixChargeFunc = func(context.Context, ports.CreatePixChargeRequest) (*ports.CreatePixChargeResponse, error) {
+		return nil, ports.ErrAcquirerUnavailable
+	}
+	if r, err := svc.Create(context.Background(), live, in, idem, render); err != nil || !r.Replayed || string(r.Body) != string(first.Body) {
+		t.Fatalf("same request, PSP down: %+v %v", r, err)
+	}
+	if _, err := svc.Create(context.Background(), live, in, app.Idempotency{Key: "never-used", Fingerprint: "n"}, render); !errors.Is(err, ports.ErrAcquirerUnavailable) {
+		t.Fatalf("a new key with the PSP down: %v", err)
+	}
+
+	cobs := h.acquirer.CreatePixChargeCalls()
+	if len(cobs) != 5 {
+		t.Fatalf("%d cobs asked for, want 5", len(cobs))
+	}
+	original := cobs[0].Req.TxID
+	// A committed create's intent left behind (a crash before its drop):
+	// the sweep finds the charge and only forgets it.
+	if err := intents.RecordCobIntent(context.Background(), ports.ProviderIntent{
+		Key: ports.IdempotencyKey{Scope: live.Scope()}, TxID: original, CreatedAt: h.now}); err != nil {
+		t.Fatal(err)
+	}
+	if intents.len() != 5 {
+		t.Fatalf("%d intents, want the 4 attempts' that committed nothing and the committed one's", intents.len())
+	}
+	if n, err := svc.SweepOrphanCobs(context.Background()); err != nil || n != 0 {
+		t.Fatalf("early sweep: %d %v", n, err)
+	}
+	h.advance(app.OrphanCobAge + time.Second)
+	// The PSP unreachable: every intent is kept for the next sweep.
+	h.acquirer.CancelPixChargeFunc = func(context.Context, ports.CancelPixChargeRequest) error { return ports.ErrAcquirerUnavailable }
+	if n, err := svc.SweepOrphanCobs(context.Background()); err != nil || n != 1 || intents.len() != 4 {
+		t.Fatalf("sweep with the PSP down: %d %v, %d intents left", n, err, intents.len())
+	}
+	h.acquirer.CancelPixChargeFunc = func(context.Context, ports.CancelPixChargeRequest) error { return nil }
+	if n, err := svc.SweepOrphanCobs(context.Background()); err != nil || n != 4 || intents.len() != 0 {
+		t.Fatalf("sweep: %d %v, %d intents left", n, err, intents.len())
+	}
+	cancelled := map[string]bool{}
+	for _, c := range h.acquirer.CancelPixChargeCalls() {
+		cancelled[c.Req.TxID] = true
+	}
+	if cancelled[original] {
+		t.Fatal("the sweep cancelled the committed charge's cob")
+	}
+	for _, c := range cobs[1:] {
+		if !cancelled[c.Req.TxID] {
+			t.Fatalf("the cob %s of an attempt that committed nothing was not cancelled", c.Req.TxID)
+		}
+	}
+}
