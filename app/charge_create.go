@@ -69,16 +69,32 @@ type Respond[T any] func(T) (Response, error)
 // before asking for the cob.
 func (s *ChargeService) Create(ctx context.Context, caller Caller, in CreateChargeInput, idem Idempotency, respond Respond[*domain.Charge]) (Response, error) {
 	key := ports.IdempotencyKey{Scope: caller.Scope(), Key: idem.Key}
+	livePix := caller.Mode == domain.ModeLive && slices.Contains(in.Methods, domain.MethodPix)
 	// The replay check's intent, used only if the check runs.
 	var intent *ports.ProviderIntent
-	if s.cfg.Intents != nil && caller.Mode == domain.ModeLive && slices.Contains(in.Methods, domain.MethodPix) {
+	if s.cfg.Intents != nil && livePix {
 		intent = &ports.ProviderIntent{Key: key, TxID: domain.DeriveTxID(key.AccountID, string(key.Mode), key.Key), CreatedAt: s.clock.Now()}
 	}
-	return s.runIdempotent(ctx, caller.Scope(), idem, intent, s.cfg.CobIntents != nil, func(dkey ports.IdempotencyKey, checked bool) (Response, error) {
+	// The cache's intent, recorded while the key is claimed (one Redis
+	// round trip for both) and used only if the claim skips the check.
+	var early *earlyIntent
+	if s.cfg.CobIntents != nil && livePix {
+		raw, err := s.ids.NewID()
+		if err != nil {
+			return Response{}, err
+		}
+		early = s.recordEarly(ctx, ports.ProviderIntent{Key: key, TxID: domain.DeriveTxID("cob", raw), CreatedAt: s.clock.Now()})
+	}
+	used := false
+	resp, err := s.runIdempotent(ctx, caller.Scope(), idem, intent, s.cfg.CobIntents != nil, func(dkey ports.IdempotencyKey, checked bool) (Response, error) {
 		plan := cobPlan{dbIntent: intent != nil && checked}
-		if checked {
+		switch {
+		case checked:
 			plan.txid = domain.DeriveTxID(key.AccountID, string(key.Mode), key.Key)
-		} else {
+		case early != nil:
+			used = true
+			plan.txid, plan.early = early.in.TxID, early
+		default:
 			raw, err := s.ids.NewID()
 			if err != nil {
 				return Response{}, err
@@ -87,6 +103,10 @@ func (s *ChargeService) Create(ctx context.Context, caller Caller, in CreateChar
 		}
 		return s.create(ctx, caller, in, dkey, idem, respond, plan)
 	})
+	if early != nil && !used {
+		s.dropLater(ctx, early) // the key was answered, refused or checked: no cob of this txid
+	}
+	return resp, err
 }
 
 // cobPlan is which txid a create asks for and where its cob intent goes.
@@ -94,9 +114,52 @@ type cobPlan struct {
 	txid string
 	// dbIntent: the replay check recorded the intent in the database.
 	dbIntent bool
-	// inCache: the create skipped the replay check, so its intent goes to
-	// the cache's CobIntents (recorded by create, before the cob).
+	// early: the intent the cache is recording since the claim (Create).
+	early *earlyIntent
+	// inCache: the create skipped the replay check without an early
+	// intent (the request named no method, Pix is the default), so create
+	// records it in the cache just before the cob.
 	inCache bool
+}
+
+// earlyIntent is a cob intent the cache records while the request's key
+// is being claimed, so both go in one Redis round trip; the cob waits for
+// it (wait).
+type earlyIntent struct {
+	in   ports.ProviderIntent
+	done chan struct{}
+	err  error
+}
+
+func (s *ChargeService) recordEarly(ctx context.Context, in ports.ProviderIntent) *earlyIntent {
+	e := &earlyIntent{in: in, done: make(chan struct{})}
+	go func() {
+		defer close(e.done)
+		e.err = s.cfg.CobIntents.RecordCobIntent(context.WithoutCancel(ctx), in)
+	}()
+	return e
+}
+
+// wait returns once the intent is recorded, or why it is not.
+func (e *earlyIntent) wait() error {
+	<-e.done
+	return e.err
+}
+
+// dropLater removes e from the cache once it is recorded, off the
+// request's path: its create committed (the charge holds its txid) or
+// asked for no cob. A drop that fails leaves the intent to the sweep,
+// which settles it either way.
+func (s *ChargeService) dropLater(ctx context.Context, e *earlyIntent) {
+	ctx = context.WithoutCancel(ctx)
+	go func() {
+		if e.wait() != nil {
+			return // never recorded
+		}
+		if err := s.cfg.CobIntents.DropCobIntent(ctx, e.in); err != nil {
+			s.log.WarnContext(ctx, "drop a cob intent", "err", err)
+		}
+	}()
 }
 
 // runIdempotent runs a financial write of scope exactly once per
@@ -301,7 +364,14 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 			}
 		}()
 	}
-	var cached *ports.ProviderIntent // this create's intent in the cache, recorded just before its cob
+	// This create's intent in the cache, dropped once its charge commits
+	// or, refused before any cob, at once.
+	cached := plan.early
+	defer func() {
+		if cached != nil && (err == nil || !cobAsked) {
+			s.dropLater(ctx, cached)
+		}
+	}()
 	id, err := s.ids.NewID()
 	if err != nil {
 		return Response{}, err
@@ -339,11 +409,15 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 		intent := ports.ProviderIntent{Key: key, TxID: txid, CreatedAt: now}
 		switch {
 		case key.Mode != domain.ModeLive, plan.dbIntent: // test cobs cannot be paid; or recorded already
-		case plan.inCache:
-			if err := s.cfg.CobIntents.RecordCobIntent(ctx, intent); err != nil {
+		case cached != nil:
+			if err := cached.wait(); err != nil {
 				return Response{}, fmt.Errorf("%w: %w", ports.ErrStoreUnavailable, err)
 			}
-			cached = &intent
+		case plan.inCache:
+			cached = s.recordEarly(ctx, intent)
+			if err := cached.wait(); err != nil {
+				return Response{}, fmt.Errorf("%w: %w", ports.ErrStoreUnavailable, err)
+			}
 		case s.cfg.Intents != nil:
 			if err := s.cfg.Intents.RecordProviderIntent(ctx, intent); err != nil {
 				return Response{}, err
@@ -388,14 +462,6 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 	}
 	if err := s.store.CreateCharge(ctx, c, events, rec); err != nil {
 		return Response{}, err
-	}
-	if cached != nil {
-		// Committed: the cob has its charge. Left behind (an error here, a
-		// crash before), the intent is dropped by the sweep, which finds
-		// the charge holding its txid.
-		if err := s.cfg.CobIntents.DropCobIntent(context.WithoutCancel(ctx), *cached); err != nil {
-			s.log.WarnContext(ctx, "drop the intent of a committed create", "err", err)
-		}
 	}
 	if c.MethodsPending() {
 		s.finalizeInBackground(key.Scope, id)

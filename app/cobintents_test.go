@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -25,6 +26,7 @@ type memIntents struct {
 }
 
 func (f *memIntents) RecordCobIntent(_ context.Context, in ports.ProviderIntent) error {
+	time.Sleep(10 * time.Millisecond) // slower than the claim: the cob must still wait for it
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	*f.calls = append(*f.calls, "intent")
@@ -62,11 +64,38 @@ func (f *memIntents) len() int {
 	return len(f.m)
 }
 
+// seen reports whether call is among the calls so far.
+func (f *memIntents) seen(call string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Contains(*f.calls, call)
+}
+
+// log is the calls so far, and then forgets them.
+func (f *memIntents) log() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := *f.calls
+	*f.calls = nil
+	return out
+}
+
+// waitUntil waits up to 5 s for cond: intents are dropped off the
+// request's path.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 5 s for %s", what)
+		}
+	}
+}
+
 // fastHarness is the harness with the shared cache's cob intents: every
 // create whose claim the cache acquired skips the database's replay
 // check. The harness's cache acquires every claim, as Redis does after a
 // flush.
-func fastHarness(t *testing.T) (*harness, *app.ChargeService, *memIntents, *[]string) {
+func fastHarness(t *testing.T) (*harness, *app.ChargeService, *memIntents) {
 	t.Helper()
 	h := newHarness(t)
 	calls := &[]string{}
@@ -88,7 +117,7 @@ func fastHarness(t *testing.T) (*harness, *app.ChargeService, *memIntents, *[]st
 		&mocks.IDGeneratorMock{NewIDFunc: func() (string, error) { return domain.NewRawID(rand.Reader) }},
 		slog.New(slog.NewTextHandler(io.Discard, nil)), app.ChargesConfig{
 			Links: domain.Links{CheckoutBase: "https://pay.example.com/c"}, Intents: dbIntents, CobIntents: intents})
-	return h, svc, intents, calls
+	return h, svc, intents
 }
 
 // A create whose claim the cache acquired asks the database nothing before
@@ -96,7 +125,7 @@ func fastHarness(t *testing.T) (*harness, *app.ChargeService, *memIntents, *[]st
 // own, and the committed create drops the intent.
 func TestUncheckedCreateKeepsItsIntentInTheCache(t *testing.T) {
 	t.Parallel()
-	h, svc, intents, calls := fastHarness(t)
+	h, svc, intents := fastHarness(t)
 	live := caller
 	live.Mode = domain.ModeLive
 	in := app.CreateChargeInput{Amount: 100, Methods: []domain.Method{domain.MethodPix}}
@@ -107,7 +136,8 @@ func TestUncheckedCreateKeepsItsIntentInTheCache(t *testing.T) {
 	if n := len(h.records.GetIdempotencyRecordCalls()); n != 0 {
 		t.Fatalf("the create read the durable record %d times before its cob", n)
 	}
-	if got := *calls; len(got) != 3 || got[0] != "intent" || got[1] != "cob" || got[2] != "drop" {
+	waitUntil(t, "the committed create's intent to go", func() bool { return intents.seen("drop") })
+	if got := intents.log(); len(got) != 3 || got[0] != "intent" || got[1] != "cob" || got[2] != "drop" {
 		t.Fatalf("calls %v, want the intent, the cob, then the intent dropped", got)
 	}
 	cob := h.acquirer.CreatePixChargeCalls()[0].Req
@@ -117,26 +147,33 @@ func TestUncheckedCreateKeepsItsIntentInTheCache(t *testing.T) {
 	if id, err := h.findChargeByTxID(context.Background(), live.Scope(), cob.TxID); err != nil || id != chargeID(t, resp.Body) {
 		t.Fatalf("the charge does not hold the cob's txid: %q %v", id, err)
 	}
-	if intents.len() != 0 {
-		t.Fatal("the committed create left its intent")
+
+	// Refused before its cob (R$ 0.00): its intent goes at once.
+	if _, err := svc.Create(context.Background(), live, app.CreateChargeInput{Amount: 0, Methods: in.Methods}, app.Idempotency{Key: "fast-0", Fingerprint: "z"}, render); err == nil {
+		t.Fatal("a create of R$ 0.00 succeeded")
+	}
+	waitUntil(t, "the refused create's intent to go", func() bool { return intents.seen("drop") })
+	if got := intents.log(); len(got) != 2 || got[0] != "intent" || got[1] != "drop" {
+		t.Fatalf("refused create's calls %v, want its intent recorded and dropped, no cob", got)
 	}
 
 	// Test mode: no intent (sandbox cobs cannot be paid), no durable check.
-	*calls = nil
+	reads := len(h.records.GetIdempotencyRecordCalls()) // the refusal above asked whether the key was used
 	if _, err := svc.Create(context.Background(), caller, in, app.Idempotency{Key: "fast-test", Fingerprint: "t"}, render); err != nil {
 		t.Fatal(err)
 	}
-	if got := *calls; len(got) != 1 || got[0] != "cob" || len(h.records.GetIdempotencyRecordCalls()) != 0 {
-		t.Fatalf("test-mode calls %v, record reads %d", got, len(h.records.GetIdempotencyRecordCalls()))
+	if got := intents.log(); len(got) != 1 || got[0] != "cob" || len(h.records.GetIdempotencyRecordCalls()) != reads {
+		t.Fatalf("test-mode calls %v, record reads %d", got, len(h.records.GetIdempotencyRecordCalls())-reads)
 	}
 
 	// The cache cannot take the intent: no cob is asked for, and the
 	// request is refused as retryable (503), never as a 500.
+	intents.mu.Lock()
 	intents.failing = true
-	*calls = nil
+	intents.mu.Unlock()
 	_, err = svc.Create(context.Background(), live, in, app.Idempotency{Key: "fast-2", Fingerprint: "b"}, render)
-	if !errors.Is(err, ports.ErrStoreUnavailable) || len(*calls) != 1 {
-		t.Fatalf("create without the cache's intent: %v, calls %v", err, *calls)
+	if got := intents.log(); !errors.Is(err, ports.ErrStoreUnavailable) || len(got) != 1 || got[0] != "intent" {
+		t.Fatalf("create without the cache's intent: %v, calls %v", err, got)
 	}
 }
 
@@ -147,7 +184,7 @@ func TestUncheckedCreateKeepsItsIntentInTheCache(t *testing.T) {
 // original's.
 func TestUncheckedCreateAfterTheCacheLostTheKey(t *testing.T) {
 	t.Parallel()
-	h, svc, intents, _ := fastHarness(t)
+	h, svc, intents := fastHarness(t)
 	live := caller
 	live.Mode = domain.ModeLive
 	in := app.CreateChargeInput{Amount: 100, Methods: []domain.Method{domain.MethodPix}}
@@ -187,9 +224,8 @@ func TestUncheckedCreateAfterTheCacheLostTheKey(t *testing.T) {
 		Key: ports.IdempotencyKey{Scope: live.Scope()}, TxID: original, CreatedAt: h.now}); err != nil {
 		t.Fatal(err)
 	}
-	if intents.len() != 5 {
-		t.Fatalf("%d intents, want the 4 attempts' that committed nothing and the committed one's", intents.len())
-	}
+	waitUntil(t, "the 4 intents of the attempts that committed nothing and the committed one's",
+		func() bool { return intents.len() == 5 })
 	if n, err := svc.SweepOrphanCobs(context.Background()); err != nil || n != 0 {
 		t.Fatalf("early sweep: %d %v", n, err)
 	}
