@@ -126,6 +126,10 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 	return db, nil
 }
 
+// DefaultBackendFlushAfter is Postgres's backend_flush_after on Quita's
+// connections unless the DSN names it (openPostgres).
+const DefaultBackendFlushAfter = "256kB"
+
 func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
@@ -144,6 +148,16 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	// standard_conforming_strings = off would otherwise let a value with
 	// \' end its literal early on every interpolated write).
 	cfg.ConnConfig.RuntimeParams["standard_conforming_strings"] = "on"
+	if !hasParam(dsn, "backend_flush_after") {
+		// A burst of creates dirties more pages than shared_buffers holds,
+		// and the backends that evict them leave them dirty in the
+		// kernel's cache; the kernel then writes them back in one go after
+		// the burst, and every commit's WAL flush queues behind it (the
+		// after-burst stall, docs/performance.md). Asking the kernel to
+		// write back every 256 kB a backend writes keeps that queue short.
+		// The DSN may set another value (0 turns it off).
+		cfg.ConnConfig.RuntimeParams["backend_flush_after"] = DefaultBackendFlushAfter
+	}
 	if !hasParam(dsn, "pool_max_conns") {
 		// A create is a few round trips plus a commit flush: connections
 		// spend most of their time waiting, so allow more than pgx's
