@@ -117,8 +117,9 @@ type cobPlan struct {
 	// early: the intent the cache is recording since the claim (Create).
 	early *earlyIntent
 	// inCache: the create skipped the replay check without an early
-	// intent (the request named no method, Pix is the default), so create
-	// records it in the cache just before the cob.
+	// intent — its request did not name Pix, or it is in test mode — so
+	// create records one in the cache just before a live cob, should the
+	// charge ask for one (so every live cob has an intent).
 	inCache bool
 }
 
