@@ -18,11 +18,14 @@ import (
 // milliseconds, so the sweep reads the oldest first. The idempotency key is
 // not kept (the sweep goes by txid), and neither is anything of the payer.
 // Each call is bounded by Timeout (default 200 ms): it runs on the
-// request path, before the cob.
+// request path, before the cob. With Breaker set (the claims' Guarded on
+// the same Redis), a call goes through its breaker instead: nothing is
+// sent while it is open, and a failure here opens it for the claims too.
 type RedisIntents struct {
 	client  redis.Cmdable
 	key     string
 	Timeout time.Duration
+	Breaker *Guarded
 }
 
 var _ ports.CobIntents = (*RedisIntents)(nil)
@@ -32,12 +35,18 @@ func NewRedisIntents(client redis.Cmdable, prefix string) *RedisIntents {
 	return &RedisIntents{client: client, key: prefix + "cobintents"}
 }
 
-func (r *RedisIntents) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+// do runs fn under the breaker when there is one, else under Timeout.
+func (r *RedisIntents) do(ctx context.Context, fn func(context.Context) error) error {
+	if r.Breaker != nil {
+		return r.Breaker.call(ctx, fn)
+	}
 	timeout := r.Timeout
 	if timeout <= 0 {
 		timeout = defaultGuardTimeout
 	}
-	return context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return fn(ctx)
 }
 
 func intentMember(in ports.ProviderIntent) string {
@@ -65,10 +74,8 @@ func parseIntentMember(m string, ms float64) (ports.ProviderIntent, bool) {
 // RecordCobIntent implements ports.CobIntents. An intent recorded before
 // keeps its time.
 func (r *RedisIntents) RecordCobIntent(ctx context.Context, in ports.ProviderIntent) error {
-	ctx, cancel := r.bound(ctx)
-	defer cancel()
 	z := redis.Z{Score: float64(in.CreatedAt.UnixMilli()), Member: intentMember(in)}
-	if err := r.client.ZAddNX(ctx, r.key, z).Err(); err != nil {
+	if err := r.do(ctx, func(ctx context.Context) error { return r.client.ZAddNX(ctx, r.key, z).Err() }); err != nil {
 		return fmt.Errorf("cob intents: record %s: %w", in.TxID, err)
 	}
 	return nil
@@ -77,11 +84,13 @@ func (r *RedisIntents) RecordCobIntent(ctx context.Context, in ports.ProviderInt
 // CobIntentsBefore implements ports.CobIntents. A member this package did
 // not write is removed, not returned.
 func (r *RedisIntents) CobIntentsBefore(ctx context.Context, t time.Time, limit int) ([]ports.ProviderIntent, error) {
-	ctx, cancel := r.bound(ctx)
-	defer cancel()
-	zs, err := r.client.ZRangeByScoreWithScores(ctx, r.key, &redis.ZRangeBy{
-		Min: "-inf", Max: "(" + strconv.FormatInt(t.UnixMilli(), 10), Count: int64(max(limit, 1)),
-	}).Result()
+	var zs []redis.Z
+	err := r.do(ctx, func(ctx context.Context) (err error) {
+		zs, err = r.client.ZRangeByScoreWithScores(ctx, r.key, &redis.ZRangeBy{
+			Min: "-inf", Max: "(" + strconv.FormatInt(t.UnixMilli(), 10), Count: int64(max(limit, 1)),
+		}).Result()
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("cob intents: list: %w", err)
 	}
@@ -97,7 +106,7 @@ func (r *RedisIntents) CobIntentsBefore(ctx context.Context, t time.Time, limit 
 		out = append(out, in)
 	}
 	if len(junk) > 0 {
-		if err := r.client.ZRem(ctx, r.key, junk...).Err(); err != nil {
+		if err := r.do(ctx, func(ctx context.Context) error { return r.client.ZRem(ctx, r.key, junk...).Err() }); err != nil {
 			return nil, fmt.Errorf("cob intents: drop unreadable members: %w", err)
 		}
 	}
@@ -106,9 +115,7 @@ func (r *RedisIntents) CobIntentsBefore(ctx context.Context, t time.Time, limit 
 
 // DropCobIntent implements ports.CobIntents.
 func (r *RedisIntents) DropCobIntent(ctx context.Context, in ports.ProviderIntent) error {
-	ctx, cancel := r.bound(ctx)
-	defer cancel()
-	if err := r.client.ZRem(ctx, r.key, intentMember(in)).Err(); err != nil {
+	if err := r.do(ctx, func(ctx context.Context) error { return r.client.ZRem(ctx, r.key, intentMember(in)).Err() }); err != nil {
 		return fmt.Errorf("cob intents: drop %s: %w", in.TxID, err)
 	}
 	return nil

@@ -2,8 +2,10 @@ package idempotency_test
 
 import (
 	"context"
+	"errors"
 	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 
 	"github.com/quitapix/quita/adapters/idempotency"
 	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/mocks"
 	"github.com/quitapix/quita/ports"
 )
 
@@ -90,6 +93,84 @@ func redisZ(at time.Time, member string) redis.Z {
 // client's read timeout.
 func TestRedisIntentsHangingRedis(t *testing.T) {
 	t.Parallel()
+	r := idempotency.NewRedisIntents(hangingRedis(t), "x:")
+	r.Timeout = 100 * time.Millisecond
+	start := time.Now()
+	err := r.RecordCobIntent(t.Context(), ports.ProviderIntent{TxID: domain.DeriveTxID("x"), CreatedAt: time.Now()})
+	if err == nil || time.Since(start) > 2*time.Second {
+		t.Fatalf("record on a hanging Redis: %v after %v", err, time.Since(start))
+	}
+}
+
+// The intents share the claims' breaker (one Redis, one verdict): while
+// it is open nothing is sent, and an intent call that fails opens it for
+// the claims too.
+func TestRedisIntentsShareTheClaimsBreaker(t *testing.T) {
+	t.Parallel()
+	client, prefix := newRedisClient(t)
+	var sent atomic.Int64
+	client.AddHook(commandCounter{&sent})
+	failing := &mocks.IdempotencyCacheMock{
+		BeginFunc: func(context.Context, string, string, time.Duration) (ports.Claim, error) {
+			return ports.Claim{}, errors.New("redis: connection refused")
+		},
+	}
+	g := &idempotency.Guarded{Cache: failing, Cooldown: time.Hour}
+	r := idempotency.NewRedisIntents(client, prefix)
+	r.Breaker = g
+	in := ports.ProviderIntent{TxID: domain.DeriveTxID("b"), CreatedAt: time.Now()}
+	if err := r.RecordCobIntent(t.Context(), in); err != nil || sent.Load() == 0 {
+		t.Fatalf("closed breaker: %v, %d commands sent", err, sent.Load())
+	}
+	before := sent.Load() // the intent and the connection's handshake
+	if _, err := g.Begin(t.Context(), "k", "fp", time.Second); !errors.Is(err, ports.ErrCacheUnavailable) {
+		t.Fatalf("claim: %v", err)
+	}
+	if err := r.RecordCobIntent(t.Context(), in); !errors.Is(err, ports.ErrCacheUnavailable) || sent.Load() != before {
+		t.Fatalf("open breaker: %v, %d commands sent, want none", err, sent.Load()-before)
+	}
+
+	// The other way: a hanging Redis under the intents opens it for the claims.
+	hanging := hangingRedis(t)
+	healthy := &mocks.IdempotencyCacheMock{
+		BeginFunc: func(context.Context, string, string, time.Duration) (ports.Claim, error) {
+			return ports.Claim{State: ports.ClaimAcquired}, nil
+		},
+	}
+	g2 := &idempotency.Guarded{Cache: healthy, Timeout: 50 * time.Millisecond, Cooldown: time.Hour}
+	r2 := idempotency.NewRedisIntents(hanging, "x:")
+	r2.Breaker = g2
+	if err := r2.RecordCobIntent(t.Context(), in); !errors.Is(err, ports.ErrCacheUnavailable) {
+		t.Fatalf("hanging Redis: %v", err)
+	}
+	if _, err := g2.Begin(t.Context(), "k", "fp", time.Second); !errors.Is(err, ports.ErrCacheUnavailable) || len(healthy.BeginCalls()) != 0 {
+		t.Fatalf("claim after the intents failed: %v, %d calls", err, len(healthy.BeginCalls()))
+	}
+}
+
+// commandCounter counts the commands a client sends.
+type commandCounter struct{ n *atomic.Int64 }
+
+func (commandCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (c commandCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		c.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+
+func (c commandCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		c.n.Add(int64(len(cmds)))
+		return next(ctx, cmds)
+	}
+}
+
+// hangingRedis is a client of a server that accepts connections and never
+// answers.
+func hangingRedis(t *testing.T) *redis.Client {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -106,11 +187,5 @@ func TestRedisIntentsHangingRedis(t *testing.T) {
 	}()
 	client := redis.NewClient(&redis.Options{Addr: ln.Addr().String(), MaxRetries: -1, ReadTimeout: 10 * time.Second, ContextTimeoutEnabled: true})
 	t.Cleanup(func() { client.Close() })
-	r := idempotency.NewRedisIntents(client, "x:")
-	r.Timeout = 100 * time.Millisecond
-	start := time.Now()
-	err = r.RecordCobIntent(t.Context(), ports.ProviderIntent{TxID: domain.DeriveTxID("x"), CreatedAt: time.Now()})
-	if err == nil || time.Since(start) > 2*time.Second {
-		t.Fatalf("record on a hanging Redis: %v after %v", err, time.Since(start))
-	}
+	return client
 }

@@ -319,12 +319,15 @@ func provideCache(cfg Config, client *redis.Client, clock ports.Clock) ports.Ide
 
 // provideCobIntents keeps cob intents in Redis when it is configured, so a
 // create whose claim Redis acquired skips the database's replay check
-// (app.ChargesConfig.CobIntents); nil without Redis.
-func provideCobIntents(cfg Config, client *redis.Client) ports.CobIntents {
+// (app.ChargesConfig.CobIntents); nil without Redis. They share the
+// claims' breaker: one Redis, one verdict on it.
+func provideCobIntents(cfg Config, client *redis.Client, cache ports.IdempotencyCache) ports.CobIntents {
 	if client == nil {
 		return nil
 	}
-	return idempotency.NewRedisIntents(hotPath(client, slog.Default()), redisPrefix(cfg))
+	intents := idempotency.NewRedisIntents(hotPath(client, slog.Default()), redisPrefix(cfg))
+	intents.Breaker, _ = cache.(*idempotency.Guarded)
+	return intents
 }
 
 // provideKeyedWrites is the cache by which the POSTs other than the money

@@ -51,7 +51,7 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	fraudGuard := app.NewFraudGuard(guardSettings, db, db, systemClock, randomIDs)
 	policy := provideWebhookPolicy(cfg)
 	guard := webhook.NewGuard(policy)
-	cobIntents := provideCobIntents(cfg, client)
+	cobIntents := provideCobIntents(cfg, client, idempotencyCache)
 	chargesConfig := provideChargesConfig(cfg, links, db, guard, cobIntents)
 	chargeService := app.NewChargeService(db, db, idempotencyCache, portsAcquirer, fraudGuard, systemClock, randomIDs, log, chargesConfig)
 	params := _wireParamsValue
@@ -158,7 +158,7 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	fraudGuard := app.NewFraudGuard(guardSettings, db, db, clock, randomIDs)
 	policy := provideWebhookPolicy(cfg)
 	guard := webhook.NewGuard(policy)
-	cobIntents := provideCobIntents(cfg, client)
+	cobIntents := provideCobIntents(cfg, client, idempotencyCache)
 	chargesConfig := provideChargesConfig(cfg, links, db, guard, cobIntents)
 	chargeService := app.NewChargeService(db, db, idempotencyCache, acquirer, fraudGuard, clock, randomIDs, log, chargesConfig)
 	params := _wireParamsValue
