@@ -94,12 +94,12 @@ func (s *ChargeService) Create(ctx context.Context, caller Caller, in CreateChar
 		case early != nil:
 			used = true
 			plan.txid, plan.early = early.in.TxID, early
-		default:
+		default: // no live cob to cover (test mode, or no Pix)
 			raw, err := s.ids.NewID()
 			if err != nil {
 				return Response{}, err
 			}
-			plan.txid, plan.inCache = domain.DeriveTxID("cob", raw), true
+			plan.txid = domain.DeriveTxID("cob", raw)
 		}
 		return s.create(ctx, caller, in, dkey, idem, respond, plan)
 	})
@@ -116,11 +116,6 @@ type cobPlan struct {
 	dbIntent bool
 	// early: the intent the cache is recording since the claim (Create).
 	early *earlyIntent
-	// inCache: the create skipped the replay check without an early
-	// intent — its request did not name Pix, or it is in test mode — so
-	// create records one in the cache just before a live cob, should the
-	// charge ask for one (so every live cob has an intent).
-	inCache bool
 }
 
 // earlyIntent is a cob intent the cache records while the request's key
@@ -414,12 +409,7 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 			if err := cached.wait(); err != nil {
 				return Response{}, fmt.Errorf("%w: %w", ports.ErrStoreUnavailable, err)
 			}
-		case plan.inCache:
-			cached = s.recordEarly(ctx, intent)
-			if err := cached.wait(); err != nil {
-				return Response{}, fmt.Errorf("%w: %w", ports.ErrStoreUnavailable, err)
-			}
-		case s.cfg.Intents != nil:
+		case s.cfg.Intents != nil: // a charge's methods are the request's, so only if that changes
 			if err := s.cfg.Intents.RecordProviderIntent(ctx, intent); err != nil {
 				return Response{}, err
 			}
