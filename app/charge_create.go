@@ -398,6 +398,9 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 		return Response{}, err
 	}
 	txid := plan.txid
+	// Whether the store holds this create's cob intent, for the commit to
+	// settle: the replay check recorded it, or the fallback below does.
+	intentInStore := plan.dbIntent
 	if slices.Contains(c.Methods(), domain.MethodPix) {
 		// The intent is written (and committed) before the cob exists:
 		// whatever happens next, the sweep can find the cob if no charge
@@ -413,6 +416,7 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 			if err := s.cfg.Intents.RecordProviderIntent(ctx, intent); err != nil {
 				return Response{}, err
 			}
+			intentInStore = true
 		}
 		cobAsked = true
 		cob, err := s.acquirer.CreatePixCharge(ctx, ports.CreatePixChargeRequest{
@@ -450,6 +454,7 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 	rec := &ports.IdempotencyRecord{
 		IdempotencyKey: key, Fingerprint: idem.Fingerprint, ResourceID: id,
 		StatusCode: answer.StatusCode, Body: answer.Body, CreatedAt: now,
+		SettlesIntent: intentInStore,
 	}
 	if err := s.store.CreateCharge(ctx, c, events, rec); err != nil {
 		return Response{}, err

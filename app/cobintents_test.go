@@ -80,6 +80,16 @@ func (f *memIntents) log() []string {
 	return out
 }
 
+// createdRecords is the idempotency records the harness's store was asked
+// to commit, in order.
+func createdRecords(h *harness) []*ports.IdempotencyRecord {
+	var out []*ports.IdempotencyRecord
+	for _, c := range h.store.CreateChargeCalls() {
+		out = append(out, c.Rec)
+	}
+	return out
+}
+
 // waitUntil waits up to 5 s for cond: intents are dropped off the
 // request's path.
 func waitUntil(t *testing.T, what string, cond func() bool) {
@@ -146,6 +156,11 @@ func TestUncheckedCreateKeepsItsIntentInTheCache(t *testing.T) {
 	}
 	if id, err := h.findChargeByTxID(context.Background(), live.Scope(), cob.TxID); err != nil || id != chargeID(t, resp.Body) {
 		t.Fatalf("the charge does not hold the cob's txid: %q %v", id, err)
+	}
+	// The intent is the cache's: the commit has none of the store's to
+	// settle (no DELETE in its batch).
+	if recs := createdRecords(h); len(recs) != 1 || recs[0].SettlesIntent {
+		t.Fatalf("records %d, the unchecked create's settles a store intent it never recorded", len(recs))
 	}
 
 	// Refused before its cob (R$ 0.00): its intent goes at once.

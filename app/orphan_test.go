@@ -96,6 +96,10 @@ func TestOrphanCobIsCancelled(t *testing.T) {
 	if len(order) != 6 || order[0] != "replay+intent" || order[1] != "intent" || order[2] != "cob" {
 		t.Fatalf("calls %v: the intent must be written, with the replay check, before the cob", order)
 	}
+	// Its intent is the store's: the create's commit settles it.
+	if recs := createdRecords(h); len(recs) != 2 || !recs[1].SettlesIntent {
+		t.Fatalf("records %d, the committed create's does not settle the intent the replay check recorded", len(recs))
+	}
 	// A live create refused before any cob exists leaves no intent.
 	if _, err := svc.Create(context.Background(), live, app.CreateChargeInput{Amount: 0, Methods: in.Methods},
 		app.Idempotency{Key: "refused", Fingerprint: "r"}, render); err == nil {

@@ -80,6 +80,13 @@ type IdempotencyRecord struct {
 	StatusCode  int
 	Body        []byte
 	CreatedAt   time.Time
+	// SettlesIntent says the write recorded a cob intent of this key in
+	// the store (ProviderIntents) before asking for the cob: committing
+	// the record deletes that intent, if it is the one of the charge's
+	// txid. A create that recorded none (test mode, no Pix, or its intent
+	// went to CobIntents) leaves it false and costs no DELETE. Written
+	// only: a record read back has it false.
+	SettlesIntent bool
 }
 
 // ChargeRef names one charge in its scope.
@@ -144,7 +151,8 @@ type ChargeChangeFunc func(ctx context.Context, c *domain.Charge, tx ChargeTx) (
 // ChargeStore keeps charges with their outbox events.
 type ChargeStore interface {
 	// CreateCharge inserts c, its events and rec (when not nil) in one
-	// transaction. When rec's key already exists it returns
+	// transaction, and deletes the key's cob intent there when
+	// rec.SettlesIntent. When rec's key already exists it returns
 	// ErrIdempotencyKeyExists and writes nothing.
 	CreateCharge(ctx context.Context, c *domain.Charge, events []domain.Event, rec *IdempotencyRecord) error
 	// GetCharge loads a charge of the scope. ErrNotFound when it does not

@@ -176,14 +176,17 @@ type chargeCreate struct {
 	row  *chargeRow
 	evs  []eventRow
 	idem *idempotencyRow
+	// settle: delete the key's cob intent of the charge's txid
+	// (ports.IdempotencyRecord.SettlesIntent).
+	settle bool
 }
 
 // insertChargeBound is insertCharge on Postgres over the hot pool: the
 // idempotency record first and its key's intent settled, the charge, its
 // counter delta, its events in one INSERT — one batch. Concurrent creates
 // share a batch (db.creates, coalesce.go).
-func (db *DB) insertChargeBound(ctx context.Context, row *chargeRow, evs []eventRow, idem *idempotencyRow) error {
-	return db.creates.do(ctx, chargeCreate{row: row, evs: evs, idem: idem})
+func (db *DB) insertChargeBound(ctx context.Context, c chargeCreate) error {
+	return db.creates.do(ctx, c)
 }
 
 // insertChargesBound writes creates in one batch: one round trip, one
@@ -210,12 +213,13 @@ func (db *DB) insertOneChargeBound(ctx context.Context, c chargeCreate) error {
 }
 
 // queueCharges adds creates to b, each INSERT carrying the rows of all:
-// the idempotency records first, their intents settled, the charges, their
+// the idempotency records first, the intents of those that recorded one
+// settled (chargeCreate.settle), the charges, their
 // counter deltas (summed per group: creates of one account, day and status
 // add up to one row) and the events. Per row the work is the same as one
 // create's; per create it saves the statements' own cost (bind, execute,
 // executor start, the outbox trigger's run) on both sides of the
-// connection. Each intent is deleted by its own primary-key DELETE: a join
+// connection. Each such intent is deleted by its own primary-key DELETE: a join
 // over unnest is planned as a sequential scan once provider_intents has
 // been analysed small, and that table churns (every live create inserts
 // and deletes a row), so the plan would go stale exactly under load.
@@ -250,7 +254,7 @@ func (db *DB) queueCharges(b *pgx.Batch, cs []chargeCreate) error {
 		return err
 	}
 	for _, c := range cs {
-		if c.idem != nil {
+		if c.settle && c.idem != nil {
 			b.Queue(settleIntentSQL, c.idem.AccountID, c.idem.Mode, c.idem.Key, c.row.PixTxID)
 		}
 	}

@@ -30,19 +30,18 @@ func (db *DB) CreateCharge(ctx context.Context, c *domain.Charge, events []domai
 	if err != nil {
 		return err
 	}
-	var idem *idempotencyRow
+	cc := chargeCreate{row: row, evs: eventsFromDomain(events)}
 	if rec != nil {
-		idem = idempotencyFromPort(rec)
+		cc.idem, cc.settle = idempotencyFromPort(rec), rec.SettlesIntent
 	}
-	evs := eventsFromDomain(events)
 	if db.hot != nil {
-		err = db.insertChargeBound(ctx, row, evs, idem)
+		err = db.insertChargeBound(ctx, cc)
 	} else {
 		err = mapError(db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			return insertCharge(ctx, tx, row, evs, idem)
+			return insertCharge(ctx, tx, cc)
 		}))
 	}
-	if err == nil && len(evs) > 0 {
+	if err == nil && len(cc.evs) > 0 {
 		db.signals.committed(SignalEvents)
 	}
 	if err == nil {
@@ -52,22 +51,26 @@ func (db *DB) CreateCharge(ctx context.Context, c *domain.Charge, events []domai
 }
 
 // insertCharge writes a new charge with its counter delta, its events and,
-// when idem is not nil, its idempotency record before anything else and
-// the deletion of its key's cob intent (settleIntentSQL): at most five
-// statements in one execBatch. On SQLite idb must be a transaction.
-func insertCharge(ctx context.Context, idb bun.IDB, row *chargeRow, evs []eventRow, idem *idempotencyRow) error {
+// when c.idem is not nil, its idempotency record before anything else and,
+// when c.settle, the deletion of its key's cob intent (settleIntentSQL):
+// at most five statements in one execBatch. On SQLite idb must be a
+// transaction.
+func insertCharge(ctx context.Context, idb bun.IDB, c chargeCreate) error {
 	var qs []schema.QueryAppender
-	if idem != nil {
-		settle := idb.NewDelete().Model((*providerIntentRow)(nil)).
-			Where("account_id = ?", idem.AccountID).Where("mode = ?", idem.Mode).Where("idem_key = ?", idem.Key)
-		if row.PixTxID != nil { // only its own cob's (settleIntentSQL)
-			settle = settle.Where("txid = ?", *row.PixTxID)
-		}
-		qs = append(qs, idb.NewInsert().Model(idem), settle)
+	if c.idem != nil {
+		qs = append(qs, idb.NewInsert().Model(c.idem))
 	}
-	qs = append(qs, idb.NewInsert().Model(row), idb.NewInsert().Model(newChargeDelta(row)))
-	if len(evs) > 0 {
-		qs = append(qs, idb.NewInsert().Model(&evs))
+	if c.settle && c.idem != nil {
+		settle := idb.NewDelete().Model((*providerIntentRow)(nil)).
+			Where("account_id = ?", c.idem.AccountID).Where("mode = ?", c.idem.Mode).Where("idem_key = ?", c.idem.Key)
+		if c.row.PixTxID != nil { // only its own cob's (settleIntentSQL)
+			settle = settle.Where("txid = ?", *c.row.PixTxID)
+		}
+		qs = append(qs, settle)
+	}
+	qs = append(qs, idb.NewInsert().Model(c.row), idb.NewInsert().Model(newChargeDelta(c.row)))
+	if len(c.evs) > 0 {
+		qs = append(qs, idb.NewInsert().Model(&c.evs))
 	}
 	return execBatch(ctx, idb, qs...)
 }

@@ -60,14 +60,18 @@ func TestCommittedCreateSettlesItsIntent(t *testing.T) {
 	onBothDatabases(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		scope := ports.Scope{AccountID: "acct_1", Mode: domain.ModeLive}
-		for _, k := range []string{"committed", "never-committed"} {
+		for _, k := range []string{"committed", "never-committed", "not-the-stores"} {
 			in := ports.ProviderIntent{Key: ports.IdempotencyKey{Scope: scope, Key: k}, TxID: "tx" + k, CreatedAt: baseTime}
 			if err := db.RecordProviderIntent(ctx, in); err != nil {
 				t.Fatal(err)
 			}
 		}
 		c := newCharge(t, scope, baseTime, nil)
-		mustCreate(t, db, c, nil, idemRecord(scope, "committed", c.ID()))
+		mustCreate(t, db, c, nil, settling(idemRecord(scope, "committed", c.ID())))
+		// A create that says it recorded no intent here (its went to the
+		// cache) deletes none: no DELETE is sent for it.
+		other := newCharge(t, scope, baseTime, nil)
+		mustCreate(t, db, other, nil, idemRecord(scope, "not-the-stores", other.ID()))
 		// "earlier" is already a charge's key when its intent is
 		// recorded again: the second create fails whole, and its
 		// intent stays.
@@ -77,7 +81,7 @@ func TestCommittedCreateSettlesItsIntent(t *testing.T) {
 			t.Fatal(err)
 		}
 		dup := newCharge(t, scope, baseTime, nil)
-		if err := db.CreateCharge(ctx, dup, nil, idemRecord(scope, "earlier", dup.ID())); !errors.Is(err, ports.ErrIdempotencyKeyExists) {
+		if err := db.CreateCharge(ctx, dup, nil, settling(idemRecord(scope, "earlier", dup.ID()))); !errors.Is(err, ports.ErrIdempotencyKeyExists) {
 			t.Fatalf("create with a taken key: %v, want ErrIdempotencyKeyExists", err)
 		}
 		// A charge with a cob settles only the intent of its own txid: an
@@ -94,7 +98,7 @@ func TestCommittedCreateSettlesItsIntent(t *testing.T) {
 			if err := db.RecordProviderIntent(ctx, in); err != nil {
 				t.Fatal(err)
 			}
-			mustCreate(t, db, c, nil, idemRecord(scope, k, c.ID()))
+			mustCreate(t, db, c, nil, settling(idemRecord(scope, k, c.ID())))
 		}
 		got, err := db.ProviderIntentsBefore(ctx, baseTime.Add(time.Hour), 10)
 		if err != nil {
@@ -105,10 +109,17 @@ func TestCommittedCreateSettlesItsIntent(t *testing.T) {
 			keys = append(keys, in.Key.Key)
 		}
 		slices.Sort(keys)
-		if want := []string{"earlier", "never-committed", "other-txid"}; !slices.Equal(keys, want) {
+		if want := []string{"earlier", "never-committed", "not-the-stores", "other-txid"}; !slices.Equal(keys, want) {
 			t.Errorf("intents left: %v, want %v", keys, want)
 		}
 	})
+}
+
+// settling marks rec as the record of a create that recorded its cob
+// intent in the store (ports.IdempotencyRecord.SettlesIntent).
+func settling(rec *ports.IdempotencyRecord) *ports.IdempotencyRecord {
+	rec.SettlesIntent = true
+	return rec
 }
 
 // IdempotencyRecordOrIntent answers a used key's record and records
