@@ -90,6 +90,9 @@ type Deps struct {
 	// Admission bounds the requests served at once and refuses the excess
 	// quickly (admission.go); nil admits everything.
 	Admission *Admission
+	// CreateFlight reports the store's create flight for /metrics; nil
+	// exports none.
+	CreateFlight func() FlightStats
 	// KeyedWrites records the answers of the authenticated POSTs that are
 	// not money writes, so they honour an Idempotency-Key header
 	// (keyed_writes.go); nil ignores the header there. It holds one-time
@@ -112,6 +115,9 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 	metrics := newHTTPMetrics()
 	if d.Charges != nil {
 		metrics.watchReturns(d.Charges.ReturnStats)
+	}
+	if d.CreateFlight != nil {
+		metrics.watchCreateFlight(d.CreateFlight)
 	}
 	rl := requestLog(d.Log, d.RequestLogs, metrics)
 	r.Use(rl, d.Admission.middleware, withClientIP(cfg.TrustedProxies), rejectUnstorableText)

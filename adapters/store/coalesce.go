@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -40,6 +41,23 @@ type coalescer[T any] struct {
 	mu      sync.Mutex
 	queue   []*coalesced[T]
 	flights int
+
+	// What the flushes did, for the operator (FlightStats).
+	flushes, calls, busyNanos atomic.Uint64
+}
+
+// FlightStats is what a coalescer's flushes did since the process
+// started: how many ran, how many calls they carried, and how long they
+// took in all. With one flight, Busy's rate is the flight's utilization:
+// near 1 means every call waits on it (docs/operations.md).
+type FlightStats struct {
+	Flushes, Calls uint64
+	Busy           time.Duration
+}
+
+// stats returns c's FlightStats.
+func (c *coalescer[T]) stats() FlightStats {
+	return FlightStats{Flushes: c.flushes.Load(), Calls: c.calls.Load(), Busy: time.Duration(c.busyNanos.Load())}
 }
 
 type coalesced[T any] struct {
@@ -159,6 +177,7 @@ func (c *coalescer[T]) drain() {
 func (c *coalescer[T]) flush(b []*coalesced[T]) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(b[0].ctx), coalesceTimeout)
 	defer cancel()
+	start := time.Now()
 	defer func() {
 		if r := recover(); r != nil {
 			// Never answer success for a write that may not have happened,
@@ -170,6 +189,9 @@ func (c *coalescer[T]) flush(b []*coalesced[T]) {
 				p.err = err
 			}
 		}
+		c.busyNanos.Add(uint64(time.Since(start)))
+		c.flushes.Add(1)
+		c.calls.Add(uint64(len(b)))
 		for _, p := range b {
 			close(p.done)
 		}

@@ -154,6 +154,28 @@ func TestCoalescerBatchesWhatQueuesBehindAFlight(t *testing.T) {
 	}
 }
 
+// The stats count every flush, alone or batched, the calls it carried
+// and the time it took.
+func TestCoalescerStats(t *testing.T) {
+	f := &fakeFlushes{}
+	c := newCoalescer(1, 64, f.batch, f.single)
+	if err := c.do(t.Context(), "alone"); err != nil {
+		t.Fatal(err)
+	}
+	release := startHeld(t, f, c, []string{"a", "b", "c"})
+	time.Sleep(20 * time.Millisecond) // the held flight is busy this long at least
+	for it, err := range release() {
+		if err != nil {
+			t.Errorf("%s: %v", it, err)
+		}
+	}
+	s := c.stats()
+	// alone, first (held), then a+b+c as one batch.
+	if s.Flushes != 3 || s.Calls != 5 || s.Busy < 20*time.Millisecond {
+		t.Fatalf("stats %+v, want 3 flushes of 5 calls, busy at least 20ms", s)
+	}
+}
+
 // maxBatch bounds a batch; the rest goes in the next one.
 func TestCoalescerSplitsAtMaxBatch(t *testing.T) {
 	f := &fakeFlushes{}

@@ -243,6 +243,16 @@ func (c acquireWithin) Connect(ctx context.Context) (driver.Conn, error) {
 // on SQLite).
 func (db *DB) PoolSize() int { return db.poolSize }
 
+// CreateFlights is what the create batches on Postgres did so far (the
+// one flight every create of this process waits on, coalesce.go); zero
+// on SQLite, which writes each create in its own transaction.
+func (db *DB) CreateFlights() FlightStats {
+	if db.creates == nil {
+		return FlightStats{}
+	}
+	return db.creates.stats()
+}
+
 func hasParam(dsn, name string) bool {
 	u, err := url.Parse(dsn)
 	return err == nil && u.Query().Has(name)

@@ -217,12 +217,12 @@ func run() error {
 	ck = printCheckpoints(ctx, dsn, ck)
 	targets = append(targets, openLoopTargets(fmt.Sprintf("create %d/s cold", *rate), coldR, loadavg())...)
 
-	cpu0, wal0, xact0 := takeCPU(), walLSN(ctx, dsn), commits(ctx, dsn)
+	cpu0, wal0, xact0, fl0 := takeCPU(), walLSN(ctx, dsn), commits(ctx, dsn), sampleFlight(origin)
 	cl, err := closedLoopPhase(ctx, *driver, loadSpec{URL: cfg.BaseURL, Key: acct.LiveKey, Op: "create", Workers: *workers, Duration: *dur})
 	if err != nil {
 		return err
 	}
-	cpu1, wal1, xact1 := takeCPU(), walLSN(ctx, dsn), commits(ctx, dsn)
+	cpu1, wal1, xact1, fl1 := takeCPU(), walLSN(ctx, dsn), commits(ctx, dsn), sampleFlight(origin)
 	tput := float64(cl.ok) / cl.seconds
 	fmt.Printf("create, closed loop (%d connections, %s in its own process): %d charges in %.1fs = %.0f/s, errors %d, p50 %.1f ms, p99 %.1f ms, p99.9 %.1f ms\n",
 		*workers, cl.driver, cl.ok, cl.seconds, tput, cl.errors, cl.p50, cl.p99, cl.p999)
@@ -233,6 +233,7 @@ func run() error {
 	if xact0 >= 0 && xact1 > xact0 && cl.ok > 0 {
 		fmt.Printf("    creates per committed transaction in the closed loop: %.1f (the database's, workers included; counts good to a second)\n", float64(cl.ok)/float64(xact1-xact0))
 	}
+	fmt.Print(flightNote(fl0, fl1, time.Duration(cl.seconds*float64(time.Second))))
 	ck = printCheckpoints(ctx, dsn, ck)
 	targets = append(targets, row{target{"create closed loop", tput, "charges/s", 0.4 * refTPS, true},
 		fmt.Sprintf("0.4 x %.0f/s %s (load %s), %s", refTPS, how, refLoad, cl.driver), loadavg()})

@@ -471,8 +471,19 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 			Sessions: dash.Sessions, Keys: dash.Keys, RateLimits: dash.GuardSettings, Limiter: dash.Limiter, RequestLogs: dash.RequestLogs,
 			AuthFailures: dash.Attempts, Webhooks: webhooks, Payments: payments, PixReceipts: pixReceipts, PixCallbacks: live,
 			Events: events, Receipts: receipts, Dashboard: web, Admission: admission(cfg, db),
-			Payouts: payouts, KeyedWrites: keyed},
+			Payouts: payouts, KeyedWrites: keyed, CreateFlight: createFlight(db)},
 	)
+}
+
+// createFlight reports db's create flight to /metrics (Postgres only).
+func createFlight(db *store.DB) func() httpapi.FlightStats {
+	if db.Dialect() != store.DialectPostgres {
+		return nil
+	}
+	return func() httpapi.FlightStats {
+		s := db.CreateFlights()
+		return httpapi.FlightStats{Batches: s.Flushes, Creates: s.Calls, Busy: s.Busy}
+	}
 }
 
 // admission is the HTTP concurrency limit (Config.MaxInFlight). A request
