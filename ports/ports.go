@@ -89,6 +89,16 @@ type IdempotencyRecord struct {
 	SettlesIntent bool
 }
 
+// FlightStats is what a process's create flight did since it started:
+// the batches the store wrote (one transaction each, concurrent creates
+// grouped), the creates they carried and the time a batch was in flight.
+// With one flight, Busy's rate is its utilization: near 1 means every
+// create waits on it (docs/operations.md).
+type FlightStats struct {
+	Batches, Creates uint64
+	Busy             time.Duration
+}
+
 // ChargeRef names one charge in its scope.
 type ChargeRef struct {
 	Scope

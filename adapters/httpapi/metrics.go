@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/ports"
 )
 
 // httpMetrics are the HTTP layer's Prometheus series. Each handler has its
@@ -55,29 +56,22 @@ func (m *httpMetrics) watchPayouts(p *app.PayoutService) {
 	}
 }
 
-// FlightStats is what the store's create flight did so far: batches
-// written, the creates they carried, and the time it was busy.
-type FlightStats struct {
-	Batches, Creates uint64
-	Busy             time.Duration
-}
-
 // watchCreateFlight exposes the create flight of this process (every
 // create waits on its one flight to the database): the rate of
 // quita_store_create_flight_seconds_total is its utilization, and creates
 // over batches the batch size (docs/operations.md).
-func (m *httpMetrics) watchCreateFlight(stats func() FlightStats) {
-	counter := func(name, help string, v func(FlightStats) float64) prometheus.Collector {
+func (m *httpMetrics) watchCreateFlight(stats func() ports.FlightStats) {
+	counter := func(name, help string, v func(ports.FlightStats) float64) prometheus.Collector {
 		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, func() float64 { return v(stats()) })
 	}
 	m.registry.MustRegister(
 		counter("quita_store_create_batches_total", "Create batches written to the database, one transaction each.",
-			func(s FlightStats) float64 { return float64(s.Batches) }),
+			func(s ports.FlightStats) float64 { return float64(s.Batches) }),
 		counter("quita_store_create_batched_total", "Creates the create batches carried.",
-			func(s FlightStats) float64 { return float64(s.Creates) }),
+			func(s ports.FlightStats) float64 { return float64(s.Creates) }),
 		counter("quita_store_create_flight_seconds_total",
 			"Seconds the create flight was busy; its rate near 1 means every create waits on it.",
-			func(s FlightStats) float64 { return s.Busy.Seconds() }),
+			func(s ports.FlightStats) float64 { return s.Busy.Seconds() }),
 	)
 }
 

@@ -92,7 +92,7 @@ type Deps struct {
 	Admission *Admission
 	// CreateFlight reports the store's create flight for /metrics; nil
 	// exports none.
-	CreateFlight func() FlightStats
+	CreateFlight func() ports.FlightStats
 	// KeyedWrites records the answers of the authenticated POSTs that are
 	// not money writes, so they honour an Idempotency-Key header
 	// (keyed_writes.go); nil ignores the header there. It holds one-time

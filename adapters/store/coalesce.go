@@ -42,22 +42,14 @@ type coalescer[T any] struct {
 	queue   []*coalesced[T]
 	flights int
 
-	// What the flushes did, for the operator (FlightStats).
+	// What the flushes did, for the operator (ports.FlightStats).
 	flushes, calls, busyNanos atomic.Uint64
 }
 
-// FlightStats is what a coalescer's flushes did since the process
-// started: how many ran, how many calls they carried, and how long they
-// took in all. With one flight, Busy's rate is the flight's utilization:
-// near 1 means every call waits on it (docs/operations.md).
-type FlightStats struct {
-	Flushes, Calls uint64
-	Busy           time.Duration
-}
-
-// stats returns c's FlightStats.
-func (c *coalescer[T]) stats() FlightStats {
-	return FlightStats{Flushes: c.flushes.Load(), Calls: c.calls.Load(), Busy: time.Duration(c.busyNanos.Load())}
+// stats is what c's flushes did so far: how many ran, the calls they
+// carried and the time they took in all.
+func (c *coalescer[T]) stats() ports.FlightStats {
+	return ports.FlightStats{Batches: c.flushes.Load(), Creates: c.calls.Load(), Busy: time.Duration(c.busyNanos.Load())}
 }
 
 type coalesced[T any] struct {

@@ -171,7 +171,7 @@ func TestCoalescerStats(t *testing.T) {
 	}
 	s := c.stats()
 	// alone, first (held), then a+b+c as one batch.
-	if s.Flushes != 3 || s.Calls != 5 || s.Busy < 20*time.Millisecond {
+	if s.Batches != 3 || s.Creates != 5 || s.Busy < 20*time.Millisecond {
 		t.Fatalf("stats %+v, want 3 flushes of 5 calls, busy at least 20ms", s)
 	}
 }

@@ -68,8 +68,8 @@ func TestCommittedCreateSettlesItsIntent(t *testing.T) {
 		}
 		c := newCharge(t, scope, baseTime, nil)
 		mustCreate(t, db, c, nil, settling(idemRecord(scope, "committed", c.ID())))
-		// A create that says it recorded no intent here (its went to the
-		// cache) deletes none: no DELETE is sent for it.
+		// A create that says it recorded no intent here (its intent went
+		// to the cache) deletes none: no DELETE is sent for it.
 		other := newCharge(t, scope, baseTime, nil)
 		mustCreate(t, db, other, nil, idemRecord(scope, "not-the-stores", other.ID()))
 		// "earlier" is already a charge's key when its intent is

@@ -246,9 +246,9 @@ func (db *DB) PoolSize() int { return db.poolSize }
 // CreateFlights is what the create batches on Postgres did so far (the
 // one flight every create of this process waits on, coalesce.go); zero
 // on SQLite, which writes each create in its own transaction.
-func (db *DB) CreateFlights() FlightStats {
+func (db *DB) CreateFlights() ports.FlightStats {
 	if db.creates == nil {
-		return FlightStats{}
+		return ports.FlightStats{}
 	}
 	return db.creates.stats()
 }

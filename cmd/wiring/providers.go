@@ -475,15 +475,13 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 	)
 }
 
-// createFlight reports db's create flight to /metrics (Postgres only).
-func createFlight(db *store.DB) func() httpapi.FlightStats {
+// createFlight reports db's create flight to /metrics (Postgres only:
+// SQLite writes each create in its own transaction).
+func createFlight(db *store.DB) func() ports.FlightStats {
 	if db.Dialect() != store.DialectPostgres {
 		return nil
 	}
-	return func() httpapi.FlightStats {
-		s := db.CreateFlights()
-		return httpapi.FlightStats{Batches: s.Flushes, Creates: s.Calls, Busy: s.Busy}
-	}
+	return db.CreateFlights
 }
 
 // admission is the HTTP concurrency limit (Config.MaxInFlight). A request
