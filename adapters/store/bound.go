@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -73,16 +74,20 @@ func planInsertRows(d schema.Dialect, model any, rows int) *insertPlan {
 	return p
 }
 
-// args are the row's values in the plan's column order, as pgx binds
-// them: a nil pointer or a zero instant is NULL, an instant is UTC to the
-// microsecond (as dbTime writes it), anything else is itself.
-func (p *insertPlan) args(row any) ([]any, error) {
+// appendArgs appends the row's values to dst in the plan's column order,
+// as pgx binds them: a nil pointer or a zero instant is NULL, an instant is UTC to the
+// microsecond (as dbTime writes it), anything else is itself — passed as
+// a pointer into row, which pgx dereferences, so binding a value does not
+// box (allocate) it: row must not change until the statement is sent.
+func (p *insertPlan) appendArgs(dst []any, row any) ([]any, error) {
 	v := reflect.ValueOf(row).Elem()
-	out := make([]any, len(p.fields))
+	dst = slices.Grow(dst, len(p.fields))
+	out := dst[len(dst) : len(dst)+len(p.fields)]
 	for i, f := range p.fields {
 		fv := v.FieldByIndex(f.Index)
-		switch x := fv.Interface().(type) {
-		case dbTime:
+		switch {
+		case fv.Type() == dbTimeType:
+			x := fv.Addr().Interface().(*dbTime)
 			if x.IsZero() {
 				out[i] = nil
 				continue
@@ -92,20 +97,20 @@ func (p *insertPlan) args(row any) ([]any, error) {
 				return nil, fmt.Errorf("store: time %v is outside years 1-9999", u)
 			}
 			out[i] = u
-		default:
-			if fv.Kind() == reflect.Pointer {
-				if fv.IsNil() {
-					out[i] = nil
-				} else {
-					out[i] = fv.Elem().Interface()
-				}
-				continue
+		case fv.Kind() == reflect.Pointer:
+			if fv.IsNil() {
+				out[i] = nil
+			} else {
+				out[i] = fv.Interface()
 			}
-			out[i] = x
+		default:
+			out[i] = fv.Addr().Interface()
 		}
 	}
-	return out, nil
+	return dst[:len(dst)+len(p.fields)], nil
 }
+
+var dbTimeType = reflect.TypeFor[dbTime]()
 
 // selectPlan is one table's SELECT of every column of a row by a
 // condition with bound parameters, and the fields to scan them into.
@@ -280,11 +285,10 @@ func queueInsertRows[R any](b *pgx.Batch, d schema.Dialect, rows []*R) error {
 		p := planInsertRows(d, rows[0], k)
 		args := make([]any, 0, k*len(p.fields))
 		for _, r := range rows[:k] {
-			a, err := p.args(r)
-			if err != nil {
+			var err error
+			if args, err = p.appendArgs(args, r); err != nil {
 				return err
 			}
-			args = append(args, a...)
 		}
 		b.Queue(p.sql, args...)
 		rows = rows[k:]

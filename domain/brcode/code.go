@@ -139,7 +139,9 @@ var crcTable = func() (t [256]uint16) {
 // checksum formats the checksum of payload (which must end in "6304") the
 // way tag 63 carries it.
 func checksum(payload string) string {
-	return fmt.Sprintf("%04X", CRC16CCITT([]byte(payload)))
+	const hex = "0123456789ABCDEF"
+	c := CRC16CCITT([]byte(payload))
+	return string([]byte{hex[c>>12&0xf], hex[c>>8&0xf], hex[c>>4&0xf], hex[c&0xf]})
 }
 
 func malformed(format string, args ...any) error {

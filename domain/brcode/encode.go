@@ -172,8 +172,10 @@ func (b *Code) Encode() (string, error) {
 	if w.err != nil {
 		return "", w.err
 	}
-	payload := w.b.String() + "6304"
-	return payload + checksum(payload), nil
+	w.b.WriteString("6304")
+	crc := checksum(w.b.String())
+	w.b.WriteString(crc)
+	return w.b.String(), nil
 }
 
 // validTxID accepts the alphabet the BCB allows in 62/05.
@@ -211,7 +213,12 @@ func (w *writer) put(tag, v string) {
 		w.err = malformed("tag %s is %d bytes long, EMV allows 1..99", tag, len(v))
 		return
 	}
-	fmt.Fprintf(&w.b, "%s%02d%s", tag, len(v), v)
+	n := len(v)
+	w.b.Grow(len(tag) + 2 + n)
+	w.b.WriteString(tag)
+	w.b.WriteByte(byte('0' + n/10))
+	w.b.WriteByte(byte('0' + n%10))
+	w.b.WriteString(v)
 }
 
 func (w *writer) nest(tag string, inner *writer) {
