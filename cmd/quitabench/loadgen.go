@@ -12,7 +12,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -77,32 +76,30 @@ func loadgenMain() error {
 	if spec.Timeout <= 0 {
 		spec.Timeout = 5 * time.Second
 	}
-	client := &http.Client{Timeout: spec.Timeout, Transport: &http.Transport{
-		MaxIdleConns: 4096, MaxIdleConnsPerHost: 4096, IdleConnTimeout: time.Minute,
-	}}
-	do := func(i int) (int, bool) {
-		var req *http.Request
-		switch spec.Op {
-		case "get":
-			req, _ = http.NewRequest(http.MethodGet, spec.URL+"/charges/"+spec.IDs[i%len(spec.IDs)], nil)
-		case "payout":
-			req, _ = http.NewRequest(http.MethodPost, spec.URL+"/payouts", bytes.NewReader(payoutBody))
-			req.Header.Set("Idempotency-Key", "bench-payout-"+randHex(12))
-			req.Header.Set("Content-Type", "application/json")
-		default:
-			req, _ = http.NewRequest(http.MethodPost, spec.URL+"/charges", bytes.NewReader(body))
-			req.Header.Set("Idempotency-Key", "bench-"+randHex(12))
-			req.Header.Set("Content-Type", "application/json")
-		}
-		req.Header.Set("apikey", spec.Key)
-		resp, err := client.Do(req)
-		if err != nil {
-			return 0, false
-		}
-		defer resp.Body.Close()
-		_, _ = io.Copy(io.Discard, resp.Body)
-		return resp.StatusCode, resp.Header.Get("Retry-After") != ""
+	client, err := newRawClient(spec.URL, spec.Timeout)
+	if err != nil {
+		return err
 	}
+	var write func(i int) func(rc *rawClient, b []byte) []byte
+	switch spec.Op {
+	case "get":
+		write = func(i int) func(rc *rawClient, b []byte) []byte {
+			return func(rc *rawClient, b []byte) []byte {
+				return get(b, rc, "/charges/"+spec.IDs[i%len(spec.IDs)], spec.Key)
+			}
+		}
+	case "payout":
+		payout := func(rc *rawClient, b []byte) []byte {
+			return jsonPost(b, rc, "/payouts", spec.Key, "bench-payout-", payoutBody)
+		}
+		write = func(int) func(rc *rawClient, b []byte) []byte { return payout }
+	default:
+		create := func(rc *rawClient, b []byte) []byte {
+			return jsonPost(b, rc, "/charges", spec.Key, "bench-", body)
+		}
+		write = func(int) func(rc *rawClient, b []byte) []byte { return create }
+	}
+	do := func(i int) (int, bool) { return client.do(write(i)) }
 	warmConnections(client, spec)
 	var shots []shot
 	if spec.Workers > 0 {
@@ -126,22 +123,26 @@ func loadgenMain() error {
 // loop's workers, or up to 64 for an open loop (the server's default
 // in-flight limit) — with concurrent GET /healthz, which needs no key and
 // touches no database.
-func warmConnections(client *http.Client, spec loadSpec) {
+func warmConnections(client *rawClient, spec loadSpec) {
 	n := spec.Workers
 	if n <= 0 {
 		n = min(64, max(spec.Rate/10, 8))
 	}
-	url := strings.TrimSuffix(spec.URL, "/v1") + "/healthz"
-	var ready, wg sync.WaitGroup
-	ready.Add(n)
+	healthz := func(rc *rawClient, b []byte) []byte {
+		return append(rc.requestLine(b, "GET", "", "/healthz"), "\r\n"...)
+	}
+	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
-			ready.Done()
-			ready.Wait() // all at once, so each takes a connection of its own
-			if resp, err := client.Get(url); err == nil {
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
+			c, err := client.dial() // a connection of its own each
+			if err != nil {
+				return
 			}
+			if _, _, keep, err := client.roundTrip(c, healthz); err != nil || !keep {
+				c.c.Close()
+				return
+			}
+			client.give(c)
 		})
 	}
 	wg.Wait()
