@@ -80,26 +80,19 @@ func loadgenMain() error {
 	if err != nil {
 		return err
 	}
-	var write func(i int) func(rc *rawClient, b []byte) []byte
-	switch spec.Op {
-	case "get":
-		write = func(i int) func(rc *rawClient, b []byte) []byte {
-			return func(rc *rawClient, b []byte) []byte {
-				return get(b, rc, "/charges/"+spec.IDs[i%len(spec.IDs)], spec.Key)
-			}
+	request := func(i int, b []byte) []byte {
+		switch spec.Op {
+		case "get":
+			return client.appendGet(b, "/charges/"+spec.IDs[i%len(spec.IDs)], spec.Key)
+		case "payout":
+			return client.appendPost(b, "/payouts", spec.Key, "bench-payout-", payoutBody)
+		default:
+			return client.appendPost(b, "/charges", spec.Key, "bench-", body)
 		}
-	case "payout":
-		payout := func(rc *rawClient, b []byte) []byte {
-			return jsonPost(b, rc, "/payouts", spec.Key, "bench-payout-", payoutBody)
-		}
-		write = func(int) func(rc *rawClient, b []byte) []byte { return payout }
-	default:
-		create := func(rc *rawClient, b []byte) []byte {
-			return jsonPost(b, rc, "/charges", spec.Key, "bench-", body)
-		}
-		write = func(int) func(rc *rawClient, b []byte) []byte { return create }
 	}
-	do := func(i int) (int, bool) { return client.do(write(i)) }
+	do := func(i int) (int, bool) {
+		return client.do(func(b []byte) []byte { return request(i, b) })
+	}
 	warmConnections(client, spec)
 	var shots []shot
 	if spec.Workers > 0 {
@@ -128,8 +121,8 @@ func warmConnections(client *rawClient, spec loadSpec) {
 	if n <= 0 {
 		n = min(64, max(spec.Rate/10, 8))
 	}
-	healthz := func(rc *rawClient, b []byte) []byte {
-		return append(rc.requestLine(b, "GET", "", "/healthz"), "\r\n"...)
+	healthz := func(b []byte) []byte {
+		return append(client.requestLine(b, "GET", "", "/healthz"), "\r\n"...)
 	}
 	var wg sync.WaitGroup
 	for range n {

@@ -84,10 +84,10 @@ func (rc *rawClient) give(c *rawConn) {
 	rc.mu.Unlock()
 }
 
-// do sends the request write appends to its buffer and answers the
+// do sends the request write appends to the connection's buffer and answers the
 // response's status and whether it carried Retry-After; status 0 is no
 // answer within the timeout, or a transport error.
-func (rc *rawClient) do(write func(rc *rawClient, b []byte) []byte) (status int, retry bool) {
+func (rc *rawClient) do(write func(b []byte) []byte) (status int, retry bool) {
 	c, err := rc.take()
 	if err != nil {
 		return 0, false
@@ -104,11 +104,11 @@ func (rc *rawClient) do(write func(rc *rawClient, b []byte) []byte) (status int,
 	return status, retry
 }
 
-func (rc *rawClient) roundTrip(c *rawConn, write func(rc *rawClient, b []byte) []byte) (status int, retry, keep bool, err error) {
+func (rc *rawClient) roundTrip(c *rawConn, write func(b []byte) []byte) (status int, retry, keep bool, err error) {
 	if err := c.c.SetDeadline(time.Now().Add(rc.timeout)); err != nil {
 		return 0, false, false, err
 	}
-	c.buf = write(rc, c.buf[:0])
+	c.buf = write(c.buf[:0])
 	if _, err := c.c.Write(c.buf); err != nil {
 		return 0, false, false, err
 	}
@@ -132,9 +132,9 @@ func (rc *rawClient) requestLine(b []byte, method, prefix, path string) []byte {
 	return append(b, "\r\n"...)
 }
 
-// jsonPost appends a POST of body with a fresh Idempotency-Key made of
-// keyPrefix and 24 random hex digits.
-func jsonPost(b []byte, rc *rawClient, path, apiKey, keyPrefix string, body []byte) []byte {
+// appendPost appends a JSON POST of body with the API key and a fresh
+// Idempotency-Key made of keyPrefix and 24 random hex digits.
+func (rc *rawClient) appendPost(b []byte, path, apiKey, keyPrefix string, body []byte) []byte {
 	b = rc.requestHead(b, "POST", path)
 	b = append(b, "apikey: "...)
 	b = append(b, apiKey...)
@@ -149,8 +149,8 @@ func jsonPost(b []byte, rc *rawClient, path, apiKey, keyPrefix string, body []by
 	return append(b, body...)
 }
 
-// get appends a GET of path with the API key.
-func get(b []byte, rc *rawClient, path, apiKey string) []byte {
+// appendGet appends a GET of path with the API key, if any.
+func (rc *rawClient) appendGet(b []byte, path, apiKey string) []byte {
 	b = rc.requestHead(b, "GET", path)
 	if apiKey != "" {
 		b = append(b, "apikey: "...)

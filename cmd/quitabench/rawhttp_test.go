@@ -15,8 +15,9 @@ import (
 // TestRawClientReadsWhatTheFiguresNeed: the load generator's client
 // sends what a merchant would (method, path under the base URL, the key,
 // a fresh Idempotency-Key, the JSON body), reads the status and
-// Retry-After of plain, chunked, empty and closing answers, and keeps a
-// connection only while the server does.
+// Retry-After of plain, chunked, empty and closing answers, keeps a
+// connection only while the server does, and gives up on a server that
+// does not answer within its timeout (status 0, the connection dropped).
 func TestRawClientReadsWhatTheFiguresNeed(t *testing.T) {
 	var (
 		mu    sync.Mutex
@@ -49,6 +50,10 @@ func TestRawClientReadsWhatTheFiguresNeed(t *testing.T) {
 			w.(http.Flusher).Flush()
 		}
 	})
+	release := make(chan struct{})
+	mux.HandleFunc("GET /v1/slow", func(w http.ResponseWriter, r *http.Request) {
+		<-release
+	})
 	mux.HandleFunc("GET /v1/closing", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Connection", "close")
 		_, _ = w.Write([]byte("bye"))
@@ -62,11 +67,11 @@ func TestRawClientReadsWhatTheFiguresNeed(t *testing.T) {
 	srv.Start()
 	defer srv.Close()
 
-	rc, err := newRawClient(srv.URL+"/v1", 2*time.Second)
+	rc, err := newRawClient(srv.URL+"/v1", 300*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
-	create := func(rc *rawClient, b []byte) []byte { return jsonPost(b, rc, "/charges", "qt_live_k", "bench-", body) }
+	create := func(b []byte) []byte { return rc.appendPost(b, "/charges", "qt_live_k", "bench-", body) }
 	for i := range 3 {
 		if status, retry := rc.do(create); status != http.StatusCreated || retry {
 			t.Fatalf("create %d: status %d, retry %v", i, status, retry)
@@ -75,8 +80,8 @@ func TestRawClientReadsWhatTheFiguresNeed(t *testing.T) {
 	if n := conns.Load(); n != 1 {
 		t.Errorf("three sequential creates opened %d connections, want 1 kept alive", n)
 	}
-	getPath := func(path string) func(rc *rawClient, b []byte) []byte {
-		return func(rc *rawClient, b []byte) []byte { return get(b, rc, path, "qt_live_k") }
+	getPath := func(path string) func(b []byte) []byte {
+		return func(b []byte) []byte { return rc.appendGet(b, path, "qt_live_k") }
 	}
 	if status, retry := rc.do(getPath("/busy")); status != http.StatusServiceUnavailable || !retry {
 		t.Errorf("busy: status %d, retry %v; want 503 with Retry-After", status, retry)
@@ -98,6 +103,19 @@ func TestRawClientReadsWhatTheFiguresNeed(t *testing.T) {
 	}
 	if n := conns.Load(); n != 2 {
 		t.Errorf("a server that closed the connection: %d connections in all, want a second one", n)
+	}
+
+	started := time.Now()
+	status, _ := rc.do(getPath("/slow"))
+	close(release)
+	if status != 0 || time.Since(started) > 2*time.Second {
+		t.Errorf("a server that does not answer: status %d after %v, want 0 at the timeout", status, time.Since(started))
+	}
+	if status, _ := rc.do(create); status != http.StatusCreated {
+		t.Errorf("after a timed-out request: status %d", status)
+	}
+	if n := conns.Load(); n != 3 {
+		t.Errorf("a timed-out connection: %d connections in all, want it dropped and a third opened", n)
 	}
 
 	srv.Close()
