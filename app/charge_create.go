@@ -83,7 +83,7 @@ func (s *ChargeService) Create(ctx context.Context, caller Caller, in CreateChar
 		if err != nil {
 			return Response{}, err
 		}
-		early = s.recordEarly(ctx, ports.ProviderIntent{Key: key, TxID: domain.DeriveTxID("cob", raw), CreatedAt: s.clock.Now()})
+		early = s.recordEarly(ports.ProviderIntent{Key: key, TxID: domain.DeriveTxID("cob", raw), CreatedAt: s.clock.Now()})
 	}
 	used := false
 	resp, err := s.runIdempotent(ctx, caller.Scope(), idem, intent, s.cfg.CobIntents != nil, func(dkey ports.IdempotencyKey, checked bool) (Response, error) {
@@ -104,7 +104,7 @@ func (s *ChargeService) Create(ctx context.Context, caller Caller, in CreateChar
 		return s.create(ctx, caller, in, dkey, idem, respond, plan)
 	})
 	if early != nil && !used {
-		s.dropLater(ctx, early) // the key was answered, refused or checked: no cob of this txid
+		s.dropLater(early) // the key was answered, refused or checked: no cob of this txid
 	}
 	return resp, err
 }
@@ -119,21 +119,35 @@ type cobPlan struct {
 }
 
 // earlyIntent is a cob intent the cache records while the request's key
-// is being claimed, so both go in one Redis round trip; the cob waits for
-// it (wait).
+// is being claimed, so the claim and the intent's write go to Redis
+// together; the cob waits for it (wait).
 type earlyIntent struct {
 	in   ports.ProviderIntent
 	done chan struct{}
 	err  error
 }
 
-func (s *ChargeService) recordEarly(ctx context.Context, in ports.ProviderIntent) *earlyIntent {
+// recordEarly starts recording in in the cache. The intents of concurrent
+// creates go in one command (ChargeService.intentAdds), sent by a
+// goroutine of the batcher's, not one per request (issue 17).
+func (s *ChargeService) recordEarly(in ports.ProviderIntent) *earlyIntent {
 	e := &earlyIntent{in: in, done: make(chan struct{})}
-	go func() {
-		defer close(e.done)
-		e.err = s.cfg.CobIntents.RecordCobIntent(context.WithoutCancel(ctx), in)
-	}()
+	s.intentAdds.add(e, s.background.Go, s.recordIntents)
 	return e
+}
+
+// recordIntents records a batch of early intents in one call; each of them
+// gets its outcome.
+func (s *ChargeService) recordIntents(batch []*earlyIntent) {
+	ins := make([]ports.ProviderIntent, len(batch))
+	for i, e := range batch {
+		ins[i] = e.in
+	}
+	err := s.cfg.CobIntents.RecordCobIntent(context.Background(), ins...)
+	for _, e := range batch {
+		e.err = err
+		close(e.done)
+	}
 }
 
 // wait returns once the intent is recorded, or why it is not.
@@ -144,18 +158,23 @@ func (e *earlyIntent) wait() error {
 
 // dropLater removes e from the cache once it is recorded, off the
 // request's path: its create committed (the charge holds its txid) or
-// asked for no cob. A drop that fails leaves the intent to the sweep,
-// which settles it either way.
-func (s *ChargeService) dropLater(ctx context.Context, e *earlyIntent) {
-	ctx = context.WithoutCancel(ctx)
-	go func() {
-		if e.wait() != nil {
-			return // never recorded
+// asked for no cob. The drops of concurrent creates go in one command
+// (ChargeService.intentDrops). A drop that fails leaves the intent to the
+// sweep, which settles it either way.
+func (s *ChargeService) dropLater(e *earlyIntent) {
+	s.intentDrops.add(e, s.background.Go, s.dropIntents)
+}
+
+func (s *ChargeService) dropIntents(batch []*earlyIntent) {
+	ins := make([]ports.ProviderIntent, 0, len(batch))
+	for _, e := range batch {
+		if e.wait() == nil { // else never recorded
+			ins = append(ins, e.in)
 		}
-		if err := s.cfg.CobIntents.DropCobIntent(ctx, e.in); err != nil {
-			s.log.WarnContext(ctx, "drop a cob intent", "err", err)
-		}
-	}()
+	}
+	if err := s.cfg.CobIntents.DropCobIntent(context.Background(), ins...); err != nil {
+		s.log.Warn("drop cob intents", "count", len(ins), "err", err)
+	}
 }
 
 // runIdempotent runs a financial write of scope exactly once per
@@ -365,7 +384,7 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 	cached := plan.early
 	defer func() {
 		if cached != nil && (err == nil || !cobAsked) {
-			s.dropLater(ctx, cached)
+			s.dropLater(cached)
 		}
 	}()
 	id, err := s.ids.NewID()

@@ -97,8 +97,12 @@ type ChargeService struct {
 	guard    *FraudGuard
 	// webhookURLs runs cfg.WebhookURLs for creates; nil when it is nil.
 	webhookURLs *urlChecks
-	// background tracks work that outlives a request (FinalizeMethods).
+	// background tracks work that outlives a request (FinalizeMethods,
+	// the cob intents' batches).
 	background sync.WaitGroup
+	// intentAdds and intentDrops write the cache's cob intents of
+	// concurrent creates in one command each (recordEarly, dropLater).
+	intentAdds, intentDrops batcher[*earlyIntent]
 	// returns counts what automatic returns did (ReturnStats).
 	returns returnCounters
 }

@@ -25,7 +25,7 @@ type memIntents struct {
 	failing bool
 }
 
-func (f *memIntents) RecordCobIntent(_ context.Context, in ports.ProviderIntent) error {
+func (f *memIntents) RecordCobIntent(_ context.Context, ins ...ports.ProviderIntent) error {
 	time.Sleep(10 * time.Millisecond) // slower than the claim: the cob must still wait for it
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -33,8 +33,10 @@ func (f *memIntents) RecordCobIntent(_ context.Context, in ports.ProviderIntent)
 	if f.failing {
 		return errors.New("redis: connection refused")
 	}
-	in.Key.Key = "" // not kept
-	f.m[in.TxID] = in
+	for _, in := range ins {
+		in.Key.Key = "" // not kept
+		f.m[in.TxID] = in
+	}
 	return nil
 }
 
@@ -50,11 +52,13 @@ func (f *memIntents) CobIntentsBefore(_ context.Context, t time.Time, limit int)
 	return out, nil
 }
 
-func (f *memIntents) DropCobIntent(_ context.Context, in ports.ProviderIntent) error {
+func (f *memIntents) DropCobIntent(_ context.Context, ins ...ports.ProviderIntent) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	*f.calls = append(*f.calls, "drop")
-	delete(f.m, in.TxID)
+	for _, in := range ins {
+		delete(f.m, in.TxID)
+	}
 	return nil
 }
 

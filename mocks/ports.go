@@ -1250,10 +1250,10 @@ var _ ports.CobIntents = &CobIntentsMock{}
 //			CobIntentsBeforeFunc: func(ctx context.Context, t time.Time, limit int) ([]ports.ProviderIntent, error) {
 //				panic("mock out the CobIntentsBefore method")
 //			},
-//			DropCobIntentFunc: func(ctx context.Context, in ports.ProviderIntent) error {
+//			DropCobIntentFunc: func(ctx context.Context, ins ...ports.ProviderIntent) error {
 //				panic("mock out the DropCobIntent method")
 //			},
-//			RecordCobIntentFunc: func(ctx context.Context, in ports.ProviderIntent) error {
+//			RecordCobIntentFunc: func(ctx context.Context, ins ...ports.ProviderIntent) error {
 //				panic("mock out the RecordCobIntent method")
 //			},
 //		}
@@ -1267,10 +1267,10 @@ type CobIntentsMock struct {
 	CobIntentsBeforeFunc func(ctx context.Context, t time.Time, limit int) ([]ports.ProviderIntent, error)
 
 	// DropCobIntentFunc mocks the DropCobIntent method.
-	DropCobIntentFunc func(ctx context.Context, in ports.ProviderIntent) error
+	DropCobIntentFunc func(ctx context.Context, ins ...ports.ProviderIntent) error
 
 	// RecordCobIntentFunc mocks the RecordCobIntent method.
-	RecordCobIntentFunc func(ctx context.Context, in ports.ProviderIntent) error
+	RecordCobIntentFunc func(ctx context.Context, ins ...ports.ProviderIntent) error
 
 	// calls tracks calls to the methods.
 	calls struct {
@@ -1287,15 +1287,15 @@ type CobIntentsMock struct {
 		DropCobIntent []struct {
 			// Ctx is the ctx argument value.
 			Ctx context.Context
-			// In is the in argument value.
-			In ports.ProviderIntent
+			// Ins is the ins argument value.
+			Ins []ports.ProviderIntent
 		}
 		// RecordCobIntent holds details about calls to the RecordCobIntent method.
 		RecordCobIntent []struct {
 			// Ctx is the ctx argument value.
 			Ctx context.Context
-			// In is the in argument value.
-			In ports.ProviderIntent
+			// Ins is the ins argument value.
+			Ins []ports.ProviderIntent
 		}
 	}
 	lockCobIntentsBefore sync.RWMutex
@@ -1344,21 +1344,21 @@ func (mock *CobIntentsMock) CobIntentsBeforeCalls() []struct {
 }
 
 // DropCobIntent calls DropCobIntentFunc.
-func (mock *CobIntentsMock) DropCobIntent(ctx context.Context, in ports.ProviderIntent) error {
+func (mock *CobIntentsMock) DropCobIntent(ctx context.Context, ins ...ports.ProviderIntent) error {
 	if mock.DropCobIntentFunc == nil {
 		panic("CobIntentsMock.DropCobIntentFunc: method is nil but CobIntents.DropCobIntent was just called")
 	}
 	callInfo := struct {
 		Ctx context.Context
-		In  ports.ProviderIntent
+		Ins []ports.ProviderIntent
 	}{
 		Ctx: ctx,
-		In:  in,
+		Ins: ins,
 	}
 	mock.lockDropCobIntent.Lock()
 	mock.calls.DropCobIntent = append(mock.calls.DropCobIntent, callInfo)
 	mock.lockDropCobIntent.Unlock()
-	return mock.DropCobIntentFunc(ctx, in)
+	return mock.DropCobIntentFunc(ctx, ins...)
 }
 
 // DropCobIntentCalls gets all the calls that were made to DropCobIntent.
@@ -1367,11 +1367,11 @@ func (mock *CobIntentsMock) DropCobIntent(ctx context.Context, in ports.Provider
 //	len(mockedCobIntents.DropCobIntentCalls())
 func (mock *CobIntentsMock) DropCobIntentCalls() []struct {
 	Ctx context.Context
-	In  ports.ProviderIntent
+	Ins []ports.ProviderIntent
 } {
 	var calls []struct {
 		Ctx context.Context
-		In  ports.ProviderIntent
+		Ins []ports.ProviderIntent
 	}
 	mock.lockDropCobIntent.RLock()
 	calls = mock.calls.DropCobIntent
@@ -1380,21 +1380,21 @@ func (mock *CobIntentsMock) DropCobIntentCalls() []struct {
 }
 
 // RecordCobIntent calls RecordCobIntentFunc.
-func (mock *CobIntentsMock) RecordCobIntent(ctx context.Context, in ports.ProviderIntent) error {
+func (mock *CobIntentsMock) RecordCobIntent(ctx context.Context, ins ...ports.ProviderIntent) error {
 	if mock.RecordCobIntentFunc == nil {
 		panic("CobIntentsMock.RecordCobIntentFunc: method is nil but CobIntents.RecordCobIntent was just called")
 	}
 	callInfo := struct {
 		Ctx context.Context
-		In  ports.ProviderIntent
+		Ins []ports.ProviderIntent
 	}{
 		Ctx: ctx,
-		In:  in,
+		Ins: ins,
 	}
 	mock.lockRecordCobIntent.Lock()
 	mock.calls.RecordCobIntent = append(mock.calls.RecordCobIntent, callInfo)
 	mock.lockRecordCobIntent.Unlock()
-	return mock.RecordCobIntentFunc(ctx, in)
+	return mock.RecordCobIntentFunc(ctx, ins...)
 }
 
 // RecordCobIntentCalls gets all the calls that were made to RecordCobIntent.
@@ -1403,11 +1403,11 @@ func (mock *CobIntentsMock) RecordCobIntent(ctx context.Context, in ports.Provid
 //	len(mockedCobIntents.RecordCobIntentCalls())
 func (mock *CobIntentsMock) RecordCobIntentCalls() []struct {
 	Ctx context.Context
-	In  ports.ProviderIntent
+	Ins []ports.ProviderIntent
 } {
 	var calls []struct {
 		Ctx context.Context
-		In  ports.ProviderIntent
+		Ins []ports.ProviderIntent
 	}
 	mock.lockRecordCobIntent.RLock()
 	calls = mock.calls.RecordCobIntent

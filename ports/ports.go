@@ -273,13 +273,14 @@ type ProviderIntents interface {
 // expire at the PSP unpaid, as the database's unlogged intents are after a
 // crash of Postgres.
 type CobIntents interface {
-	// RecordCobIntent saves in; in.Key.Key is not kept.
-	RecordCobIntent(ctx context.Context, in ProviderIntent) error
+	// RecordCobIntent saves ins, all or none; in.Key.Key is not kept. An
+	// intent recorded before keeps its time.
+	RecordCobIntent(ctx context.Context, ins ...ProviderIntent) error
 	// CobIntentsBefore lists up to limit intents recorded before t,
 	// oldest first, each with its scope, txid and time.
 	CobIntentsBefore(ctx context.Context, t time.Time, limit int) ([]ProviderIntent, error)
-	// DropCobIntent removes in; removing none succeeds.
-	DropCobIntent(ctx context.Context, in ProviderIntent) error
+	// DropCobIntent removes ins; removing none succeeds.
+	DropCobIntent(ctx context.Context, ins ...ProviderIntent) error
 }
 
 // ErrCacheUnavailable: the idempotency cache failed or is being skipped

@@ -5,13 +5,11 @@ import (
 	"math"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/gorilla/mux"
 
 	"github.com/quitapix/quita/app"
-	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/ports"
 )
 
@@ -29,16 +27,16 @@ func APIKeyAuth(d Deps) mux.MiddlewareFunc {
 	lim := newLimiter(d.RateLimits, d.Limiter)
 	auth := requireAPIKey(d.Accounts, newAuthFailures(d.AuthFailures))
 	return func(next http.Handler) http.Handler {
-		return lim.prefetch(auth(lim.enforce(next)))
+		return auth(lim.enforce(next))
 	}
 }
 
-// keyLimiter applies the per-key GCRA limit. Its two halves wrap
-// requireAPIKey: prefetch starts the limiter call (a Redis round trip)
-// concurrently with the key lookup (a database round trip) when it already
-// knows the key's account from an earlier request, and enforce, after the
-// key is authenticated, waits for that answer or asks on the spot. A key
-// that fails authentication gets its 401 whatever the limiter says.
+// keyLimiter applies the per-key GCRA limit after requireAPIKey has
+// authenticated the key. Its call usually answers in the process (a busy
+// key spends tokens it leased from the shared bucket) and the key's
+// account comes from the process's key cache, so the two are asked one
+// after the other: overlapping them cost every request a goroutine for a
+// round trip saved about once a second per key (issue 17).
 //
 // Anything that keeps the limiter from deciding (settings or Redis errors)
 // lets the request through: the limiter protects the service, it must
@@ -46,11 +44,6 @@ func APIKeyAuth(d Deps) mux.MiddlewareFunc {
 type keyLimiter struct {
 	src     RateLimitSource
 	limiter ports.RateLimiter
-
-	mu sync.Mutex
-	// accounts maps the fingerprint of an authenticated key to its
-	// account: only a hint of which limit to apply, never a credential.
-	accounts map[string]string
 }
 
 type limitAnswer struct {
@@ -59,15 +52,8 @@ type limitAnswer struct {
 	err   error
 }
 
-type limitFuture struct {
-	accountID string
-	ch        chan limitAnswer
-}
-
-type ctxLimitKey struct{}
-
 func newLimiter(src RateLimitSource, l ports.RateLimiter) *keyLimiter {
-	return &keyLimiter{src: src, limiter: l, accounts: map[string]string{}}
+	return &keyLimiter{src: src, limiter: l}
 }
 
 // accountLimitFactor scales a key's limit into its account's: keys share
@@ -105,27 +91,6 @@ func (l *keyLimiter) ask(ctx context.Context, accountID, fingerprint string) lim
 	return limitAnswer{limit: limit, d: d}
 }
 
-func (l *keyLimiter) prefetch(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := r.Header.Get("apikey")
-		if l.src == nil || l.limiter == nil || key == "" {
-			next.ServeHTTP(w, r)
-			return
-		}
-		fp := domain.APIKeyFingerprint(key)
-		l.mu.Lock()
-		acct, ok := l.accounts[fp]
-		l.mu.Unlock()
-		if ok {
-			f := &limitFuture{accountID: acct, ch: make(chan limitAnswer, 1)}
-			ctx := r.Context()
-			go func() { f.ch <- l.ask(ctx, acct, fp) }()
-			r = r.WithContext(context.WithValue(ctx, ctxLimitKey{}, f))
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
 func (l *keyLimiter) enforce(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		caller := callerFrom(r.Context())
@@ -133,18 +98,7 @@ func (l *keyLimiter) enforce(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		var ans limitAnswer
-		if f, ok := r.Context().Value(ctxLimitKey{}).(*limitFuture); ok && f.accountID == caller.Account.ID {
-			ans = <-f.ch
-		} else {
-			ans = l.ask(r.Context(), caller.Account.ID, caller.KeyFingerprint)
-			l.mu.Lock()
-			if len(l.accounts) >= 100_000 {
-				clear(l.accounts)
-			}
-			l.accounts[caller.KeyFingerprint] = caller.Account.ID
-			l.mu.Unlock()
-		}
+		ans := l.ask(r.Context(), caller.Account.ID, caller.KeyFingerprint)
 		if ans.err != nil {
 			next.ServeHTTP(w, r)
 			return

@@ -71,14 +71,28 @@ func parseIntentMember(m string, ms float64) (ports.ProviderIntent, bool) {
 	}, true
 }
 
-// RecordCobIntent implements ports.CobIntents. An intent recorded before
-// keeps its time.
-func (r *RedisIntents) RecordCobIntent(ctx context.Context, in ports.ProviderIntent) error {
-	z := redis.Z{Score: float64(in.CreatedAt.UnixMilli()), Member: intentMember(in)}
-	if err := r.do(ctx, func(ctx context.Context) error { return r.client.ZAddNX(ctx, r.key, z).Err() }); err != nil {
-		return fmt.Errorf("cob intents: record %s: %w", in.TxID, err)
+// RecordCobIntent implements ports.CobIntents: one ZADD NX for all of
+// ins, which Redis applies whole.
+func (r *RedisIntents) RecordCobIntent(ctx context.Context, ins ...ports.ProviderIntent) error {
+	if len(ins) == 0 {
+		return nil
+	}
+	zs := make([]redis.Z, len(ins))
+	for i, in := range ins {
+		zs[i] = redis.Z{Score: float64(in.CreatedAt.UnixMilli()), Member: intentMember(in)}
+	}
+	if err := r.do(ctx, func(ctx context.Context) error { return r.client.ZAddNX(ctx, r.key, zs...).Err() }); err != nil {
+		return fmt.Errorf("cob intents: record %s: %w", txids(ins), err)
 	}
 	return nil
+}
+
+// txids names ins in an error: the first txid and how many more.
+func txids(ins []ports.ProviderIntent) string {
+	if len(ins) == 1 {
+		return ins[0].TxID
+	}
+	return fmt.Sprintf("%s and %d more", ins[0].TxID, len(ins)-1)
 }
 
 // CobIntentsBefore implements ports.CobIntents. A member this package did
@@ -113,10 +127,17 @@ func (r *RedisIntents) CobIntentsBefore(ctx context.Context, t time.Time, limit 
 	return out, nil
 }
 
-// DropCobIntent implements ports.CobIntents.
-func (r *RedisIntents) DropCobIntent(ctx context.Context, in ports.ProviderIntent) error {
-	if err := r.do(ctx, func(ctx context.Context) error { return r.client.ZRem(ctx, r.key, intentMember(in)).Err() }); err != nil {
-		return fmt.Errorf("cob intents: drop %s: %w", in.TxID, err)
+// DropCobIntent implements ports.CobIntents: one ZREM for all of ins.
+func (r *RedisIntents) DropCobIntent(ctx context.Context, ins ...ports.ProviderIntent) error {
+	if len(ins) == 0 {
+		return nil
+	}
+	members := make([]any, len(ins))
+	for i, in := range ins {
+		members[i] = intentMember(in)
+	}
+	if err := r.do(ctx, func(ctx context.Context) error { return r.client.ZRem(ctx, r.key, members...).Err() }); err != nil {
+		return fmt.Errorf("cob intents: drop %s: %w", txids(ins), err)
 	}
 	return nil
 }

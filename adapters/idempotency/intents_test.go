@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net"
+	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -81,6 +83,62 @@ func TestRedisIntents(t *testing.T) {
 	}
 	if n, _ := client.ZCard(ctx, prefix+"cobintents").Result(); n != 2 {
 		t.Fatalf("%d members left, want the two intents", n)
+	}
+}
+
+// Many intents go in one call each way: one ZADD records them all (an
+// intent recorded before keeps its time), one ZREM drops them all, and
+// calls with none send nothing.
+func TestRedisIntentsMany(t *testing.T) {
+	t.Parallel()
+	client, prefix := newRedisClient(t)
+	var sent atomic.Int64
+	client.AddHook(commandCounter{&sent})
+	ctx := context.Background()
+	r := idempotency.NewRedisIntents(client, prefix)
+	t0 := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	ins := make([]ports.ProviderIntent, 5)
+	for i := range ins {
+		ins[i] = ports.ProviderIntent{Key: ports.IdempotencyKey{Scope: ports.Scope{AccountID: "acct_many", Mode: domain.ModeLive}},
+			TxID: domain.DeriveTxID("many", strconv.Itoa(i)), CreatedAt: t0.Add(time.Duration(i) * time.Second)}
+	}
+	if err := r.RecordCobIntent(ctx, ins[0]); err != nil {
+		t.Fatal(err)
+	}
+	again := slices.Clone(ins)
+	again[0].CreatedAt = t0.Add(time.Hour)
+	before := sent.Load()
+	if err := r.RecordCobIntent(ctx, again...); err != nil {
+		t.Fatal(err)
+	}
+	if n := sent.Load() - before; n != 1 {
+		t.Fatalf("recording 5 intents sent %d commands, want 1", n)
+	}
+	got, err := r.CobIntentsBefore(ctx, t0.Add(2*time.Hour), 10)
+	if err != nil || len(got) != len(ins) {
+		t.Fatalf("got %+v %v, want the 5 intents", got, err)
+	}
+	for i := range ins {
+		if got[i].TxID != ins[i].TxID || !got[i].CreatedAt.Equal(ins[i].CreatedAt) {
+			t.Fatalf("intent %d: got %+v, want %+v (the first time kept)", i, got[i], ins[i])
+		}
+	}
+	before = sent.Load()
+	if err := r.DropCobIntent(ctx, ins[1], ins[3], ins[4]); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.RecordCobIntent(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.DropCobIntent(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := sent.Load() - before; n != 1 {
+		t.Fatalf("dropping 3 intents and calling with none sent %d commands, want 1", n)
+	}
+	got, err = r.CobIntentsBefore(ctx, t0.Add(2*time.Hour), 10)
+	if err != nil || len(got) != 2 || got[0].TxID != ins[0].TxID || got[1].TxID != ins[2].TxID {
+		t.Fatalf("after the drop: %+v %v, want intents 0 and 2", got, err)
 	}
 }
 
