@@ -209,7 +209,17 @@ func (s *ChargeService) runIdempotent(ctx context.Context, scope ports.Scope, id
 		if claim.Fingerprint != idem.Fingerprint {
 			return Response{}, ErrIdempotencyKeyReused
 		}
-		return Response{StatusCode: claim.StatusCode, Body: claim.Body, Replayed: true}, nil
+		if !claim.InRecord {
+			return Response{StatusCode: claim.StatusCode, Body: claim.Body, Replayed: true}, nil
+		}
+		// The answer is in the durable record (complete). A record that
+		// is not there after all (a database restored from before it)
+		// leaves the key to the database path below, as a lost claim.
+		resp, err := s.replay(ctx, dkey, idem.Fingerprint)
+		if !errors.Is(err, ports.ErrNotFound) {
+			return resp, err
+		}
+		claim = ports.Claim{}
 	case ports.ClaimInFlight:
 		if claim.Fingerprint != idem.Fingerprint {
 			return Response{}, ErrIdempotencyKeyReused
@@ -352,11 +362,15 @@ func (s *ChargeService) answer(rec *ports.IdempotencyRecord, err error) func(fin
 	}
 }
 
+// complete marks the owned claim answered. The answer stays in the
+// durable record only, which every run writes (or, for a replay, read):
+// the cache keeps a few bytes a key, not the answer, and a replay that
+// finds it reads the record (issue 17).
 func (s *ChargeService) complete(ctx context.Context, owned bool, ckey, fingerprint string, resp Response) bool {
 	if !owned {
 		return false
 	}
-	err := s.cache.Complete(ctx, ckey, fingerprint, resp.StatusCode, resp.Body, s.cfg.IdempotencyTTL)
+	err := s.cache.CompleteInRecord(ctx, ckey, fingerprint, resp.StatusCode, s.cfg.IdempotencyTTL)
 	if err != nil {
 		s.log.WarnContext(ctx, "cache idempotent response", "err", err)
 		return false

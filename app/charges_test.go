@@ -36,8 +36,11 @@ func TestCreateWritesChargeEventsAndRecord(t *testing.T) {
 	if len(calls) != 1 || calls[0].Req.TxID != domain.DeriveTxID("acct_1", "test", "key-00000001") {
 		t.Errorf("acquirer calls %+v", calls)
 	}
-	if len(h.cache.CompleteCalls()) != 1 || len(h.cache.ReleaseCalls()) != 0 {
-		t.Errorf("cache: %d completes, %d releases", len(h.cache.CompleteCalls()), len(h.cache.ReleaseCalls()))
+	// The cache is told the key is answered, not the answer: the
+	// durable record holds it.
+	done := h.cache.CompleteInRecordCalls()
+	if len(done) != 1 || done[0].StatusCode != 201 || len(h.cache.CompleteCalls()) != 0 || len(h.cache.ReleaseCalls()) != 0 {
+		t.Errorf("cache: %d completes in the record, %d with the answer, %d releases", len(done), len(h.cache.CompleteCalls()), len(h.cache.ReleaseCalls()))
 	}
 }
 
@@ -52,9 +55,17 @@ func TestCreateIdempotency(t *testing.T) {
 		seedFP      string
 		wantErr     error
 		wantReplay  bool
+		wantBody    string // when set, the answer's body
 		wantAcquire int
 	}{
 		{name: "cache replay", claim: ports.Claim{State: ports.ClaimCompleted, Fingerprint: "fp-k", StatusCode: 201, Body: []byte(`{"id":"x"}`)}, wantReplay: true},
+		{name: "cache replay from the record", claim: ports.Claim{State: ports.ClaimCompleted, Fingerprint: "fp-k", StatusCode: 201, InRecord: true},
+			seed: true, seedFP: "fp-k", wantReplay: true, wantBody: `{"seeded":true}`},
+		{name: "cache conflict, answer in the record", claim: ports.Claim{State: ports.ClaimCompleted, Fingerprint: "other", StatusCode: 201, InRecord: true},
+			seed: true, seedFP: "other", wantErr: app.ErrIdempotencyKeyReused},
+		// A record missing after all (a database restored from before it):
+		// the key goes the database's way, as with a lost claim.
+		{name: "cache answered, the record missing", claim: ports.Claim{State: ports.ClaimCompleted, Fingerprint: "fp-k", StatusCode: 201, InRecord: true}, wantAcquire: 1},
 		{name: "cache conflict", claim: ports.Claim{State: ports.ClaimCompleted, Fingerprint: "other", StatusCode: 201}, wantErr: app.ErrIdempotencyKeyReused},
 		{name: "in flight", claim: ports.Claim{State: ports.ClaimInFlight, Fingerprint: "fp-k"}, wantErr: app.ErrIdempotencyKeyInUse},
 		{name: "in flight other body", claim: ports.Claim{State: ports.ClaimInFlight, Fingerprint: "other"}, wantErr: app.ErrIdempotencyKeyReused},
@@ -80,6 +91,9 @@ func TestCreateIdempotency(t *testing.T) {
 			}
 			if resp.Replayed != tc.wantReplay {
 				t.Errorf("replayed = %v, want %v", resp.Replayed, tc.wantReplay)
+			}
+			if tc.wantBody != "" && string(resp.Body) != tc.wantBody {
+				t.Errorf("body %s, want %s", resp.Body, tc.wantBody)
 			}
 			if n := len(h.acquirer.CreatePixChargeCalls()); n != tc.wantAcquire {
 				t.Errorf("acquirer called %d times, want %d", n, tc.wantAcquire)

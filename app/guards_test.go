@@ -87,7 +87,7 @@ func TestFraudGuardRefusesBeforeTheAcquirer(t *testing.T) {
 			if n := len(g.store.CreateChargeCalls()); n != 0 {
 				t.Errorf("%d charges written", n)
 			}
-			if n := len(g.cache.CompleteCalls()); n != 0 {
+			if n := len(g.cache.CompleteCalls()) + len(g.cache.CompleteInRecordCalls()); n != 0 {
 				t.Errorf("refusal cached as the key's answer")
 			}
 			calls := g.audit.InsertAuditEntryCalls()

@@ -159,9 +159,10 @@ func newGuardedHarness(t *testing.T, guard *app.FraudGuard) *harness {
 		BeginFunc: func(context.Context, string, string, time.Duration) (ports.Claim, error) {
 			return ports.Claim{State: ports.ClaimAcquired}, nil
 		},
-		CompleteFunc: func(context.Context, string, string, int, []byte, time.Duration) error { return nil },
-		ReleaseFunc:  func(context.Context, string, string) error { return nil },
-		ExtendFunc:   func(context.Context, string, string, time.Duration) (bool, error) { return true, nil },
+		CompleteFunc:         func(context.Context, string, string, int, []byte, time.Duration) error { return nil },
+		CompleteInRecordFunc: func(context.Context, string, string, int, time.Duration) error { return nil },
+		ReleaseFunc:          func(context.Context, string, string) error { return nil },
+		ExtendFunc:           func(context.Context, string, string, time.Duration) (bool, error) { return true, nil },
 	}
 	h.acquirer = &mocks.AcquirerMock{
 		NameFunc: func() string { return "mock" },

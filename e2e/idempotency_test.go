@@ -305,3 +305,43 @@ func redisDB(t *testing.T, db int) string {
 	u.Path = "/" + itoa(int64(db))
 	return u.String()
 }
+
+// Redis keeps that a money write's key was answered, not the answer
+// (issue 17): the key's value is a few bytes with nothing of the charge
+// in it, and a retry is answered from the durable record, byte for byte.
+func TestRedisKeepsNoAnswerOfAMoneyWrite(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, backends[0])
+	rdb := newRedis(t, e.redisURL)
+	a := e.newAccount(t, "Loja Resposta")
+	key := newKey()
+	body := map[string]any{"amount": 4400, "payment_method": "pix", "customer": map[string]any{"name": "Maria da Silva"}}
+	first := a.test.do(t, http.MethodPost, "/charges", body, hdr{"Idempotency-Key": key}).want(t, http.StatusCreated)
+	c := first.charge(t)
+
+	var claim []byte
+	for _, k := range redisKeys(t, rdb, e.redisPrefix) {
+		if bytes.HasSuffix([]byte(k), []byte(":"+key)) {
+			v, err := rdb.Get(context.Background(), k).Bytes()
+			if err != nil {
+				t.Fatal(err)
+			}
+			claim = v
+		}
+	}
+	if claim == nil {
+		t.Fatalf("no Redis value for the key under %s", e.redisPrefix)
+	}
+	if len(claim) > 128 || bytes.Contains(claim, []byte(c.ID[3:])) || bytes.Contains(claim, []byte("Maria")) {
+		t.Errorf("the key's Redis value is %d bytes (%q): want the mark of an answer, not the answer", len(claim), claim)
+	}
+	for range 2 {
+		r := a.test.do(t, http.MethodPost, "/charges", body, hdr{"Idempotency-Key": key}).want(t, http.StatusCreated)
+		if !bytes.Equal(r.Body, first.Body) || r.Header.Get("Idempotent-Replayed") != "true" {
+			t.Errorf("replay:\n%s\nwant\n%s", r.Body, first.Body)
+		}
+	}
+	a.test.do(t, http.MethodPost, "/charges", map[string]any{"amount": 4500, "payment_method": "pix"},
+		hdr{"Idempotency-Key": key}).apiErr(t, http.StatusConflict, "idempotency_key_reused", "")
+	e.assertOneCharge(t, a, c.ID)
+}

@@ -693,6 +693,9 @@ var _ ports.IdempotencyCache = &IdempotencyCacheMock{}
 //			CompleteFunc: func(ctx context.Context, key string, fingerprint string, statusCode int, body []byte, ttl time.Duration) error {
 //				panic("mock out the Complete method")
 //			},
+//			CompleteInRecordFunc: func(ctx context.Context, key string, fingerprint string, statusCode int, ttl time.Duration) error {
+//				panic("mock out the CompleteInRecord method")
+//			},
 //			ExtendFunc: func(ctx context.Context, key string, fingerprint string, lockTTL time.Duration) (bool, error) {
 //				panic("mock out the Extend method")
 //			},
@@ -711,6 +714,9 @@ type IdempotencyCacheMock struct {
 
 	// CompleteFunc mocks the Complete method.
 	CompleteFunc func(ctx context.Context, key string, fingerprint string, statusCode int, body []byte, ttl time.Duration) error
+
+	// CompleteInRecordFunc mocks the CompleteInRecord method.
+	CompleteInRecordFunc func(ctx context.Context, key string, fingerprint string, statusCode int, ttl time.Duration) error
 
 	// ExtendFunc mocks the Extend method.
 	ExtendFunc func(ctx context.Context, key string, fingerprint string, lockTTL time.Duration) (bool, error)
@@ -746,6 +752,19 @@ type IdempotencyCacheMock struct {
 			// TTL is the ttl argument value.
 			TTL time.Duration
 		}
+		// CompleteInRecord holds details about calls to the CompleteInRecord method.
+		CompleteInRecord []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Key is the key argument value.
+			Key string
+			// Fingerprint is the fingerprint argument value.
+			Fingerprint string
+			// StatusCode is the statusCode argument value.
+			StatusCode int
+			// TTL is the ttl argument value.
+			TTL time.Duration
+		}
 		// Extend holds details about calls to the Extend method.
 		Extend []struct {
 			// Ctx is the ctx argument value.
@@ -767,10 +786,11 @@ type IdempotencyCacheMock struct {
 			Fingerprint string
 		}
 	}
-	lockBegin    sync.RWMutex
-	lockComplete sync.RWMutex
-	lockExtend   sync.RWMutex
-	lockRelease  sync.RWMutex
+	lockBegin            sync.RWMutex
+	lockComplete         sync.RWMutex
+	lockCompleteInRecord sync.RWMutex
+	lockExtend           sync.RWMutex
+	lockRelease          sync.RWMutex
 }
 
 // Begin calls BeginFunc.
@@ -866,6 +886,54 @@ func (mock *IdempotencyCacheMock) CompleteCalls() []struct {
 	mock.lockComplete.RLock()
 	calls = mock.calls.Complete
 	mock.lockComplete.RUnlock()
+	return calls
+}
+
+// CompleteInRecord calls CompleteInRecordFunc.
+func (mock *IdempotencyCacheMock) CompleteInRecord(ctx context.Context, key string, fingerprint string, statusCode int, ttl time.Duration) error {
+	if mock.CompleteInRecordFunc == nil {
+		panic("IdempotencyCacheMock.CompleteInRecordFunc: method is nil but IdempotencyCache.CompleteInRecord was just called")
+	}
+	callInfo := struct {
+		Ctx         context.Context
+		Key         string
+		Fingerprint string
+		StatusCode  int
+		TTL         time.Duration
+	}{
+		Ctx:         ctx,
+		Key:         key,
+		Fingerprint: fingerprint,
+		StatusCode:  statusCode,
+		TTL:         ttl,
+	}
+	mock.lockCompleteInRecord.Lock()
+	mock.calls.CompleteInRecord = append(mock.calls.CompleteInRecord, callInfo)
+	mock.lockCompleteInRecord.Unlock()
+	return mock.CompleteInRecordFunc(ctx, key, fingerprint, statusCode, ttl)
+}
+
+// CompleteInRecordCalls gets all the calls that were made to CompleteInRecord.
+// Check the length with:
+//
+//	len(mockedIdempotencyCache.CompleteInRecordCalls())
+func (mock *IdempotencyCacheMock) CompleteInRecordCalls() []struct {
+	Ctx         context.Context
+	Key         string
+	Fingerprint string
+	StatusCode  int
+	TTL         time.Duration
+} {
+	var calls []struct {
+		Ctx         context.Context
+		Key         string
+		Fingerprint string
+		StatusCode  int
+		TTL         time.Duration
+	}
+	mock.lockCompleteInRecord.RLock()
+	calls = mock.calls.CompleteInRecord
+	mock.lockCompleteInRecord.RUnlock()
 	return calls
 }
 

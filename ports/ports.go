@@ -226,6 +226,10 @@ type Claim struct {
 	// StatusCode and Body of the completed response.
 	StatusCode int
 	Body       []byte
+	// InRecord: the completed response is in the durable record
+	// (IdempotencyRecords), not here — it was completed with
+	// CompleteInRecord; Body is nil.
+	InRecord bool
 	// Remaining is how long an in-flight claim lasts unless its holder
 	// extends it (0 when the cache cannot tell).
 	Remaining time.Duration
@@ -296,6 +300,12 @@ type IdempotencyCache interface {
 	Begin(ctx context.Context, key, fingerprint string, lockTTL time.Duration) (Claim, error)
 	// Complete caches the response for ttl, replacing the claim.
 	Complete(ctx context.Context, key, fingerprint string, statusCode int, body []byte, ttl time.Duration) error
+	// CompleteInRecord marks key answered for ttl, replacing the claim,
+	// without the answer: the durable record (IdempotencyRecords) holds
+	// it, and Begin reports ClaimCompleted with InRecord set. The money
+	// writes complete this way, so the cache keeps a few bytes a key
+	// instead of every answer (issue 17).
+	CompleteInRecord(ctx context.Context, key, fingerprint string, statusCode int, ttl time.Duration) error
 	// Release drops a claim this request holds without a response, so a
 	// retry may run. It never removes a completed response.
 	Release(ctx context.Context, key, fingerprint string) error

@@ -14,6 +14,7 @@ import (
 //
 //	in flight: version(1) stateInFlight fingerprint...
 //	done:      version(1) stateDone status(uint16 BE) uvarint(len(fingerprint)) fingerprint body...
+//	in record: version(1) stateInRecord status(uint16 BE) fingerprint...
 //
 // An in-flight value is a pure function of the fingerprint, which is what
 // lets the release script compare it byte for byte. The states are this
@@ -23,6 +24,11 @@ const (
 	formatVersion byte = 1
 	stateInFlight byte = 1
 	stateDone     byte = 2
+	// stateInRecord: answered, the answer in the durable record
+	// (CompleteInRecord). A process that predates it reads the value as
+	// corrupt, a cache error: it takes the database path, which answers
+	// the same.
+	stateInRecord byte = 3
 )
 
 var errCorrupt = errors.New("not an idempotency value of format 1")
@@ -45,7 +51,18 @@ func encodeDone(fingerprint string, statusCode int, body []byte) ([]byte, error)
 	return append(b, body...), nil
 }
 
-// decode reads a value written by encodeInFlight or encodeDone. The body
+func encodeInRecord(fingerprint string, statusCode int) ([]byte, error) {
+	if statusCode < 0 || statusCode > math.MaxUint16 {
+		return nil, fmt.Errorf("idempotency: status code %d out of range", statusCode)
+	}
+	b := make([]byte, 0, 4+len(fingerprint))
+	b = append(b, formatVersion, stateInRecord)
+	b = binary.BigEndian.AppendUint16(b, uint16(statusCode))
+	return append(b, fingerprint...), nil
+}
+
+// decode reads a value written by encodeInFlight, encodeDone or
+// encodeInRecord. The body
 // of the returned claim aliases raw.
 func decode(raw []byte) (ports.Claim, error) {
 	if len(raw) < 2 || raw[0] != formatVersion {
@@ -71,6 +88,16 @@ func decode(raw []byte) (ports.Claim, error) {
 			Fingerprint: string(rest[:n]),
 			StatusCode:  status,
 			Body:        rest[n:],
+		}, nil
+	case stateInRecord:
+		if len(raw) < 4 {
+			return ports.Claim{}, errCorrupt
+		}
+		return ports.Claim{
+			State:       ports.ClaimCompleted,
+			Fingerprint: string(raw[4:]),
+			StatusCode:  int(binary.BigEndian.Uint16(raw[2:])),
+			InRecord:    true,
 		}, nil
 	default:
 		return ports.Claim{}, errCorrupt

@@ -112,6 +112,31 @@ func testContract(t *testing.T, newHarness func(t *testing.T) harness) {
 		}
 	})
 
+	t.Run("Begin after CompleteInRecord says the answer is in the record", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		begin(t, h.cache, "k", fpA, lockTTL)
+		if err := h.cache.CompleteInRecord(ctx, "k", fpA, 201, responseTTL); err != nil {
+			t.Fatal(err)
+		}
+		for _, fp := range []string{fpA, fpB} { // the holder's fingerprint, whoever asks
+			got := begin(t, h.cache, "k", fp, lockTTL)
+			if got.State != ports.ClaimCompleted || !got.InRecord || got.Fingerprint != fpA || got.StatusCode != 201 || got.Body != nil {
+				t.Fatalf("Begin after CompleteInRecord: %+v", got)
+			}
+		}
+		// Release keeps it, like any answer; Complete replaces it.
+		release(t, h.cache, "k", fpA)
+		complete(t, h.cache, "k", fpA, 200, []byte(`{"id":"ch_1"}`), responseTTL)
+		if got := begin(t, h.cache, "k", fpA, lockTTL); got.InRecord {
+			t.Fatalf("after Complete: %+v, want the answer itself", got)
+		}
+		wantResponse(t, begin(t, h.cache, "k", fpA, lockTTL), fpA, 200, []byte(`{"id":"ch_1"}`))
+		if err := h.cache.CompleteInRecord(ctx, "k", fpA, 201, time.Microsecond); !errors.Is(err, idempotency.ErrInvalidTTL) {
+			t.Fatalf("CompleteInRecord with a TTL under a millisecond: %v", err)
+		}
+	})
+
 	t.Run("different fingerprint after Complete gets the original", func(t *testing.T) {
 		t.Parallel()
 		h := newHarness(t)

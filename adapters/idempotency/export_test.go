@@ -20,6 +20,7 @@ var (
 	EncodeInFlight = encodeInFlight
 	EncodeDone     = encodeDone
 	Decode         = decode
+	EncodeInRecord = encodeInRecord
 )
 
 // SweepInterval is how often a write sweeps expired entries.

@@ -84,6 +84,13 @@ func (g *Guarded) Complete(ctx context.Context, key, fingerprint string, statusC
 	})
 }
 
+// CompleteInRecord implements ports.IdempotencyCache.
+func (g *Guarded) CompleteInRecord(ctx context.Context, key, fingerprint string, statusCode int, ttl time.Duration) error {
+	return g.call(ctx, func(ctx context.Context) error {
+		return g.Cache.CompleteInRecord(ctx, key, fingerprint, statusCode, ttl)
+	})
+}
+
 // Release implements ports.IdempotencyCache.
 func (g *Guarded) Release(ctx context.Context, key, fingerprint string) error {
 	return g.call(ctx, func(ctx context.Context) error { return g.Cache.Release(ctx, key, fingerprint) })

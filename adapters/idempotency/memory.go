@@ -40,6 +40,7 @@ type Memory struct {
 type memEntry struct {
 	key         string
 	done        bool // a completed response; otherwise an in-flight claim
+	inRecord    bool // done, the answer in the durable record (CompleteInRecord)
 	fingerprint string
 	statusCode  int
 	body        []byte
@@ -91,6 +92,7 @@ func (m *Memory) Begin(_ context.Context, key, fingerprint string, lockTTL time.
 			Fingerprint: e.fingerprint,
 			StatusCode:  e.statusCode,
 			Body:        bytes.Clone(e.body),
+			InRecord:    e.inRecord,
 		}, nil
 	}
 	m.put(&memEntry{key: key, fingerprint: fingerprint, expiresAt: now.Add(lockTTL)}, now)
@@ -113,6 +115,21 @@ func (m *Memory) Complete(_ context.Context, key, fingerprint string, statusCode
 		expiresAt:   now.Add(ttl),
 	}
 
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.put(e, now)
+	return nil
+}
+
+// CompleteInRecord marks key answered for ttl, replacing whatever it
+// held, with the answer left to the durable record. ErrInvalidTTL when
+// ttl < 1ms.
+func (m *Memory) CompleteInRecord(_ context.Context, key, fingerprint string, statusCode int, ttl time.Duration) error {
+	if err := checkTTL(ttl); err != nil {
+		return err
+	}
+	now := m.clock()
+	e := &memEntry{key: key, done: true, inRecord: true, fingerprint: fingerprint, statusCode: statusCode, expiresAt: now.Add(ttl)}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.put(e, now)

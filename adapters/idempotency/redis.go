@@ -113,6 +113,24 @@ func (r *Redis) Complete(ctx context.Context, key, fingerprint string, statusCod
 	return nil
 }
 
+// CompleteInRecord marks key answered for ttl with a plain SET of a few
+// bytes, replacing the claim. Errors: ErrInvalidTTL when ttl < 1ms, a
+// status code outside 0..65535, and Redis errors.
+func (r *Redis) CompleteInRecord(ctx context.Context, key, fingerprint string, statusCode int, ttl time.Duration) error {
+	if err := checkTTL(ttl); err != nil {
+		return err
+	}
+	v, err := encodeInRecord(fingerprint, statusCode)
+	if err != nil {
+		return err
+	}
+	k := r.prefix + key
+	if err := r.client.Set(ctx, k, v, ttl).Err(); err != nil {
+		return fmt.Errorf("idempotency: complete %q: %w", k, err)
+	}
+	return nil
+}
+
 // Extend renews key's expiry to lockTTL only while it still holds this
 // fingerprint's in-flight claim, atomically (a Lua script). Errors:
 // ErrInvalidTTL when lockTTL < 1ms, and Redis errors.

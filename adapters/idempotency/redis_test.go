@@ -168,6 +168,23 @@ func TestCodecRoundTrip(t *testing.T) {
 		if _, err := idempotency.EncodeDone(fpA, status, nil); err == nil {
 			t.Errorf("EncodeDone(status %d): want an error", status)
 		}
+		if _, err := idempotency.EncodeInRecord(fpA, status); err == nil {
+			t.Errorf("EncodeInRecord(status %d): want an error", status)
+		}
+	}
+	inRecord, err := idempotency.EncodeInRecord(fpA, 201)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := idempotency.Decode(inRecord); err != nil || got.State != ports.ClaimCompleted || !got.InRecord ||
+		got.Fingerprint != fpA || got.StatusCode != 201 || got.Body != nil {
+		t.Errorf("in-record round trip = %+v, %v", got, err)
+	}
+	if len(inRecord) >= 4+len(fpA)+1 {
+		t.Errorf("an in-record value is %d bytes for a %d-byte fingerprint", len(inRecord), len(fpA))
+	}
+	if _, err := idempotency.Decode(inRecord[:3]); err == nil {
+		t.Error("a truncated in-record value decoded")
 	}
 }
 
@@ -177,6 +194,8 @@ func FuzzDecode(f *testing.F) {
 	f.Add(idempotency.EncodeInFlight(fpA))
 	done, _ := idempotency.EncodeDone(fpA, 201, []byte(`{"id":"ch_1"}`))
 	f.Add(done)
+	inRecord, _ := idempotency.EncodeInRecord(fpA, 201)
+	f.Add(inRecord)
 	f.Add([]byte{1, 2, 0, 201, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		claim, err := idempotency.Decode(raw)
@@ -189,6 +208,12 @@ func FuzzDecode(f *testing.F) {
 				t.Errorf("in-flight %q does not re-encode to itself", raw)
 			}
 		case ports.ClaimCompleted:
+			if claim.InRecord {
+				if again, _ := idempotency.EncodeInRecord(claim.Fingerprint, claim.StatusCode); !bytes.Equal(again, raw) || claim.Body != nil {
+					t.Errorf("in-record %q does not re-encode to itself", raw)
+				}
+				return
+			}
 			if _, err := idempotency.EncodeDone(claim.Fingerprint, claim.StatusCode, claim.Body); err != nil {
 				t.Errorf("decoded %+v does not encode: %v", claim, err)
 			}

@@ -143,8 +143,8 @@ func (s *Sealed) open(key, name, fingerprint string, statusCode int, sealed []by
 func (s *Sealed) Begin(ctx context.Context, key, fingerprint string, lockTTL time.Duration) (ports.Claim, error) {
 	name := s.name(key)
 	c, err := s.inner.Begin(ctx, name, fingerprint, lockTTL)
-	if err != nil || c.State != ports.ClaimCompleted {
-		return c, err
+	if err != nil || c.State != ports.ClaimCompleted || c.InRecord {
+		return c, err // nothing sealed to open
 	}
 	body, err := s.open(key, name, c.Fingerprint, c.StatusCode, c.Body)
 	if err != nil {
@@ -165,6 +165,12 @@ func (s *Sealed) Complete(ctx context.Context, key, fingerprint string, statusCo
 		return err
 	}
 	return s.inner.Complete(ctx, name, fingerprint, statusCode, sealed, ttl)
+}
+
+// CompleteInRecord implements ports.IdempotencyCache: there is no answer
+// to seal.
+func (s *Sealed) CompleteInRecord(ctx context.Context, key, fingerprint string, statusCode int, ttl time.Duration) error {
+	return s.inner.CompleteInRecord(ctx, s.name(key), fingerprint, statusCode, ttl)
 }
 
 // Release implements ports.IdempotencyCache.
