@@ -99,28 +99,21 @@ func (r *Redis) Begin(ctx context.Context, key, fingerprint string, lockTTL time
 // claim. Errors: ErrInvalidTTL when ttl < 1ms, a status code outside
 // 0..65535, and Redis errors.
 func (r *Redis) Complete(ctx context.Context, key, fingerprint string, statusCode int, body []byte, ttl time.Duration) error {
-	if err := checkTTL(ttl); err != nil {
-		return err
-	}
-	v, err := encodeDone(fingerprint, statusCode, body)
-	if err != nil {
-		return err
-	}
-	k := r.prefix + key
-	if err := r.client.Set(ctx, k, v, ttl).Err(); err != nil {
-		return fmt.Errorf("idempotency: complete %q: %w", k, err)
-	}
-	return nil
+	return r.set(ctx, key, ttl, func() ([]byte, error) { return encodeDone(fingerprint, statusCode, body) })
 }
 
 // CompleteInRecord marks key answered for ttl with a plain SET of a few
-// bytes, replacing the claim. Errors: ErrInvalidTTL when ttl < 1ms, a
-// status code outside 0..65535, and Redis errors.
+// bytes, replacing the claim. Errors as Complete's.
 func (r *Redis) CompleteInRecord(ctx context.Context, key, fingerprint string, statusCode int, ttl time.Duration) error {
+	return r.set(ctx, key, ttl, func() ([]byte, error) { return encodeInRecord(fingerprint, statusCode) })
+}
+
+// set stores the value encode makes under key for ttl (a completion).
+func (r *Redis) set(ctx context.Context, key string, ttl time.Duration, encode func() ([]byte, error)) error {
 	if err := checkTTL(ttl); err != nil {
 		return err
 	}
-	v, err := encodeInRecord(fingerprint, statusCode)
+	v, err := encode()
 	if err != nil {
 		return err
 	}
