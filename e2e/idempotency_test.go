@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -344,4 +345,54 @@ func TestRedisKeepsNoAnswerOfAMoneyWrite(t *testing.T) {
 	a.test.do(t, http.MethodPost, "/charges", map[string]any{"amount": 4500, "payment_method": "pix"},
 		hdr{"Idempotency-Key": key}).apiErr(t, http.StatusConflict, "idempotency_key_reused", "")
 	e.assertOneCharge(t, a, c.ID)
+}
+
+// Live Pix creates through Redis: the cob intents of concurrent creates
+// are recorded and dropped in batches (app/batcher.go), and once every
+// charge has committed none is left in the set; each create's key then
+// replays its own charge.
+func TestLiveCreatesLeaveNoCobIntent(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, backends[0])
+	rdb := newRedis(t, e.redisURL)
+	a := e.newAccount(t, "Loja Ao Vivo")
+	const n = 40
+	keys := make([]string, n)
+	ids := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		keys[i] = newKey()
+		wg.Go(func() {
+			r, err := a.live.send(http.MethodPost, "/charges", pixBody(int64(1000+i)), hdr{"Idempotency-Key": keys[i]})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			ids[i] = r.want(t, http.StatusCreated).charge(t).ID
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	set := e.redisPrefix + "cobintents"
+	var left int64
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		var err error
+		if left, err = rdb.ZCard(context.Background(), set).Result(); err != nil {
+			t.Fatal(err)
+		}
+		if left == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if left != 0 {
+		t.Fatalf("%d cob intents left in %s after every create committed", left, set)
+	}
+	for i, k := range keys {
+		r := a.live.do(t, http.MethodPost, "/charges", pixBody(int64(1000+i)), hdr{"Idempotency-Key": k}).want(t, http.StatusCreated)
+		if got := r.charge(t).ID; got != ids[i] || r.Header.Get("Idempotent-Replayed") != "true" {
+			t.Errorf("key %d replayed %s (replayed %q), want %s", i, got, r.Header.Get("Idempotent-Replayed"), ids[i])
+		}
+	}
 }
