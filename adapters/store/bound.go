@@ -69,7 +69,9 @@ func (a *int8Arg) Int64Value() (pgtype.Int8, error) {
 	return pgtype.Int8{Int64: int64(*a), Valid: true}, nil
 }
 
-func (a *boolArg) BoolValue() (pgtype.Bool, error) { return pgtype.Bool{Bool: bool(*a), Valid: true}, nil }
+func (a *boolArg) BoolValue() (pgtype.Bool, error) {
+	return pgtype.Bool{Bool: bool(*a), Valid: true}, nil
+}
 
 func (a *bytesArg) BytesValue() ([]byte, error) { return []byte(*a), nil }
 
