@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/uptrace/bun/dialect/pgdialect"
-
-	"github.com/quitapix/quita/internal/testenv"
 )
 
 // TestAppendArgsBindsPointersIntoTheRow: a create's values reach pgx as
@@ -104,14 +102,7 @@ func TestAppendArgsBindsPointersIntoTheRow(t *testing.T) {
 func TestBoundColumnsMatchTheSchema(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db, err := Open(ctx, testenv.PostgresDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	db := openMigratedPostgres(t)
 	want := map[argKind][]string{
 		argText: {"text"}, argTextPtr: {"text"}, argInt8: {"bigint"}, argInt8Ptr: {"bigint"},
 		argBool: {"boolean"}, argBytes: {"bytea"}, argTime: {"timestamp with time zone"},
