@@ -400,21 +400,32 @@ func outboxClaimQuery(db bun.IDB, claims *[]outboxClaim, limit int) *bun.SelectQ
 // Most events go to no endpoint and no URL, and reading their payloads
 // (two ~1.2 KB envelopes per create, decoded here and thrown away) was a
 // tenth of Postgres's time in the create benchmark (issue 17); so was
-// joining every event to its charge for a URL only legacy events use.
+// joining every event to its charge for a URL only legacy events use. On
+// Postgres a legacy event's charge is read once for both (it was twice).
 // Deciding per event here keeps the deliveries' payloads in the same
 // read, which reading them in a second query cost the delivery benchmark.
 func outboxEventsQuery(db bun.IDB, rows *[]outboxRow, seqs []int64) *bun.SelectQuery {
 	legacy := bun.List(legacyEventTypes)
-	q := db.NewSelect().Model(rows).Column("e.seq", "e.id", "e.account_id", "e.mode", "e.charge_id", "e.type", "e.created_at").
-		ColumnExpr("CASE WHEN e.type IN (?) THEN (SELECT c.webhook_url FROM charges AS c WHERE c.id = e.charge_id) END AS webhook_url", legacy).
-		ColumnExpr(`CASE WHEN EXISTS (SELECT 1 FROM webhook_endpoints AS we WHERE we.account_id = e.account_id AND we.mode = e.mode
-			AND we.deleted_at IS NULL AND we.status = ?) THEN e.payload
-		WHEN e.type IN (?) AND EXISTS (SELECT 1 FROM charges AS c WHERE c.id = e.charge_id AND c.webhook_url <> '') THEN e.payload
-		END AS payload`, string(domain.EndpointActive), legacy)
+	const hasEndpoint = `EXISTS (SELECT 1 FROM webhook_endpoints AS we WHERE we.account_id = e.account_id AND we.mode = e.mode
+			AND we.deleted_at IS NULL AND we.status = ?)`
+	q := db.NewSelect().Model(rows).Column("e.seq", "e.id", "e.account_id", "e.mode", "e.charge_id", "e.type", "e.created_at")
 	if postgres(db) {
-		return q.Join("JOIN unnest(?::bigint[]) AS s(seq) ON e.seq = s.seq", pgdialect.Array(seqs))
+		// The legacy event's charge is looked up once, for its URL and
+		// for whether the payload is needed (two lookups before). OFFSET 0
+		// keeps the planner from pulling the LATERAL up into a join, which
+		// would probe charges for every event: kept apart, its type test
+		// is a one-time filter and other events probe nothing (EXPLAIN
+		// ANALYZE of a pass: charges_pkey loops = the legacy events).
+		return q.ColumnExpr("u.webhook_url").
+			ColumnExpr("CASE WHEN "+hasEndpoint+" THEN e.payload WHEN u.webhook_url <> '' THEN e.payload END AS payload", string(domain.EndpointActive)).
+			Join("JOIN unnest(?::bigint[]) AS s(seq) ON e.seq = s.seq", pgdialect.Array(seqs)).
+			Join("LEFT JOIN LATERAL (SELECT c.webhook_url FROM charges AS c WHERE e.type IN (?) AND c.id = e.charge_id OFFSET 0) AS u ON true", legacy)
 	}
-	return q.Where("e.seq IN (?)", bun.List(seqs))
+	return q.ColumnExpr("CASE WHEN e.type IN (?) THEN (SELECT c.webhook_url FROM charges AS c WHERE c.id = e.charge_id) END AS webhook_url", legacy).
+		ColumnExpr(`CASE WHEN `+hasEndpoint+` THEN e.payload
+		WHEN e.type IN (?) AND EXISTS (SELECT 1 FROM charges AS c WHERE c.id = e.charge_id AND c.webhook_url <> '') THEN e.payload
+		END AS payload`, string(domain.EndpointActive), legacy).
+		Where("e.seq IN (?)", bun.List(seqs))
 }
 
 // legacyEventTypes are the catalog's types a charge's webhookUrl receives.
