@@ -2,15 +2,18 @@ package store
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/uptrace/bun/schema"
@@ -28,83 +31,94 @@ import (
 // write exactly what bun's INSERT of the row would (the contract suite
 // reads every field back).
 
-// insertPlan is one table's INSERT with a parameter per column.
+// insertPlan is one table's INSERT of a number of rows with a parameter
+// per column, and how each column's value goes on the wire.
 type insertPlan struct {
 	sql    string
+	name   string // of the statement prepared once per connection (prepare)
 	fields []*schema.Field
-	kinds  []argKind // how each field is bound (appendArgs)
+	kinds  []argKind // how each field is encoded (encodeRow)
+	// formats is the wire format of every parameter of the statement, all
+	// its rows': binary where the value is cheaper so for both sides
+	// (integers, booleans, bytea, instants), text for text and JSON.
+	formats []int16
+	// oids is the parameter types of the last statement description
+	// checked against the kinds (prepare), so that a connection's cached
+	// statement is checked with one comparison.
+	oids atomic.Pointer[[]uint32]
+	// size is the largest row encoded so far, to size the next one's
+	// buffer.
+	size atomic.Int64
 }
 
-// argKind is how appendArgs binds a field: as a pointer into the row
-// whose type tells pgx how to encode it (the Valuer types below), so pgx
-// neither boxes a copy of the value nor dereferences it by reflection —
-// either costs an allocation per value, ~40 per create (issue 17).
+// argKind is how encodeRow encodes a field, and what SQL type its column
+// must have (kindTypes). Every field of a bound table has a kind other
+// than argUnsupported (TestBoundColumnsMatchTheSchema).
 type argKind uint8
 
 const (
-	argOther   argKind = iota // the field's address, which pgx dereferences
-	argText                   // string → *textArg
-	argTextPtr                // *string → nil or *textArg
-	argInt8                   // int64 → *int8Arg
-	argInt8Ptr                // *int64 → nil or *int8Arg
-	argBool                   // bool → *boolArg
-	argBytes                  // []byte → *bytesArg
-	argTime                   // dbTime → NULL or a UTC time.Time
+	argUnsupported argKind = iota
+	argText                // string → its bytes, text format
+	argTextPtr             // *string → NULL or its bytes
+	argJSON                // string holding JSON, into json or jsonb → its bytes
+	argInt                 // int → decimal text (integer or bigint)
+	argInt8                // int64 → 8 bytes big-endian, binary format
+	argInt8Ptr             // *int64 → NULL or as argInt8
+	argBool                // bool → 1 byte, binary format
+	argBytes               // []byte → NULL (nil) or its bytes, binary bytea
+	argTime                // dbTime → NULL (zero) or microseconds since 2000, binary timestamptz
 )
 
-// textArg, int8Arg, boolArg and bytesArg are a row's field seen through
-// pgtype's Valuer interfaces: a pointer to one is bound with no copy.
-type (
-	textArg  string
-	int8Arg  int64
-	boolArg  bool
-	bytesArg []byte
-)
-
-func (a *textArg) TextValue() (pgtype.Text, error) {
-	return pgtype.Text{String: string(*a), Valid: true}, nil
+// kindTypes is the Postgres parameter types each kind is encoded for, by
+// OID: a binary value read as another type would be stored as garbage
+// (a bool's byte as text, an instant as a number), so prepare refuses a
+// statement whose parameters Postgres typed otherwise.
+var kindTypes = map[argKind][]uint32{
+	argText:    {pgtype.TextOID, pgtype.VarcharOID},
+	argTextPtr: {pgtype.TextOID, pgtype.VarcharOID},
+	argJSON:    {pgtype.JSONOID, pgtype.JSONBOID},
+	argInt:     {pgtype.Int4OID, pgtype.Int8OID},
+	argInt8:    {pgtype.Int8OID},
+	argInt8Ptr: {pgtype.Int8OID},
+	argBool:    {pgtype.BoolOID},
+	argBytes:   {pgtype.ByteaOID},
+	argTime:    {pgtype.TimestamptzOID},
 }
 
-func (a *int8Arg) Int64Value() (pgtype.Int8, error) {
-	return pgtype.Int8{Int64: int64(*a), Valid: true}, nil
-}
-
-func (a *boolArg) BoolValue() (pgtype.Bool, error) {
-	return pgtype.Bool{Bool: bool(*a), Valid: true}, nil
-}
-
-func (a *bytesArg) BytesValue() ([]byte, error) { return []byte(*a), nil }
-
-// jsonColumns are the bound tables' json and jsonb columns. pgx encodes
-// such a parameter from a string as the JSON text itself but from any
-// other type (textArg included) as that value marshalled to JSON, so
-// their string fields are bound as argOther.
+// jsonColumns are the bound tables' json and jsonb columns, whose string
+// fields hold the JSON text itself (argJSON).
 // TestBoundColumnsMatchTheSchema keeps this list and the kinds true to
 // the migrated schema.
 var jsonColumns = map[string]bool{"charges.methods": true, "charges.metadata": true}
 
-// kindOf is how appendArgs binds field f of table.
+// kindOf is how encodeRow encodes field f of table.
 func kindOf(table string, f *schema.Field) argKind {
+	t := f.StructField.Type
 	if jsonColumns[table+"."+f.Name] {
-		return argOther
+		if t == reflect.TypeFor[string]() {
+			return argJSON
+		}
+		return argUnsupported
 	}
-	switch t := f.StructField.Type; {
-	case t == dbTimeType:
+	switch t {
+	case dbTimeType:
 		return argTime
-	case t == reflect.TypeFor[string]():
+	case reflect.TypeFor[string]():
 		return argText
-	case t == reflect.TypeFor[*string]():
+	case reflect.TypeFor[*string]():
 		return argTextPtr
-	case t == reflect.TypeFor[int64]():
+	case reflect.TypeFor[int]():
+		return argInt
+	case reflect.TypeFor[int64]():
 		return argInt8
-	case t == reflect.TypeFor[*int64]():
+	case reflect.TypeFor[*int64]():
 		return argInt8Ptr
-	case t == reflect.TypeFor[bool]():
+	case reflect.TypeFor[bool]():
 		return argBool
-	case t == reflect.TypeFor[[]byte]():
+	case reflect.TypeFor[[]byte]():
 		return argBytes
 	}
-	return argOther
+	return argUnsupported
 }
 
 type insertPlanKey struct {
@@ -124,7 +138,7 @@ func planInsertRows(d schema.Dialect, model any, rows int) *insertPlan {
 		return p.(*insertPlan)
 	}
 	t := d.Tables().Get(key.typ)
-	p := &insertPlan{}
+	p := &insertPlan{name: "quita_insert_" + t.Name + "_" + strconv.Itoa(rows)}
 	var cols []string
 	for _, f := range t.Fields {
 		if f.Tag.HasOption("scanonly") {
@@ -143,65 +157,122 @@ func planInsertRows(d schema.Dialect, model any, rows int) *insertPlan {
 			params[j] = "$" + strconv.Itoa(n)
 		}
 		tuples[i] = "(" + strings.Join(params, ", ") + ")"
+		for _, k := range p.kinds {
+			p.formats = append(p.formats, k.format())
+		}
 	}
 	p.sql = "INSERT INTO " + string(t.SQLName) + " (" + strings.Join(cols, ", ") + ") VALUES " + strings.Join(tuples, ", ")
-	insertPlans.Store(key, p)
-	return p
+	p.size.Store(256)
+	actual, _ := insertPlans.LoadOrStore(key, p)
+	return actual.(*insertPlan)
 }
 
-// appendArgs appends the row's values to dst in the plan's column order,
-// as pgx binds them: a nil pointer or a zero instant is NULL, an instant is
-// UTC to the microsecond (as dbTime writes it), anything else is itself —
-// passed as a pointer into row (through the Valuer types where the field
-// has one), so binding a value does not box (allocate) it: row must not
-// change until the statement is sent.
-func (p *insertPlan) appendArgs(dst []any, row any) ([]any, error) {
+// format is the wire format of a kind's values: 1 binary, 0 text.
+func (k argKind) format() int16 {
+	switch k {
+	case argInt8, argInt8Ptr, argBool, argBytes, argTime:
+		return 1
+	}
+	return 0
+}
+
+// pgEpochMicros is Postgres's epoch for instants (2000-01-01 UTC) in Unix
+// microseconds: a binary timestamptz counts microseconds from it.
+const pgEpochMicros = 946_684_800_000_000
+
+// encodeRow appends row's values (row: a pointer to the plan's row
+// struct) to dst in the plan's column order, as they go on the wire in
+// the plan's formats: nil for NULL (a nil pointer or slice, a zero
+// instant), an instant as UTC to the microsecond (as dbTime writes it).
+// The values share one new buffer, so a row costs two allocations at
+// most, and need nothing of row once encoded: the caller encodes its own
+// create, and the batch's one flight only gathers what its creates
+// encoded (issue 17).
+func (p *insertPlan) encodeRow(dst [][]byte, row any) ([][]byte, error) {
 	v := reflect.ValueOf(row).Elem()
+	buf := make([]byte, 0, p.size.Load())
 	dst = slices.Grow(dst, len(p.fields))
-	out := dst[len(dst) : len(dst)+len(p.fields)]
 	for i, f := range p.fields {
 		fv := v.FieldByIndex(f.Index)
+		start := len(buf)
 		switch p.kinds[i] {
-		case argTime:
-			x := fv.Addr().Interface().(*dbTime)
-			if x.IsZero() {
-				out[i] = nil
+		case argText, argJSON:
+			buf = append(buf, fv.String()...)
+		case argTextPtr:
+			if fv.IsNil() {
+				dst = append(dst, nil)
 				continue
 			}
-			u := x.UTC().Truncate(time.Microsecond)
+			buf = append(buf, fv.Elem().String()...)
+		case argInt:
+			buf = strconv.AppendInt(buf, fv.Int(), 10)
+		case argInt8:
+			buf = binary.BigEndian.AppendUint64(buf, uint64(fv.Int()))
+		case argInt8Ptr:
+			if fv.IsNil() {
+				dst = append(dst, nil)
+				continue
+			}
+			buf = binary.BigEndian.AppendUint64(buf, uint64(fv.Elem().Int()))
+		case argBool:
+			b := byte(0)
+			if fv.Bool() {
+				b = 1
+			}
+			buf = append(buf, b)
+		case argBytes:
+			if fv.IsNil() {
+				dst = append(dst, nil)
+				continue
+			}
+			buf = append(buf, fv.Bytes()...)
+		case argTime:
+			t := fv.Addr().Interface().(*dbTime)
+			if t.IsZero() {
+				dst = append(dst, nil)
+				continue
+			}
+			u := t.UTC().Truncate(time.Microsecond)
 			if y := u.Year(); y < 1 || y > 9999 {
 				return nil, fmt.Errorf("store: time %v is outside years 1-9999", u)
 			}
-			out[i] = u
-		case argText:
-			out[i] = (*textArg)(fv.Addr().Interface().(*string))
-		case argInt8:
-			out[i] = (*int8Arg)(fv.Addr().Interface().(*int64))
-		case argBool:
-			out[i] = (*boolArg)(fv.Addr().Interface().(*bool))
-		case argBytes:
-			out[i] = (*bytesArg)(fv.Addr().Interface().(*[]byte))
-		case argTextPtr, argInt8Ptr:
-			switch {
-			case fv.IsNil():
-				out[i] = nil
-			case p.kinds[i] == argTextPtr:
-				out[i] = (*textArg)(fv.Interface().(*string))
-			default:
-				out[i] = (*int8Arg)(fv.Interface().(*int64))
-			}
+			buf = binary.BigEndian.AppendUint64(buf, uint64(u.UnixMicro()-pgEpochMicros))
 		default:
-			switch {
-			case fv.Kind() != reflect.Pointer:
-				out[i] = fv.Addr().Interface()
-			case fv.IsNil():
-				out[i] = nil
-			default:
-				out[i] = fv.Interface()
-			}
+			return nil, fmt.Errorf("store: %s of type %s has no bound encoding", f.Name, f.StructField.Type)
+		}
+		// A slice of buf stays valid when a later append moves buf: the
+		// bytes it shows are never written again.
+		dst = append(dst, buf[start:len(buf):len(buf)])
+	}
+	if n := int64(cap(buf)); n > p.size.Load() {
+		p.size.Store(n)
+	}
+	return dst, nil
+}
+
+// prepare returns the statement description of p on conn, preparing it
+// the first time (pgx keeps it per connection, by name), after checking
+// that Postgres typed every parameter as its kind is encoded.
+func (p *insertPlan) prepare(ctx context.Context, conn *pgx.Conn) (*pgconn.StatementDescription, error) {
+	sd, err := conn.Prepare(ctx, p.name, p.sql)
+	if err != nil {
+		return nil, err
+	}
+	if last := p.oids.Load(); last != nil && slices.Equal(*last, sd.ParamOIDs) {
+		return sd, nil
+	}
+	if len(sd.ParamOIDs) != len(p.formats) {
+		return nil, fmt.Errorf("store: %s has %d parameters, want %d", p.name, len(sd.ParamOIDs), len(p.formats))
+	}
+	for i, oid := range sd.ParamOIDs {
+		k := p.kinds[i%len(p.kinds)]
+		if !slices.Contains(kindTypes[k], oid) {
+			return nil, fmt.Errorf("store: %s: Postgres types %s as OID %d, not what it is encoded for", p.name, p.fields[i%len(p.fields)].Name, oid)
 		}
 	}
-	return dst[:len(dst)+len(p.fields)], nil
+	oids := slices.Clone(sd.ParamOIDs)
+	p.oids.Store(&oids)
+	return sd, nil
 }
 
 var dbTimeType = reflect.TypeFor[dbTime]()
@@ -278,6 +349,33 @@ type chargeCreate struct {
 	// settle: delete the key's cob intent of the charge's txid
 	// (ports.IdempotencyRecord.SettlesIntent).
 	settle bool
+	// wire is the rows' values encoded (encode): the idempotency
+	// record's, the charge's, then each event's.
+	wire [][]byte
+}
+
+// encode fills c.wire from its rows, in the caller's goroutine: what the
+// batch's one flight would otherwise do for every create in turn, while
+// all of them wait on it.
+func (c *chargeCreate) encode(d schema.Dialect) error {
+	idemPlan, chargePlan, eventPlan := planInsertRows(d, (*idempotencyRow)(nil), 1), planInsertRows(d, (*chargeRow)(nil), 1), planInsertRows(d, (*eventRow)(nil), 1)
+	wire := make([][]byte, 0, len(idemPlan.fields)+len(chargePlan.fields)+len(c.evs)*len(eventPlan.fields))
+	var err error
+	if c.idem != nil {
+		if wire, err = idemPlan.encodeRow(wire, c.idem); err != nil {
+			return err
+		}
+	}
+	if wire, err = chargePlan.encodeRow(wire, c.row); err != nil {
+		return err
+	}
+	for i := range c.evs {
+		if wire, err = eventPlan.encodeRow(wire, &c.evs[i]); err != nil {
+			return err
+		}
+	}
+	c.wire = wire
+	return nil
 }
 
 // insertChargeBound is insertCharge on Postgres over the hot pool: the
@@ -285,25 +383,26 @@ type chargeCreate struct {
 // counter delta, its events in one INSERT — one batch. Concurrent creates
 // share a batch (db.creates, coalesce.go).
 func (db *DB) insertChargeBound(ctx context.Context, c chargeCreate) error {
+	if err := c.encode(db.bun.Dialect()); err != nil {
+		return err
+	}
 	return db.creates.do(ctx, c)
 }
 
 // insertChargesBound writes creates in one batch: one round trip, one
-// transaction (queueCharges).
+// transaction (batchCharges).
 func (db *DB) insertChargesBound(ctx context.Context, creates []chargeCreate) error {
 	return mapError(retryLostConn(func() error {
-		// A new batch each time: a sent one holds statement descriptions
-		// of the connection it went on.
-		b := &pgx.Batch{}
-		if err := db.queueCharges(b, creates); err != nil {
-			return err
-		}
 		conn, err := acquire(ctx, db.hot)
 		if err != nil {
 			return err
 		}
 		defer conn.Release()
-		return conn.SendBatch(ctx, b).Close()
+		b, err := db.batchCharges(ctx, conn.Conn(), creates)
+		if err != nil {
+			return err
+		}
+		return conn.Conn().PgConn().ExecBatch(ctx, b).Close()
 	}))
 }
 
@@ -311,33 +410,41 @@ func (db *DB) insertOneChargeBound(ctx context.Context, c chargeCreate) error {
 	return db.insertChargesBound(ctx, []chargeCreate{c})
 }
 
-// queueCharges adds creates to b, each INSERT carrying the rows of all:
-// the idempotency records first, the intents of those that recorded one
-// settled (chargeCreate.settle), the charges, their
-// counter deltas (summed per group: creates of one account, day and status
-// add up to one row) and the events. Per row the work is the same as one
+// settleIntentName names settleIntentSQL prepared on a hot connection.
+const settleIntentName = "quita_settle_intent"
+
+// batchCharges is creates as one batch for conn, each INSERT carrying the
+// rows of all: the idempotency records first, the intents of those that
+// recorded one settled (chargeCreate.settle), the charges, their counter
+// deltas (summed per group: creates of one account, day and status add up
+// to one row) and the events. Per row the work is the same as one
 // create's; per create it saves the statements' own cost (bind, execute,
 // executor start, the outbox trigger's run) on both sides of the
-// connection. Each such intent is deleted by its own primary-key DELETE: a join
-// over unnest is planned as a sequential scan once provider_intents has
-// been analysed small, and that table churns (every live create inserts
-// and deletes a row), so the plan would go stale exactly under load.
-func (db *DB) queueCharges(b *pgx.Batch, cs []chargeCreate) error {
+// connection. Each such intent is deleted by its own primary-key DELETE: a
+// join over unnest is planned as a sequential scan once provider_intents
+// has been analysed small, and that table churns (every live create
+// inserts and deletes a row), so the plan would go stale exactly under
+// load. The statements are prepared on conn the first time (one round
+// trip each, once per connection); pgconn sends the batch with one Sync,
+// so it is one implicit transaction and the first failure rolls back all.
+func (db *DB) batchCharges(ctx context.Context, conn *pgx.Conn, cs []chargeCreate) (*pgconn.Batch, error) {
 	d := db.bun.Dialect()
+	idemN := len(planInsertRows(d, (*idempotencyRow)(nil), 1).fields)
+	chargeN := len(planInsertRows(d, (*chargeRow)(nil), 1).fields)
+	eventN := len(planInsertRows(d, (*eventRow)(nil), 1).fields)
 	var (
-		idems  []*idempotencyRow
-		rows   []*chargeRow
-		evs    []*eventRow
-		deltas []*statDeltaRow
-		group  = map[statDeltaRow]*statDeltaRow{}
+		idems, charges, events [][][]byte // each row's values, by table
+		deltas                 []*statDeltaRow
+		group                  = map[statDeltaRow]*statDeltaRow{}
 	)
 	for _, c := range cs {
+		w := c.wire
 		if c.idem != nil {
-			idems = append(idems, c.idem)
+			idems, w = append(idems, w[:idemN]), w[idemN:]
 		}
-		rows = append(rows, c.row)
-		for i := range c.evs {
-			evs = append(evs, &c.evs[i])
+		charges, w = append(charges, w[:chargeN]), w[chargeN:]
+		for len(w) > 0 {
+			events, w = append(events, w[:eventN]), w[eventN:]
 		}
 		delta := newChargeDelta(c.row)
 		k := *delta
@@ -349,45 +456,64 @@ func (db *DB) queueCharges(b *pgx.Batch, cs []chargeCreate) error {
 		group[k] = delta
 		deltas = append(deltas, delta)
 	}
-	if err := queueInsertRows(b, d, idems); err != nil {
-		return err
-	}
-	for _, c := range cs {
-		if c.settle && c.idem != nil {
-			b.Queue(settleIntentSQL, c.idem.AccountID, c.idem.Mode, c.idem.Key, c.row.PixTxID)
+	deltaRows := make([][][]byte, len(deltas))
+	deltaPlan := planInsertRows(d, (*statDeltaRow)(nil), 1)
+	for i, r := range deltas {
+		var err error
+		if deltaRows[i], err = deltaPlan.encodeRow(nil, r); err != nil {
+			return nil, err
 		}
 	}
-	if err := queueInsertRows(b, d, rows); err != nil {
-		return err
-	}
-	if err := queueInsertRows(b, d, deltas); err != nil {
-		return err
-	}
-	return queueInsertRows(b, d, evs)
-}
 
-// queueInsertRows adds the INSERT of rows (pointers to row structs of one
-// table) to b, in statements of 32, 16, 8, 4, 2 and 1 rows: a few statement
-// texts per table to prepare and cache per connection, not one per batch
-// size.
-func queueInsertRows[R any](b *pgx.Batch, d schema.Dialect, rows []*R) error {
-	for len(rows) > 0 {
-		k := 32
-		for k > len(rows) {
-			k /= 2
-		}
-		p := planInsertRows(d, rows[0], k)
-		args := make([]any, 0, k*len(p.fields))
-		for _, r := range rows[:k] {
-			var err error
-			if args, err = p.appendArgs(args, r); err != nil {
+	b := &pgconn.Batch{}
+	var scratch [][]byte
+	queue := func(model any, rows [][][]byte) error {
+		for len(rows) > 0 {
+			k := 32
+			for k > len(rows) {
+				k /= 2
+			}
+			p := planInsertRows(d, model, k)
+			sd, err := p.prepare(ctx, conn)
+			if err != nil {
 				return err
 			}
+			scratch = scratch[:0]
+			for _, r := range rows[:k] {
+				scratch = append(scratch, r...)
+			}
+			b.ExecStatement(sd, scratch, p.formats, nil) // encodes the values into b at once
+			rows = rows[k:]
 		}
-		b.Queue(p.sql, args...)
-		rows = rows[k:]
+		return nil
 	}
-	return nil
+	if err := queue((*idempotencyRow)(nil), idems); err != nil {
+		return nil, err
+	}
+	for _, c := range cs {
+		if !c.settle || c.idem == nil {
+			continue
+		}
+		sd, err := conn.Prepare(ctx, settleIntentName, settleIntentSQL)
+		if err != nil {
+			return nil, err
+		}
+		var txid []byte // NULL: a charge without a cob
+		if c.row.PixTxID != nil {
+			txid = []byte(*c.row.PixTxID)
+		}
+		b.ExecStatement(sd, [][]byte{[]byte(c.idem.AccountID), []byte(c.idem.Mode), []byte(c.idem.Key), txid}, nil, nil)
+	}
+	if err := queue((*chargeRow)(nil), charges); err != nil {
+		return nil, err
+	}
+	if err := queue((*statDeltaRow)(nil), deltaRows); err != nil {
+		return nil, err
+	}
+	if err := queue((*eventRow)(nil), events); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // acquire takes a connection of pool, waiting at most poolAcquireTimeout
