@@ -205,11 +205,7 @@ func intParam(v string, param string, lo, hi, def int) (int, error) {
 func fingerprint(method, path string, body []byte) string {
 	h := sha256.New()
 	h.Write([]byte(method + " " + path + "\n"))
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber() // numbers stay exact text: no float touches an amount
-	if dec.Decode(&v) == nil {
-		canon, _ := json.Marshal(v)
+	if canon, ok := canonicalJSON(body); ok {
 		h.Write(canon)
 	} else {
 		h.Write(body)
