@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
@@ -495,8 +496,22 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 	if c.MethodsPending() {
 		s.finalizeInBackground(key.Scope, id)
 	}
-	s.log.InfoContext(ctx, "charge created", "charge", domain.PrefixCharge+id, "amount", c.Amount(), "mode", string(caller.Mode))
+	logCreated(ctx, s.log, id, c.Amount(), caller.Mode)
 	return Response{StatusCode: rec.StatusCode, Body: rec.Body}, nil
+}
+
+// logCreated writes the "charge created" line. It builds the record
+// itself: Logger.InfoContext would box each value and walk the stack for
+// a source position, for every create (issue 17; httpapi's access log
+// does the same).
+func logCreated(ctx context.Context, log *slog.Logger, id string, amount int64, mode domain.Mode) {
+	h := log.Handler()
+	if !h.Enabled(ctx, slog.LevelInfo) {
+		return
+	}
+	rec := slog.NewRecord(time.Now(), slog.LevelInfo, "charge created", 0)
+	rec.AddAttrs(slog.String("charge", domain.PrefixCharge+id), slog.Int64("amount", amount), slog.String("mode", string(mode)))
+	_ = h.Handle(ctx, rec) // as Logger.Log: a handler's error is its own to report
 }
 
 // payerDocument is the document the fraud guard counts: the payer lock,
@@ -505,5 +520,5 @@ func payerDocument(c *domain.Charge) string {
 	if p := c.ExpectedPayer(); p != "" {
 		return p
 	}
-	return c.Snapshot().Customer.Document
+	return c.Customer().Document
 }

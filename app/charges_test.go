@@ -2,7 +2,9 @@ package app_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,6 +43,21 @@ func TestCreateWritesChargeEventsAndRecord(t *testing.T) {
 	done := h.cache.CompleteInRecordCalls()
 	if len(done) != 1 || done[0].StatusCode != 201 || len(h.cache.CompleteCalls()) != 0 || len(h.cache.ReleaseCalls()) != 0 {
 		t.Errorf("cache: %d completes in the record, %d with the answer, %d releases", len(done), len(h.cache.CompleteCalls()), len(h.cache.ReleaseCalls()))
+	}
+	// One log line says so: which charge, how much, in which mode.
+	var line struct {
+		Level, Msg, Charge, Mode string
+		Amount                   int64
+	}
+	for _, l := range strings.Split(h.logs.String(), "\n") {
+		if strings.Contains(l, `"charge created"`) {
+			if err := json.Unmarshal([]byte(l), &line); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if line.Level != "INFO" || line.Charge != "ch_"+id || line.Amount != 1990 || line.Mode != "test" {
+		t.Errorf("the create's log line: %+v, in %s", line, h.logs.String())
 	}
 }
 
