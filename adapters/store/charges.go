@@ -82,22 +82,28 @@ func insertCharge(ctx context.Context, idb bun.IDB, c chargeCreate) error {
 // failure rolls back all). Inside a transaction it simply joins it. On
 // SQLite, only a transaction makes the statements atomic.
 func execBatch(ctx context.Context, idb bun.IDB, qs ...schema.QueryAppender) error {
+	b, err := appendStatements(idb, nil, qs...)
+	if err != nil {
+		return err
+	}
+	// Without arguments bun passes the text through as it is.
+	_, err = idb.ExecContext(ctx, string(b))
+	return mapError(err)
+}
+
+// appendStatements appends qs to b as one text, separated by semicolons.
+func appendStatements(idb bun.IDB, b []byte, qs ...schema.QueryAppender) ([]byte, error) {
 	gen := schema.NewQueryGen(idb.Dialect())
-	var (
-		b   []byte
-		err error
-	)
+	var err error
 	for i, q := range qs {
 		if i > 0 {
 			b = append(b, ";\n"...)
 		}
 		if b, err = q.AppendQuery(gen, b); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	// Without arguments bun passes the text through as it is.
-	_, err = idb.ExecContext(ctx, string(b))
-	return mapError(err)
+	return b, nil
 }
 
 // GetCharge loads a charge of the scope.

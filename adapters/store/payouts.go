@@ -79,40 +79,111 @@ func (r *payoutRow) toDomain() (*domain.Payout, error) {
 // conditional update last. On Postgres that is one multi-statement query —
 // one round trip, its own implicit transaction — so the wallet row every
 // payout of the account updates is held from its update to the commit
-// only, not across another round trip (issue 13: payout creates/s).
+// only, not across another round trip (issue 13: payout creates/s); and
+// concurrent payouts share that query (db.payouts, coalesce.go): one
+// commit, one WAL flush for many, where each used to hold its account's
+// wallet row through a flush of its own, so one account's payouts went
+// one flush at a time (issue 17: payout creates on a slow disk).
 func (db *DB) CreatePayout(ctx context.Context, p *domain.Payout, events []domain.Event, entries []domain.JournalEntry, rec *ports.IdempotencyRecord) error {
 	row, err := payoutFromDomain(p)
 	if err != nil {
 		return err
 	}
-	write := func(ctx context.Context, idb bun.IDB) error {
-		var qs []schema.QueryAppender
-		if rec != nil {
-			qs = append(qs, idb.NewInsert().Model(idempotencyFromPort(rec)))
-		}
-		qs = append(qs, idb.NewInsert().Model(row))
-		if evs := eventsFromDomain(events); len(evs) > 0 {
-			qs = append(qs, idb.NewInsert().Model(&evs))
-		}
-		ledger, err := entryStatements(ctx, idb, entries)
-		if err != nil {
+	if db.payouts != nil && !readsHolds(entries) { // Postgres
+		c := payoutCreate{wallet: row.walletKey()}
+		if c.sql, err = payoutSQL(ctx, db.bun, row, events, entries, rec); err != nil {
 			return err
 		}
-		return execBatch(ctx, idb, append(qs, ledger...)...)
-	}
-	if db.dialect == DialectPostgres && !readsHolds(entries) {
-		err = write(ctx, db.bun)
+		err = db.payouts.do(ctx, c)
 	} else {
-		err = db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error { return write(ctx, tx) })
+		err = mapError(db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+			// On SQLite, or when the entries read the holds first
+			// (entryStatements), the statements are built in the
+			// transaction.
+			sql, err := payoutSQL(ctx, tx, row, events, entries, rec)
+			if err != nil {
+				return err
+			}
+			_, err = tx.ExecContext(ctx, string(sql))
+			return err
+		}))
 	}
 	if err != nil {
-		return mapError(err)
+		return err
 	}
 	db.signals.committed(SignalPayouts)
 	if len(events) > 0 {
 		db.signals.committed(SignalEvents)
 	}
 	return nil
+}
+
+// payoutCreate is one payout's writes as CreatePayout built them, and
+// the wallet they debit.
+type payoutCreate struct {
+	wallet domain.WalletKey
+	sql    []byte
+}
+
+// payoutSQL is a payout's statements as one text: the idempotency record
+// (when rec is not nil), the payout, its events and its ledger
+// statements, the wallet's conditional update last. The caller builds it
+// in its own goroutine, so a batch's one flight only joins the texts.
+func payoutSQL(ctx context.Context, idb bun.IDB, row *payoutRow, events []domain.Event, entries []domain.JournalEntry, rec *ports.IdempotencyRecord) ([]byte, error) {
+	var qs []schema.QueryAppender
+	if rec != nil {
+		qs = append(qs, idb.NewInsert().Model(idempotencyFromPort(rec)))
+	}
+	qs = append(qs, idb.NewInsert().Model(row))
+	if evs := eventsFromDomain(events); len(evs) > 0 {
+		qs = append(qs, idb.NewInsert().Model(&evs))
+	}
+	ledger, err := entryStatements(ctx, idb, entries)
+	if err != nil {
+		return nil, err
+	}
+	return appendStatements(idb, nil, append(qs, ledger...)...)
+}
+
+// insertPayouts writes payouts as one multi-statement query on Postgres:
+// one implicit transaction, so the first failure (a wallet's
+// non-negative check, a repeated key) rolls back all, and the coalescer
+// then runs each alone for its own outcome. The payouts go in the order
+// of their wallets (account, mode, currency; arrival order within one):
+// every writer takes wallet rows in that order (walletLess), so two
+// batches never wait on each other's wallets in a cycle.
+func (db *DB) insertPayouts(ctx context.Context, cs []payoutCreate) error {
+	cs = slices.Clone(cs)
+	slices.SortStableFunc(cs, func(a, b payoutCreate) int {
+		switch {
+		case walletLess(a.wallet, b.wallet):
+			return -1
+		case walletLess(b.wallet, a.wallet):
+			return 1
+		}
+		return 0
+	})
+	n := 0
+	for _, c := range cs {
+		n += len(c.sql) + 2
+	}
+	sql := make([]byte, 0, n)
+	for i, c := range cs {
+		if i > 0 {
+			sql = append(sql, ";\n"...)
+		}
+		sql = append(sql, c.sql...)
+	}
+	_, err := db.bun.ExecContext(ctx, string(sql))
+	return mapError(err)
+}
+
+func (db *DB) insertPayout(ctx context.Context, c payoutCreate) error {
+	return db.insertPayouts(ctx, []payoutCreate{c})
+}
+
+func (r *payoutRow) walletKey() domain.WalletKey {
+	return domain.WalletKey{AccountID: r.AccountID, Mode: domain.Mode(r.Mode), Currency: domain.Currency(r.Currency)}
 }
 
 // readsHolds reports whether applying entries reads (and locks) the

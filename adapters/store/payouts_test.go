@@ -326,3 +326,70 @@ func testPayoutConcurrent(t *testing.T, db *store.DB) {
 	}
 	assertLedgerClean(t, db)
 }
+
+// TestConcurrentPayoutsShareCommits: on Postgres, payouts created at once
+// go in shared batches (one commit, one WAL flush for many) and each
+// still gets its own outcome — the payouts of two accounts, one of them
+// short of funds for some, a repeated key among them.
+func TestConcurrentPayoutsShareCommits(t *testing.T) {
+	t.Parallel()
+	db := openStore(t, testenv.PostgresDSN(t))
+	fund(t, db, testA, 10000)
+	fund(t, db, liveB, 100000)
+	const n = 60
+	var (
+		wg                  sync.WaitGroup
+		mu                  sync.Mutex
+		okA, okB, low, dupe int
+	)
+	start := make(chan struct{})
+	reused := &ports.IdempotencyRecord{IdempotencyKey: ports.IdempotencyKey{Scope: liveB, Key: "same-key"},
+		Fingerprint: "fp", StatusCode: 201, Body: []byte(`{}`), CreatedAt: baseTime}
+	for i := range n {
+		scope := testA
+		if i%2 == 1 {
+			scope = liveB
+		}
+		p := newPayout(t, scope, 1000, 50, baseTime)
+		var rec *ports.IdempotencyRecord
+		if i == 1 || i == 3 {
+			r := *reused
+			r.ResourceID = p.ID()
+			rec = &r
+		}
+		wg.Go(func() {
+			<-start
+			err := createPayout(db, p, rec)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil && scope == testA:
+				okA++
+			case err == nil:
+				okB++
+			case errors.Is(err, domain.ErrInsufficientBalance):
+				low++
+			case errors.Is(err, ports.ErrIdempotencyKeyExists):
+				dupe++
+			default:
+				t.Errorf("create: %v", err)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	if okA != 9 || low != n/2-9 || okB != n/2-1 || dupe != 1 {
+		t.Errorf("A: %d created, %d refused for funds (want 9, %d); B: %d created, %d refused as a repeated key (want %d, 1)",
+			okA, low, n/2-9, okB, dupe, n/2-1)
+	}
+	if b := wallet(t, db, testA); b.Available != 10000-9*1050 {
+		t.Errorf("A available %d, want %d", b.Available, 10000-9*1050)
+	}
+	if b := wallet(t, db, liveB); b.Available != 100000-int64(n/2-1)*1050 {
+		t.Errorf("B available %d, want %d", b.Available, 100000-int64(n/2-1)*1050)
+	}
+	assertLedgerClean(t, db)
+	if st := db.PayoutFlights(); st.Creates < n || st.Batches >= st.Creates {
+		t.Errorf("payout batches: %d carrying %d payouts, want fewer batches than payouts (at least %d)", st.Batches, st.Creates, n)
+	}
+}
