@@ -118,12 +118,7 @@ func TestEncodeRowWritesTheWireValues(t *testing.T) {
 func TestPrepareRefusesAParameterOfAnotherType(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db := openMigratedPostgres(t)
-	conn, err := db.hot.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Release()
+	db, conn := migratedHotConn(t)
 	field := planInsertRows(db.bun.Dialect(), new(chargeRow), 1).fields[0]
 	for sql, ok := range map[string]bool{"SELECT $1::boolean": true, "SELECT $1::text": false} {
 		p := &insertPlan{sql: sql, name: "test_" + strings.ReplaceAll(sql, " ", "_"), fields: []*schema.Field{field},

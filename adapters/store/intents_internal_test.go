@@ -22,12 +22,7 @@ import (
 func TestIntentInsertCommitsAsynchronouslyAlone(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db := openMigratedPostgres(t)
-	conn, err := db.hot.Acquire(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Release()
+	_, conn := migratedHotConn(t)
 	setting := func() string {
 		var v string
 		if err := conn.QueryRow(ctx, "SELECT current_setting('synchronous_commit')").Scan(&v); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"slices"
 	"strings"
 	"sync"
@@ -177,6 +178,19 @@ func openMigratedPostgres(t *testing.T) *DB {
 		t.Fatal(err)
 	}
 	return db
+}
+
+// migratedHotConn is openMigratedPostgres with one of the store's hot
+// connections held for the test.
+func migratedHotConn(t *testing.T) (*DB, *pgxpool.Conn) {
+	t.Helper()
+	db := openMigratedPostgres(t)
+	conn, err := db.hot.Acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Release)
+	return db, conn
 }
 
 // planNodes lists the node types and the index names of an EXPLAIN
