@@ -22,10 +22,10 @@ import (
 )
 
 // The create's hot path on Postgres (issue 17): its statements go as one
-// pgx batch — bound parameters over the extended protocol, statements
-// prepared once per connection and cached, one round trip, one implicit
-// transaction (pgx sends a single Sync after the last one, so the first
-// failure rolls back all). Nothing is interpolated into SQL text, so no
+// pgconn batch — bound parameters over the extended protocol, statements
+// prepared once per connection by name, values encoded by each create
+// itself, one round trip, one implicit transaction (a single Sync after
+// the last statement, so the first failure rolls back all). Nothing is interpolated into SQL text, so no
 // value depends on the server's string escaping. The statements are
 // derived from the same bun row structs the rest of the store uses, and
 // write exactly what bun's INSERT of the row would (the contract suite
@@ -46,8 +46,8 @@ type insertPlan struct {
 	// checked against the kinds (prepare), so that a connection's cached
 	// statement is checked with one comparison.
 	oids atomic.Pointer[[]uint32]
-	// size is the largest row encoded so far, to size the next one's
-	// buffer.
+	// size is the largest row encoded so far, up to maxRowSizeHint, to
+	// size the next one's buffer.
 	size atomic.Int64
 }
 
@@ -176,6 +176,10 @@ func (k argKind) format() int16 {
 	return 0
 }
 
+// maxRowSizeHint bounds insertPlan.size: one large row (a long
+// description) must not make every later row's buffer as large.
+const maxRowSizeHint = 4 << 10
+
 // pgEpochMicros is Postgres's epoch for instants (2000-01-01 UTC) in Unix
 // microseconds: a binary timestamptz counts microseconds from it.
 const pgEpochMicros = 946_684_800_000_000
@@ -244,7 +248,7 @@ func (p *insertPlan) encodeRow(dst [][]byte, row any) ([][]byte, error) {
 		// bytes it shows are never written again.
 		dst = append(dst, buf[start:len(buf):len(buf)])
 	}
-	if n := int64(cap(buf)); n > p.size.Load() {
+	if n := int64(len(buf)); n > p.size.Load() && n <= maxRowSizeHint {
 		p.size.Store(n)
 	}
 	return dst, nil

@@ -179,3 +179,25 @@ func TestOptStringAllocatesOnlyAValue(t *testing.T) {
 		t.Errorf("optString(\"x\") = %v, %.0f allocations; want a copy, one", optSink, n)
 	}
 }
+
+// TestEncodeRowSizesItsBufferFromOrdinaryRows: a row's buffer is sized
+// from the rows before it, but one large row does not make every later
+// buffer as large.
+func TestEncodeRowSizesItsBufferFromOrdinaryRows(t *testing.T) {
+	shared := planInsertRows(pgdialect.New(), new(eventRow), 1)
+	p := &insertPlan{fields: shared.fields, kinds: shared.kinds} // a plan of its own: the test moves its hint
+	p.size.Store(256)
+	if _, err := p.encodeRow(nil, &eventRow{ID: "evt_1", Payload: make([]byte, 1000)}); err != nil {
+		t.Fatal(err)
+	}
+	ordinary := p.size.Load()
+	if ordinary < 1000 {
+		t.Fatalf("after a 1 KB row the hint is %d bytes", ordinary)
+	}
+	if _, err := p.encodeRow(nil, &eventRow{ID: "evt_2", Payload: make([]byte, 64<<10)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.size.Load(); got != ordinary {
+		t.Errorf("after a 64 KB row the hint is %d bytes, want it kept at %d", got, ordinary)
+	}
+}
