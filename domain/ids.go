@@ -5,6 +5,7 @@ import (
 	"encoding/base32"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -81,16 +82,22 @@ func RefundSendID(accountID, refundID string) string {
 // [a-z0-9], within the txid alphabet [a-zA-Z0-9]{26,35}, and never equals
 // a charge id.
 func DeriveTxID(parts ...string) string {
-	h := sha256.New()
+	// SHA-256 of each part as "len:part;" (the lengths keep ("ab","c")
+	// and ("a","bc") apart), built on the stack: this runs on every
+	// create.
+	var stack [256]byte
+	in := stack[:0]
 	for _, p := range parts {
-		fmt.Fprintf(h, "%d:%s;", len(p), p)
+		in = strconv.AppendInt(in, int64(len(p)), 10)
+		in = append(in, ':')
+		in = append(in, p...)
+		in = append(in, ';')
 	}
+	sum := sha256.Sum256(in)
 	const alphabet = "0123456789abcdefghijklmnopqrstuvwxyz"
-	sum := h.Sum(nil)
-	var b strings.Builder
-	b.Grow(32)
-	for i := 0; i < 32; i++ {
-		b.WriteByte(alphabet[int(sum[i])%len(alphabet)])
+	var out [32]byte
+	for i := range out {
+		out[i] = alphabet[int(sum[i])%len(alphabet)]
 	}
-	return b.String()
+	return string(out[:])
 }

@@ -145,6 +145,8 @@ func TestDeriveTxIDVectors(t *testing.T) {
 	}{
 		{[]string{"acct_1", "live", "order-1234"}, "b8wpt10vj7t9bmssqgivwqodsnf3kyd2"},
 		{nil, "bwgu80skazsk93503utcsb34k59rca4d"},
+		{[]string{"refund", "acct_1", strings.Repeat("x", 300)}, "jfrkyl0hal0ir4ib6pcbl3w470gaz09o"}, // past the stack buffer
+		{[]string{"acct_ç", "test", "pedido-ção"}, "byqfcb4tdtckwfl6wepzd9nyl4vvqhri"},               // lengths in bytes
 	}
 	for _, tt := range tests {
 		if got := domain.DeriveTxID(tt.parts...); got != tt.want {
