@@ -225,7 +225,14 @@ func (s *ChargeService) runIdempotent(ctx context.Context, scope ports.Scope, id
 		if claim.Fingerprint != idem.Fingerprint {
 			return Response{}, ErrIdempotencyKeyReused
 		}
-		return Response{}, &KeyInUseError{Remaining: claim.Remaining}
+		// The holder may have answered already: its claim is marked
+		// answered after its record commits and its answer is sent
+		// (answerLater), so the record decides.
+		resp, err := s.replay(ctx, dkey, idem.Fingerprint)
+		if errors.Is(err, ports.ErrNotFound) {
+			return Response{}, &KeyInUseError{Remaining: claim.Remaining}
+		}
+		return resp, err
 	}
 	owned := claim.State == ports.ClaimAcquired
 	completed := false
@@ -252,7 +259,7 @@ func (s *ChargeService) runIdempotent(ctx context.Context, scope ports.Scope, id
 			resp, err = s.replay(ctx, dkey, idem.Fingerprint)
 		}
 		if err == nil {
-			completed = s.complete(ctx, owned, ckey, idem.Fingerprint, resp)
+			completed = s.answerLater(owned, ckey, idem.Fingerprint, resp)
 			return resp, nil
 		}
 		if !errors.Is(err, ports.ErrNotFound) {
@@ -274,7 +281,7 @@ func (s *ChargeService) runIdempotent(ctx context.Context, scope ports.Scope, id
 	if err != nil {
 		return Response{}, err
 	}
-	completed = s.complete(ctx, owned, ckey, idem.Fingerprint, resp)
+	completed = s.answerLater(owned, ckey, idem.Fingerprint, resp)
 	return resp, nil
 }
 
@@ -363,20 +370,28 @@ func (s *ChargeService) answer(rec *ports.IdempotencyRecord, err error) func(fin
 	}
 }
 
-// complete marks the owned claim answered. The answer stays in the
-// durable record only, which every run writes (or, for a replay, read):
-// the cache keeps a few bytes a key, not the answer, and a replay that
-// finds it reads the record (issue 17).
-func (s *ChargeService) complete(ctx context.Context, owned bool, ckey, fingerprint string, resp Response) bool {
+// answerLater marks the owned claim answered, off the request's path:
+// the answer stays in the durable record only, which every run writes (or,
+// for a replay, read), so the cache keeps a few bytes a key and a replay
+// that finds them reads the record (issue 17). Until the mark lands the
+// claim reads in flight, and a request that finds it so reads the record
+// too (runIdempotent), so the answer is the same either way. The marks of
+// concurrent requests go in one pipeline (ChargeService.answered). A mark
+// that fails leaves the claim to expire within the lock TTL; the record
+// answers meanwhile. It reports whether the claim is taken care of.
+func (s *ChargeService) answerLater(owned bool, ckey, fingerprint string, resp Response) bool {
 	if !owned {
 		return false
 	}
-	err := s.cache.CompleteInRecord(ctx, ckey, fingerprint, resp.StatusCode, s.cfg.IdempotencyTTL)
-	if err != nil {
-		s.log.WarnContext(ctx, "cache idempotent response", "err", err)
-		return false
-	}
+	s.answered.add(ports.Answered{Key: ckey, Fingerprint: fingerprint, StatusCode: resp.StatusCode}, s.background.Go, s.markAnswered)
 	return true
+}
+
+// markAnswered marks a batch of claims answered (answerLater).
+func (s *ChargeService) markAnswered(batch []ports.Answered) {
+	if err := s.cache.CompleteInRecord(context.Background(), s.cfg.IdempotencyTTL, batch...); err != nil {
+		s.log.Warn("mark idempotency keys answered", "count", len(batch), "err", err)
+	}
 }
 
 func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChargeInput, key ports.IdempotencyKey, idem Idempotency,

@@ -103,6 +103,9 @@ type ChargeService struct {
 	// intentAdds and intentDrops write the cache's cob intents of
 	// concurrent creates in one command each (recordEarly, dropLater).
 	intentAdds, intentDrops batcher[*earlyIntent]
+	// answered marks the claims of concurrent answered writes in one
+	// pipeline (answerLater).
+	answered batcher[ports.Answered]
 	// returns counts what automatic returns did (ReturnStats).
 	returns returnCounters
 }

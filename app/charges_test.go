@@ -39,9 +39,12 @@ func TestCreateWritesChargeEventsAndRecord(t *testing.T) {
 		t.Errorf("acquirer calls %+v", calls)
 	}
 	// The cache is told the key is answered, not the answer: the
-	// durable record holds it.
+	// durable record holds it. The mark goes off the request's path.
+	h.svc.WaitBackground()
 	done := h.cache.CompleteInRecordCalls()
-	if len(done) != 1 || done[0].StatusCode != 201 || len(h.cache.CompleteCalls()) != 0 || len(h.cache.ReleaseCalls()) != 0 {
+	if len(done) != 1 || len(done[0].Answered) != 1 || done[0].Answered[0].StatusCode != 201 ||
+		done[0].Answered[0].Key != "idem:acct_1:test:key-00000001" ||
+		len(h.cache.CompleteCalls()) != 0 || len(h.cache.ReleaseCalls()) != 0 {
 		t.Errorf("cache: %d completes in the record, %d with the answer, %d releases", len(done), len(h.cache.CompleteCalls()), len(h.cache.ReleaseCalls()))
 	}
 	// One log line says so: which charge, how much, in which mode.
@@ -85,6 +88,10 @@ func TestCreateIdempotency(t *testing.T) {
 		{name: "cache answered, the record missing", claim: ports.Claim{State: ports.ClaimCompleted, Fingerprint: "fp-k", StatusCode: 201, InRecord: true}, wantAcquire: 1},
 		{name: "cache conflict", claim: ports.Claim{State: ports.ClaimCompleted, Fingerprint: "other", StatusCode: 201}, wantErr: app.ErrIdempotencyKeyReused},
 		{name: "in flight", claim: ports.Claim{State: ports.ClaimInFlight, Fingerprint: "fp-k"}, wantErr: app.ErrIdempotencyKeyInUse},
+		// The holder answered and its mark has not landed yet (it is set
+		// off the request's path): the record answers.
+		{name: "in flight, answered in the record", claim: ports.Claim{State: ports.ClaimInFlight, Fingerprint: "fp-k"},
+			seed: true, seedFP: "fp-k", wantReplay: true, wantBody: `{"seeded":true}`},
 		{name: "in flight other body", claim: ports.Claim{State: ports.ClaimInFlight, Fingerprint: "other"}, wantErr: app.ErrIdempotencyKeyReused},
 		{name: "cache flushed, durable replay", claim: ports.Claim{State: ports.ClaimAcquired}, seed: true, seedFP: "fp-k", wantReplay: true},
 		{name: "cache flushed, durable conflict", claim: ports.Claim{State: ports.ClaimAcquired}, seed: true, seedFP: "other", wantErr: app.ErrIdempotencyKeyReused},

@@ -160,7 +160,7 @@ func newGuardedHarness(t *testing.T, guard *app.FraudGuard) *harness {
 			return ports.Claim{State: ports.ClaimAcquired}, nil
 		},
 		CompleteFunc:         func(context.Context, string, string, int, []byte, time.Duration) error { return nil },
-		CompleteInRecordFunc: func(context.Context, string, string, int, time.Duration) error { return nil },
+		CompleteInRecordFunc: func(context.Context, time.Duration, ...ports.Answered) error { return nil },
 		ReleaseFunc:          func(context.Context, string, string) error { return nil },
 		ExtendFunc:           func(context.Context, string, string, time.Duration) (bool, error) { return true, nil },
 	}

@@ -693,7 +693,7 @@ var _ ports.IdempotencyCache = &IdempotencyCacheMock{}
 //			CompleteFunc: func(ctx context.Context, key string, fingerprint string, statusCode int, body []byte, ttl time.Duration) error {
 //				panic("mock out the Complete method")
 //			},
-//			CompleteInRecordFunc: func(ctx context.Context, key string, fingerprint string, statusCode int, ttl time.Duration) error {
+//			CompleteInRecordFunc: func(ctx context.Context, ttl time.Duration, answered ...ports.Answered) error {
 //				panic("mock out the CompleteInRecord method")
 //			},
 //			ExtendFunc: func(ctx context.Context, key string, fingerprint string, lockTTL time.Duration) (bool, error) {
@@ -716,7 +716,7 @@ type IdempotencyCacheMock struct {
 	CompleteFunc func(ctx context.Context, key string, fingerprint string, statusCode int, body []byte, ttl time.Duration) error
 
 	// CompleteInRecordFunc mocks the CompleteInRecord method.
-	CompleteInRecordFunc func(ctx context.Context, key string, fingerprint string, statusCode int, ttl time.Duration) error
+	CompleteInRecordFunc func(ctx context.Context, ttl time.Duration, answered ...ports.Answered) error
 
 	// ExtendFunc mocks the Extend method.
 	ExtendFunc func(ctx context.Context, key string, fingerprint string, lockTTL time.Duration) (bool, error)
@@ -756,14 +756,10 @@ type IdempotencyCacheMock struct {
 		CompleteInRecord []struct {
 			// Ctx is the ctx argument value.
 			Ctx context.Context
-			// Key is the key argument value.
-			Key string
-			// Fingerprint is the fingerprint argument value.
-			Fingerprint string
-			// StatusCode is the statusCode argument value.
-			StatusCode int
 			// TTL is the ttl argument value.
 			TTL time.Duration
+			// Answered is the answered argument value.
+			Answered []ports.Answered
 		}
 		// Extend holds details about calls to the Extend method.
 		Extend []struct {
@@ -890,27 +886,23 @@ func (mock *IdempotencyCacheMock) CompleteCalls() []struct {
 }
 
 // CompleteInRecord calls CompleteInRecordFunc.
-func (mock *IdempotencyCacheMock) CompleteInRecord(ctx context.Context, key string, fingerprint string, statusCode int, ttl time.Duration) error {
+func (mock *IdempotencyCacheMock) CompleteInRecord(ctx context.Context, ttl time.Duration, answered ...ports.Answered) error {
 	if mock.CompleteInRecordFunc == nil {
 		panic("IdempotencyCacheMock.CompleteInRecordFunc: method is nil but IdempotencyCache.CompleteInRecord was just called")
 	}
 	callInfo := struct {
-		Ctx         context.Context
-		Key         string
-		Fingerprint string
-		StatusCode  int
-		TTL         time.Duration
+		Ctx      context.Context
+		TTL      time.Duration
+		Answered []ports.Answered
 	}{
-		Ctx:         ctx,
-		Key:         key,
-		Fingerprint: fingerprint,
-		StatusCode:  statusCode,
-		TTL:         ttl,
+		Ctx:      ctx,
+		TTL:      ttl,
+		Answered: answered,
 	}
 	mock.lockCompleteInRecord.Lock()
 	mock.calls.CompleteInRecord = append(mock.calls.CompleteInRecord, callInfo)
 	mock.lockCompleteInRecord.Unlock()
-	return mock.CompleteInRecordFunc(ctx, key, fingerprint, statusCode, ttl)
+	return mock.CompleteInRecordFunc(ctx, ttl, answered...)
 }
 
 // CompleteInRecordCalls gets all the calls that were made to CompleteInRecord.
@@ -918,18 +910,14 @@ func (mock *IdempotencyCacheMock) CompleteInRecord(ctx context.Context, key stri
 //
 //	len(mockedIdempotencyCache.CompleteInRecordCalls())
 func (mock *IdempotencyCacheMock) CompleteInRecordCalls() []struct {
-	Ctx         context.Context
-	Key         string
-	Fingerprint string
-	StatusCode  int
-	TTL         time.Duration
+	Ctx      context.Context
+	TTL      time.Duration
+	Answered []ports.Answered
 } {
 	var calls []struct {
-		Ctx         context.Context
-		Key         string
-		Fingerprint string
-		StatusCode  int
-		TTL         time.Duration
+		Ctx      context.Context
+		TTL      time.Duration
+		Answered []ports.Answered
 	}
 	mock.lockCompleteInRecord.RLock()
 	calls = mock.calls.CompleteInRecord

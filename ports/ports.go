@@ -218,6 +218,13 @@ const (
 	ClaimCompleted
 )
 
+// Answered is a key whose answer is in the durable record
+// (IdempotencyCache.CompleteInRecord).
+type Answered struct {
+	Key, Fingerprint string
+	StatusCode       int
+}
+
 // Claim is the state of a key in the cache.
 type Claim struct {
 	State ClaimState
@@ -300,12 +307,13 @@ type IdempotencyCache interface {
 	Begin(ctx context.Context, key, fingerprint string, lockTTL time.Duration) (Claim, error)
 	// Complete caches the response for ttl, replacing the claim.
 	Complete(ctx context.Context, key, fingerprint string, statusCode int, body []byte, ttl time.Duration) error
-	// CompleteInRecord marks key answered for ttl, replacing the claim,
-	// without the answer: the durable record (IdempotencyRecords) holds
-	// it, and Begin reports ClaimCompleted with InRecord set. The money
-	// writes complete this way, so the cache keeps a few bytes a key
-	// instead of every answer (issue 17).
-	CompleteInRecord(ctx context.Context, key, fingerprint string, statusCode int, ttl time.Duration) error
+	// CompleteInRecord marks each key answered for ttl, replacing its
+	// claim, without the answer: the durable record (IdempotencyRecords)
+	// holds it, and Begin reports ClaimCompleted with InRecord set. The
+	// money writes complete this way, so the cache keeps a few bytes a key
+	// instead of every answer, and the marks of concurrent writes go
+	// together (issue 17). Marking none succeeds.
+	CompleteInRecord(ctx context.Context, ttl time.Duration, answered ...Answered) error
 	// Release drops a claim this request holds without a response, so a
 	// retry may run. It never removes a completed response.
 	Release(ctx context.Context, key, fingerprint string) error

@@ -116,7 +116,7 @@ func testContract(t *testing.T, newHarness func(t *testing.T) harness) {
 		t.Parallel()
 		h := newHarness(t)
 		begin(t, h.cache, "k", fpA, lockTTL)
-		if err := h.cache.CompleteInRecord(ctx, "k", fpA, 201, responseTTL); err != nil {
+		if err := h.cache.CompleteInRecord(ctx, responseTTL, ports.Answered{Key: "k", Fingerprint: fpA, StatusCode: 201}); err != nil {
 			t.Fatal(err)
 		}
 		for _, fp := range []string{fpA, fpB} { // the holder's fingerprint, whoever asks
@@ -132,8 +132,35 @@ func testContract(t *testing.T, newHarness func(t *testing.T) harness) {
 			t.Fatalf("after Complete: %+v, want the answer itself", got)
 		}
 		wantResponse(t, begin(t, h.cache, "k", fpA, lockTTL), fpA, 200, []byte(`{"id":"ch_1"}`))
-		if err := h.cache.CompleteInRecord(ctx, "k", fpA, 201, time.Microsecond); !errors.Is(err, idempotency.ErrInvalidTTL) {
+		if err := h.cache.CompleteInRecord(ctx, time.Microsecond, ports.Answered{Key: "k", Fingerprint: fpA, StatusCode: 201}); !errors.Is(err, idempotency.ErrInvalidTTL) {
 			t.Fatalf("CompleteInRecord with a TTL under a millisecond: %v", err)
+		}
+	})
+
+	t.Run("CompleteInRecord marks several keys at once, and none", func(t *testing.T) {
+		t.Parallel()
+		h := newHarness(t)
+		if err := h.cache.CompleteInRecord(ctx, responseTTL); err != nil {
+			t.Fatalf("marking none: %v", err)
+		}
+		keys := []string{"k1", "k2", "k3"}
+		var answered []ports.Answered
+		for i, k := range keys {
+			begin(t, h.cache, k, fpA, lockTTL)
+			answered = append(answered, ports.Answered{Key: k, Fingerprint: fpA, StatusCode: 200 + i})
+		}
+		begin(t, h.cache, "other", fpB, lockTTL) // a claim the call does not name
+		if err := h.cache.CompleteInRecord(ctx, responseTTL, answered...); err != nil {
+			t.Fatal(err)
+		}
+		for i, k := range keys {
+			got := begin(t, h.cache, k, fpB, lockTTL)
+			if got.State != ports.ClaimCompleted || !got.InRecord || got.Fingerprint != fpA || got.StatusCode != 200+i {
+				t.Errorf("%s after CompleteInRecord of three: %+v", k, got)
+			}
+		}
+		if got := begin(t, h.cache, "other", fpB, lockTTL); got.State != ports.ClaimInFlight || got.Fingerprint != fpB {
+			t.Errorf("a claim not named: %+v, want still in flight", got)
 		}
 	})
 

@@ -85,9 +85,9 @@ func (g *Guarded) Complete(ctx context.Context, key, fingerprint string, statusC
 }
 
 // CompleteInRecord implements ports.IdempotencyCache.
-func (g *Guarded) CompleteInRecord(ctx context.Context, key, fingerprint string, statusCode int, ttl time.Duration) error {
+func (g *Guarded) CompleteInRecord(ctx context.Context, ttl time.Duration, answered ...ports.Answered) error {
 	return g.call(ctx, func(ctx context.Context) error {
-		return g.Cache.CompleteInRecord(ctx, key, fingerprint, statusCode, ttl)
+		return g.Cache.CompleteInRecord(ctx, ttl, answered...)
 	})
 }
 

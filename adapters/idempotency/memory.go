@@ -121,18 +121,19 @@ func (m *Memory) Complete(_ context.Context, key, fingerprint string, statusCode
 	return nil
 }
 
-// CompleteInRecord marks key answered for ttl, replacing whatever it
+// CompleteInRecord marks each key answered for ttl, replacing whatever it
 // held, with the answer left to the durable record. ErrInvalidTTL when
 // ttl < 1ms.
-func (m *Memory) CompleteInRecord(_ context.Context, key, fingerprint string, statusCode int, ttl time.Duration) error {
+func (m *Memory) CompleteInRecord(_ context.Context, ttl time.Duration, answered ...ports.Answered) error {
 	if err := checkTTL(ttl); err != nil {
 		return err
 	}
 	now := m.clock()
-	e := &memEntry{key: key, done: true, inRecord: true, fingerprint: fingerprint, statusCode: statusCode, expiresAt: now.Add(ttl)}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.put(e, now)
+	for _, a := range answered {
+		m.put(&memEntry{key: a.Key, done: true, inRecord: true, fingerprint: a.Fingerprint, statusCode: a.StatusCode, expiresAt: now.Add(ttl)}, now)
+	}
 	return nil
 }
 

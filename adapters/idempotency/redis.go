@@ -102,10 +102,35 @@ func (r *Redis) Complete(ctx context.Context, key, fingerprint string, statusCod
 	return r.set(ctx, key, ttl, func() ([]byte, error) { return encodeDone(fingerprint, statusCode, body) })
 }
 
-// CompleteInRecord marks key answered for ttl with a plain SET of a few
-// bytes, replacing the claim. Errors as Complete's.
-func (r *Redis) CompleteInRecord(ctx context.Context, key, fingerprint string, statusCode int, ttl time.Duration) error {
-	return r.set(ctx, key, ttl, func() ([]byte, error) { return encodeInRecord(fingerprint, statusCode) })
+// CompleteInRecord marks each key answered for ttl with a plain SET of a
+// few bytes, replacing the claim; several go in one pipeline. Errors as
+// Complete's; a pipeline that fails may have marked some keys.
+func (r *Redis) CompleteInRecord(ctx context.Context, ttl time.Duration, answered ...ports.Answered) error {
+	if len(answered) == 1 {
+		a := answered[0]
+		return r.set(ctx, a.Key, ttl, func() ([]byte, error) { return encodeInRecord(a.Fingerprint, a.StatusCode) })
+	}
+	if err := checkTTL(ttl); err != nil {
+		return err
+	}
+	vals := make([][]byte, len(answered))
+	for i, a := range answered {
+		v, err := encodeInRecord(a.Fingerprint, a.StatusCode)
+		if err != nil {
+			return err
+		}
+		vals[i] = v
+	}
+	_, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, a := range answered {
+			p.Set(ctx, r.prefix+a.Key, vals[i], ttl)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("idempotency: complete %d keys: %w", len(answered), err)
+	}
+	return nil
 }
 
 // set stores the value encode makes under key for ttl (a completion).

@@ -169,8 +169,12 @@ func (s *Sealed) Complete(ctx context.Context, key, fingerprint string, statusCo
 
 // CompleteInRecord implements ports.IdempotencyCache: there is no answer
 // to seal.
-func (s *Sealed) CompleteInRecord(ctx context.Context, key, fingerprint string, statusCode int, ttl time.Duration) error {
-	return s.inner.CompleteInRecord(ctx, s.name(key), fingerprint, statusCode, ttl)
+func (s *Sealed) CompleteInRecord(ctx context.Context, ttl time.Duration, answered ...ports.Answered) error {
+	named := make([]ports.Answered, len(answered))
+	for i, a := range answered {
+		named[i] = ports.Answered{Key: s.name(a.Key), Fingerprint: a.Fingerprint, StatusCode: a.StatusCode}
+	}
+	return s.inner.CompleteInRecord(ctx, ttl, named...)
 }
 
 // Release implements ports.IdempotencyCache.
