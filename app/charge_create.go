@@ -123,38 +123,18 @@ type cobPlan struct {
 // is being claimed, so the claim and the intent's write go to Redis
 // together; the cob waits for it (wait).
 type earlyIntent struct {
-	in   ports.ProviderIntent
-	done chan struct{}
-	err  error
+	in ports.ProviderIntent
+	// wait returns once the intent is recorded, or why it is not.
+	wait func() error
 }
 
-// recordEarly starts recording in in the cache. The intents of concurrent
-// creates go in one command (ChargeService.intentAdds), sent by a
-// goroutine of the batcher's, not one per request (issue 17).
+// recordEarly starts recording in in the cache, without waiting: the
+// request sends it itself, before its claim (ports.CobIntents.
+// StartCobIntent). Until the tenth session of issue 17 a batcher's
+// goroutine sent the intents of concurrent creates in one command, which
+// landed each one a Redis round trip behind its claim (0.7 ms a create).
 func (s *ChargeService) recordEarly(in ports.ProviderIntent) *earlyIntent {
-	e := &earlyIntent{in: in, done: make(chan struct{})}
-	s.intentAdds.add(e, s.background.Go, s.recordIntents)
-	return e
-}
-
-// recordIntents records a batch of early intents in one call; each of them
-// gets its outcome.
-func (s *ChargeService) recordIntents(batch []*earlyIntent) {
-	ins := make([]ports.ProviderIntent, len(batch))
-	for i, e := range batch {
-		ins[i] = e.in
-	}
-	err := s.cfg.CobIntents.RecordCobIntent(context.Background(), ins...)
-	for _, e := range batch {
-		e.err = err
-		close(e.done)
-	}
-}
-
-// wait returns once the intent is recorded, or why it is not.
-func (e *earlyIntent) wait() error {
-	<-e.done
-	return e.err
+	return &earlyIntent{in: in, wait: s.cfg.CobIntents.StartCobIntent(context.Background(), in)}
 }
 
 // dropLater removes e from the cache once it is recorded, off the

@@ -98,11 +98,11 @@ type ChargeService struct {
 	// webhookURLs runs cfg.WebhookURLs for creates; nil when it is nil.
 	webhookURLs *urlChecks
 	// background tracks work that outlives a request (FinalizeMethods,
-	// the cob intents' batches).
+	// the cob intents' drops, the idempotency marks).
 	background sync.WaitGroup
-	// intentAdds and intentDrops write the cache's cob intents of
-	// concurrent creates in one command each (recordEarly, dropLater).
-	intentAdds, intentDrops batcher[*earlyIntent]
+	// intentDrops drops the cache's cob intents of concurrent creates in
+	// one command (dropLater).
+	intentDrops batcher[*earlyIntent]
 	// answered marks the claims of concurrent answered writes in one
 	// pipeline (answerLater).
 	answered batcher[ports.Answered]

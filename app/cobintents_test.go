@@ -40,6 +40,21 @@ func (f *memIntents) RecordCobIntent(_ context.Context, ins ...ports.ProviderInt
 	return nil
 }
 
+// StartCobIntent records in on a goroutine of its own, as Redis does
+// beside the caller: the create must still wait for it before its cob.
+func (f *memIntents) StartCobIntent(ctx context.Context, in ports.ProviderIntent) func() error {
+	done := make(chan struct{})
+	var err error
+	go func() {
+		defer close(done)
+		err = f.RecordCobIntent(ctx, in)
+	}()
+	return func() error {
+		<-done
+		return err
+	}
+}
+
 func (f *memIntents) CobIntentsBefore(_ context.Context, t time.Time, limit int) ([]ports.ProviderIntent, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

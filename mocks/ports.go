@@ -1312,6 +1312,9 @@ var _ ports.CobIntents = &CobIntentsMock{}
 //			RecordCobIntentFunc: func(ctx context.Context, ins ...ports.ProviderIntent) error {
 //				panic("mock out the RecordCobIntent method")
 //			},
+//			StartCobIntentFunc: func(ctx context.Context, in ports.ProviderIntent) func() error {
+//				panic("mock out the StartCobIntent method")
+//			},
 //		}
 //
 //		// use mockedCobIntents in code that requires ports.CobIntents
@@ -1327,6 +1330,9 @@ type CobIntentsMock struct {
 
 	// RecordCobIntentFunc mocks the RecordCobIntent method.
 	RecordCobIntentFunc func(ctx context.Context, ins ...ports.ProviderIntent) error
+
+	// StartCobIntentFunc mocks the StartCobIntent method.
+	StartCobIntentFunc func(ctx context.Context, in ports.ProviderIntent) func() error
 
 	// calls tracks calls to the methods.
 	calls struct {
@@ -1353,10 +1359,18 @@ type CobIntentsMock struct {
 			// Ins is the ins argument value.
 			Ins []ports.ProviderIntent
 		}
+		// StartCobIntent holds details about calls to the StartCobIntent method.
+		StartCobIntent []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// In is the in argument value.
+			In ports.ProviderIntent
+		}
 	}
 	lockCobIntentsBefore sync.RWMutex
 	lockDropCobIntent    sync.RWMutex
 	lockRecordCobIntent  sync.RWMutex
+	lockStartCobIntent   sync.RWMutex
 }
 
 // CobIntentsBefore calls CobIntentsBeforeFunc.
@@ -1468,6 +1482,42 @@ func (mock *CobIntentsMock) RecordCobIntentCalls() []struct {
 	mock.lockRecordCobIntent.RLock()
 	calls = mock.calls.RecordCobIntent
 	mock.lockRecordCobIntent.RUnlock()
+	return calls
+}
+
+// StartCobIntent calls StartCobIntentFunc.
+func (mock *CobIntentsMock) StartCobIntent(ctx context.Context, in ports.ProviderIntent) func() error {
+	if mock.StartCobIntentFunc == nil {
+		panic("CobIntentsMock.StartCobIntentFunc: method is nil but CobIntents.StartCobIntent was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		In  ports.ProviderIntent
+	}{
+		Ctx: ctx,
+		In:  in,
+	}
+	mock.lockStartCobIntent.Lock()
+	mock.calls.StartCobIntent = append(mock.calls.StartCobIntent, callInfo)
+	mock.lockStartCobIntent.Unlock()
+	return mock.StartCobIntentFunc(ctx, in)
+}
+
+// StartCobIntentCalls gets all the calls that were made to StartCobIntent.
+// Check the length with:
+//
+//	len(mockedCobIntents.StartCobIntentCalls())
+func (mock *CobIntentsMock) StartCobIntentCalls() []struct {
+	Ctx context.Context
+	In  ports.ProviderIntent
+} {
+	var calls []struct {
+		Ctx context.Context
+		In  ports.ProviderIntent
+	}
+	mock.lockStartCobIntent.RLock()
+	calls = mock.calls.StartCobIntent
+	mock.lockStartCobIntent.RUnlock()
 	return calls
 }
 

@@ -287,6 +287,12 @@ type CobIntents interface {
 	// RecordCobIntent saves ins, all or none; in.Key.Key is not kept. An
 	// intent recorded before keeps its time.
 	RecordCobIntent(ctx context.Context, ins ...ProviderIntent) error
+	// StartCobIntent starts saving in as RecordCobIntent does and returns
+	// at once; wait returns once it is saved, or why not (RecordCobIntent's
+	// errors), and may be called again, from any goroutine, for the same
+	// answer. A create starts it before it claims its key, so the write
+	// travels beside the claim instead of after it (issue 17).
+	StartCobIntent(ctx context.Context, in ProviderIntent) (wait func() error)
 	// CobIntentsBefore lists up to limit intents recorded before t,
 	// oldest first, each with its scope, txid and time.
 	CobIntentsBefore(ctx context.Context, t time.Time, limit int) ([]ProviderIntent, error)

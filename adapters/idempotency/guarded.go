@@ -35,12 +35,17 @@ const (
 	defaultGuardCooldown = 5 * time.Second
 )
 
+// skipping reports whether the breaker is open: calls answer
+// ErrCacheUnavailable without reaching the cache.
+func (g *Guarded) skipping() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return time.Now().Before(g.openUntil)
+}
+
 // call runs fn under the breaker.
 func (g *Guarded) call(ctx context.Context, fn func(context.Context) error) error {
-	g.mu.Lock()
-	open := time.Now().Before(g.openUntil)
-	g.mu.Unlock()
-	if open {
+	if g.skipping() {
 		return ports.ErrCacheUnavailable
 	}
 	timeout := g.Timeout

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -26,6 +27,11 @@ type RedisIntents struct {
 	key     string
 	Timeout time.Duration
 	Breaker *Guarded
+	// Async, when set, sends StartCobIntent's write without holding up
+	// the caller (go-redis's non-blocking autopipeliner, a connection of
+	// its own beside the claims'). Without it the write is sent when its
+	// wait is first called.
+	Async *redis.AutoPipeliner
 }
 
 var _ ports.CobIntents = (*RedisIntents)(nil)
@@ -85,6 +91,31 @@ func (r *RedisIntents) RecordCobIntent(ctx context.Context, ins ...ports.Provide
 		return fmt.Errorf("cob intents: record %s: %w", txids(ins), err)
 	}
 	return nil
+}
+
+// StartCobIntent implements ports.CobIntents: the ZADD NX goes to Async
+// at once, unless the breaker is skipping Redis; the wait is bounded as
+// RecordCobIntent's call is, and a failure of it opens the breaker too.
+func (r *RedisIntents) StartCobIntent(ctx context.Context, in ports.ProviderIntent) (wait func() error) {
+	var sent *redis.AutoFuture
+	if r.Async != nil && (r.Breaker == nil || !r.Breaker.skipping()) {
+		f := r.Async.Submit(ctx, redis.NewIntCmd(ctx, "zadd", r.key, "nx", float64(in.CreatedAt.UnixMilli()), intentMember(in)))
+		sent = &f
+	}
+	var once sync.Once
+	var err error
+	return func() error {
+		once.Do(func() {
+			if sent == nil {
+				err = r.RecordCobIntent(ctx, in)
+				return
+			}
+			if err = r.do(ctx, sent.WaitContext); err != nil {
+				err = fmt.Errorf("cob intents: record %s: %w", in.TxID, err)
+			}
+		})
+		return err
+	}
 }
 
 // txids names ins in an error: the first txid and how many more.

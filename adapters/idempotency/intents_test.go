@@ -229,6 +229,13 @@ func (c commandCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redi
 // answers.
 func hangingRedis(t *testing.T) *redis.Client {
 	t.Helper()
+	return hangingRedisReadTimeout(t, 10*time.Second)
+}
+
+// hangingRedisReadTimeout is hangingRedis whose client gives up a read
+// after readTimeout.
+func hangingRedisReadTimeout(t *testing.T, readTimeout time.Duration) *redis.Client {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -243,7 +250,116 @@ func hangingRedis(t *testing.T) *redis.Client {
 			t.Cleanup(func() { c.Close() }) // held open, never answered
 		}
 	}()
-	client := redis.NewClient(&redis.Options{Addr: ln.Addr().String(), MaxRetries: -1, ReadTimeout: 10 * time.Second, ContextTimeoutEnabled: true})
+	client := redis.NewClient(&redis.Options{Addr: ln.Addr().String(), MaxRetries: -1, ReadTimeout: readTimeout, ContextTimeoutEnabled: true})
 	t.Cleanup(func() { client.Close() })
 	return client
+}
+
+// asyncOf is client's non-blocking autopipeliner, closed with the test.
+func asyncOf(t *testing.T, client *redis.Client) *redis.AutoPipeliner {
+	t.Helper()
+	ap, err := client.AsyncAutoPipeline()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ap.Close() })
+	return ap
+}
+
+// StartCobIntent sends the intent without holding up its caller and saves
+// it as RecordCobIntent does; its wait answers the same every time. Without
+// an async client the intent is written by the first wait.
+func TestRedisIntentsStart(t *testing.T) {
+	t.Parallel()
+	client, prefix := newRedisClient(t)
+	ctx := context.Background()
+	for _, async := range []bool{true, false} {
+		r := idempotency.NewRedisIntents(client, prefix+strconv.FormatBool(async)+":")
+		if async {
+			r.Async = asyncOf(t, client)
+		}
+		at := time.Date(2026, 11, 27, 23, 0, 0, 0, time.UTC)
+		in := ports.ProviderIntent{
+			Key:  ports.IdempotencyKey{Scope: ports.Scope{AccountID: "acct_s", Mode: domain.ModeLive}, Key: "the-merchants-key"},
+			TxID: domain.DeriveTxID("start", strconv.FormatBool(async)), CreatedAt: at,
+		}
+		wait := r.StartCobIntent(ctx, in)
+		if async {
+			// Sent without a wait: it reaches Redis on its own.
+			deadline := time.Now().Add(5 * time.Second)
+			for {
+				got, err := r.CobIntentsBefore(ctx, at.Add(time.Second), 10)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) == 1 {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("async: the intent never reached Redis before its wait")
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+		for range 2 {
+			if err := wait(); err != nil {
+				t.Fatalf("async=%v: wait: %v", async, err)
+			}
+		}
+		got, err := r.CobIntentsBefore(ctx, at.Add(time.Second), 10)
+		want := in
+		want.Key.Key = "" // not kept
+		if err != nil || len(got) != 1 || got[0] != want {
+			t.Fatalf("async=%v: intents %+v %v, want %+v", async, got, err, want)
+		}
+	}
+}
+
+// StartCobIntent goes through the claims' breaker: while it is open
+// nothing is sent and the wait says the cache is unavailable; a Redis that
+// never answers costs the wait the breaker's timeout and opens it for the
+// claims.
+func TestRedisIntentsStartUnderTheBreaker(t *testing.T) {
+	t.Parallel()
+	client, prefix := newRedisClient(t)
+	failing := &mocks.IdempotencyCacheMock{
+		BeginFunc: func(context.Context, string, string, time.Duration) (ports.Claim, error) {
+			return ports.Claim{}, errors.New("redis: connection refused")
+		},
+	}
+	g := &idempotency.Guarded{Cache: failing, Cooldown: time.Hour}
+	if _, err := g.Begin(t.Context(), "k", "fp", time.Second); !errors.Is(err, ports.ErrCacheUnavailable) {
+		t.Fatalf("claim: %v", err)
+	}
+	r := idempotency.NewRedisIntents(client, prefix)
+	r.Breaker, r.Async = g, asyncOf(t, client)
+	at := time.Now()
+	in := ports.ProviderIntent{Key: ports.IdempotencyKey{Scope: ports.Scope{AccountID: "acct_o", Mode: domain.ModeLive}},
+		TxID: domain.DeriveTxID("open"), CreatedAt: at}
+	if err := r.StartCobIntent(t.Context(), in)(); !errors.Is(err, ports.ErrCacheUnavailable) {
+		t.Fatalf("open breaker: %v", err)
+	}
+	time.Sleep(50 * time.Millisecond)                        // what was sent would be there by now
+	unguarded := idempotency.NewRedisIntents(client, prefix) // r's reads are refused too
+	if got, err := unguarded.CobIntentsBefore(t.Context(), at.Add(time.Second), 10); err != nil || len(got) != 0 {
+		t.Fatalf("open breaker: %+v %v in Redis, want nothing sent", got, err)
+	}
+
+	// The client would wait 3 s for an answer; the breaker's 50 ms bound the wait.
+	hanging := hangingRedisReadTimeout(t, 3*time.Second)
+	healthy := &mocks.IdempotencyCacheMock{
+		BeginFunc: func(context.Context, string, string, time.Duration) (ports.Claim, error) {
+			return ports.Claim{State: ports.ClaimAcquired}, nil
+		},
+	}
+	g2 := &idempotency.Guarded{Cache: healthy, Timeout: 50 * time.Millisecond, Cooldown: time.Hour}
+	r2 := idempotency.NewRedisIntents(hanging, "x:")
+	r2.Breaker, r2.Async = g2, asyncOf(t, hanging)
+	start := time.Now()
+	if err := r2.StartCobIntent(t.Context(), in)(); !errors.Is(err, ports.ErrCacheUnavailable) || time.Since(start) > 1500*time.Millisecond {
+		t.Fatalf("hanging Redis: %v after %v", err, time.Since(start))
+	}
+	if _, err := g2.Begin(t.Context(), "k", "fp", time.Second); !errors.Is(err, ports.ErrCacheUnavailable) || len(healthy.BeginCalls()) != 0 {
+		t.Fatalf("claim after the intent failed: %v, %d calls", err, len(healthy.BeginCalls()))
+	}
 }

@@ -333,6 +333,9 @@ func provideCobIntents(cfg Config, client *redis.Client, cache ports.Idempotency
 	}
 	intents := idempotency.NewRedisIntents(hotPath(client, slog.Default()), redisPrefix(cfg))
 	intents.Breaker, _ = cache.(*idempotency.Guarded)
+	if async, err := client.AsyncAutoPipeline(); err == nil { // only an invalid configuration fails
+		intents.Async = async
+	}
 	return intents
 }
 
