@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -179,5 +181,63 @@ func TestCreateValidationStoresNothing(t *testing.T) {
 	}
 	if len(h.acquirer.CreatePixChargeCalls()) != 0 || len(h.store.CreateChargeCalls()) != 0 {
 		t.Fatal("a rejected request reached the acquirer or the store")
+	}
+}
+
+// The marks of concurrent creates go to the cache together, off the
+// requests' path; a mark the cache refuses is logged, not retried, and
+// releases nothing: the answers stand, and a retry reads the record.
+func TestCreateMarksAnsweredKeysTogether(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	var mu sync.Mutex
+	var calls, marked int
+	gate := make(chan struct{})
+	h.cache.CompleteInRecordFunc = func(_ context.Context, _ time.Duration, answered ...ports.Answered) error {
+		<-gate // the first mark waits, so the others queue behind it
+		mu.Lock()
+		defer mu.Unlock()
+		calls++
+		marked += len(answered)
+		return errors.New("redis: connection refused")
+	}
+	const n = 20
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() {
+			resp, err := h.create(t, app.CreateChargeInput{Amount: 100}, fmt.Sprintf("batch-key-%04d", i))
+			if err == nil && resp.StatusCode != 201 {
+				err = fmt.Errorf("status %d", resp.StatusCode)
+			}
+			errs <- err
+		})
+	}
+	answered := make(chan struct{})
+	go func() { wg.Wait(); close(answered) }()
+	select {
+	case <-answered: // every create answered while the first mark was still held
+	case <-time.After(10 * time.Second):
+		close(gate)
+		t.Fatal("the creates waited for their marks")
+	}
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(gate)
+	h.svc.WaitBackground()
+	mu.Lock()
+	defer mu.Unlock()
+	if marked != n || calls >= n {
+		t.Errorf("%d keys marked in %d calls; want all %d in fewer calls", marked, calls, n)
+	}
+	if len(h.cache.ReleaseCalls()) != 0 {
+		t.Errorf("%d releases after failed marks; want none (the records answer)", len(h.cache.ReleaseCalls()))
+	}
+	if !strings.Contains(h.logs.String(), "mark idempotency keys answered") {
+		t.Errorf("the failed mark was not logged: %s", h.logs.String())
 	}
 }
