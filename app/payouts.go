@@ -168,36 +168,47 @@ func (s *PayoutService) List(ctx context.Context, q ports.PayoutQuery) ([]*domai
 // Cancel closes a payout that was not sent yet and gives its hold back.
 // domain.ErrPayoutNotCancellable once the worker started sending it.
 func (s *PayoutService) Cancel(ctx context.Context, caller Caller, id string) (*domain.Payout, error) {
-	return s.move(ctx, caller.Scope(), id, time.Time{}, func(p *domain.Payout, now time.Time) error { return p.Cancel(now) })
+	return s.move(ctx, caller.Scope(), id, func(p *domain.Payout, now time.Time) error { return p.Cancel(now) })
 }
 
 // move applies change to the locked payout and writes, in the same
 // transaction, the events of its status move and the ledger entry that
-// goes with it; recheck, when set, is when workers look at it again.
-func (s *PayoutService) move(ctx context.Context, scope ports.Scope, id string, recheck time.Time, change func(*domain.Payout, time.Time) error) (*domain.Payout, error) {
+// goes with it.
+func (s *PayoutService) move(ctx context.Context, scope ports.Scope, id string, change func(*domain.Payout, time.Time) error) (*domain.Payout, error) {
 	var out *domain.Payout
 	err := s.store.UpdatePayout(ctx, scope, id, func(_ context.Context, p *domain.Payout) (ports.PayoutChange, error) {
-		prev := p.Status()
-		now := s.clock.Now()
-		if err := change(p, now); err != nil {
+		ch, err := s.change(p, time.Time{}, change)
+		if err != nil {
 			return ports.PayoutChange{}, err
 		}
 		out = p
-		evs, err := domain.NewPayoutEvents(p, prev, s.ids.NewID, now)
-		if err != nil {
-			return ports.PayoutChange{}, err
-		}
-		ch := ports.PayoutChange{Events: evs, RecheckAt: recheck}
-		eid, err := s.ids.NewID()
-		if err != nil {
-			return ports.PayoutChange{}, err
-		}
-		if e, ok := domain.PayoutEntryFor(eid, p, prev, now); ok {
-			ch.Entries = append(ch.Entries, e)
-		}
 		return ch, nil
 	})
 	return out, err
+}
+
+// change applies change to p now and returns what goes with it into the
+// same transaction: the events of its status move, the ledger entry that
+// goes with that move, and recheck (when set) as its next lease.
+func (s *PayoutService) change(p *domain.Payout, recheck time.Time, change func(*domain.Payout, time.Time) error) (ports.PayoutChange, error) {
+	prev := p.Status()
+	now := s.clock.Now()
+	if err := change(p, now); err != nil {
+		return ports.PayoutChange{}, err
+	}
+	evs, err := domain.NewPayoutEvents(p, prev, s.ids.NewID, now)
+	if err != nil {
+		return ports.PayoutChange{}, err
+	}
+	ch := ports.PayoutChange{Events: evs, RecheckAt: recheck}
+	eid, err := s.ids.NewID()
+	if err != nil {
+		return ports.PayoutChange{}, err
+	}
+	if e, ok := domain.PayoutEntryFor(eid, p, prev, now); ok {
+		ch.Entries = append(ch.Entries, e)
+	}
+	return ch, nil
 }
 
 // PayTestPayout is the test helper that settles an open test-mode payout
@@ -213,7 +224,7 @@ func (s *PayoutService) PayTestPayout(ctx context.Context, caller Caller, id str
 	if err != nil {
 		return nil, err
 	}
-	return s.move(ctx, caller.Scope(), id, time.Time{}, func(p *domain.Payout, now time.Time) error { return p.MarkPaid(e2e, now) })
+	return s.move(ctx, caller.Scope(), id, func(p *domain.Payout, now time.Time) error { return p.MarkPaid(e2e, now) })
 }
 
 // FailTestPayout is the test helper that fails an open test-mode payout
@@ -228,5 +239,5 @@ func (s *PayoutService) FailTestPayout(ctx context.Context, caller Caller, id, c
 	if domain.PayoutFailureMessage(code) == "" {
 		return nil, domain.Invalid(domain.FieldFailureCode, "%s must be one of invalid_key, account_closed, insufficient_funds_at_psp, rejected_by_psp, expired", domain.FieldFailureCode)
 	}
-	return s.move(ctx, caller.Scope(), id, time.Time{}, func(p *domain.Payout, now time.Time) error { return p.MarkFailed(code, now) })
+	return s.move(ctx, caller.Scope(), id, func(p *domain.Payout, now time.Time) error { return p.MarkFailed(code, now) })
 }

@@ -41,17 +41,20 @@ func (s *PayoutService) SendPayouts(ctx context.Context) (int, error) {
 	if err != nil || len(refs) == 0 {
 		return 0, err
 	}
+	open, firstErr, err := s.startClaimed(ctx, refs)
+	if err != nil {
+		return len(refs), err
+	}
 	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		firstErr error
-		sem      = make(chan struct{}, payoutConcurrency)
+		wg  sync.WaitGroup
+		mu  sync.Mutex
+		sem = make(chan struct{}, payoutConcurrency)
 	)
-	for _, ref := range refs {
+	for _, c := range open {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			if err := s.drive(ctx, ref); err != nil {
+			if err := s.drive(ctx, c); err != nil {
 				mu.Lock()
 				firstErr = cmp.Or(firstErr, err)
 				mu.Unlock()
@@ -60,6 +63,61 @@ func (s *PayoutService) SendPayouts(ctx context.Context) (int, error) {
 	}
 	wg.Wait()
 	return len(refs), firstErr
+}
+
+// claimedPayout is a claimed payout as the worker's first step left it:
+// started when that step marked it processing (its first send follows).
+type claimedPayout struct {
+	ref     ports.PayoutRef
+	p       *domain.Payout
+	started bool
+}
+
+// errNotPending leaves a claimed payout that is not pending as it is in
+// startClaimed's transaction.
+var errNotPending = errors.New("payout is not pending")
+
+// startClaimed marks every pending payout of a claim processing, with its
+// events, in one transaction (committed before any is sent, so a cancel
+// can no longer release money that may be on its way), and returns the
+// claimed payouts that are still open: the started ones and those already
+// processing. One transaction per claim, not one per payout: under load the
+// worker's steps cost more than the creates they follow (issue 17). failed
+// is the first payout the step could not take (the others still go on);
+// err, the transaction's failure (none was started).
+func (s *PayoutService) startClaimed(ctx context.Context, refs []ports.PayoutRef) (open []claimedPayout, failed, err error) {
+	recheck := s.clock.Now().Add(s.cfg.Recheck)
+	read := make(map[string]claimedPayout, len(refs))
+	errs, err := s.store.UpdatePayouts(ctx, refs, func(_ context.Context, p *domain.Payout) (ports.PayoutChange, error) {
+		if p.Status() != domain.PayoutPending {
+			read[p.ID()] = claimedPayout{p: p}
+			return ports.PayoutChange{}, errNotPending
+		}
+		ch, err := s.change(p, recheck, func(p *domain.Payout, now time.Time) error { return p.MarkProcessing(now) })
+		if err != nil {
+			return ports.PayoutChange{}, err
+		}
+		read[p.ID()] = claimedPayout{p: p, started: true}
+		return ch, nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, ref := range refs {
+		c, ok := read[ref.ID]
+		switch {
+		case errs[i] != nil && !errors.Is(errs[i], errNotPending):
+			// Moved by someone else meanwhile, or not found (payouts
+			// never go away: a fault to hear of).
+			failed = cmp.Or(failed, stepped(errs[i]))
+			continue
+		case !ok || (!c.started && c.p.Status() != domain.PayoutProcessing):
+			continue // final meanwhile
+		}
+		c.ref = ref
+		open = append(open, c)
+	}
+	return open, failed, nil
 }
 
 // stepped hides the refusal of a step someone else made first.
@@ -113,26 +171,21 @@ func (s *PayoutService) Alerts() PayoutAlerts {
 // payout processing, to be asked about again at its next recheck: the
 // Pix may have been paid, and releasing its money would let the merchant
 // withdraw it twice.
-func (s *PayoutService) drive(ctx context.Context, ref ports.PayoutRef) error {
-	p, err := s.store.GetPayout(ctx, ref.Scope, ref.ID)
-	if err != nil {
-		return err
-	}
-	var res ports.PixSendResult
-	switch p.Status() {
-	case domain.PayoutPending:
-		recheck := s.clock.Now().Add(s.cfg.Recheck)
-		p, err = s.move(ctx, ref.Scope, ref.ID, recheck, func(p *domain.Payout, now time.Time) error { return p.MarkProcessing(now) })
-		if err != nil {
-			return stepped(err) // cancelled (or sent) meanwhile
-		}
+func (s *PayoutService) drive(ctx context.Context, c claimedPayout) error {
+	ref, p := c.ref, c.p
+	var (
+		res ports.PixSendResult
+		err error
+	)
+	switch {
+	case c.started:
 		res, err = s.send(ctx, ref.Scope, p)
 		if errors.Is(err, ports.ErrAcquirerRejected) {
 			// Its first send, refused for good, and nothing at the PSP
 			// under its send id: nothing left, the hold goes back.
 			res, err = ports.PixSendResult{Status: domain.PayoutFailed, FailureCode: "rejected_by_psp"}, nil
 		}
-	case domain.PayoutProcessing:
+	case p.Status() == domain.PayoutProcessing:
 		res, err = s.acquirer.sender.PixSendStatus(ctx, ref.Scope, p.SendID())
 		if errors.Is(err, ports.ErrNotFound) {
 			// The PSP never got it (a crash or a lost request before the
@@ -182,7 +235,7 @@ func (s *PayoutService) apply(ctx context.Context, scope ports.Scope, id string,
 	switch res.Status {
 	case domain.PayoutPaid:
 		var released domain.PayoutStatus
-		_, err = s.move(ctx, scope, id, time.Time{}, func(p *domain.Payout, now time.Time) error {
+		_, err = s.move(ctx, scope, id, func(p *domain.Payout, now time.Time) error {
 			if st := p.Status(); st == domain.PayoutFailed || st == domain.PayoutCancelled {
 				released = st
 			}
@@ -198,7 +251,7 @@ func (s *PayoutService) apply(ctx context.Context, scope ports.Scope, id string,
 			return nil
 		}
 	case domain.PayoutFailed:
-		_, err = s.move(ctx, scope, id, time.Time{}, func(p *domain.Payout, now time.Time) error { return p.MarkFailed(res.FailureCode, now) })
+		_, err = s.move(ctx, scope, id, func(p *domain.Payout, now time.Time) error { return p.MarkFailed(res.FailureCode, now) })
 	}
 	return stepped(err)
 }

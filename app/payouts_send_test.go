@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -74,6 +75,68 @@ func (r *payoutRig) sentPayout(svc *app.PayoutService, key string) string {
 		r.t.Fatalf("after the send: %s, %d Pix sent", st, r.psp.sent())
 	}
 	return id
+}
+
+// TestPayoutPassStartsItsClaimTogether: one worker pass marks every pending
+// payout of its claim processing in one transaction, before sending any,
+// and reads the processing ones in it; a payout whose step fails is left
+// pending for the next pass and does not hold the others back.
+func TestPayoutPassStartsItsClaimTogether(t *testing.T) {
+	t.Parallel()
+	r := newPayoutRig(t)
+	_, svc := r.process()
+	sent := r.sentPayout(svc, "payout-sent-before") // processing at the PSP
+	var ids []string
+	for _, key := range []string{"payout-a", "payout-b"} {
+		resp, err := r.create(svc, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, string(resp.Body))
+	}
+	r.store.mu.Lock()
+	r.store.updates, r.store.batches = 0, 0
+	r.store.dieBeforeStep = domain.PayoutProcessing // the first of the two fails its step
+	r.store.mu.Unlock()
+	r.clock.Advance(11 * time.Second)
+	if _, err := svc.SendPayouts(context.Background()); !errors.Is(err, errDied) {
+		t.Fatalf("pass: %v, want the failed step reported", err)
+	}
+	var started, left string
+	for _, id := range ids {
+		switch st := r.status(svc, id); st {
+		case domain.PayoutProcessing:
+			started = id
+		case domain.PayoutPending:
+			left = id
+		default:
+			t.Fatalf("payout %s: %s", id, st)
+		}
+	}
+	if started == "" || left == "" {
+		t.Fatalf("after the pass: started %q, left %q; want one of each", started, left)
+	}
+	if r.psp.sent() != 2 || r.psp.calls != 2 {
+		t.Errorf("%d Pix sent in %d calls, want the earlier one and the started one", r.psp.sent(), r.psp.calls)
+	}
+	if r.store.batches != 1 || r.store.updates != 0 {
+		t.Errorf("%d batch and %d single updates, want the claim's one step in one transaction", r.store.batches, r.store.updates)
+	}
+	if n := r.events(started, domain.EventWithdrawalStatusChanged); n != 1 {
+		t.Errorf("started payout has %d processing events", n)
+	}
+	if n := r.events(left, domain.EventWithdrawalStatusChanged); n != 0 {
+		t.Errorf("the payout left pending has %d processing events", n)
+	}
+	if st := r.status(svc, sent); st != domain.PayoutProcessing {
+		t.Errorf("the payout sent before: %s", st)
+	}
+	// The next pass, once the leases end, starts the one left.
+	r.pass(svc)
+	if st := r.status(svc, left); st != domain.PayoutProcessing || r.psp.sent() != 3 {
+		t.Errorf("after the next pass: %s, %d Pix sent", st, r.psp.sent())
+	}
+	r.verify()
 }
 
 // logRecords keeps the records logged at error level.

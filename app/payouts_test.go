@@ -73,7 +73,9 @@ type dyingStore struct {
 	dieBeforeCreate bool
 	dieAfterCreate  bool
 	dieBeforeStep   domain.PayoutStatus
-	hold            chan struct{}
+	// updates and batches count UpdatePayout and UpdatePayouts calls.
+	updates, batches int
+	hold             chan struct{}
 	// waiting is signalled when a create waits on hold.
 	waiting chan struct{}
 }
@@ -100,7 +102,23 @@ func (d *dyingStore) CreatePayout(ctx context.Context, p *domain.Payout, evs []d
 }
 
 func (d *dyingStore) UpdatePayout(ctx context.Context, scope ports.Scope, id string, fn ports.PayoutChangeFunc) error {
-	return d.DB.UpdatePayout(ctx, scope, id, func(ctx context.Context, p *domain.Payout) (ports.PayoutChange, error) {
+	d.mu.Lock()
+	d.updates++
+	d.mu.Unlock()
+	return d.DB.UpdatePayout(ctx, scope, id, d.dying(fn))
+}
+
+// UpdatePayouts dies before the step of the first payout that reaches
+// dieBeforeStep: that one is left as it was, the others go on.
+func (d *dyingStore) UpdatePayouts(ctx context.Context, refs []ports.PayoutRef, fn ports.PayoutChangeFunc) ([]error, error) {
+	d.mu.Lock()
+	d.batches++
+	d.mu.Unlock()
+	return d.DB.UpdatePayouts(ctx, refs, d.dying(fn))
+}
+
+func (d *dyingStore) dying(fn ports.PayoutChangeFunc) ports.PayoutChangeFunc {
+	return func(ctx context.Context, p *domain.Payout) (ports.PayoutChange, error) {
 		ch, err := fn(ctx, p)
 		d.mu.Lock()
 		defer d.mu.Unlock()
@@ -109,7 +127,7 @@ func (d *dyingStore) UpdatePayout(ctx context.Context, scope ports.Scope, id str
 			return ports.PayoutChange{}, errDied // rolled back
 		}
 		return ch, err
-	})
+	}
 }
 
 type payoutRig struct {

@@ -39,6 +39,9 @@ var _ ports.PayoutStore = &PayoutStoreMock{}
 //			UpdatePayoutFunc: func(ctx context.Context, scope ports.Scope, id string, fn ports.PayoutChangeFunc) error {
 //				panic("mock out the UpdatePayout method")
 //			},
+//			UpdatePayoutsFunc: func(ctx context.Context, refs []ports.PayoutRef, fn ports.PayoutChangeFunc) ([]error, error) {
+//				panic("mock out the UpdatePayouts method")
+//			},
 //		}
 //
 //		// use mockedPayoutStore in code that requires ports.PayoutStore
@@ -63,6 +66,9 @@ type PayoutStoreMock struct {
 
 	// UpdatePayoutFunc mocks the UpdatePayout method.
 	UpdatePayoutFunc func(ctx context.Context, scope ports.Scope, id string, fn ports.PayoutChangeFunc) error
+
+	// UpdatePayoutsFunc mocks the UpdatePayouts method.
+	UpdatePayoutsFunc func(ctx context.Context, refs []ports.PayoutRef, fn ports.PayoutChangeFunc) ([]error, error)
 
 	// calls tracks calls to the methods.
 	calls struct {
@@ -124,6 +130,15 @@ type PayoutStoreMock struct {
 			// Fn is the fn argument value.
 			Fn ports.PayoutChangeFunc
 		}
+		// UpdatePayouts holds details about calls to the UpdatePayouts method.
+		UpdatePayouts []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Refs is the refs argument value.
+			Refs []ports.PayoutRef
+			// Fn is the fn argument value.
+			Fn ports.PayoutChangeFunc
+		}
 	}
 	lockClaimPayouts       sync.RWMutex
 	lockCreatePayout       sync.RWMutex
@@ -131,6 +146,7 @@ type PayoutStoreMock struct {
 	lockGetPayout          sync.RWMutex
 	lockListPayouts        sync.RWMutex
 	lockUpdatePayout       sync.RWMutex
+	lockUpdatePayouts      sync.RWMutex
 }
 
 // ClaimPayouts calls ClaimPayoutsFunc.
@@ -378,6 +394,46 @@ func (mock *PayoutStoreMock) UpdatePayoutCalls() []struct {
 	mock.lockUpdatePayout.RLock()
 	calls = mock.calls.UpdatePayout
 	mock.lockUpdatePayout.RUnlock()
+	return calls
+}
+
+// UpdatePayouts calls UpdatePayoutsFunc.
+func (mock *PayoutStoreMock) UpdatePayouts(ctx context.Context, refs []ports.PayoutRef, fn ports.PayoutChangeFunc) ([]error, error) {
+	if mock.UpdatePayoutsFunc == nil {
+		panic("PayoutStoreMock.UpdatePayoutsFunc: method is nil but PayoutStore.UpdatePayouts was just called")
+	}
+	callInfo := struct {
+		Ctx  context.Context
+		Refs []ports.PayoutRef
+		Fn   ports.PayoutChangeFunc
+	}{
+		Ctx:  ctx,
+		Refs: refs,
+		Fn:   fn,
+	}
+	mock.lockUpdatePayouts.Lock()
+	mock.calls.UpdatePayouts = append(mock.calls.UpdatePayouts, callInfo)
+	mock.lockUpdatePayouts.Unlock()
+	return mock.UpdatePayoutsFunc(ctx, refs, fn)
+}
+
+// UpdatePayoutsCalls gets all the calls that were made to UpdatePayouts.
+// Check the length with:
+//
+//	len(mockedPayoutStore.UpdatePayoutsCalls())
+func (mock *PayoutStoreMock) UpdatePayoutsCalls() []struct {
+	Ctx  context.Context
+	Refs []ports.PayoutRef
+	Fn   ports.PayoutChangeFunc
+} {
+	var calls []struct {
+		Ctx  context.Context
+		Refs []ports.PayoutRef
+		Fn   ports.PayoutChangeFunc
+	}
+	mock.lockUpdatePayouts.RLock()
+	calls = mock.calls.UpdatePayouts
+	mock.lockUpdatePayouts.RUnlock()
 	return calls
 }
 

@@ -60,6 +60,15 @@ type PayoutStore interface {
 	// transaction. fn's error rolls back and is returned as is.
 	// ErrNotFound when the payout is not in scope.
 	UpdatePayout(ctx context.Context, scope Scope, id string, fn PayoutChangeFunc) error
+	// UpdatePayouts is UpdatePayout for several distinct payouts in one
+	// transaction (the payout worker's step of a whole claim): it locks
+	// their rows in id order, calls fn for each, and saves each payout for
+	// which fn returned nil with its change. errs has one entry per ref:
+	// nil when it was saved, fn's error as is when fn refused it (that
+	// payout is left as it was, the others are still saved), ErrNotFound
+	// when it is not in its ref's scope. err is the transaction's own
+	// failure (a wallet's non-negative check included): nothing is saved.
+	UpdatePayouts(ctx context.Context, refs []PayoutRef, fn PayoutChangeFunc) (errs []error, err error)
 	// ListPayouts returns up to q.Limit payouts and whether more follow.
 	// ErrNotFound when q.StartingAfter is not a payout of the scope.
 	ListPayouts(ctx context.Context, q PayoutQuery) ([]*domain.Payout, bool, error)

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -209,62 +210,124 @@ func (db *DB) GetPayout(ctx context.Context, scope ports.Scope, id string) (*dom
 	return row.toDomain()
 }
 
-// UpdatePayout implements ports.PayoutStore.
+// UpdatePayout implements ports.PayoutStore: UpdatePayouts of one.
 func (db *DB) UpdatePayout(ctx context.Context, scope ports.Scope, id string, fn ports.PayoutChangeFunc) error {
+	errs, err := db.UpdatePayouts(ctx, []ports.PayoutRef{{Scope: scope, ID: id}}, fn)
+	if err != nil {
+		return err
+	}
+	return errs[0]
+}
+
+// UpdatePayouts implements ports.PayoutStore. The rows are locked by one
+// SELECT (FOR UPDATE, in id order, on Postgres; SQLite's transaction holds
+// the write lock), and the updates, every event (one INSERT) and the
+// ledger statements of all the changes go as one text: a claim of the
+// payout worker costs one transaction and one commit, not one per payout
+// (issue 17: the worker's steps took more of the machine than the creates
+// it followed).
+func (db *DB) UpdatePayouts(ctx context.Context, refs []ports.PayoutRef, fn ports.PayoutChangeFunc) ([]error, error) {
+	ids := make([]string, len(refs))
+	for i, r := range refs {
+		ids[i] = r.ID
+	}
+	if len(slices.Compact(slices.Sorted(slices.Values(ids)))) != len(ids) {
+		return nil, fmt.Errorf("store: UpdatePayouts names a payout twice")
+	}
 	var (
-		fnErr  error
+		errs   []error
 		events bool
 	)
 	err := db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		row := new(payoutRow)
-		q := tx.NewSelect().Model(row)
+		errs, events = make([]error, len(refs)), false
+		var rows []payoutRow
+		q := tx.NewSelect().Model(&rows).Where("po.id IN (?)", bun.List(ids)).OrderExpr("po.id")
 		if postgres(tx) {
 			q = q.For("UPDATE")
 		}
-		if err := scopedByID(ctx, q, "po.id", id, scope, &row.AccountID, &row.Mode); err != nil {
+		if err := q.Scan(ctx); err != nil {
 			return err
 		}
-		p, err := row.toDomain()
-		if err != nil {
-			return err
+		byID := make(map[string]*payoutRow, len(rows))
+		for i := range rows {
+			byID[rows[i].ID] = &rows[i]
 		}
-		change, err := fn(ctx, p)
-		if err != nil {
-			fnErr = err
-			return err
+		var (
+			qs      []schema.QueryAppender
+			evs     []eventRow
+			entries []domain.JournalEntry
+		)
+		for i, ref := range refs {
+			row := byID[ref.ID]
+			if row == nil || row.AccountID != ref.AccountID || row.Mode != string(ref.Mode) {
+				errs[i] = ports.ErrNotFound
+				continue
+			}
+			upd, change, err := changePayout(ctx, row, fn)
+			if err != nil {
+				if errors.Is(err, errPayoutIdentity) {
+					return err
+				}
+				errs[i] = err
+				continue
+			}
+			qs = append(qs, tx.NewUpdate().Model(upd).
+				Column("status", "end_to_end_id", "failure_code", "failure_message", "updated_at", "paid_at", "failed_at",
+					"cancelled_at", "lease_until").WherePK())
+			evs = append(evs, eventsFromDomain(change.Events)...)
+			entries = append(entries, change.Entries...)
 		}
-		upd, err := payoutFromDomain(p)
-		if err != nil {
-			return err
+		if len(qs) == 0 {
+			return nil
 		}
-		if upd.ID != row.ID || upd.AccountID != row.AccountID || upd.Mode != row.Mode || upd.Amount != row.Amount ||
-			upd.Fee != row.Fee || upd.SendID != row.SendID {
-			return fmt.Errorf("store: update of payout %s changed its identity or money", id)
-		}
-		upd.LeaseUntil = row.LeaseUntil
-		if !change.RecheckAt.IsZero() {
-			upd.LeaseUntil = newDBTime(change.RecheckAt)
-		}
-		qs := []schema.QueryAppender{tx.NewUpdate().Model(upd).
-			Column("status", "end_to_end_id", "failure_code", "failure_message", "updated_at", "paid_at", "failed_at",
-				"cancelled_at", "lease_until").WherePK()}
-		if evs := eventsFromDomain(change.Events); len(evs) > 0 {
+		if len(evs) > 0 {
 			qs = append(qs, tx.NewInsert().Model(&evs))
 			events = true
 		}
-		ledger, err := entryStatements(ctx, tx, change.Entries)
+		ledger, err := entryStatements(ctx, tx, entries)
 		if err != nil {
 			return err
 		}
 		return execBatch(ctx, tx, append(qs, ledger...)...)
 	})
-	if fnErr != nil {
-		return fnErr
+	if err != nil {
+		return nil, mapError(err)
 	}
-	if err == nil && events {
-		db.signals.committed(SignalEvents) // the payout's webhooks go out now, not at the next safety poll
+	if events {
+		db.signals.committed(SignalEvents) // the payouts' webhooks go out now, not at the next safety poll
 	}
-	return mapError(err)
+	return errs, nil
+}
+
+// errPayoutIdentity is a change that touched what a payout's update may
+// never change: a bug, so it fails the whole transaction.
+var errPayoutIdentity = errors.New("store: an update of a payout changed its identity or money")
+
+// changePayout calls fn on row's payout and returns the row to save with
+// fn's change (its lease moved to the change's RecheckAt when set), or
+// fn's error as is.
+func changePayout(ctx context.Context, row *payoutRow, fn ports.PayoutChangeFunc) (*payoutRow, ports.PayoutChange, error) {
+	p, err := row.toDomain()
+	if err != nil {
+		return nil, ports.PayoutChange{}, err
+	}
+	change, err := fn(ctx, p)
+	if err != nil {
+		return nil, ports.PayoutChange{}, err
+	}
+	upd, err := payoutFromDomain(p)
+	if err != nil {
+		return nil, ports.PayoutChange{}, err
+	}
+	if upd.ID != row.ID || upd.AccountID != row.AccountID || upd.Mode != row.Mode || upd.Amount != row.Amount ||
+		upd.Fee != row.Fee || upd.SendID != row.SendID {
+		return nil, ports.PayoutChange{}, fmt.Errorf("%w: payout %s", errPayoutIdentity, row.ID)
+	}
+	upd.LeaseUntil = row.LeaseUntil
+	if !change.RecheckAt.IsZero() {
+		upd.LeaseUntil = newDBTime(change.RecheckAt)
+	}
+	return upd, change, nil
 }
 
 // ListPayouts implements ports.PayoutStore.

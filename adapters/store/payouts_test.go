@@ -28,6 +28,7 @@ func TestPayoutStore(t *testing.T) {
 		{"ListCursorAndStatus", testPayoutList},
 		{"ClaimLeasesAndFindBySendID", testPayoutClaim},
 		{"ConcurrentCreatesNeverOverdraw", testPayoutConcurrent},
+		{"UpdateManyInOneTransaction", testPayoutUpdateMany},
 	}
 	for _, d := range []struct {
 		name string
@@ -288,6 +289,111 @@ func testPayoutClaim(t *testing.T, db *store.DB) {
 	}
 	if _, err := db.FindPayoutBySendID(t.Context(), "nope"); !errors.Is(err, ports.ErrNotFound) {
 		t.Errorf("unknown send id: %v", err)
+	}
+}
+
+// testPayoutUpdateMany is UpdatePayouts: each payout gets its own outcome
+// and the changes fn made are saved together, with their events, entries
+// and leases; a failure of the transaction saves none.
+func testPayoutUpdateMany(t *testing.T, db *store.DB) {
+	fund(t, db, testA, 100000)
+	var ps []*domain.Payout
+	for i := range 4 {
+		p := newPayout(t, testA, 1000, 50, baseTime.Add(time.Duration(i)*time.Second))
+		if err := createPayout(db, p, nil); err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	if err := move(t, db, testA, ps[1].ID(), func(p *domain.Payout) error { return p.Cancel(baseTime) }); err != nil {
+		t.Fatal(err)
+	}
+	status := func(p *domain.Payout) domain.PayoutStatus {
+		t.Helper()
+		got, err := db.GetPayout(t.Context(), testA, p.ID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got.Status()
+	}
+	recheck := time.Now().Add(time.Hour)
+	// paid marks a payout paid with its events and settlement entry.
+	paid := func(_ context.Context, p *domain.Payout) (ports.PayoutChange, error) {
+		prev := p.Status()
+		if err := p.MarkPaid("E"+p.ID(), baseTime); err != nil {
+			return ports.PayoutChange{}, err
+		}
+		evs, err := domain.NewPayoutEvents(p, prev, func() (string, error) { return domain.NewRawID(rand.Reader) }, baseTime)
+		if err != nil {
+			return ports.PayoutChange{}, err
+		}
+		ch := ports.PayoutChange{Events: evs, RecheckAt: recheck}
+		if e, ok := domain.PayoutEntryFor(newRawID(t), p, prev, baseTime); ok {
+			ch.Entries = append(ch.Entries, e)
+		}
+		return ch, nil
+	}
+
+	// A failed transaction saves nothing, not even the changes before it:
+	// the last change takes the wallet below zero.
+	big := newPayout(t, testA, 1_000_000, 0, baseTime)
+	errs, err := db.UpdatePayouts(t.Context(), []ports.PayoutRef{{Scope: testA, ID: ps[0].ID()}, {Scope: testA, ID: ps[2].ID()}},
+		func(ctx context.Context, p *domain.Payout) (ports.PayoutChange, error) {
+			ch, err := paid(ctx, p)
+			if p.ID() == ps[2].ID() {
+				ch.Entries = append(ch.Entries, domain.PayoutEntry(newRawID(t), big, baseTime))
+			}
+			return ch, err
+		})
+	if !errors.Is(err, domain.ErrInsufficientBalance) || errs != nil {
+		t.Fatalf("overdrawing batch: %v %v, want ErrInsufficientBalance alone", errs, err)
+	}
+	if status(ps[0]) != domain.PayoutPending || status(ps[2]) != domain.PayoutPending {
+		t.Fatalf("a failed batch saved a change: %s %s", status(ps[0]), status(ps[2]))
+	}
+	// A payout named twice is refused before anything runs.
+	if _, err := db.UpdatePayouts(t.Context(), []ports.PayoutRef{{Scope: testA, ID: ps[0].ID()}, {Scope: testA, ID: ps[0].ID()}}, paid); err == nil {
+		t.Fatal("a payout named twice was accepted")
+	}
+
+	before := wallet(t, db, testA)
+	refs := []ports.PayoutRef{{Scope: testA, ID: ps[2].ID()}, {Scope: testA, ID: ps[1].ID()}, {Scope: liveA, ID: ps[3].ID()},
+		{Scope: testA, ID: "nope"}, {Scope: testA, ID: ps[0].ID()}}
+	errs, err = db.UpdatePayouts(t.Context(), refs, paid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []error{nil, domain.ErrPayoutNotOpen, ports.ErrNotFound, ports.ErrNotFound, nil}
+	for i := range want {
+		if !errors.Is(errs[i], want[i]) || (want[i] == nil) != (errs[i] == nil) {
+			t.Errorf("outcome of ref %d: %v, want %v", i, errs[i], want[i])
+		}
+	}
+	for p, st := range map[*domain.Payout]domain.PayoutStatus{ps[0]: domain.PayoutPaid, ps[1]: domain.PayoutCancelled,
+		ps[2]: domain.PayoutPaid, ps[3]: domain.PayoutPending} {
+		if got := status(p); got != st {
+			t.Errorf("payout %s: %s, want %s", p.ID(), got, st)
+		}
+	}
+	if got, _ := db.GetPayout(t.Context(), testA, ps[2].ID()); got.Snapshot().EndToEndID != "E"+ps[2].ID() {
+		t.Errorf("end-to-end id not saved: %+v", got.Snapshot())
+	}
+	// Settling moves no money out of the available balance; the paid
+	// events are the changes' own; the leases run to recheck.
+	if after := wallet(t, db, testA); after.Available != before.Available {
+		t.Errorf("available %d after settling, was %d", after.Available, before.Available)
+	}
+	assertLedgerClean(t, db)
+	for _, p := range []*domain.Payout{ps[0], ps[2]} {
+		var n int
+		if err := db.Bun().NewRaw("SELECT count(*) FROM charge_events WHERE charge_id = ? AND type = 'payout.paid'", domain.PrefixPayout+p.ID()).
+			Scan(t.Context(), &n); err != nil || n != 1 {
+			t.Errorf("payout %s has %d paid events (%v)", p.ID(), n, err)
+		}
+	}
+	claimed, err := db.ClaimPayouts(t.Context(), time.Now(), time.Now().Add(time.Minute), 10)
+	if err != nil || len(claimed) != 1 || claimed[0].ID != ps[3].ID() {
+		t.Errorf("claim after the batch: %+v %v, want only the pending payout", claimed, err)
 	}
 }
 
