@@ -1,6 +1,7 @@
 package idempotency
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -20,6 +21,15 @@ type Guarded struct {
 	Log   *slog.Logger
 	// Timeout bounds one call (default 200 ms).
 	Timeout time.Duration
+	// BackgroundTimeout bounds one call no request waits on — marking
+	// answered claims (CompleteInRecord) and dropping cob intents
+	// (RedisIntents.DropCobIntent), batches of concurrent requests' writes
+	// (default 1 s). A busy machine can keep such a batch past Timeout
+	// without anything being wrong with Redis; held to Timeout, it opened
+	// the breaker and sent every create to the database for a cooldown,
+	// and the intents whose drops fell in it stayed for the sweep (issue
+	// 17). A call past BackgroundTimeout, or one that fails, opens it.
+	BackgroundTimeout time.Duration
 	// Cooldown is how long the cache is skipped after a failure (default
 	// 5 s); the first call after it probes the cache again.
 	Cooldown time.Duration
@@ -31,8 +41,9 @@ type Guarded struct {
 var _ ports.IdempotencyCache = (*Guarded)(nil)
 
 const (
-	defaultGuardTimeout  = 200 * time.Millisecond
-	defaultGuardCooldown = 5 * time.Second
+	defaultGuardTimeout           = 200 * time.Millisecond
+	defaultGuardBackgroundTimeout = time.Second
+	defaultGuardCooldown          = 5 * time.Second
 )
 
 // skipping reports whether the breaker is open: calls answer
@@ -43,14 +54,20 @@ func (g *Guarded) skipping() bool {
 	return time.Now().Before(g.openUntil)
 }
 
-// call runs fn under the breaker.
+// call runs fn, a call a request waits on, under the breaker.
 func (g *Guarded) call(ctx context.Context, fn func(context.Context) error) error {
+	return g.within(ctx, cmp.Or(g.Timeout, defaultGuardTimeout), fn)
+}
+
+// background runs fn, a call no request waits on, under the breaker.
+func (g *Guarded) background(ctx context.Context, fn func(context.Context) error) error {
+	return g.within(ctx, cmp.Or(g.BackgroundTimeout, defaultGuardBackgroundTimeout), fn)
+}
+
+// within runs fn under the breaker, for at most timeout.
+func (g *Guarded) within(ctx context.Context, timeout time.Duration, fn func(context.Context) error) error {
 	if g.skipping() {
 		return ports.ErrCacheUnavailable
-	}
-	timeout := g.Timeout
-	if timeout <= 0 {
-		timeout = defaultGuardTimeout
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -91,7 +108,7 @@ func (g *Guarded) Complete(ctx context.Context, key, fingerprint string, statusC
 
 // CompleteInRecord implements ports.IdempotencyCache.
 func (g *Guarded) CompleteInRecord(ctx context.Context, ttl time.Duration, answered ...ports.Answered) error {
-	return g.call(ctx, func(ctx context.Context) error {
+	return g.background(ctx, func(ctx context.Context) error {
 		return g.Cache.CompleteInRecord(ctx, ttl, answered...)
 	})
 }

@@ -103,3 +103,40 @@ func TestGuardedRedisRefusedAndHanging(t *testing.T) {
 		t.Errorf("the hanging server got %d connections, want at most 2 (the probe and its pool)", n)
 	}
 }
+
+// A call no request waits on (marking answered claims) gets
+// BackgroundTimeout: a batch a busy machine keeps past Timeout succeeds and
+// leaves the breaker shut for the claims; one past BackgroundTimeout opens
+// it, as a claim past Timeout does.
+func TestGuardedBackgroundCallsGetTheirOwnBound(t *testing.T) {
+	t.Parallel()
+	var delay atomic.Int64
+	slow := &mocks.IdempotencyCacheMock{
+		CompleteInRecordFunc: func(ctx context.Context, _ time.Duration, _ ...ports.Answered) error {
+			select {
+			case <-time.After(time.Duration(delay.Load())):
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		},
+		BeginFunc: func(context.Context, string, string, time.Duration) (ports.Claim, error) {
+			return ports.Claim{State: ports.ClaimAcquired}, nil
+		},
+	}
+	g := &idempotency.Guarded{Cache: slow, Timeout: 20 * time.Millisecond, BackgroundTimeout: 500 * time.Millisecond, Cooldown: time.Minute}
+	delay.Store(int64(100 * time.Millisecond)) // five claims' bound, a fifth of the background's
+	if err := g.CompleteInRecord(t.Context(), time.Hour, ports.Answered{Key: "k", Fingerprint: "fp", StatusCode: 201}); err != nil {
+		t.Fatalf("a background batch inside its bound: %v", err)
+	}
+	if c, err := g.Begin(t.Context(), "k2", "fp", time.Second); err != nil || c.State != ports.ClaimAcquired {
+		t.Fatalf("a claim after the slow background batch: %+v, %v (the breaker opened)", c, err)
+	}
+	delay.Store(int64(time.Minute))
+	if err := g.CompleteInRecord(t.Context(), time.Hour, ports.Answered{Key: "k", Fingerprint: "fp", StatusCode: 201}); !errors.Is(err, ports.ErrCacheUnavailable) {
+		t.Fatalf("a background batch past its bound: %v", err)
+	}
+	if _, err := g.Begin(t.Context(), "k3", "fp", time.Second); !errors.Is(err, ports.ErrCacheUnavailable) {
+		t.Fatalf("a claim after a background batch past its bound: %v, want the breaker open", err)
+	}
+}

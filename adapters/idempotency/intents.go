@@ -21,7 +21,8 @@ import (
 // Each call is bounded by Timeout (default 200 ms): it runs on the
 // request path, before the cob. With Breaker set (the claims' Guarded on
 // the same Redis), a call goes through its breaker instead: nothing is
-// sent while it is open, and a failure here opens it for the claims too.
+// sent while it is open, and a failure here opens it for the claims too;
+// a drop, which no request waits on, gets the breaker's BackgroundTimeout.
 type RedisIntents struct {
 	client  redis.Cmdable
 	key     string
@@ -167,7 +168,14 @@ func (r *RedisIntents) DropCobIntent(ctx context.Context, ins ...ports.ProviderI
 	for i, in := range ins {
 		members[i] = intentMember(in)
 	}
-	if err := r.do(ctx, func(ctx context.Context) error { return r.client.ZRem(ctx, r.key, members...).Err() }); err != nil {
+	drop := func(ctx context.Context) error { return r.client.ZRem(ctx, r.key, members...).Err() }
+	var err error
+	if r.Breaker != nil {
+		err = r.Breaker.background(ctx, drop) // no request waits on a drop
+	} else {
+		err = r.do(ctx, drop)
+	}
+	if err != nil {
 		return fmt.Errorf("cob intents: drop %s: %w", txids(ins), err)
 	}
 	return nil

@@ -206,6 +206,41 @@ func TestRedisIntentsShareTheClaimsBreaker(t *testing.T) {
 	}
 }
 
+// A drop, which no request waits on, gets the breaker's BackgroundTimeout
+// on a Redis that does not answer, where a record gets its Timeout; past
+// it, the drop opens the breaker like any failure.
+func TestRedisIntentsDropGetsTheBackgroundBound(t *testing.T) {
+	t.Parallel()
+	healthy := &mocks.IdempotencyCacheMock{
+		BeginFunc: func(context.Context, string, string, time.Duration) (ports.Claim, error) {
+			return ports.Claim{State: ports.ClaimAcquired}, nil
+		},
+	}
+	const short, long = 30 * time.Millisecond, 400 * time.Millisecond
+	g := &idempotency.Guarded{Cache: healthy, Timeout: short, BackgroundTimeout: long, Cooldown: time.Hour}
+	r := idempotency.NewRedisIntents(hangingRedis(t), "x:")
+	r.Breaker = g
+	in := ports.ProviderIntent{TxID: domain.DeriveTxID("d"), CreatedAt: time.Now()}
+	start := time.Now()
+	err := r.DropCobIntent(t.Context(), in)
+	took := time.Since(start)
+	if !errors.Is(err, ports.ErrCacheUnavailable) || took < long || took > 5*time.Second {
+		t.Fatalf("drop on a Redis that never answers: %v after %v, want the breaker's verdict after %v", err, took, long)
+	}
+	if _, err := g.Begin(t.Context(), "k", "fp", time.Second); !errors.Is(err, ports.ErrCacheUnavailable) {
+		t.Fatalf("claim after the drop failed: %v, want the breaker open", err)
+	}
+
+	// A record, which a request waits on, is held to Timeout.
+	g2 := &idempotency.Guarded{Cache: healthy, Timeout: short, BackgroundTimeout: long, Cooldown: time.Hour}
+	r2 := idempotency.NewRedisIntents(hangingRedis(t), "x:")
+	r2.Breaker = g2
+	start = time.Now()
+	if err := r2.RecordCobIntent(t.Context(), in); !errors.Is(err, ports.ErrCacheUnavailable) || time.Since(start) >= long {
+		t.Fatalf("record on a Redis that never answers: %v after %v, want it within %v", err, time.Since(start), long)
+	}
+}
+
 // commandCounter counts the commands a client sends.
 type commandCounter struct{ n *atomic.Int64 }
 
