@@ -25,6 +25,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -315,12 +316,16 @@ func getPhase(c *client, baseURL, key string, rate int, d time.Duration) ([]row,
 		}
 		ids = append(ids, id)
 	}
+	origin := strings.TrimSuffix(baseURL, "/v1")
+	h0 := sampleRoute(origin, http.MethodGet, "/v1/charges/{id}")
 	gets, err := openLoopProc(loadSpec{URL: baseURL, Key: key, Op: "get", IDs: ids, Rate: rate, Duration: d})
 	if err != nil {
 		return nil, err
 	}
+	h1 := sampleRoute(origin, http.MethodGet, "/v1/charges/{id}")
 	getR := summarize(gets, http.StatusOK)
 	fmt.Printf("get, open loop at %d/s: %s\n", rate, getR)
+	fmt.Print(routeNote(h0, h1, "0.001", "0.0025", "0.005", "0.01"))
 	return []row{{target{fmt.Sprintf("get p99 at %d/s", rate), pct(getR.okLat, 99), "ms", 5, false}, "", loadavg()},
 		{target{"get errors", float64(getR.shed + getR.failed), "requests", 0, false}, "", loadavg()}}, nil
 }
