@@ -227,6 +227,9 @@ func (db *DB) UpdatePayout(ctx context.Context, scope ports.Scope, id string, fn
 // (issue 17: the worker's steps took more of the machine than the creates
 // it followed).
 func (db *DB) UpdatePayouts(ctx context.Context, refs []ports.PayoutRef, fn ports.PayoutChangeFunc) ([]error, error) {
+	if len(refs) == 0 {
+		return []error{}, nil
+	}
 	ids := make([]string, len(refs))
 	for i, r := range refs {
 		ids[i] = r.ID

@@ -351,6 +351,10 @@ func testPayoutUpdateMany(t *testing.T, db *store.DB) {
 	if status(ps[0]) != domain.PayoutPending || status(ps[2]) != domain.PayoutPending {
 		t.Fatalf("a failed batch saved a change: %s %s", status(ps[0]), status(ps[2]))
 	}
+	// None named: nothing to do, and no error.
+	if errs, err := db.UpdatePayouts(t.Context(), nil, paid); err != nil || len(errs) != 0 {
+		t.Fatalf("no refs: %v %v", errs, err)
+	}
 	// A payout named twice is refused before anything runs.
 	if _, err := db.UpdatePayouts(t.Context(), []ports.PayoutRef{{Scope: testA, ID: ps[0].ID()}, {Scope: testA, ID: ps[0].ID()}}, paid); err == nil {
 		t.Fatal("a payout named twice was accepted")
