@@ -188,26 +188,6 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	hotCfg := cfg.Copy()
 	hotCfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
 	hotCfg.MaxConns = max(cfg.MaxConns/2, 4)
-	if !hasParam(dsn, "pool_min_conns") {
-		// The request path's pool is kept full (pgxpool opens the missing
-		// connections in the background, at start and after one closes):
-		// grown on demand, it opened connections while requests waited —
-		// after a start or a quiet spell, the first burst's GETs waited
-		// 10–50 ms each for a connection to be made (the slowest 1 % of a
-		// second of GETs at 1,000/s, docs/performance.md). A DSN's
-		// pool_min_conns applies to both pools instead.
-		hotCfg.MinConns = hotCfg.MaxConns
-	}
-	// Each connection readies the read of one charge when it opens (its
-	// statement cache prepares it), so the first GETs a connection serves
-	// do not each wait for it to be parsed and planned while other
-	// requests queue for the connection. Best effort: before the
-	// migrations there is no table to read, and the first GET prepares it.
-	getCharge := planSelect(pgdialect.New(), (*chargeRow)(nil), "id = $1").sql
-	hotCfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
-		_, _ = c.Exec(ctx, getCharge, "")
-		return nil
-	}
 	hot, err := pgxpool.NewWithConfig(ctx, hotCfg)
 	if err != nil {
 		pool.Close()

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/quitapix/quita/adapters/store"
 	"github.com/quitapix/quita/domain"
@@ -161,36 +160,5 @@ func TestPostgresConcurrentMigrate(t *testing.T) {
 	}
 	if applied != len(files) {
 		t.Errorf("%d migration records, want %d (each migration applied once)", applied, len(files))
-	}
-}
-
-// The request path's pool is kept full, and each of its connections has
-// the read of one charge prepared when it opens, so a first burst of GETs
-// neither waits for connections to be made nor for the statement to be
-// planned on each (docs/performance.md, eleventh session).
-func TestHotPoolIsKeptWarm(t *testing.T) {
-	t.Parallel()
-	db := openStore(t, testenv.PostgresDSN(t))
-	hot := db.HotPool()
-	deadline := time.Now().Add(10 * time.Second)
-	for hot.Stat().TotalConns() < hot.Config().MaxConns {
-		if time.Now().After(deadline) {
-			t.Fatalf("hot pool holds %d connections, want %d", hot.Stat().TotalConns(), hot.Config().MaxConns)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	// A connection opened now (the tables exist) has the read prepared.
-	hot.Reset()
-	conn, err := hot.Acquire(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Release()
-	var n int
-	if err := conn.QueryRow(t.Context(), `SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE 'SELECT "id", %' AND statement LIKE '% FROM "charges" WHERE id = $1'`).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	if n != 1 {
-		t.Fatalf("%d prepared reads of a charge on a new connection, want 1", n)
 	}
 }
