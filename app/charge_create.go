@@ -153,6 +153,9 @@ func (s *ChargeService) dropIntents(batch []*earlyIntent) {
 			ins = append(ins, e.in)
 		}
 	}
+	if len(ins) == 0 {
+		return // none was recorded: nothing to drop, no call
+	}
 	if err := s.cfg.CobIntents.DropCobIntent(context.Background(), ins...); err != nil {
 		s.log.Warn("drop cob intents", "count", len(ins), "err", err)
 	}
