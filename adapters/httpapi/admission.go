@@ -20,6 +20,15 @@ type AdmissionConfig struct {
 	// QueueWait is the longest a request waits for a place before it is
 	// refused (default 10 ms), so a refusal is quick, never a timeout.
 	QueueWait time.Duration
+	// SheddingWait replaces QueueWait while the limiter is shedding: a
+	// request was refused in the last ShedWindow (default 1 ms). Under
+	// sustained overload a waiter is mostly refused anyway, and its wait
+	// only delays the refusal; the short wait still hands a place freed
+	// at that instant to the request that just missed it.
+	SheddingWait time.Duration
+	// ShedWindow is how long after a refusal the limiter keeps the short
+	// wait (default 100 ms).
+	ShedWindow time.Duration
 	// MaxQueue is how many requests may wait at once (default
 	// MaxInFlight); beyond it a request is refused without waiting.
 	MaxQueue int
@@ -29,7 +38,8 @@ type AdmissionConfig struct {
 
 // Admission is a concurrency limiter in front of the API's handlers: a
 // request runs when one of MaxInFlight places is free, waits at most
-// QueueWait in a bounded FIFO queue otherwise, and is refused with 503
+// QueueWait in a bounded FIFO queue otherwise (SheddingWait when a
+// request was refused in the last ShedWindow), and is refused with 503
 // service_unavailable and Retry-After when it cannot get one. Refused
 // requests did nothing (the handler never ran), so a retry with the same
 // Idempotency-Key is safe. Past capacity the server thus keeps serving
@@ -56,6 +66,9 @@ type Admission struct {
 	// MaxQueue) × maxBody), not by the tokens alone.
 	largeBodies chan struct{}
 
+	// lastRefusal is when acquire last refused a request (under mu).
+	lastRefusal time.Time
+
 	admitted, shed atomic.Int64
 }
 
@@ -66,6 +79,12 @@ func NewAdmission(cfg AdmissionConfig) *Admission {
 	}
 	if cfg.QueueWait <= 0 {
 		cfg.QueueWait = 10 * time.Millisecond
+	}
+	if cfg.SheddingWait <= 0 {
+		cfg.SheddingWait = time.Millisecond
+	}
+	if cfg.ShedWindow <= 0 {
+		cfg.ShedWindow = 100 * time.Millisecond
 	}
 	if cfg.MaxQueue <= 0 {
 		cfg.MaxQueue = cfg.MaxInFlight
@@ -83,7 +102,8 @@ func (a *Admission) errOverloaded() *apiError {
 		retryAfter: a.cfg.RetryAfter}
 }
 
-// acquire takes a place, waiting at most QueueWait; false: refused.
+// acquire takes a place, waiting at most QueueWait (SheddingWait while
+// shedding); false: refused.
 func (a *Admission) acquire(ctx context.Context) bool {
 	a.mu.Lock()
 	if a.inFlight < a.cfg.MaxInFlight && len(a.queue) == 0 {
@@ -91,27 +111,38 @@ func (a *Admission) acquire(ctx context.Context) bool {
 		a.mu.Unlock()
 		return true
 	}
+	now := time.Now()
 	if len(a.queue) >= a.cfg.MaxQueue {
+		a.lastRefusal = now
 		a.mu.Unlock()
 		return false
+	}
+	wait := a.cfg.QueueWait
+	if now.Sub(a.lastRefusal) < a.cfg.ShedWindow {
+		wait = min(wait, a.cfg.SheddingWait)
 	}
 	ch := make(chan struct{})
 	a.queue = append(a.queue, ch)
 	a.mu.Unlock()
 
-	t := time.NewTimer(a.cfg.QueueWait)
+	t := time.NewTimer(wait)
 	defer t.Stop()
+	timedOut := false
 	select {
 	case <-ch:
 		return true
 	case <-t.C:
-	case <-ctx.Done():
+		timedOut = true
+	case <-ctx.Done(): // the client left: no sign of overload
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for i, c := range a.queue {
 		if c == ch {
 			a.queue = append(a.queue[:i], a.queue[i+1:]...)
+			if timedOut {
+				a.lastRefusal = time.Now()
+			}
 			return false
 		}
 	}

@@ -248,6 +248,63 @@ func TestAdmissionQueueHandsPlacesOn(t *testing.T) {
 	}
 }
 
+// TestAdmissionWaitsBrieflyWhileShedding: once a request has been
+// refused, a request that finds no place free waits SheddingWait, not
+// QueueWait, for ShedWindow; after the window it waits QueueWait again.
+func TestAdmissionWaitsBrieflyWhileShedding(t *testing.T) {
+	const window = time.Second
+	adm := NewAdmission(AdmissionConfig{MaxInFlight: 1, MaxQueue: 1, QueueWait: 5 * time.Second,
+		SheddingWait: time.Millisecond, ShedWindow: window})
+	ctx := context.Background()
+	if !adm.acquire(ctx) {
+		t.Fatal("first request refused")
+	}
+	// Before any refusal a waiter gets its place when one is freed 50 ms on.
+	go func() { time.Sleep(50 * time.Millisecond); adm.release() }()
+	if !adm.acquire(ctx) {
+		t.Fatal("a waiter was refused although a place was freed within QueueWait")
+	}
+	// A waiter fills the queue; the next request is refused at once.
+	waiter := make(chan bool)
+	go func() { waiter <- adm.acquire(ctx) }()
+	waitForQueue(t, adm, 1)
+	if adm.acquire(ctx) {
+		t.Fatal("a request beyond MaxQueue was admitted")
+	}
+	adm.release() // the place passes to the waiter
+	if !<-waiter {
+		t.Fatal("the waiter was refused although a place was freed")
+	}
+	// Shedding: no place frees, and the wait is the short one.
+	start := time.Now()
+	if adm.acquire(ctx) {
+		t.Fatal("admitted with every place taken")
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Fatalf("refused after %v while shedding, want about SheddingWait (1 ms), not QueueWait (5 s)", took)
+	}
+	// After the window the full wait is back: a place freed 200 ms on is granted.
+	time.Sleep(window + 50*time.Millisecond)
+	go func() { time.Sleep(200 * time.Millisecond); adm.release() }()
+	if !adm.acquire(ctx) {
+		t.Fatal("refused after the shed window although a place was freed within QueueWait")
+	}
+	adm.release()
+}
+
+func waitForQueue(t *testing.T, adm *Admission, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		adm.mu.Lock()
+		q := len(adm.queue)
+		adm.mu.Unlock()
+		if q == n {
+			return
+		}
+	}
+	t.Fatalf("the queue never held %d waiters", n)
+}
+
 // TestAdmissionCountsEventListsWithoutARealWait: only a long-poll the
 // handler will honour (wait from 1 to 25 s) skips the limiter; wait=0,
 // an absent wait and a wait the handler refuses are ordinary requests and
