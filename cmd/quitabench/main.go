@@ -25,6 +25,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -249,12 +250,14 @@ func run() error {
 		}
 		return printTable(append(targets, ts...), *strict)
 	}
+	dirty0 := dirtyMB()
 	after, err := openLoopProc(spec)
 	if err != nil {
 		return err
 	}
 	afterR := summarize(after, http.StatusCreated)
 	fmt.Printf("create, open loop at %d/s right after the closed-loop burst: %s\n", *rate, afterR)
+	fmt.Print(dirtyNote(dirty0, dirtyMB()))
 	ck = printCheckpoints(ctx, dsn, ck)
 	targets = append(targets, openLoopTargets(fmt.Sprintf("create %d/s after burst", *rate), afterR, loadavg())...)
 
@@ -296,6 +299,44 @@ func run() error {
 		targets = append(targets, payoutRows(ph)...)
 	}
 	return printTable(targets, *strict)
+}
+
+// dirtyMB reads the kernel's dirty file pages (/proc/meminfo), in MB; -1
+// when it cannot. The kernel writes a file's dirty pages back about 30 s
+// after the file was first dirtied, all at once, and commits' WAL flushes
+// queue behind that write-back (docs/performance.md, twelfth session).
+func dirtyMB() float64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return -1
+	}
+	kb, ok := meminfoKB(string(b), "Dirty")
+	if !ok {
+		return -1
+	}
+	return float64(kb) / 1024
+}
+
+// meminfoKB finds field's value in /proc/meminfo's text, in kB.
+func meminfoKB(meminfo, field string) (int64, bool) {
+	for line := range strings.Lines(meminfo) {
+		name, rest, ok := strings.Cut(line, ":")
+		if !ok || name != field {
+			continue
+		}
+		v, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+		return v, err == nil
+	}
+	return 0, false
+}
+
+// dirtyNote says how much the kernel had left to write back when a phase
+// started and when it ended; empty when either is unknown.
+func dirtyNote(start, end float64) string {
+	if start < 0 || end < 0 {
+		return ""
+	}
+	return fmt.Sprintf("    the kernel's dirty file pages (write-back due 30 s after a file was first dirtied): %.0f MB at the start, %.0f MB at the end\n", start, end)
 }
 
 // printCheckpoints prints the checkpoints started since before (the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/redis/go-redis/v9"
@@ -83,5 +84,51 @@ func TestCheckpointsCounted(t *testing.T) {
 		if got := checkpointNote(c[0], c[1]); got != "" {
 			t.Errorf("note(%d, %d) = %q, want none", c[0], c[1], got)
 		}
+	}
+}
+
+// The after-burst line reads the kernel's dirty pages from /proc/meminfo's
+// text; a missing or malformed field gives no figure and no note.
+func TestDirtyPagesRead(t *testing.T) {
+	const meminfo = "MemTotal:       24573056 kB\nDirty:            136456 kB\nWriteback:           16 kB\n"
+	if kb, ok := meminfoKB(meminfo, "Dirty"); !ok || kb != 136456 {
+		t.Errorf("Dirty = %d, %v; want 136456, true", kb, ok)
+	}
+	for _, text := range []string{"MemTotal: 1 kB\n", "Dirty: many kB\n", "DirtyX: 5 kB\n"} {
+		if kb, ok := meminfoKB(text, "Dirty"); ok {
+			t.Errorf("meminfoKB(%q) = %d, true; want not found", text, kb)
+		}
+	}
+	if got, want := dirtyNote(133.4, 80), "    the kernel's dirty file pages (write-back due 30 s after a file was first dirtied): 133 MB at the start, 80 MB at the end\n"; got != want {
+		t.Errorf("note %q, want %q", got, want)
+	}
+	if got := dirtyNote(-1, 5); got != "" {
+		t.Errorf("note with an unknown start = %q, want none", got)
+	}
+}
+
+// The reference leaves no tables behind: their dirty pages would be
+// written back in a later phase.
+func TestReferenceDropsItsTables(t *testing.T) {
+	dsn := testenv.PostgresDSN(t)
+	ctx := context.Background()
+	tps, _, err := reference(ctx, dsn, 2, 300*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tps <= 0 {
+		t.Errorf("reference rate %v, want > 0", tps)
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var left int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_class WHERE relname IN ('ref_charges', 'ref_outbox')").Scan(&left); err != nil {
+		t.Fatal(err)
+	}
+	if left != 0 {
+		t.Errorf("%d reference tables left behind, want none", left)
 	}
 }

@@ -39,17 +39,27 @@ INSERT INTO ref_outbox (charge_id, type, payload, created_at)
 SELECT id, 'charge.created', jsonb_build_object('id', id, 'amount', 1990, 'status', 'WAITING_PAYMENT'), now() FROM c`
 
 // reference measures the minimal create's rate with clients connections
-// for d; how names what ran it.
+// for d; how names what ran it. Its tables are dropped once it is
+// measured: the kernel writes a file's dirty pages back 30 s after the
+// file was first dirtied, all of them at once, so the pages the
+// reference's sessions left dirty would be written back in the middle
+// of a later phase (the open loop right after the burst), and every
+// commit's WAL flush there would wait behind them. Dropping the tables
+// discards those pages instead.
 func reference(ctx context.Context, dsn string, clients int, d time.Duration) (tps float64, how string, err error) {
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		return 0, "", err
 	}
-	_, err = conn.Exec(ctx, referenceSchema)
-	conn.Close(ctx)
-	if err != nil {
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, referenceSchema); err != nil {
 		return 0, "", err
 	}
+	defer func() {
+		if _, dropErr := conn.Exec(context.WithoutCancel(ctx), "DROP TABLE ref_charges, ref_outbox"); dropErr != nil && err == nil {
+			err = fmt.Errorf("dropping the reference's tables: %w", dropErr)
+		}
+	}()
 	if path, err := exec.LookPath("pgbench"); err == nil {
 		tps, err := runPgbench(ctx, path, dsn, clients, d)
 		if err == nil {
