@@ -121,7 +121,7 @@ type Config struct {
 	PSPCallbackLimit ports.RateLimit
 	// MaxInFlight (QUITA_MAX_IN_FLIGHT) bounds the API requests served at
 	// once; the excess waits briefly, then is refused with 503 and
-	// Retry-After. Zero: three times the database pool on Postgres, no
+	// Retry-After. Zero: four times the database pool on Postgres, no
 	// limit on SQLite (one connection: requests queue on it); negative: no
 	// limit.
 	MaxInFlight int
@@ -493,16 +493,10 @@ func createFlight(db *store.DB) func() ports.FlightStats {
 	return db.CreateFlights
 }
 
-// placesPerConnection is the default admission places per pooled
-// connection. A request holds a connection for only part of its life
-// (Redis, the acquirer, encoding), so a few per connection keep the pool
-// busy; more than that only add runnable goroutines on a saturated CPU,
-// which every answer — refusals too — waits behind (docs/performance.md,
-// twelfth session: 3 instead of 4 answered refusals 5–8 ms sooner under
-// overload at the same goodput).
-const placesPerConnection = 3
-
-// admission is the HTTP concurrency limit (Config.MaxInFlight).
+// admission is the HTTP concurrency limit (Config.MaxInFlight). A request
+// holds a pooled connection for only part of its life (Redis, the
+// acquirer, encoding), so four per connection keep the pool busy without
+// queueing long in it.
 func admission(cfg Config, db *store.DB) *httpapi.Admission {
 	n := cfg.MaxInFlight
 	switch {
@@ -511,7 +505,7 @@ func admission(cfg Config, db *store.DB) *httpapi.Admission {
 	case n == 0 && db.Dialect() != store.DialectPostgres:
 		return nil
 	case n == 0:
-		n = placesPerConnection * db.PoolSize()
+		n = 4 * db.PoolSize()
 	}
 	return httpapi.NewAdmission(httpapi.AdmissionConfig{MaxInFlight: n})
 }
