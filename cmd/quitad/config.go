@@ -128,7 +128,7 @@ func parseConfig(name string, args []string, getenv func(string) string) (Config
 		maxInFlight = n
 	}
 	fs.IntVar(&c.MaxInFlight, "max-in-flight", maxInFlight,
-		"API requests served at once; the excess is refused with 503 and Retry-After after at most 20 ms; 0 = four per database connection (Postgres), -1 = no limit (env QUITA_MAX_IN_FLIGHT)")
+		"API requests served at once; the excess is refused with 503 and Retry-After after at most 10 ms; 0 = four per database connection (Postgres), -1 = no limit (env QUITA_MAX_IN_FLIGHT)")
 	expiryGrace, err := durationFromEnv(getenv, "QUITA_EXPIRY_GRACE", app.DefaultExpiryGrace, "3m (0s: none)")
 	if err != nil {
 		return c, err
