@@ -224,15 +224,7 @@ func TestAdmissionQueueHandsPlacesOn(t *testing.T) {
 	}
 	got := make(chan bool)
 	go func() { got <- adm.acquire(req.Context()) }()
-	for {
-		adm.mu.Lock()
-		q := len(adm.queue)
-		adm.mu.Unlock()
-		if q == 1 {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitForQueue(t, adm, 1)
 	if adm.acquire(req.Context()) {
 		t.Fatal("a request beyond MaxQueue was admitted")
 	}
@@ -288,6 +280,31 @@ func TestAdmissionWaitsBrieflyWhileShedding(t *testing.T) {
 	go func() { time.Sleep(200 * time.Millisecond); adm.release() }()
 	if !adm.acquire(ctx) {
 		t.Fatal("refused after the shed window although a place was freed within QueueWait")
+	}
+	adm.release()
+}
+
+// TestAdmissionClientLeavingIsNotShedding: a waiter whose client went
+// away is not a refusal, so the next request still waits the full
+// QueueWait and gets a place freed within it.
+func TestAdmissionClientLeavingIsNotShedding(t *testing.T) {
+	adm := NewAdmission(AdmissionConfig{MaxInFlight: 1, MaxQueue: 1, QueueWait: 5 * time.Second,
+		SheddingWait: time.Millisecond, ShedWindow: time.Minute})
+	ctx := context.Background()
+	if !adm.acquire(ctx) {
+		t.Fatal("first request refused")
+	}
+	leaving, leave := context.WithCancel(ctx)
+	left := make(chan bool)
+	go func() { left <- adm.acquire(leaving) }()
+	waitForQueue(t, adm, 1)
+	leave()
+	if <-left {
+		t.Fatal("a waiter whose client left was admitted")
+	}
+	go func() { time.Sleep(200 * time.Millisecond); adm.release() }()
+	if !adm.acquire(ctx) {
+		t.Fatal("refused after a client left, although a place was freed within QueueWait: the departure counted as shedding")
 	}
 	adm.release()
 }
