@@ -70,10 +70,7 @@ func runPayoutBench(ctx context.Context, pgURL, redisURL string, d time.Duration
 	if err != nil {
 		return ph, err
 	}
-	defer func() {
-		_ = p.cmd.Process.Kill()
-		_ = p.cmd.Wait()
-	}()
+	defer p.stop()
 	offered := int(d / (time.Second / time.Duration(rate))) // as the load generator counts them
 	if err := b.fundWallet(p, int64(offered+payoutWarmup)*payoutFunding); err != nil {
 		return ph, err

@@ -22,6 +22,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -41,6 +42,8 @@ import (
 type quitadProc struct {
 	base string
 	cmd  *exec.Cmd
+	// exited has the process's end once it ended (cmd.Wait's error).
+	exited chan error
 }
 
 type refundBench struct {
@@ -79,8 +82,7 @@ func runRefundBench(ctx context.Context, pgURL, redisURL string, d time.Duration
 	var procs []*quitadProc
 	stop := func() {
 		for _, p := range procs {
-			_ = p.cmd.Process.Kill()
-			_ = p.cmd.Wait()
+			p.stop()
 		}
 		procs = nil
 	}
@@ -194,28 +196,92 @@ func (b *refundBench) newAccount(name string) error {
 	return err
 }
 
-// start starts a quitad process with env added to the benchmark's.
-func (b *refundBench) start(env ...string) (*quitadProc, error) {
+// start starts a quitad process with env added to the benchmark's. The
+// port it is given was free a moment before, but the benchmark's own
+// connections take ephemeral ports from the same range, so one of them
+// may take it first: a process that exits before it answers is started
+// again on another port, up to three times. One that neither answers nor
+// exits within startWait is killed. The errors carry the end of what the
+// process wrote to stderr.
+func (b *refundBench) start(env ...string) (p *quitadProc, err error) {
+	for range 3 {
+		p, err = startQuitad(b.bin, append(append([]string{}, b.env...), env...), b.http, startWait)
+		if !errors.Is(err, errExitedEarly) {
+			break
+		}
+	}
+	return p, err
+}
+
+// startWait is how long a quitad process may take to answer /healthz.
+const startWait = 60 * time.Second
+
+var errExitedEarly = errors.New("exited before it answered")
+
+// startQuitad runs `bin serve` with env on a free loopback port and waits
+// up to wait for its /healthz to answer.
+func startQuitad(bin string, env []string, client *http.Client, wait time.Duration) (*quitadProc, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cmd := exec.Command(b.bin, "serve")
-	cmd.Env = append(append(append([]string{}, b.env...), env...), "QUITA_ADDR="+addr)
-	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = append(env, "QUITA_ADDR="+addr)
+	stderr := &tailBuffer{max: 2048}
+	cmd.Stdout, cmd.Stderr = io.Discard, stderr
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	p := &quitadProc{base: "http://" + addr + "/v1", cmd: cmd}
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if r, err := b.http.Get("http://" + addr + "/healthz"); err == nil {
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	p := &quitadProc{base: "http://" + addr + "/v1", cmd: cmd, exited: exited}
+	for deadline := time.Now().Add(wait); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		select {
+		case err := <-exited:
+			return nil, fmt.Errorf("quitad on %s %w (%v): %s", addr, errExitedEarly, err, stderr)
+		default:
+		}
+		if r, err := client.Get("http://" + addr + "/healthz"); err == nil {
 			r.Body.Close()
 			return p, nil
 		}
 	}
-	return nil, fmt.Errorf("quitad on %s did not start", addr)
+	p.stop()
+	return nil, fmt.Errorf("quitad on %s did not answer within %s: %s", addr, wait, stderr)
+}
+
+// stop kills the process and waits for it to end.
+func (p *quitadProc) stop() {
+	_ = p.cmd.Process.Kill()
+	<-p.exited
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if over := len(t.b) - t.max; over > 0 {
+		t.b = append(t.b[:0], t.b[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.b) == 0 {
+		return "(nothing on stderr)"
+	}
+	return strings.TrimSpace(string(t.b))
 }
 
 func (b *refundBench) post(base, path string, body any, key string) (map[string]any, int, error) {
