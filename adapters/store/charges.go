@@ -33,6 +33,7 @@ func (db *DB) CreateCharge(ctx context.Context, c *domain.Charge, events []domai
 	cc := chargeCreate{row: row, evs: eventsFromDomain(events)}
 	if rec != nil {
 		cc.idem, cc.settle = idempotencyFromPort(rec), rec.SettlesIntent
+		cc.pointAnswer()
 	}
 	if db.hot != nil {
 		err = db.insertChargeBound(ctx, cc)
@@ -277,7 +278,7 @@ func (db *DB) ListChargeEvents(ctx context.Context, scope ports.Scope, chargeID 
 // idempotencyRecordSQL is GetIdempotencyRecord on the hot pool: every
 // create asks it once, so it is prepared once per connection rather than
 // parsed and planned each time.
-const idempotencyRecordSQL = `SELECT fingerprint, resource_id, status_code, body, created_at
+const idempotencyRecordSQL = `SELECT fingerprint, resource_id, status_code, ` + answerColumns + `, created_at
 FROM idempotency_records WHERE account_id = $1 AND mode = $2 AND "key" = $3`
 
 // GetIdempotencyRecord returns the record of a used key.
@@ -292,19 +293,25 @@ func (db *DB) GetIdempotencyRecord(ctx context.Context, key ports.IdempotencyKey
 			}
 			defer conn.Release()
 			return conn.QueryRow(ctx, idempotencyRecordSQL, key.AccountID, string(key.Mode), key.Key).
-				Scan(&row.Fingerprint, &row.ResourceID, &row.StatusCode, &row.Body, &created)
+				Scan(&row.Fingerprint, &row.ResourceID, &row.StatusCode, &row.Body, &row.InEvent, &created)
 		})
 		if err != nil {
 			return nil, mapError(err)
 		}
 		row.CreatedAt = newDBTime(created)
+		if err := row.resolve(); err != nil {
+			return nil, err
+		}
 		return row.toPort(), nil
 	}
-	err := db.bun.NewSelect().Model(row).
+	err := db.bun.NewSelect().Model(row).ExcludeColumn("body").ColumnExpr(answerColumns).
 		Where("i.account_id = ?", key.AccountID).Where("i.mode = ?", string(key.Mode)).Where(`i."key" = ?`, key.Key).
 		Scan(ctx)
 	if err != nil {
 		return nil, mapError(err)
+	}
+	if err := row.resolve(); err != nil {
+		return nil, err
 	}
 	return row.toPort(), nil
 }

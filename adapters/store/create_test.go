@@ -1,11 +1,14 @@
 package store_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/quitapix/quita/adapters/store"
 	"github.com/quitapix/quita/domain"
@@ -155,4 +158,80 @@ func testConcurrentCreatesKeepTheirOwnOutcome(t *testing.T, db *store.DB) {
 	if winners != n-1 {
 		t.Errorf("%d creates committed, want %d (all but one of the shared key's two)", winners, n-1)
 	}
+}
+
+// A charge create's answer is its charge.created event's data.object: it
+// is stored once, in the event, and the record names the event. Replays
+// read it back byte for byte, before and after the event's retention
+// sweep (which gives the answer back to the record). An answer that is no
+// event's object is stored in the record as before.
+func testAnswerIsStoredOnce(t *testing.T, db *store.DB) {
+	ctx := t.Context()
+	c := newCharge(t, liveA, baseTime, nil)
+	attachPix(t, c, baseTime)
+	evs := chargeEvents(t, c, "", domain.CreationEvents(), baseTime)
+	answer, err := json.Marshal(c.Public(links))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := idemRecord(liveA, "answer-stored-once", c.ID())
+	rec.Body = answer
+	mustCreate(t, db, c, evs, rec)
+
+	other := newCharge(t, liveA, baseTime, nil)
+	otherRec := idemRecord(liveA, "answer-of-its-own", other.ID()) // {"id":"ch_…"}: no event's object
+	mustCreate(t, db, other, chargeEvents(t, other, "", domain.CreationEvents(), baseTime), otherRec)
+
+	stored := func(key string) (body []byte, event string) {
+		t.Helper()
+		var ev *string
+		err := db.Bun().NewRaw(`SELECT body, body_event FROM idempotency_records WHERE account_id = ? AND mode = ? AND "key" = ?`,
+			liveA.AccountID, string(liveA.Mode), key).Scan(ctx, &body, &ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev != nil {
+			event = *ev
+		}
+		return body, event
+	}
+	replays := func(when string) {
+		t.Helper()
+		for _, want := range []*ports.IdempotencyRecord{rec, otherRec} {
+			got, err := db.GetIdempotencyRecord(ctx, want.IdempotencyKey)
+			if err != nil {
+				t.Errorf("%s, key %s: %v", when, want.Key, err)
+			} else if !bytes.Equal(got.Body, want.Body) || got.ResourceID != want.ResourceID {
+				t.Errorf("%s, key %s replays %q for %s, want %q", when, want.Key, got.Body, got.ResourceID, want.Body)
+			}
+			// The live create's replay check reads the record its own way.
+			got, err = db.IdempotencyRecordOrIntent(ctx, ports.ProviderIntent{Key: want.IdempotencyKey, TxID: "unused", CreatedAt: baseTime})
+			if err != nil || !bytes.Equal(got.Body, want.Body) {
+				t.Errorf("%s, the replay check of key %s: %v", when, want.Key, err)
+			}
+		}
+	}
+	body, event := stored(rec.Key)
+	if len(body) != 0 || event != evs[0].ID || evs[0].Type != domain.EventChargeCreated {
+		t.Errorf("the record keeps %d bytes and names event %q, want none and the charge.created event %s", len(body), event, evs[0].ID)
+	}
+	var answers *string
+	if err := db.Bun().NewRaw("SELECT answers_key FROM charge_events WHERE id = ?", evs[0].ID).Scan(ctx, &answers); err != nil || answers == nil || *answers != rec.Key {
+		t.Errorf("the event answers key %v (err %v), want %s", answers, err, rec.Key)
+	}
+	if body, event := stored(otherRec.Key); !bytes.Equal(body, otherRec.Body) || event != "" {
+		t.Errorf("an answer of its own is stored as %q naming event %q, want itself and none", body, event)
+	}
+	replays("before the retention sweep")
+
+	if _, err := db.DispatchEvents(ctx, 100, func(ports.OutboxBatch) ([]domain.WebhookDelivery, error) { return nil, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := db.DeleteEventsBefore(ctx, baseTime.Add(time.Hour), 100); err != nil || n != 4 {
+		t.Fatalf("the sweep deleted %d events (err %v), want 4", n, err)
+	}
+	if body, event := stored(rec.Key); !bytes.Equal(body, answer) || event != "" {
+		t.Errorf("after the sweep the record keeps %q naming event %q, want the answer and none", body, event)
+	}
+	replays("after the retention sweep")
 }

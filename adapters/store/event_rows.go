@@ -1,6 +1,11 @@
 package store
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
 	"github.com/uptrace/bun"
 
 	"github.com/quitapix/quita/domain"
@@ -19,6 +24,9 @@ type eventRow struct {
 	Type      string `bun:"type"`
 	Payload   []byte `bun:"payload"`
 	CreatedAt dbTime `bun:"created_at"`
+	// AnswersKey is the idempotency key whose record names this event
+	// as holding its answer (idempotencyRow.BodyEvent), else nil.
+	AnswersKey *string `bun:"answers_key"`
 }
 
 func eventsFromDomain(evs []domain.Event) []eventRow {
@@ -68,6 +76,83 @@ type idempotencyRow struct {
 	StatusCode  int    `bun:"status_code"`
 	Body        []byte `bun:"body"`
 	CreatedAt   dbTime `bun:"created_at"`
+	// BodyEvent names the event whose envelope holds the answer as its
+	// data.object; Body is then empty (a create's answer is stored once,
+	// pointAnswer). Nil when Body is the answer.
+	BodyEvent *string `bun:"body_event"`
+	// InEvent, read with answerColumns, says that Body holds the payload
+	// of BodyEvent rather than the answer itself (resolve).
+	InEvent bool `bun:"in_event,scanonly"`
+}
+
+// answerColumns reads a record's answer as body and in_event: its body,
+// or the payload of the event it names, which resolve opens. A record is
+// read through its primary key alone; the event through its id.
+const answerColumns = `CASE WHEN body_event IS NULL THEN body ELSE (SELECT ae.payload FROM charge_events AS ae WHERE ae.id = body_event) END AS body, body_event IS NOT NULL AS in_event`
+
+// resolve turns a body read with answerColumns into the answer: the
+// data.object of the event's envelope, byte for byte as it was answered.
+func (r *idempotencyRow) resolve() error {
+	if !r.InEvent {
+		return nil
+	}
+	if r.Body == nil {
+		return errors.New("store: the event holding an idempotency record's answer is gone")
+	}
+	answer, err := answerOf(r.Body)
+	if err != nil {
+		return err
+	}
+	r.Body, r.InEvent = answer, false
+	return nil
+}
+
+// answerOf is the data.object of an event's envelope, as its bytes.
+func answerOf(payload []byte) ([]byte, error) {
+	var env struct {
+		Data struct {
+			Object json.RawMessage `json:"object"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(payload, &env); err != nil {
+		return nil, fmt.Errorf("store: reading the answer in an event: %w", err)
+	}
+	if len(env.Data.Object) == 0 {
+		return nil, errors.New("store: the event named by an idempotency record holds no answer")
+	}
+	return env.Data.Object, nil
+}
+
+// answerPrefix and answerSuffix are what a canonical envelope has around
+// its data.object (domain.CanonicalEnvelope: data is its last field, and
+// object data's only one).
+var answerPrefix, answerSuffix = []byte(`"data":{"object":`), []byte(`}}`)
+
+// pointAnswer stores c's answer once: when one of its events' envelopes
+// ends with the answer as its data.object — a charge create's 201 body is
+// its charge.created event's object, encoded alike — the record names
+// that event and keeps no body of its own, and the event names the
+// record's key. The test is on the bytes, so the answer read back
+// (resolve) is the one given, whatever encoded it; any other answer (the
+// payments surface's, say) is stored as it is.
+func (c *chargeCreate) pointAnswer() {
+	if c.idem == nil || len(c.idem.Body) == 0 {
+		return
+	}
+	body := c.idem.Body
+	for i := range c.evs {
+		p := c.evs[i].Payload
+		end := len(p) - len(answerSuffix)
+		start := end - len(body)
+		if start < len(answerPrefix) || !bytes.Equal(p[end:], answerSuffix) || !bytes.Equal(p[start:end], body) ||
+			!bytes.Equal(p[start-len(answerPrefix):start], answerPrefix) {
+			continue
+		}
+		id := c.evs[i].ID
+		c.idem.BodyEvent, c.idem.Body = &id, []byte{}
+		c.evs[i].AnswersKey = &c.idem.Key
+		return
+	}
 }
 
 func idempotencyFromPort(r *ports.IdempotencyRecord) *idempotencyRow {

@@ -81,19 +81,62 @@ func (db *DB) GetEvent(ctx context.Context, scope ports.Scope, id string) (*doma
 // sort every match. An event still in the outbox stays: on Postgres every
 // event from the oldest undispatched one on stays (an outbox row holds a
 // statement's seqs, in order), on SQLite each outbox row is one event.
+// An event that holds an idempotency record's answer (answers_key) gives
+// it back to the record first, in the same transaction, so a replay of
+// the key still answers it byte for byte.
 func (db *DB) DeleteEventsBefore(ctx context.Context, t time.Time, limit int) (int, error) {
-	sub := db.bun.NewSelect().Model((*eventRow)(nil)).Column("e.seq").
-		Where("e.created_at < ?", newDBTime(t)).Limit(int64(limit))
 	if postgres(db.bun) {
 		_, _ = db.bun.ExecContext(ctx, "SELECT brin_summarize_new_values('charge_events_created_brin')")
-		sub = sub.Where("e.seq < (SELECT coalesce(min(o.seqs[1]), 9223372036854775807) FROM event_outbox AS o)")
-	} else {
-		sub = sub.Where("NOT EXISTS (SELECT 1 FROM event_outbox AS o WHERE o.seq = e.seq)")
 	}
-	res, err := db.bun.NewDelete().Model((*eventRow)(nil)).Where("seq IN (?)", sub).Exec(ctx)
+	var n int64
+	err := db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		q := tx.NewSelect().Model((*eventRow)(nil)).Column("e.seq").
+			Where("e.created_at < ?", newDBTime(t)).Limit(int64(limit))
+		if postgres(db.bun) {
+			q = q.Where("e.seq < (SELECT coalesce(min(o.seqs[1]), 9223372036854775807) FROM event_outbox AS o)")
+		} else {
+			q = q.Where("NOT EXISTS (SELECT 1 FROM event_outbox AS o WHERE o.seq = e.seq)")
+		}
+		var seqs []int64
+		if err := q.Scan(ctx, &seqs); err != nil || len(seqs) == 0 {
+			return err
+		}
+		if err := returnAnswers(ctx, tx, seqs); err != nil {
+			return err
+		}
+		res, err := tx.NewDelete().Model((*eventRow)(nil)).Where("seq IN (?)", bun.List(seqs)).Exec(ctx)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
 	if err != nil {
 		return 0, mapError(err)
 	}
-	n, err := res.RowsAffected()
-	return int(n), err
+	return int(n), nil
+}
+
+// returnAnswers copies the answers that events of seqs hold into the
+// idempotency records that name them (pointAnswer), before they go.
+func returnAnswers(ctx context.Context, tx bun.Tx, seqs []int64) error {
+	var holders []eventRow
+	err := tx.NewSelect().Model(&holders).Column("e.id", "e.account_id", "e.mode", "e.answers_key", "e.payload").
+		Where("e.seq IN (?)", bun.List(seqs)).Where("e.answers_key IS NOT NULL").Scan(ctx)
+	if err != nil {
+		return err
+	}
+	for _, h := range holders {
+		answer, err := answerOf(h.Payload)
+		if err != nil {
+			return err
+		}
+		_, err = tx.NewUpdate().Model((*idempotencyRow)(nil)).Set("body = ?", answer).Set("body_event = NULL").
+			Where("account_id = ?", h.AccountID).Where("mode = ?", h.Mode).Where(`"key" = ?`, *h.AnswersKey).
+			Where("body_event = ?", h.ID).Exec(ctx)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -75,12 +75,12 @@ func (db *DB) RecordProviderIntent(ctx context.Context, in ports.ProviderIntent)
 // record if any, and otherwise the intent's INSERT, committed without
 // waiting for its WAL flush like intentInsertAsync — one statement.
 const recordOrIntentSQL = `WITH async AS (SELECT set_config('synchronous_commit', 'off', true)),
-rec AS (SELECT fingerprint, resource_id, status_code, body, created_at
+rec AS (SELECT fingerprint, resource_id, status_code, ` + answerColumns + `, created_at
 	FROM idempotency_records WHERE account_id = $1 AND mode = $2 AND "key" = $3),
 ins AS (INSERT INTO provider_intents (account_id, mode, idem_key, txid, created_at)
 	SELECT $1, $2, $3, $4, $5 FROM async WHERE NOT EXISTS (SELECT 1 FROM rec)
 	ON CONFLICT (account_id, mode, idem_key) DO NOTHING)
-SELECT fingerprint, resource_id, status_code, body, created_at FROM rec`
+SELECT fingerprint, resource_id, status_code, body, in_event, created_at FROM rec`
 
 // IdempotencyRecordOrIntent implements ports.ProviderIntents.
 func (db *DB) IdempotencyRecordOrIntent(ctx context.Context, in ports.ProviderIntent) (*ports.IdempotencyRecord, error) {
@@ -121,15 +121,15 @@ type recordOrIntent struct {
 const recordOrIntentsSQL = `WITH async AS (SELECT set_config('synchronous_commit', 'off', true)),
 k AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])
 	WITH ORDINALITY AS k(account_id, mode, idem_key, txid, created_at, i)),
-rec AS (SELECT k.i, r.fingerprint, r.resource_id, r.status_code, r.body, r.created_at
-	FROM k CROSS JOIN LATERAL (SELECT fingerprint, resource_id, status_code, body, created_at
+rec AS (SELECT k.i, r.fingerprint, r.resource_id, r.status_code, r.body, r.in_event, r.created_at
+	FROM k CROSS JOIN LATERAL (SELECT fingerprint, resource_id, status_code, ` + answerColumns + `, created_at
 		FROM idempotency_records AS ir
 		WHERE ir.account_id = k.account_id AND ir.mode = k.mode AND ir."key" = k.idem_key LIMIT 1) AS r),
 ins AS (INSERT INTO provider_intents (account_id, mode, idem_key, txid, created_at)
 	SELECT k.account_id, k.mode, k.idem_key, k.txid, k.created_at FROM k, async
 	WHERE NOT EXISTS (SELECT 1 FROM rec WHERE rec.i = k.i)
 	ON CONFLICT (account_id, mode, idem_key) DO NOTHING)
-SELECT i, fingerprint, resource_id, status_code, body, created_at FROM rec`
+SELECT i, fingerprint, resource_id, status_code, body, in_event, created_at FROM rec`
 
 // recordOrIntentsBound runs qs as one batch on the hot pool: one round
 // trip, one transaction committed without waiting for its WAL flush.
@@ -174,7 +174,7 @@ func (db *DB) sendRecordOrIntents(ctx context.Context, qs []*recordOrIntent) err
 		var i int
 		row := &idempotencyRow{}
 		var created time.Time
-		if err := rows.Scan(&i, &row.Fingerprint, &row.ResourceID, &row.StatusCode, &row.Body, &created); err != nil {
+		if err := rows.Scan(&i, &row.Fingerprint, &row.ResourceID, &row.StatusCode, &row.Body, &row.InEvent, &created); err != nil {
 			return err
 		}
 		if i < 1 || i > len(qs) {
@@ -183,6 +183,10 @@ func (db *DB) sendRecordOrIntents(ctx context.Context, qs []*recordOrIntent) err
 		q := qs[i-1]
 		row.AccountID, row.Mode, row.Key = q.in.Key.AccountID, string(q.in.Key.Mode), q.in.Key.Key
 		row.CreatedAt = newDBTime(created)
+		if err := row.resolve(); err != nil {
+			q.rec, q.err = nil, err // this key's alone
+			continue
+		}
 		q.rec, q.err = row.toPort(), nil
 	}
 	// Err reports the commit too: an answer is only good once it is done.
@@ -194,10 +198,13 @@ func (db *DB) sendRecordOrIntents(ctx context.Context, qs []*recordOrIntent) err
 func (q *recordOrIntent) scan(scan func(dest ...any) error) error {
 	row := &idempotencyRow{AccountID: q.in.Key.AccountID, Mode: string(q.in.Key.Mode), Key: q.in.Key.Key}
 	var created time.Time
-	err := scan(&row.Fingerprint, &row.ResourceID, &row.StatusCode, &row.Body, &created)
+	err := scan(&row.Fingerprint, &row.ResourceID, &row.StatusCode, &row.Body, &row.InEvent, &created)
 	switch {
 	case err == nil:
 		row.CreatedAt = newDBTime(created)
+		if err := row.resolve(); err != nil {
+			return err
+		}
 		q.rec, q.err = row.toPort(), nil
 	case errors.Is(err, pgx.ErrNoRows):
 		q.rec, q.err = nil, ports.ErrNotFound // the intent recorded

@@ -82,7 +82,21 @@ func TestRecordOrIntentsOneStatement(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	keys := []string{"fresh-1", "used-a", "fresh-2", "fresh-1", "used-b", "fresh-3"}
+	// used-c's answer is in its event (pointAnswer); used-d names an event
+	// that is gone, which fails its own check only.
+	ev := &eventRow{ID: "evt_answer_c", AccountID: scope.AccountID, Mode: string(scope.Mode), ChargeID: "chg_used-c",
+		Type: string(domain.EventChargeCreated), Payload: []byte(`{"id":"evt_answer_c","data":{"object":{"id":"chg_used-c"}}}`), CreatedAt: newDBTime(now)}
+	if _, err := db.bun.NewInsert().Model(ev).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for k, event := range map[string]string{"used-c": ev.ID, "used-d": "evt_gone"} {
+		row := &idempotencyRow{AccountID: scope.AccountID, Mode: string(scope.Mode), Key: k, Fingerprint: "fp-" + k,
+			ResourceID: "chg_" + k, StatusCode: 201, Body: []byte{}, BodyEvent: &event, CreatedAt: newDBTime(now)}
+		if _, err := db.bun.NewInsert().Model(row).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	keys := []string{"fresh-1", "used-a", "fresh-2", "used-d", "fresh-1", "used-b", "used-c", "fresh-3"}
 	qs := make([]*recordOrIntent, len(keys))
 	for i, k := range keys {
 		qs[i] = &recordOrIntent{in: ports.ProviderIntent{Key: ports.IdempotencyKey{Scope: scope, Key: k},
@@ -93,6 +107,12 @@ func TestRecordOrIntentsOneStatement(t *testing.T) {
 	}
 	for i, q := range qs {
 		k := keys[i]
+		if k == "used-d" {
+			if q.err == nil || errors.Is(q.err, ports.ErrNotFound) || q.rec != nil {
+				t.Errorf("%s (place %d): %+v, %v; want an error: its answer is gone", k, i, q.rec, q.err)
+			}
+			continue
+		}
 		if strings.HasPrefix(k, "used-") {
 			if q.err != nil || q.rec == nil || q.rec.ResourceID != "chg_"+k || q.rec.Fingerprint != "fp-"+k ||
 				q.rec.Key != k || string(q.rec.Body) != `{"id":"chg_`+k+`"}` || !q.rec.CreatedAt.Equal(now) {
@@ -112,7 +132,7 @@ func TestRecordOrIntentsOneStatement(t *testing.T) {
 	for _, in := range got {
 		txids[in.Key.Key] = in.TxID
 	}
-	if want := map[string]string{"fresh-1": "tx0", "fresh-2": "tx2", "fresh-3": "tx5"}; !maps.Equal(txids, want) {
+	if want := map[string]string{"fresh-1": "tx0", "fresh-2": "tx2", "fresh-3": "tx7"}; !maps.Equal(txids, want) {
 		t.Errorf("intents %v, want %v", txids, want)
 	}
 }

@@ -78,6 +78,7 @@ func runContract(t *testing.T, open func(t *testing.T) *store.DB) {
 		{"ChargeScopeIsolation", testChargeScopeIsolation},
 		{"DuplicateIdempotencyKeyWritesNothing", testDuplicateIdempotencyKeyWritesNothing},
 		{"ConcurrentIdempotencyKeyHasOneWinner", testConcurrentIdempotencyKeyHasOneWinner},
+		{"AnswerIsStoredOnce", testAnswerIsStoredOnce},
 		{"ConcurrentCreatesKeepTheirOwnOutcome", testConcurrentCreatesKeepTheirOwnOutcome},
 		{"DuplicateChargeIDIsDuplicate", testDuplicateChargeIDIsDuplicate},
 		{"UpdateChargeSavesStateAndEvents", testUpdateChargeSavesStateAndEvents},
