@@ -221,7 +221,7 @@ func TestExpiryOnRead(t *testing.T) {
 			t.Errorf("stored status %q (%v), want EXPIRED persisted by the read", stored, err)
 		}
 		expiredEvents, err := e.srv.App.DB.Bun().NewSelect().Table("charge_events").
-			Where("charge_id = ? AND type = ?", c.raw(), "charge.expired").Count(ctx)
+			Where("charge_id = ? AND ? IN (type, twin_type)", c.raw(), "charge.expired").Count(ctx)
 		if err != nil || expiredEvents != 1 {
 			t.Errorf("%d charge.expired events (%v), want 1", expiredEvents, err)
 		}

@@ -142,14 +142,17 @@ type OutboxBatch struct {
 
 // WebhookOutbox turns outbox events into deliveries.
 type WebhookOutbox interface {
-	// DispatchEvents claims up to limit undispatched charge events in
-	// order (FOR UPDATE SKIP LOCKED on Postgres), calls fan with them and
-	// the ACTIVE endpoints of their scopes, and in the same transaction
-	// inserts the deliveries fan returned and takes the events out of the
-	// outbox. Each delivery is stored with the payload of its event
-	// (EventID, one of the batch's) as committed, whatever fan set. An
-	// error from fan rolls everything back. It returns the number of
-	// events dispatched.
+	// DispatchEvents claims up to limit undispatched entries of the
+	// outbox in order (FOR UPDATE SKIP LOCKED on Postgres), calls fan
+	// with their events and the ACTIVE endpoints of their scopes, and in
+	// the same transaction inserts the deliveries fan returned and takes
+	// the entries out of the outbox. An entry is one event, or two events
+	// of one change written together (a create's charge.created and
+	// payment.created), so a batch holds up to 2 × limit events. Each
+	// delivery is stored with the payload of its event (EventID, one of
+	// the batch's) as committed, whatever fan set. An error from fan rolls
+	// everything back. It returns the number of entries dispatched: limit
+	// when more may be waiting.
 	DispatchEvents(ctx context.Context, limit int, fan func(OutboxBatch) ([]domain.WebhookDelivery, error)) (int, error)
 }
 

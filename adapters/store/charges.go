@@ -260,7 +260,8 @@ func listChargeRefs(ctx context.Context, idb bun.IDB, limit int, filter func(*bu
 	return refs, nil
 }
 
-// ListChargeEvents returns a charge's outbox events in the order written.
+// ListChargeEvents returns a charge's outbox events in the order written
+// (a row's twin just after its first event).
 func (db *DB) ListChargeEvents(ctx context.Context, scope ports.Scope, chargeID string) ([]domain.Event, error) {
 	var rows []eventRow
 	err := whereScope(db.bun.NewSelect().Model(&rows), scope).
@@ -268,9 +269,9 @@ func (db *DB) ListChargeEvents(ctx context.Context, scope ports.Scope, chargeID 
 	if err != nil {
 		return nil, mapError(err)
 	}
-	out := make([]domain.Event, len(rows))
+	out := make([]domain.Event, 0, len(rows))
 	for i := range rows {
-		out[i] = rows[i].toDomain()
+		out = rows[i].events(out)
 	}
 	return out, nil
 }

@@ -408,23 +408,26 @@ func outboxEventsQuery(db bun.IDB, rows *[]outboxRow, seqs []int64) *bun.SelectQ
 	legacy := bun.List(legacyEventTypes)
 	const hasEndpoint = `EXISTS (SELECT 1 FROM webhook_endpoints AS we WHERE we.account_id = e.account_id AND we.mode = e.mode
 			AND we.deleted_at IS NULL AND we.status = ?)`
-	q := db.NewSelect().Model(rows).Column("e.seq", "e.id", "e.account_id", "e.mode", "e.charge_id", "e.type", "e.created_at")
+	q := db.NewSelect().Model(rows).Column("e.seq", "e.id", "e.account_id", "e.mode", "e.charge_id", "e.type", "e.created_at", "e.twin_id", "e.twin_type")
 	if postgres(db) {
 		// The legacy event's charge is looked up once, for its URL and
 		// for whether the payload is needed (two lookups before). OFFSET 0
 		// keeps the planner from pulling the LATERAL up into a join, which
 		// would probe charges for every event: kept apart, its type test
 		// is a one-time filter and other events probe nothing (EXPLAIN
-		// ANALYZE of a pass: charges_pkey loops = the legacy events).
+		// ANALYZE of a pass: charges_pkey loops = the legacy events). The
+		// endpoint test is made once for a row and its twin.
 		return q.ColumnExpr("u.webhook_url").
-			ColumnExpr("CASE WHEN "+hasEndpoint+" THEN e.payload WHEN u.webhook_url <> '' THEN e.payload END AS payload", string(domain.EndpointActive)).
+			ColumnExpr("CASE WHEN h.on THEN e.payload WHEN u.webhook_url <> '' AND e.type IN (?) THEN e.payload END AS payload", legacy).
+			ColumnExpr("CASE WHEN h.on THEN e.twin_payload WHEN u.webhook_url <> '' AND e.twin_type IN (?) THEN e.twin_payload END AS twin_payload", legacy).
 			Join("JOIN unnest(?::bigint[]) AS s(seq) ON e.seq = s.seq", pgdialect.Array(seqs)).
-			Join("LEFT JOIN LATERAL (SELECT c.webhook_url FROM charges AS c WHERE e.type IN (?) AND c.id = e.charge_id OFFSET 0) AS u ON true", legacy)
+			Join("LEFT JOIN LATERAL (SELECT c.webhook_url FROM charges AS c WHERE (e.type IN (?) OR e.twin_type IN (?)) AND c.id = e.charge_id OFFSET 0) AS u ON true", legacy, legacy).
+			Join("CROSS JOIN LATERAL (SELECT "+hasEndpoint+" AS on) AS h", string(domain.EndpointActive))
 	}
-	return q.ColumnExpr("CASE WHEN e.type IN (?) THEN (SELECT c.webhook_url FROM charges AS c WHERE c.id = e.charge_id) END AS webhook_url", legacy).
-		ColumnExpr(`CASE WHEN `+hasEndpoint+` THEN e.payload
-		WHEN e.type IN (?) AND EXISTS (SELECT 1 FROM charges AS c WHERE c.id = e.charge_id AND c.webhook_url <> '') THEN e.payload
-		END AS payload`, string(domain.EndpointActive), legacy).
+	const hasURL = `EXISTS (SELECT 1 FROM charges AS c WHERE c.id = e.charge_id AND c.webhook_url <> '')`
+	return q.ColumnExpr("CASE WHEN e.type IN (?) OR e.twin_type IN (?) THEN (SELECT c.webhook_url FROM charges AS c WHERE c.id = e.charge_id) END AS webhook_url", legacy, legacy).
+		ColumnExpr(`CASE WHEN `+hasEndpoint+` THEN e.payload WHEN e.type IN (?) AND `+hasURL+` THEN e.payload END AS payload`, string(domain.EndpointActive), legacy).
+		ColumnExpr(`CASE WHEN `+hasEndpoint+` THEN e.twin_payload WHEN e.twin_type IN (?) AND `+hasURL+` THEN e.twin_payload END AS twin_payload`, string(domain.EndpointActive), legacy).
 		Where("e.seq IN (?)", bun.List(seqs))
 }
 
@@ -459,7 +462,7 @@ func eventPayloads(ctx context.Context, tx bun.Tx, ds []domain.WebhookDelivery, 
 		return nil
 	}
 	var rows []eventRow
-	q := tx.NewSelect().Model(&rows).Column("e.id", "e.payload")
+	q := tx.NewSelect().Model(&rows).Column("e.id", "e.payload", "e.twin_id", "e.twin_payload")
 	if postgres(tx) {
 		q = q.Join("JOIN unnest(?::bigint[]) AS s(seq) ON e.seq = s.seq", pgdialect.Array(want))
 	} else {
@@ -470,6 +473,9 @@ func eventPayloads(ctx context.Context, tx bun.Tx, ds []domain.WebhookDelivery, 
 	}
 	for _, r := range rows {
 		payloads[r.ID] = r.Payload
+		if r.TwinID != nil {
+			payloads[*r.TwinID] = r.TwinPayload
+		}
 	}
 	return nil
 }
@@ -522,16 +528,24 @@ func (db *DB) DispatchEvents(ctx context.Context, limit int, fan func(ports.Outb
 			return mapError(err)
 		}
 		slices.SortFunc(rows, func(a, b outboxRow) int { return cmp.Compare(a.Seq, b.Seq) })
-		batch := ports.OutboxBatch{Events: make([]ports.OutboxEvent, len(rows)), Endpoints: map[ports.Scope][]domain.WebhookEndpoint{}}
+		batch := ports.OutboxBatch{Events: make([]ports.OutboxEvent, 0, len(rows)*2), Endpoints: map[ports.Scope][]domain.WebhookEndpoint{}}
 		accounts := map[string]bool{}
-		seqOf := make(map[string]int64, len(rows))
+		seqOf := make(map[string]int64, len(rows)*2)
 		payloads := map[string][]byte{}
+		var pair []domain.Event
 		for i := range rows {
-			batch.Events[i] = ports.OutboxEvent{Event: rows[i].toDomain(), WebhookURL: deref(rows[i].WebhookURL)}
 			accounts[rows[i].AccountID] = true
-			seqOf[rows[i].ID] = rows[i].Seq
-			if rows[i].Payload != nil {
-				payloads[rows[i].ID] = rows[i].Payload
+			pair = rows[i].events(pair[:0])
+			for _, ev := range pair {
+				var url string
+				if ev.Type.Legacy() { // the URL was read for the row's legacy event
+					url = deref(rows[i].WebhookURL)
+				}
+				batch.Events = append(batch.Events, ports.OutboxEvent{Event: ev, WebhookURL: url})
+				seqOf[ev.ID] = rows[i].Seq
+				if ev.Payload != nil {
+					payloads[ev.ID] = ev.Payload
+				}
 			}
 		}
 		ids := make([]string, 0, len(accounts))

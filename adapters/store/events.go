@@ -13,15 +13,18 @@ import (
 )
 
 // ListEvents implements ports.EventOutbox: the scope's events newest first
-// in write order (seq), walked by the index (account_id, mode, seq).
+// in write order (seq, and a row's twin just after its first event),
+// walked by the index (account_id, mode, seq).
 func (db *DB) ListEvents(ctx context.Context, q ports.EventQuery) ([]domain.Event, bool, error) {
 	if q.Limit < 1 || q.Limit > maxListLimit {
 		return nil, false, fmt.Errorf("store: list limit %d is outside 1..%d", q.Limit, maxListLimit)
 	}
 	var rows []eventRow
-	sel := whereScope(db.bun.NewSelect().Model(&rows), q.Scope)
+	sel := whereScope(db.bun.NewSelect().Model(&rows).ColumnExpr("e.*"), q.Scope) // e.* for seq, a scan-only field
 	if len(q.Types) > 0 {
-		sel = sel.Where("e.type IN (?)", bun.List(q.Types))
+		sel = sel.WhereGroup(" AND ", func(q2 *bun.SelectQuery) *bun.SelectQuery {
+			return q2.Where("e.type IN (?)", bun.List(q.Types)).WhereOr("e.twin_type IN (?)", bun.List(q.Types))
+		})
 	}
 	if q.CreatedAfter != nil {
 		sel = sel.Where("e.created_at >= ?", ceilDBTime(*q.CreatedAfter))
@@ -30,17 +33,25 @@ func (db *DB) ListEvents(ctx context.Context, q ports.EventQuery) ([]domain.Even
 		sel = sel.Where("e.created_at <= ?", newDBTime(*q.CreatedBefore))
 	}
 	newer := q.EndingBefore != ""
-	if cursor := q.StartingAfter + q.EndingBefore; cursor != "" {
-		var seq int64
-		err := whereScope(db.bun.NewSelect().Model((*eventRow)(nil)), q.Scope).
-			Column("seq").Where("e.id = ?", cursor).Scan(ctx, &seq)
+	var cursor *eventPlace
+	if id := q.StartingAfter + q.EndingBefore; id != "" {
+		row, err := db.findEvent(ctx, whereScope(db.bun.NewSelect().Model((*eventRow)(nil)), q.Scope).Column("e.seq", "e.twin_id"), id)
 		if err != nil {
-			return nil, false, mapError(err)
+			return nil, false, err
 		}
-		if newer {
-			sel = sel.Where("e.seq > ?", seq)
-		} else {
-			sel = sel.Where("e.seq < ?", seq)
+		cursor = &eventPlace{seq: row.Seq, twin: row.TwinID != nil && *row.TwinID == id}
+		// The cursor's own row is read when the events beyond the cursor
+		// include one of its two: its first event for a twin cursor going
+		// older, its twin for a first-event cursor going newer.
+		switch {
+		case newer && cursor.twin:
+			sel = sel.Where("e.seq > ?", cursor.seq)
+		case newer:
+			sel = sel.Where("e.seq >= ?", cursor.seq)
+		case cursor.twin:
+			sel = sel.Where("e.seq <= ?", cursor.seq)
+		default:
+			sel = sel.Where("e.seq < ?", cursor.seq)
 		}
 	}
 	order := "e.seq DESC"
@@ -49,28 +60,72 @@ func (db *DB) ListEvents(ctx context.Context, q ports.EventQuery) ([]domain.Even
 		// shown newest first like every page.
 		order = "e.seq ASC"
 	}
-	if err := sel.OrderExpr(order).Limit(int64(q.Limit) + 1).Scan(ctx); err != nil {
+	// Every row read holds an event the page shows but the cursor's own,
+	// which may hold none: limit+2 rows hold limit+1 events when there are
+	// that many.
+	if err := sel.OrderExpr(order).Limit(int64(q.Limit) + 2).Scan(ctx); err != nil {
 		return nil, false, mapError(err)
 	}
-	hasMore := len(rows) > q.Limit
-	rows = rows[:min(len(rows), q.Limit)]
-	if newer {
-		slices.Reverse(rows)
-	}
-	out := make([]domain.Event, len(rows))
+	out := make([]domain.Event, 0, min(len(rows)*2, q.Limit+1))
+	var pair []domain.Event
 	for i := range rows {
-		out[i] = rows[i].toDomain()
+		pair = rows[i].events(pair[:0])
+		for j := range pair {
+			k := j
+			if !newer {
+				k = len(pair) - 1 - j // newest first: a twin before its first event
+			}
+			place := eventPlace{seq: rows[i].Seq, twin: k == 1}
+			if cursor != nil && (newer && !cursor.before(place) || !newer && !place.before(*cursor)) {
+				continue
+			}
+			if len(q.Types) > 0 && !slices.Contains(q.Types, pair[k].Type) {
+				continue
+			}
+			out = append(out, pair[k])
+		}
+	}
+	hasMore := len(out) > q.Limit
+	out = out[:min(len(out), q.Limit)]
+	if newer {
+		slices.Reverse(out)
 	}
 	return out, hasMore, nil
 }
 
+// eventPlace is an event's place in write order: its row's seq, and
+// whether it is the row's twin, which comes just after the row's first
+// event.
+type eventPlace struct {
+	seq  int64
+	twin bool
+}
+
+// before reports whether p comes before o in write order.
+func (p eventPlace) before(o eventPlace) bool {
+	return p.seq < o.seq || p.seq == o.seq && !p.twin && o.twin
+}
+
+// findEvent scans into q's model the row that holds event id, as its
+// first event or as its twin: ErrNotFound when none does.
+func (db *DB) findEvent(ctx context.Context, q *bun.SelectQuery, id string) (*eventRow, error) {
+	row := new(eventRow)
+	if err := q.Model(row).Where("e.id = ? OR e.twin_id = ?", id, id).Limit(1).Scan(ctx); err != nil {
+		return nil, mapError(err)
+	}
+	return row, nil
+}
+
 // GetEvent implements ports.EventOutbox.
 func (db *DB) GetEvent(ctx context.Context, scope ports.Scope, id string) (*domain.Event, error) {
-	row := new(eventRow)
-	if err := scopedByID(ctx, db.bun.NewSelect().Model(row), "e.id", id, scope, &row.AccountID, &row.Mode); err != nil {
+	row, err := db.findEvent(ctx, whereScope(db.bun.NewSelect(), scope), id)
+	if err != nil {
 		return nil, err
 	}
 	ev := row.toDomain()
+	if t, ok := row.twin(); ok && t.ID == id {
+		ev = t
+	}
 	return &ev, nil
 }
 
@@ -80,35 +135,44 @@ func (db *DB) GetEvent(ctx context.Context, scope ports.Scope, id string) (*doma
 // limit of them goes, not the oldest limit, which would have to read and
 // sort every match. An event still in the outbox stays: on Postgres every
 // event from the oldest undispatched one on stays (an outbox row holds a
-// statement's seqs, in order), on SQLite each outbox row is one event.
+// statement's seqs, in order), on SQLite each outbox row is one event row.
 // An event that holds an idempotency record's answer (answers_key) gives
 // it back to the record first, in the same transaction, so a replay of
-// the key still answers it byte for byte.
+// the key still answers it byte for byte. A row's twin goes with it, so
+// a limit of 1 may remove the two events of one row.
 func (db *DB) DeleteEventsBefore(ctx context.Context, t time.Time, limit int) (int, error) {
 	if postgres(db.bun) {
 		_, _ = db.bun.ExecContext(ctx, "SELECT brin_summarize_new_values('charge_events_created_brin')")
 	}
 	var n int64
 	err := db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		q := tx.NewSelect().Model((*eventRow)(nil)).Column("e.seq").
+		var found []eventRow
+		q := tx.NewSelect().Model(&found).Column("e.seq", "e.twin_id").
 			Where("e.created_at < ?", newDBTime(t)).Limit(int64(limit))
 		if postgres(db.bun) {
 			q = q.Where("e.seq < (SELECT coalesce(min(o.seqs[1]), 9223372036854775807) FROM event_outbox AS o)")
 		} else {
 			q = q.Where("NOT EXISTS (SELECT 1 FROM event_outbox AS o WHERE o.seq = e.seq)")
 		}
-		var seqs []int64
-		if err := q.Scan(ctx, &seqs); err != nil || len(seqs) == 0 {
+		if err := q.Scan(ctx); err != nil || len(found) == 0 {
 			return err
+		}
+		// Up to limit events: a row and its twin go together.
+		seqs := make([]int64, 0, len(found))
+		for _, r := range found {
+			k := int64(1)
+			if r.TwinID != nil {
+				k = 2
+			}
+			if n > 0 && n+k > int64(limit) {
+				break
+			}
+			seqs, n = append(seqs, r.Seq), n+k
 		}
 		if err := returnAnswers(ctx, tx, seqs); err != nil {
 			return err
 		}
-		res, err := tx.NewDelete().Model((*eventRow)(nil)).Where("seq IN (?)", bun.List(seqs)).Exec(ctx)
-		if err != nil {
-			return err
-		}
-		n, err = res.RowsAffected()
+		_, err := tx.NewDelete().Model((*eventRow)(nil)).Where("seq IN (?)", bun.List(seqs)).Exec(ctx)
 		return err
 	})
 	if err != nil {

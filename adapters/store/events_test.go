@@ -129,14 +129,111 @@ func testDeleteEventsBefore(t *testing.T, db *store.DB) {
 	if _, err := db.DispatchEvents(ctx, 100, func(ports.OutboxBatch) ([]domain.WebhookDelivery, error) { return nil, nil }); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := db.DeleteEventsBefore(ctx, cut, 3); err != nil || n != 3 {
-		t.Fatalf("first batch deleted %d (err %v), want the limit 3", n, err)
+	// A create's two events are stored together and go together: a limit
+	// of 3 takes one create's 2, a limit of 1 still takes 2.
+	if n, err := db.DeleteEventsBefore(ctx, cut, 3); err != nil || n != 2 {
+		t.Fatalf("first batch deleted %d (err %v), want 2 (the limit 3 would split a pair)", n, err)
 	}
-	if n, err := db.DeleteEventsBefore(ctx, cut, 100); err != nil || n != 1 {
-		t.Fatalf("second batch deleted %d (err %v), want 1", n, err)
+	if n, err := db.DeleteEventsBefore(ctx, cut, 1); err != nil || n != 2 {
+		t.Fatalf("second batch deleted %d (err %v), want the pair of 2", n, err)
+	}
+	if n, err := db.DeleteEventsBefore(ctx, cut, 100); err != nil || n != 0 {
+		t.Fatalf("third batch deleted %d (err %v), want 0", n, err)
 	}
 	page, _, err := db.ListEvents(ctx, ports.EventQuery{Scope: testA, Limit: 10})
 	if want := []string{written[5].ID, written[4].ID}; err != nil || !slices.Equal(eventIDs(page), want) {
 		t.Errorf("left %v, want %v (err %v)", eventIDs(page), want, err)
 	}
+}
+
+// Two events of one change share a row (its twin), and every read shows
+// them apart, in write order: pages of any size, split inside a row or
+// not, walked older or newer from either half, with a type filter that
+// matches only the first halves or only the twins.
+func testListEventsAcrossPairs(t *testing.T, db *store.DB) {
+	ctx := t.Context()
+	written := seedEvents(t, db, testA, 2) // two rows of two
+	c := newCharge(t, testA, baseTime.Add(time.Hour), nil)
+	five := chargeEvents(t, c, "", []domain.EventType{domain.EventChargeCreated, domain.EventPaymentCreated,
+		domain.EventChargePaid, domain.EventPaymentCompleted, domain.EventChargeRefunded}, baseTime.Add(time.Hour))
+	mustCreate(t, db, c, five, nil) // two rows of two and one alone
+	written = append(written, five...)
+	oldestFirst := eventIDs(written)
+	newestFirst := slices.Clone(oldestFirst)
+	slices.Reverse(newestFirst)
+
+	// walk pages from q on, older (StartingAfter) or newer (EndingBefore),
+	// and returns the ids in the order walked.
+	walk := func(q ports.EventQuery, newer bool) []string {
+		t.Helper()
+		var got []string
+		for range len(written) + 1 {
+			page, more, err := db.ListEvents(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(page) > q.Limit {
+				t.Fatalf("limit %d: a page of %d", q.Limit, len(page))
+			}
+			ids := eventIDs(page)
+			if newer {
+				slices.Reverse(ids) // each page is newest first
+			}
+			if len(ids) > 0 && newer {
+				q.EndingBefore = ids[len(ids)-1]
+			} else if len(ids) > 0 {
+				q.StartingAfter = ids[len(ids)-1]
+			}
+			got = append(got, ids...)
+			if !more {
+				return got
+			}
+		}
+		t.Fatalf("limit %d: pagination does not end", q.Limit)
+		return nil
+	}
+	walkOlder := func(q ports.EventQuery) []string { return walk(q, false) }
+	walkNewer := func(q ports.EventQuery) []string { return walk(q, true) }
+	for _, limit := range []int{1, 2, 3, 5, 100} {
+		if got := walkOlder(ports.EventQuery{Scope: testA, Limit: limit}); !slices.Equal(got, newestFirst) {
+			t.Errorf("limit %d, older: %v\nwant %v", limit, got, newestFirst)
+		}
+		// From the oldest event, newer: every event after it.
+		if got := walkNewer(ports.EventQuery{Scope: testA, Limit: limit, EndingBefore: oldestFirst[0]}); !slices.Equal(got, oldestFirst[1:]) {
+			t.Errorf("limit %d, newer: %v\nwant %v", limit, got, oldestFirst[1:])
+		}
+	}
+	// From each event, one page each way: the cursor is a first half or
+	// a twin in turn.
+	for i, id := range oldestFirst {
+		older, _, err := db.ListEvents(ctx, ports.EventQuery{Scope: testA, Limit: 1, StartingAfter: id})
+		if want := oldestFirst[max(i-1, 0):i]; err != nil || !slices.Equal(eventIDs(older), want) {
+			t.Errorf("after %s (%d): %v, want %v (err %v)", id, i, eventIDs(older), want, err)
+		}
+		newer, _, err := db.ListEvents(ctx, ports.EventQuery{Scope: testA, Limit: 1, EndingBefore: id})
+		if want := oldestFirst[i+1 : min(i+2, len(oldestFirst))]; err != nil || !slices.Equal(eventIDs(newer), want) {
+			t.Errorf("before %s (%d): %v, want %v (err %v)", id, i, eventIDs(newer), want, err)
+		}
+	}
+	// A filter on a type that only twins have, and one only first halves
+	// have, paged one event at a time.
+	for _, typ := range []domain.EventType{domain.EventPaymentCreated, domain.EventChargeCreated, domain.EventChargeRefunded} {
+		var want []string
+		for _, e := range slices.Backward(written) {
+			if e.Type == typ {
+				want = append(want, e.ID)
+			}
+		}
+		if got := walkOlder(ports.EventQuery{Scope: testA, Limit: 1, Types: []domain.EventType{typ}}); !slices.Equal(got, want) {
+			t.Errorf("type %s: %v, want %v", typ, got, want)
+		}
+	}
+	// Each event is found by its id, with its own type and payload.
+	for _, e := range written {
+		got, err := db.GetEvent(ctx, testA, e.ID)
+		if err != nil || got.Type != e.Type || !bytes.Equal(got.Payload, e.Payload) || got.ChargeID != e.ChargeID {
+			t.Errorf("GetEvent %s (%s): %+v, %v", e.ID, e.Type, got, err)
+		}
+	}
+	assertEvents(t, db, testA, c.ID(), five)
 }

@@ -123,26 +123,31 @@ func TestOutboxReadUsesItsIndexes(t *testing.T) {
 			t.Errorf("the %s uses indexes %q, want %s", what, got, want)
 		}
 	}
-	check("outbox claim", outboxClaimQuery(tx, &claims, 60), "event_outbox_pkey")
-	if err := outboxClaimQuery(tx, &claims, 60).Scan(ctx); err != nil {
+	check("outbox claim", outboxClaimQuery(tx, &claims, 30), "event_outbox_pkey")
+	if err := outboxClaimQuery(tx, &claims, 30).Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
-	// Each create wrote its two events in one statement: one outbox row
-	// each, and the claim stops at the row that reaches 60 events.
+	// Each create wrote its two events as one row in one statement: one
+	// outbox row of one seq each, and the claim stops at the row that
+	// reaches 30 seqs.
 	var seqs []int64
 	for _, c := range claims {
 		seqs = append(seqs, c.Seqs...)
 	}
-	if len(claims) != 30 || len(seqs) != 60 {
-		t.Errorf("claimed %d rows holding %d events, want 30 rows of the 49 undispatched creates, 60 events", len(claims), len(seqs))
+	if len(claims) != 30 || len(seqs) != 30 {
+		t.Errorf("claimed %d rows holding %d seqs, want 30 rows of the 49 undispatched creates, 30 seqs", len(claims), len(seqs))
 	}
 	var rows []outboxRow
 	check("outbox events read", outboxEventsQuery(tx, &rows, seqs), "charge_events_pkey,charges_pkey,webhook_endpoints_scope_idx")
 	if err := outboxEventsQuery(tx, &rows, seqs).Scan(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 60 {
-		t.Errorf("read %d undispatched events, want 60", len(rows))
+	events := 0
+	for i := range rows {
+		events += len(rows[i].events(nil))
+	}
+	if len(rows) != 30 || events != 60 {
+		t.Errorf("read %d undispatched rows holding %d events, want 30 holding 60", len(rows), events)
 	}
 }
 

@@ -93,6 +93,7 @@ func runContract(t *testing.T, open func(t *testing.T) *store.DB) {
 		{"PixReturns", testPixReturns},
 		{"ConcurrentReturnClaims", testConcurrentReturnClaims},
 		{"ListEvents", testListEvents},
+		{"ListEventsAcrossPairs", testListEventsAcrossPairs},
 		{"DeleteEventsBefore", testDeleteEventsBefore},
 		{"AccountsUsersAndKeys", testAccountsUsersAndKeys},
 		{"RevokedKeyIsNotFound", testRevokedKeyIsNotFound},

@@ -46,7 +46,8 @@ func (c *checker) count(ctx context.Context, query string, args ...any) (int, er
 // backlog is what is still on its way: undispatched events, deliveries to
 // the endpoint not yet delivered, refunds not yet final.
 func (c *checker) backlog(ctx context.Context) (events, deliveries, refunds int, err error) {
-	if events, err = c.count(ctx, `SELECT count(*) FROM event_outbox o CROSS JOIN unnest(o.seqs) AS s(seq) JOIN charge_events e ON e.seq = s.seq WHERE e.account_id = $1`, c.account); err != nil {
+	// A row holds one event or two (its twin, migration 20261128000002).
+	if events, err = c.count(ctx, `SELECT count(*) + count(e.twin_id) FROM event_outbox o CROSS JOIN unnest(o.seqs) AS s(seq) JOIN charge_events e ON e.seq = s.seq WHERE e.account_id = $1`, c.account); err != nil {
 		return
 	}
 	if deliveries, err = c.count(ctx, `SELECT count(*) FROM webhook_deliveries WHERE account_id = $1 AND endpoint_id = $2 AND status <> 'DELIVERED'`,
@@ -122,7 +123,7 @@ func (c *checker) charges(ctx context.Context, rec *recorder) error {
 	if err != nil {
 		return err
 	}
-	paidEvents, err := c.perCharge(ctx, `SELECT charge_id, count(*) FROM charge_events WHERE account_id = $1 AND type = 'charge.paid' GROUP BY charge_id`)
+	paidEvents, err := c.perCharge(ctx, `SELECT charge_id, count(*) FROM charge_events WHERE account_id = $1 AND 'charge.paid' IN (type, twin_type) GROUP BY charge_id`)
 	if err != nil {
 		return err
 	}
@@ -261,8 +262,12 @@ func (c *checker) refunds(ctx context.Context, rec *recorder, charges map[string
 // a valid signature over exactly the stored payload. Events younger than
 // settle may still be on their way and are only counted.
 func (c *checker) events(ctx context.Context, valid map[string][32]byte, settle time.Duration) error {
-	rows, err := c.db.QueryContext(ctx, `SELECT e.id, e.type, e.payload, e.created_at, coalesce(d.id, ''), coalesce(d.status, '')
-		FROM charge_events e LEFT JOIN webhook_deliveries d ON d.event_id = e.id AND d.endpoint_id = $2
+	// Every event: a row's own and its twin (migration 20261128000002).
+	rows, err := c.db.QueryContext(ctx, `WITH e AS (
+			SELECT id, type, payload, created_at, account_id FROM charge_events
+			UNION ALL SELECT twin_id, twin_type, twin_payload, created_at, account_id FROM charge_events WHERE twin_id IS NOT NULL)
+		SELECT e.id, e.type, e.payload, e.created_at, coalesce(d.id, ''), coalesce(d.status, '')
+		FROM e LEFT JOIN webhook_deliveries d ON d.event_id = e.id AND d.endpoint_id = $2
 		WHERE e.account_id = $1`, c.account, c.endpoint)
 	if err != nil {
 		return err
