@@ -97,20 +97,25 @@ func testListEvents(t *testing.T, db *store.DB) {
 		t.Errorf("created range: %v, want %v (err %v)", eventIDs(page), want, err)
 	}
 
-	// Isolation: another scope's event is neither a cursor nor readable.
-	for _, q := range []ports.EventQuery{
-		{Scope: testA, Limit: 5, StartingAfter: other[0].ID},
-		{Scope: testA, Limit: 5, EndingBefore: other[0].ID},
-	} {
-		if _, _, err := db.ListEvents(ctx, q); !errors.Is(err, ports.ErrNotFound) {
-			t.Errorf("cursor of another account: %v, want ErrNotFound", err)
+	// Isolation: another scope's event is neither a cursor nor readable,
+	// whether it is its row's first event or its twin.
+	for _, ev := range other {
+		for _, q := range []ports.EventQuery{
+			{Scope: testA, Limit: 5, StartingAfter: ev.ID},
+			{Scope: testA, Limit: 5, EndingBefore: ev.ID},
+		} {
+			if _, _, err := db.ListEvents(ctx, q); !errors.Is(err, ports.ErrNotFound) {
+				t.Errorf("cursor %s of another account: %v, want ErrNotFound", ev.Type, err)
+			}
+		}
+		if _, err := db.GetEvent(ctx, testA, ev.ID); !errors.Is(err, ports.ErrNotFound) {
+			t.Errorf("GetEvent of another account's %s: %v, want ErrNotFound", ev.Type, err)
 		}
 	}
-	if _, err := db.GetEvent(ctx, testA, other[0].ID); !errors.Is(err, ports.ErrNotFound) {
-		t.Errorf("GetEvent of another account: %v, want ErrNotFound", err)
-	}
-	if _, err := db.GetEvent(ctx, liveA, written[0].ID); !errors.Is(err, ports.ErrNotFound) {
-		t.Errorf("GetEvent in the other mode: %v, want ErrNotFound", err)
+	for _, ev := range written[:2] {
+		if _, err := db.GetEvent(ctx, liveA, ev.ID); !errors.Is(err, ports.ErrNotFound) {
+			t.Errorf("GetEvent of a %s in the other mode: %v, want ErrNotFound", ev.Type, err)
+		}
 	}
 	ev, err := db.GetEvent(ctx, testA, written[1].ID)
 	if err != nil || !bytes.Equal(ev.Payload, written[1].Payload) || ev.ChargeID != written[1].ChargeID {
