@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"sync"
 	"testing"
@@ -182,6 +183,21 @@ func testAnswerIsStoredOnce(t *testing.T, db *store.DB) {
 	otherRec := idemRecord(liveA, "answer-of-its-own", other.ID()) // {"id":"ch_…"}: no event's object
 	mustCreate(t, db, other, chargeEvents(t, other, "", domain.CreationEvents(), baseTime), otherRec)
 
+	// Two more answers in events, so that the sweep gives several back
+	// at once (one statement on Postgres), each to its own record.
+	more := make([]*ports.IdempotencyRecord, 2)
+	for i := range more {
+		c := newCharge(t, liveA, baseTime, nil)
+		attachPix(t, c, baseTime)
+		body, err := json.Marshal(c.Public(links))
+		if err != nil {
+			t.Fatal(err)
+		}
+		more[i] = idemRecord(liveA, fmt.Sprintf("answer-stored-once-%d", i), c.ID())
+		more[i].Body = body
+		mustCreate(t, db, c, chargeEvents(t, c, "", domain.CreationEvents(), baseTime), more[i])
+	}
+
 	stored := func(key string) (body []byte, event string) {
 		t.Helper()
 		var ev *string
@@ -197,7 +213,7 @@ func testAnswerIsStoredOnce(t *testing.T, db *store.DB) {
 	}
 	replays := func(when string) {
 		t.Helper()
-		for _, want := range []*ports.IdempotencyRecord{rec, otherRec} {
+		for _, want := range append([]*ports.IdempotencyRecord{rec, otherRec}, more...) {
 			got, err := db.GetIdempotencyRecord(ctx, want.IdempotencyKey)
 			if err != nil {
 				t.Errorf("%s, key %s: %v", when, want.Key, err)
@@ -227,11 +243,16 @@ func testAnswerIsStoredOnce(t *testing.T, db *store.DB) {
 	if _, err := db.DispatchEvents(ctx, 100, func(ports.OutboxBatch) ([]domain.WebhookDelivery, error) { return nil, nil }); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := db.DeleteEventsBefore(ctx, baseTime.Add(time.Hour), 100); err != nil || n != 4 {
-		t.Fatalf("the sweep deleted %d events (err %v), want 4", n, err)
+	if n, err := db.DeleteEventsBefore(ctx, baseTime.Add(time.Hour), 100); err != nil || n != 8 {
+		t.Fatalf("the sweep deleted %d events (err %v), want 8", n, err)
 	}
-	if body, event := stored(rec.Key); !bytes.Equal(body, answer) || event != "" {
-		t.Errorf("after the sweep the record keeps %q naming event %q, want the answer and none", body, event)
+	for _, r := range append([]*ports.IdempotencyRecord{rec}, more...) {
+		if body, event := stored(r.Key); !bytes.Equal(body, r.Body) || event != "" {
+			t.Errorf("after the sweep the record of %s keeps %q naming event %q, want its answer and none", r.Key, body, event)
+		}
+	}
+	if !bytes.Equal(rec.Body, answer) {
+		t.Fatal("the first record's answer changed")
 	}
 	replays("after the retention sweep")
 }
