@@ -160,21 +160,33 @@ func (db *DB) DeleteEventsBefore(ctx context.Context, t time.Time, limit int) (i
 		}
 		// Up to limit events: a row and its twin go together.
 		seqs := make([]int64, 0, len(found))
+		events := 0
 		for _, r := range found {
-			k := int64(1)
+			k := 1
 			if r.TwinID != nil {
 				k = 2
 			}
-			if n > 0 && n+k > int64(limit) {
+			if events > 0 && events+k > limit {
 				break
 			}
-			seqs, n = append(seqs, r.Seq), n+k
+			seqs, events = append(seqs, r.Seq), events+k
 		}
 		if err := returnAnswers(ctx, tx, seqs); err != nil {
 			return err
 		}
-		_, err := tx.NewDelete().Model((*eventRow)(nil)).Where("seq IN (?)", bun.List(seqs)).Exec(ctx)
-		return err
+		// What this transaction deleted, not what it found: another
+		// process's sweep may have taken some of the rows first.
+		var twinned []bool
+		if err := tx.NewDelete().Model((*eventRow)(nil)).Where("seq IN (?)", bun.List(seqs)).
+			Returning("twin_id IS NOT NULL").Scan(ctx, &twinned); err != nil {
+			return err
+		}
+		for _, t := range twinned {
+			if n++; t {
+				n++
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return 0, mapError(err)
