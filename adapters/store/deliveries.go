@@ -418,11 +418,11 @@ func outboxEventsQuery(db bun.IDB, rows *[]outboxRow, seqs []int64) *bun.SelectQ
 		// ANALYZE of a pass: charges_pkey loops = the legacy events). The
 		// endpoint test is made once for a row and its twin.
 		return q.ColumnExpr("u.webhook_url").
-			ColumnExpr("CASE WHEN h.on THEN e.payload WHEN u.webhook_url <> '' AND e.type IN (?) THEN e.payload END AS payload", legacy).
-			ColumnExpr("CASE WHEN h.on THEN e.twin_payload WHEN u.webhook_url <> '' AND e.twin_type IN (?) THEN e.twin_payload END AS twin_payload", legacy).
+			ColumnExpr("CASE WHEN h.endpoint THEN e.payload WHEN u.webhook_url <> '' AND e.type IN (?) THEN e.payload END AS payload", legacy).
+			ColumnExpr("CASE WHEN h.endpoint THEN e.twin_payload WHEN u.webhook_url <> '' AND e.twin_type IN (?) THEN e.twin_payload END AS twin_payload", legacy).
 			Join("JOIN unnest(?::bigint[]) AS s(seq) ON e.seq = s.seq", pgdialect.Array(seqs)).
 			Join("LEFT JOIN LATERAL (SELECT c.webhook_url FROM charges AS c WHERE (e.type IN (?) OR e.twin_type IN (?)) AND c.id = e.charge_id OFFSET 0) AS u ON true", legacy, legacy).
-			Join("CROSS JOIN LATERAL (SELECT "+hasEndpoint+" AS on) AS h", string(domain.EndpointActive))
+			Join("CROSS JOIN LATERAL (SELECT "+hasEndpoint+" AS endpoint) AS h", string(domain.EndpointActive))
 	}
 	const hasURL = `EXISTS (SELECT 1 FROM charges AS c WHERE c.id = e.charge_id AND c.webhook_url <> '')`
 	return q.ColumnExpr("CASE WHEN e.type IN (?) OR e.twin_type IN (?) THEN (SELECT c.webhook_url FROM charges AS c WHERE c.id = e.charge_id) END AS webhook_url", legacy, legacy).
