@@ -169,6 +169,14 @@ func (a *Admission) releaseLocked() {
 	a.inFlight--
 }
 
+// Places is how many requests may run at once (0: a nil limiter, no limit).
+func (a *Admission) Places() int {
+	if a == nil {
+		return 0
+	}
+	return a.cfg.MaxInFlight
+}
+
 // Stats reports how many requests were admitted and refused so far.
 func (a *Admission) Stats() (admitted, shed int64) {
 	if a == nil {

@@ -493,10 +493,14 @@ func createFlight(db *store.DB) func() ports.FlightStats {
 	return db.CreateFlights
 }
 
-// admission is the HTTP concurrency limit (Config.MaxInFlight). A request
-// holds a pooled connection for only part of its life (Redis, the
-// acquirer, encoding), so four per connection keep the pool busy without
-// queueing long in it.
+// placesPerConnection is the default admission places per pooled
+// connection. A request holds a connection for only part of its life
+// (Redis, the acquirer, encoding), so four per connection keep the pool
+// busy without queueing long in it (three were measured and not kept:
+// docs/performance.md, twelfth session).
+const placesPerConnection = 4
+
+// admission is the HTTP concurrency limit (Config.MaxInFlight).
 func admission(cfg Config, db *store.DB) *httpapi.Admission {
 	n := cfg.MaxInFlight
 	switch {
@@ -505,7 +509,7 @@ func admission(cfg Config, db *store.DB) *httpapi.Admission {
 	case n == 0 && db.Dialect() != store.DialectPostgres:
 		return nil
 	case n == 0:
-		n = 4 * db.PoolSize()
+		n = placesPerConnection * db.PoolSize()
 	}
 	return httpapi.NewAdmission(httpapi.AdmissionConfig{MaxInFlight: n})
 }
