@@ -503,7 +503,9 @@ type EventOutbox interface {
 	GetEvent(ctx context.Context, scope Scope, id string) (*domain.Event, error)
 	// DeleteEventsBefore removes up to limit events, of any scope, created
 	// before t and already fanned out to deliveries (an undispatched event
-	// is never deleted).
+	// is never deleted), and returns how many it removed. Two events of
+	// one change written together go together, so a limit of 1 may
+	// remove 2.
 	DeleteEventsBefore(ctx context.Context, t time.Time, limit int) (int, error)
 }
 
