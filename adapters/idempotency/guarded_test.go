@@ -61,7 +61,11 @@ func TestGuardedIgnoresTheCallersCancellation(t *testing.T) {
 
 // With a real Redis client against a refused port and against a server
 // that accepts and never answers, the guard fails fast and then stops
-// sending anything.
+// sending anything. On a plain client the guard's deadline ends the call
+// that reached the server; go-redis's autopipelined faces, which the
+// server uses (cmd/wiring: hotPath), wait for their batch whatever the
+// command's context says, so there the client's read timeout ends it —
+// which is why quitad sets it to 200 ms (cmd/wiring: provideRedis).
 func TestGuardedRedisRefusedAndHanging(t *testing.T) {
 	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -80,27 +84,43 @@ func TestGuardedRedisRefusedAndHanging(t *testing.T) {
 			t.Cleanup(func() { c.Close() }) // held open, never answered
 		}
 	}()
-	for name, addr := range map[string]string{"refused": "127.0.0.1:1", "hanging": ln.Addr().String()} {
-		t.Run(name, func(t *testing.T) {
-			client := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: time.Second,
-				ReadTimeout: 10 * time.Second, ContextTimeoutEnabled: true})
-			t.Cleanup(func() { client.Close() })
-			g := &idempotency.Guarded{Cache: idempotency.NewRedis(client, "t:"), Timeout: 100 * time.Millisecond}
-			start := time.Now()
-			for i := range 20 {
-				if _, err := g.Begin(t.Context(), "k", "fp", time.Second); !errors.Is(err, ports.ErrCacheUnavailable) {
-					t.Fatalf("call %d: %v", i, err)
-				}
-			}
-			// The guard's timeout, not the client's 10 s read timeout, ends
-			// the one call that reached the server; the rest never left.
-			if d := time.Since(start); d > 5*time.Second {
-				t.Errorf("20 calls took %v", d)
-			}
-		})
+	faces := []struct {
+		name        string
+		readTimeout time.Duration
+		face        func(*redis.Client) (redis.Cmdable, error)
+	}{
+		{"client", 10 * time.Second, func(c *redis.Client) (redis.Cmdable, error) { return c, nil }},
+		{"blocking", 200 * time.Millisecond, func(c *redis.Client) (redis.Cmdable, error) { return c.AutoPipeline() }},
+		{"deferred", 200 * time.Millisecond, func(c *redis.Client) (redis.Cmdable, error) { return c.AsyncAutoPipeline() }},
 	}
-	if n := conns.Load(); n > 2 {
-		t.Errorf("the hanging server got %d connections, want at most 2 (the probe and its pool)", n)
+	for name, addr := range map[string]string{"refused": "127.0.0.1:1", "hanging": ln.Addr().String()} {
+		for _, f := range faces {
+			t.Run(name+"/"+f.name, func(t *testing.T) {
+				client := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: time.Second,
+					ReadTimeout: f.readTimeout, ContextTimeoutEnabled: true})
+				t.Cleanup(func() { client.Close() })
+				c, err := f.face(client)
+				if err != nil {
+					t.Fatal(err)
+				}
+				g := &idempotency.Guarded{Cache: idempotency.NewRedis(c, "t:"), Timeout: 100 * time.Millisecond}
+				start := time.Now()
+				for i := range 20 {
+					if _, err := g.Begin(t.Context(), "k", "fp", time.Second); !errors.Is(err, ports.ErrCacheUnavailable) {
+						t.Fatalf("call %d: %v", i, err)
+					}
+				}
+				// One call reached the server, and the guard's timeout (or
+				// the client's short read timeout) ended it, not a 10 s
+				// one; the rest never left.
+				if d := time.Since(start); d > 2*time.Second {
+					t.Errorf("20 calls took %v", d)
+				}
+			})
+		}
+	}
+	if n := conns.Load(); n > 2*int64(len(faces)) {
+		t.Errorf("the hanging server got %d connections, want at most 2 a face (the probe and its pool)", n)
 	}
 }
 

@@ -29,9 +29,10 @@ type RedisIntents struct {
 	Timeout time.Duration
 	Breaker *Guarded
 	// Async, when set, sends StartCobIntent's write without holding up
-	// the caller (go-redis's non-blocking autopipeliner, a connection of
-	// its own beside the claims'). Without it the write is sent when its
-	// wait is first called.
+	// the caller (go-redis's deferred autopipeliner; quitad sends its
+	// claims on the same one, so an intent submitted just before its
+	// claim rides the claim's batch). Without it the write is sent when
+	// its wait is first called.
 	Async *redis.AutoPipeliner
 }
 

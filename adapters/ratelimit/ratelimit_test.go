@@ -48,19 +48,24 @@ func TestMemoryGCRA(t *testing.T) {
 	}
 }
 
-// The limiter runs on a plain client and, as the server uses it
-// (cmd/wiring: hotPath), on go-redis's autopipeliner.
+// The limiter runs on a plain client and on go-redis's autopipeliner, both
+// its blocking face and the deferred one the server uses (cmd/wiring:
+// hotPath).
 func TestRedisGCRA(t *testing.T) {
 	t.Parallel()
 	url, prefix := testenv.RedisURL(t)
 	opts, _ := redis.ParseURL(url)
 	client := redis.NewClient(opts)
 	t.Cleanup(func() { client.Close() })
-	ap, err := client.AutoPipeline()
+	blocking, err := client.AutoPipeline()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, c := range map[string]redis.Cmdable{"client": client, "autopipelined": ap} {
+	deferred, err := client.AsyncAutoPipeline()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]redis.Cmdable{"client": client, "autopipelined": blocking, "deferred": deferred} {
 		t.Run(name, func(t *testing.T) {
 			r := ratelimit.NewRedis(c, prefix+name+":")
 			limit := ports.RateLimit{Rate: 1, Burst: 2, Period: time.Second}

@@ -133,6 +133,26 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 // connections unless the DSN names it (openPostgres).
 const DefaultBackendFlushAfter = "256kB"
 
+// sessionDefaults are the settings Quita's connections ask for in their
+// startup packet unless the DSN names them (a DSN's value wins, so an
+// operator can turn either back):
+//   - backend_flush_after: a burst of creates dirties more pages than
+//     shared_buffers holds, and the backends that evict them leave them
+//     dirty in the kernel's cache; the kernel then writes them back in one
+//     go after the burst, and every commit's WAL flush queues behind it
+//     (the after-burst stall, docs/performance.md). Asking the kernel to
+//     write back every 256 kB a backend writes keeps that queue short.
+//   - jit: Quita's statements are short lookups and writes, where
+//     compiling a query costs more than running it; the planner decides
+//     by its cost estimate, which on a table not yet analysed can run far
+//     above the work. A profile of the create benchmark caught one read
+//     (a sort over an index scan) being compiled (docs/performance.md,
+//     "fifteenth session").
+var sessionDefaults = map[string]string{
+	"backend_flush_after": DefaultBackendFlushAfter,
+	"jit":                 "off",
+}
+
 func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
@@ -151,15 +171,10 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	// standard_conforming_strings = off would otherwise let a value with
 	// \' end its literal early on every interpolated write).
 	cfg.ConnConfig.RuntimeParams["standard_conforming_strings"] = "on"
-	if !hasParam(dsn, "backend_flush_after") {
-		// A burst of creates dirties more pages than shared_buffers holds,
-		// and the backends that evict them leave them dirty in the
-		// kernel's cache; the kernel then writes them back in one go after
-		// the burst, and every commit's WAL flush queues behind it (the
-		// after-burst stall, docs/performance.md). Asking the kernel to
-		// write back every 256 kB a backend writes keeps that queue short.
-		// The DSN may set another value (0 turns it off).
-		cfg.ConnConfig.RuntimeParams["backend_flush_after"] = DefaultBackendFlushAfter
+	for name, value := range sessionDefaults {
+		if !hasParam(dsn, name) {
+			cfg.ConnConfig.RuntimeParams[name] = value
+		}
 	}
 	if !hasParam(dsn, "pool_max_conns") {
 		// A create is a few round trips plus a commit flush: connections

@@ -286,7 +286,10 @@ func provideRedis(ctx context.Context, cfg Config) (*redis.Client, func(), error
 	}
 	// Redis is a fast path with a fallback everywhere: fail in a fraction
 	// of a second and never retry on the request path (a query string in
-	// QUITA_REDIS_URL may still set these).
+	// QUITA_REDIS_URL may still set these). The read and write timeouts are
+	// what bound a command of the hot path against a Redis that accepts and
+	// never answers: an autopipelined command waits for its batch whatever
+	// its context's deadline (idempotency's TestGuardedRedisRefusedAndHanging).
 	if !hasQuery(cfg.RedisURL, "dial_timeout") {
 		opts.DialTimeout = 200 * time.Millisecond
 	}
@@ -305,7 +308,7 @@ func provideRedis(ctx context.Context, cfg Config) (*redis.Client, func(), error
 		// of the create path's CPU, issue 17).
 		opts.Protocol = 2
 	}
-	opts.ContextTimeoutEnabled = true // the callers' deadlines (idempotency.Guarded) bound each command
+	opts.ContextTimeoutEnabled = true // the callers' deadlines (idempotency.Guarded) bound each plain command
 	client := redis.NewClient(opts)
 	if err := client.Ping(ctx).Err(); err != nil {
 		// Redis is only a fast path: start anyway; /healthz reports it.
@@ -383,8 +386,17 @@ func keyedWritesSecret(cfg Config, log *slog.Logger) ([]byte, error) {
 // Redis for many requests; docs/performance.md). A lone request still
 // goes out at once. Each command keeps its own result, error and
 // context deadline; closing client closes it.
+//
+// It is the deferred face (AsyncAutoPipeline), the one a live create's
+// cob intent is sent on without waiting (provideCobIntents): a call
+// returns at once and reading its result waits for it, so a caller that
+// reads every result, as these adapters do, sees a blocking client. One
+// face means one ordered stream: the intent a create submits just before
+// its claim goes in the claim's batch and is answered with it, where two
+// faces sent them on two connections and the create waited for the
+// slower (docs/performance.md, "fifteenth session").
 func hotPath(client *redis.Client, log *slog.Logger) redis.Cmdable {
-	ap, err := client.AutoPipeline()
+	ap, err := client.AsyncAutoPipeline()
 	if err != nil {
 		// Only an invalid configuration fails, and the default is valid.
 		log.Warn("redis autopipelining unavailable, one round trip per command", "err", err)
