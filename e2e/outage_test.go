@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, for the test's own admin connection
 
+	"github.com/quitapix/quita/internal/testenv"
 	"github.com/quitapix/quita/quitatest"
 )
 
@@ -182,21 +182,8 @@ func TestRedisIsNotPartOfReadiness(t *testing.T) {
 // reused key from the database, and /readyz stays 200.
 func TestHangingRedis(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			t.Cleanup(func() { c.Close() })
-		}
-	}()
-	e := newEnv(t, backends[0], func(o *quitatest.Options) { o.RedisURL = "redis://" + ln.Addr().String() + "/0" })
+	hanging, _ := testenv.HangingServer(t)
+	e := newEnv(t, backends[0], func(o *quitatest.Options) { o.RedisURL = "redis://" + hanging + "/0" })
 	a := e.newAccount(t, "Loja Redis Mudo")
 	for i := range 10 {
 		key := fmt.Sprintf("hanging-%02d", i)

@@ -3,7 +3,6 @@ package idempotency_test
 import (
 	"context"
 	"errors"
-	"net"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/quitapix/quita/adapters/idempotency"
+	"github.com/quitapix/quita/internal/testenv"
 	"github.com/quitapix/quita/mocks"
 	"github.com/quitapix/quita/ports"
 )
@@ -68,22 +68,7 @@ func TestGuardedIgnoresTheCallersCancellation(t *testing.T) {
 // which is why quitad sets it to 200 ms (cmd/wiring: provideRedis).
 func TestGuardedRedisRefusedAndHanging(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	var conns atomic.Int64
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			conns.Add(1)
-			t.Cleanup(func() { c.Close() }) // held open, never answered
-		}
-	}()
+	hanging, accepted := testenv.HangingServer(t)
 	faces := []struct {
 		name        string
 		readTimeout time.Duration
@@ -93,7 +78,7 @@ func TestGuardedRedisRefusedAndHanging(t *testing.T) {
 		{"blocking", 200 * time.Millisecond, func(c *redis.Client) (redis.Cmdable, error) { return c.AutoPipeline() }},
 		{"deferred", 200 * time.Millisecond, func(c *redis.Client) (redis.Cmdable, error) { return c.AsyncAutoPipeline() }},
 	}
-	for name, addr := range map[string]string{"refused": "127.0.0.1:1", "hanging": ln.Addr().String()} {
+	for name, addr := range map[string]string{"refused": "127.0.0.1:1", "hanging": hanging} {
 		for _, f := range faces {
 			t.Run(name+"/"+f.name, func(t *testing.T) {
 				client := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: time.Second,
@@ -119,7 +104,7 @@ func TestGuardedRedisRefusedAndHanging(t *testing.T) {
 			})
 		}
 	}
-	if n := conns.Load(); n > 2*int64(len(faces)) {
+	if n := accepted(); n > 2*int64(len(faces)) {
 		t.Errorf("the hanging server got %d connections, want at most 2 a face (the probe and its pool)", n)
 	}
 }

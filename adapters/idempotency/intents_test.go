@@ -3,7 +3,6 @@ package idempotency_test
 import (
 	"context"
 	"errors"
-	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/quitapix/quita/adapters/idempotency"
 	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/internal/testenv"
 	"github.com/quitapix/quita/mocks"
 	"github.com/quitapix/quita/ports"
 )
@@ -271,21 +271,8 @@ func hangingRedis(t *testing.T) *redis.Client {
 // after readTimeout.
 func hangingRedisReadTimeout(t *testing.T, readTimeout time.Duration) *redis.Client {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			t.Cleanup(func() { c.Close() }) // held open, never answered
-		}
-	}()
-	client := redis.NewClient(&redis.Options{Addr: ln.Addr().String(), MaxRetries: -1, ReadTimeout: readTimeout, ContextTimeoutEnabled: true})
+	addr, _ := testenv.HangingServer(t)
+	client := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, ReadTimeout: readTimeout, ContextTimeoutEnabled: true})
 	t.Cleanup(func() { client.Close() })
 	return client
 }

@@ -2,10 +2,13 @@ package wiring
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/quitapix/quita/internal/testenv"
+	"github.com/quitapix/quita/ports"
 )
 
 // TestRedisSpeaksRESP2: the hot path's connections speak RESP2 (under
@@ -31,5 +34,43 @@ func TestRedisSpeaksRESP2(t *testing.T) {
 		if info.Resp != want {
 			t.Errorf("URL query %q: the connection speaks RESP%d, want RESP%d", query, info.Resp, want)
 		}
+	}
+}
+
+// TestRedisDownFailsFast: a claim through quitad's wiring (provideRedis,
+// provideCache) against a Redis that refuses connections, or accepts and
+// never answers, fails within a fraction of a second, and the breaker
+// keeps the calls after it from waiting at all.
+func TestRedisDownFailsFast(t *testing.T) {
+	t.Parallel()
+	hanging, _ := testenv.HangingServer(t)
+	for name, c := range map[string]struct {
+		addr   string
+		within time.Duration
+	}{
+		// one failed dial; go-redis's five attempts took ~0.8 s
+		"refused": {"127.0.0.1:1", 300 * time.Millisecond},
+		// the first claim waits out the client's 200 ms timeouts
+		// (~0.4 s), the breaker refuses the rest at once
+		"hanging": {hanging, time.Second},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			client, closeClient, err := provideRedis(context.Background(), Config{RedisURL: "redis://" + c.addr})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(closeClient)
+			cache := provideCache(Config{}, client, nil)
+			start := time.Now()
+			for i := range 20 {
+				if _, err := cache.Begin(context.Background(), "k", "fp", time.Second); !errors.Is(err, ports.ErrCacheUnavailable) {
+					t.Fatalf("claim %d: %v, want the cache unavailable", i, err)
+				}
+			}
+			if d := time.Since(start); d > c.within {
+				t.Errorf("20 claims took %v, want at most %v", d, c.within)
+			}
+		})
 	}
 }

@@ -39,10 +39,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -273,4 +275,29 @@ func randomHex(n int) string {
 
 func quoteIdent(s string) string {
 	return `"` + s + `"`
+}
+
+// HangingServer listens on a loopback port, accepts every connection and
+// never answers on it: a server that is up and stuck, which is worse for
+// a client than one that refuses. It returns the address and how many
+// connections it has accepted so far; everything closes with the test.
+func HangingServer(t testing.TB) (addr string, accepted func() int64) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var n atomic.Int64
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			n.Add(1)
+			t.Cleanup(func() { c.Close() }) // held open, never answered
+		}
+	}()
+	return ln.Addr().String(), n.Load
 }
