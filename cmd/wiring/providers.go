@@ -389,8 +389,9 @@ func keyedWritesSecret(cfg Config, log *slog.Logger) ([]byte, error) {
 // the commands that concurrent requests issue while one batch is on the
 // wire as the next single pipeline (one write, one read, one wake-up of
 // Redis for many requests; docs/performance.md). A lone request still
-// goes out at once. Each command keeps its own result, error and
-// context deadline; closing client closes it.
+// goes out at once. Each command keeps its own result and error; its
+// wait is bounded by the client's read and write timeouts, not by its
+// context's deadline (provideRedis). Closing client closes it.
 //
 // It is the deferred face (AsyncAutoPipeline), the one a live create's
 // cob intent is sent on without waiting (provideCobIntents): a call

@@ -3,10 +3,14 @@ package wiring
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
+	"github.com/quitapix/quita/adapters/idempotency"
 	"github.com/quitapix/quita/internal/testenv"
 	"github.com/quitapix/quita/ports"
 )
@@ -51,8 +55,9 @@ func TestRedisDownFailsFast(t *testing.T) {
 		// one failed dial; go-redis's five attempts took ~0.8 s
 		"refused": {"127.0.0.1:1", 300 * time.Millisecond},
 		// the first claim waits out the client's 200 ms timeouts
-		// (~0.4 s), the breaker refuses the rest at once
-		"hanging": {hanging, time.Second},
+		// (~0.4 s; go-redis's default read timeout alone is 3 s), the
+		// breaker refuses the rest at once
+		"hanging": {hanging, 2 * time.Second},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -72,5 +77,22 @@ func TestRedisDownFailsFast(t *testing.T) {
 				t.Errorf("20 claims took %v, want at most %v", d, c.within)
 			}
 		})
+	}
+}
+
+// TestClaimsAndIntentsShareOneStream: the claims and rate limits (hotPath)
+// go on the very autopipeliner a live create's cob intent is sent on, so
+// the intent submitted just before its claim travels in the claim's batch
+// (docs/performance.md, "fifteenth session"). Nothing is sent to Redis.
+func TestClaimsAndIntentsShareOneStream(t *testing.T) {
+	t.Parallel()
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	t.Cleanup(func() { client.Close() })
+	intents, ok := provideCobIntents(Config{}, client, provideCache(Config{}, client, nil)).(*idempotency.RedisIntents)
+	if !ok || intents.Async == nil {
+		t.Fatalf("cob intents %T without an autopipeliner to send on", intents)
+	}
+	if hot := hotPath(client, slog.Default()); hot != redis.Cmdable(intents.Async) {
+		t.Errorf("the hot path is %T %p, the intents are sent on %p: two streams", hot, hot, intents.Async)
 	}
 }
