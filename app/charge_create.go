@@ -84,7 +84,7 @@ func (s *ChargeService) Create(ctx context.Context, caller Caller, in CreateChar
 		if err != nil {
 			return Response{}, err
 		}
-		early = s.recordEarly(ports.ProviderIntent{Key: key, TxID: domain.DeriveTxID("cob", raw), CreatedAt: s.clock.Now()})
+		early = s.recordEarly(ports.ProviderIntent{Key: key, TxID: domain.CobTxID(raw), CreatedAt: s.clock.Now()})
 	}
 	used := false
 	resp, err := s.runIdempotent(ctx, caller.Scope(), idem, intent, s.cfg.CobIntents != nil, func(dkey ports.IdempotencyKey, checked bool) (Response, error) {
@@ -100,7 +100,7 @@ func (s *ChargeService) Create(ctx context.Context, caller Caller, in CreateChar
 			if err != nil {
 				return Response{}, err
 			}
-			plan.txid = domain.DeriveTxID("cob", raw)
+			plan.txid = domain.CobTxID(raw)
 		}
 		return s.create(ctx, caller, in, dkey, idem, respond, plan)
 	})

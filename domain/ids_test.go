@@ -9,11 +9,19 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/quitapix/quita/domain"
 )
 
-var idsRawShape = regexp.MustCompile(`^[a-z2-7]{26}$`)
+// timedRawID is an id of the current layout (chargeRawID is a legacy one).
+const timedRawID = "3ocl2hmk22632a3272s5kk4ce3ga2u5kj42"
+
+// idsAPIPixID is the API Pix's shape of an id the caller chooses (a
+// devolução's).
+var idsAPIPixID = regexp.MustCompile(`^[a-zA-Z0-9]{1,35}$`)
+
+var idsRawShape = regexp.MustCompile(`^[a-z2-7]{35}$`)
 
 func TestNewRawID(t *testing.T) {
 	t.Parallel()
@@ -24,10 +32,14 @@ func TestNewRawID(t *testing.T) {
 			t.Fatal(err)
 		}
 		if len(id) != domain.RawIDLen || !idsRawShape.MatchString(id) {
-			t.Fatalf("NewRawID = %q, want 26 characters of [a-z2-7]", id)
+			t.Fatalf("NewRawID = %q, want 35 characters of [a-z2-7]", id)
 		}
 		if !domain.ValidRawID(id) {
 			t.Fatalf("ValidRawID(%q) = false for a fresh id", id)
+		}
+		// A refund's raw id is its devolução's id in the API Pix.
+		if !idsAPIPixID.MatchString(id) {
+			t.Fatalf("NewRawID = %q, not an id the API Pix takes", id)
 		}
 		if seen[id] {
 			t.Fatalf("NewRawID returned %q twice", id)
@@ -36,29 +48,66 @@ func TestNewRawID(t *testing.T) {
 	}
 }
 
-// The encoding is base32 (RFC 4648 alphabet, lower case, no padding) of
-// exactly 16 bytes; these vectors come from Python's base64.b32encode.
+// The encoding is 45 bits of Unix milliseconds, then 130 random bits, 5
+// bits a character over [2-7a-z] in byte order; these vectors come from a
+// separate Python encoder of that layout.
 func TestNewRawIDEncoding(t *testing.T) {
 	t.Parallel()
+	at := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC) // 1795867200000 ms
+	seq := make([]byte, 17)
+	for i := range seq {
+		seq[i] = byte(i + 1)
+	}
 	tests := []struct {
+		at   time.Time
 		in   []byte
 		want string
 	}{
-		{bytes.Repeat([]byte{0}, 16), strings.Repeat("a", 26)},
-		{bytes.Repeat([]byte{0xff}, 16), strings.Repeat("7", 25) + "4"},
-		{append(bytes.Repeat([]byte{0xff}, 16), 0x01), strings.Repeat("7", 25) + "4"}, // reads only 16 bytes
+		{time.UnixMilli(0), make([]byte, 17), strings.Repeat("2", 35)},
+		{time.UnixMilli(0), bytes.Repeat([]byte{0xff}, 17), strings.Repeat("2", 9) + strings.Repeat("z", 26)},
+		{time.UnixMilli(0), append(bytes.Repeat([]byte{0xff}, 17), 0x01), strings.Repeat("2", 9) + strings.Repeat("z", 26)}, // reads only 17 bytes
+		{at, seq, "3ocl2hmk22632a3272s5kk4ce3ga2u5kj42"},
+		{time.UnixMilli(1<<45 - 1), make([]byte, 17), strings.Repeat("z", 9) + strings.Repeat("2", 26)}, // the year 3085
+		{time.UnixMilli(1 << 45), make([]byte, 17), strings.Repeat("2", 35)},                            // and then round again
 	}
 	for _, tt := range tests {
-		got, err := domain.NewRawID(bytes.NewReader(tt.in))
+		got, err := domain.NewRawIDAt(tt.at, bytes.NewReader(tt.in))
 		if err != nil || got != tt.want {
-			t.Errorf("NewRawID(% x) = %q, %v; want %q", tt.in, got, err, tt.want)
+			t.Errorf("NewRawIDAt(%d ms, % x) = %q, %v; want %q", tt.at.UnixMilli(), tt.in, got, err, tt.want)
 		}
+	}
+}
+
+// Ids sort by the millisecond they were made, whatever their random bits:
+// what keeps a table's new rows at the end of its primary key.
+func TestNewRawIDSortsByTime(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	prev := ""
+	for i := range 5000 {
+		// Steps of 1 ms to over a day, so every character of the time
+		// part turns over.
+		at := start.Add(time.Duration(i*i*7) * time.Millisecond)
+		id, err := domain.NewRawIDAt(at, rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id <= prev {
+			t.Fatalf("id made at %v = %q, not after the one made before it, %q", at, id, prev)
+		}
+		prev = id
+	}
+	// Within one millisecond the order is the random bits'.
+	a, _ := domain.NewRawIDAt(start, bytes.NewReader(bytes.Repeat([]byte{0xff}, 17)))
+	b, _ := domain.NewRawIDAt(start.Add(time.Millisecond), bytes.NewReader(make([]byte, 17)))
+	if a >= b {
+		t.Errorf("the last id of a millisecond %q sorts after the first of the next, %q", a, b)
 	}
 }
 
 func TestNewRawIDShortRead(t *testing.T) {
 	t.Parallel()
-	for _, n := range []int{0, 15} {
+	for _, n := range []int{0, 16} {
 		id, err := domain.NewRawID(bytes.NewReader(make([]byte, n)))
 		if id != "" || err == nil {
 			t.Errorf("%d random bytes: NewRawID = %q, %v; want an error", n, id, err)
@@ -81,7 +130,15 @@ func TestValidRawID(t *testing.T) {
 		want bool
 	}{
 		{chargeRawID, true},
+		{timedRawID, true},
 		{strings.Repeat("2", 26), true},
+		{strings.Repeat("2", 35), true},
+		{strings.Repeat("z", 35), true},
+		{timedRawID[:34], false},
+		{timedRawID[:27], false},
+		{timedRawID + "a", false},
+		{timedRawID[:34] + "1", false},
+		{timedRawID[:34] + "A", false},
 		{strings.Repeat("7", 26), true},
 		{"", false},
 		{chargeRawID[:25], false},
@@ -214,5 +271,38 @@ func TestDeriveTxIDNeverEqualsAChargeID(t *testing.T) {
 			t.Fatalf("txid %q derived twice after %d ids", txid, i)
 		}
 		seen[txid] = true
+	}
+}
+
+// A cob asked for under a fresh id gets a txid that sorts by the time the
+// id was made (the charges' txid index takes it at its end), is a valid
+// txid, and is never a charge id.
+func TestCobTxID(t *testing.T) {
+	t.Parallel()
+	if got, want := domain.CobTxID(timedRawID), timedRawID[:9]+domain.DeriveTxID("cob", timedRawID)[:23]; got != want {
+		t.Errorf("CobTxID(%q) = %q, want %q", timedRawID, got, want)
+	}
+	if got, want := domain.CobTxID(chargeRawID), domain.DeriveTxID("cob", chargeRawID); got != want {
+		t.Errorf("CobTxID(legacy %q) = %q, want DeriveTxID's %q", chargeRawID, got, want)
+	}
+	start := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	prev := ""
+	seen := map[string]bool{}
+	for i := range 2000 {
+		raw, err := domain.NewRawIDAt(start.Add(time.Duration(i*i)*time.Millisecond), rand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		txid := domain.CobTxID(raw)
+		if !idsTxIDShape.MatchString(txid) || !domain.ValidTxID(txid) {
+			t.Fatalf("CobTxID(%q) = %q, want 32 characters of [0-9a-z]", raw, txid)
+		}
+		if txid <= prev || seen[txid] {
+			t.Fatalf("CobTxID(%q) = %q, not after the one before it, %q", raw, txid, prev)
+		}
+		if _, ok := domain.ParseChargeID(txid); ok {
+			t.Fatalf("CobTxID(%q) = %q, which parses as a charge id", raw, txid)
+		}
+		prev, seen[txid] = txid, true
 	}
 }

@@ -19,7 +19,8 @@ import (
 	"github.com/quitapix/quita/ports"
 )
 
-// Raw ids are 26 base32 characters.
+// Raw ids of the length made before 2026-11-28 (26 base32 characters), still
+// valid; fresh ones, 35, come from the e2e tests.
 const (
 	rawPending = "pendingpendingpendingpendi"
 	rawUnknown = "unknownunknownunknownunkno"

@@ -101,7 +101,12 @@ func (r *RedisIntents) RecordCobIntent(ctx context.Context, ins ...ports.Provide
 func (r *RedisIntents) StartCobIntent(ctx context.Context, in ports.ProviderIntent) (wait func() error) {
 	var sent *redis.AutoFuture
 	if r.Async != nil && (r.Breaker == nil || !r.Breaker.skipping()) {
-		f := r.Async.Submit(ctx, redis.NewIntCmd(ctx, "zadd", r.key, "nx", float64(in.CreatedAt.UnixMilli()), intentMember(in)))
+		// The score goes as an integer: go-redis writes an int64 with
+		// strconv.AppendInt, a float64 with AppendFloat, whose frames grew
+		// the stacks of the autopipeliner's flushers on every batch
+		// (issue 17, fifteenth session). Redis reads either as the same
+		// score.
+		f := r.Async.Submit(ctx, redis.NewIntCmd(ctx, "zadd", r.key, "nx", in.CreatedAt.UnixMilli(), intentMember(in)))
 		sent = &f
 	}
 	var once sync.Once
