@@ -2,9 +2,11 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"slices"
 	"sync"
 	"time"
@@ -50,7 +52,16 @@ type Response struct {
 // an idempotent answer").
 type Respond[T any] func(T) (Response, error)
 
-// Create opens a charge with the acquirer exactly once per idempotency key.
+// AnswerPublic is the charges surface's answer to a create: 201 with the
+// charge's public object (domain.Charge.Public over ChargesConfig.Links),
+// the bytes its charge.created event carries as data.object, taken from
+// that event rather than encoded a second time (issue 17). It is the nil
+// Respond: ChargeService.Create answers it itself.
+var AnswerPublic Respond[*domain.Charge]
+
+// Create opens a charge with the acquirer exactly once per idempotency key,
+// and answers it as respond renders it (AnswerPublic: the charge's public
+// object).
 //
 // The fast path claims the key in the cache; the guarantee is the database:
 // the idempotency record is inserted in the same transaction as the charge
@@ -479,7 +490,7 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 	if err != nil {
 		return Response{}, err
 	}
-	answer, err := respond(c)
+	answer, err := s.answerCreate(c, events, respond)
 	if err != nil {
 		return Response{}, err
 	}
@@ -496,6 +507,26 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 	}
 	logCreated(ctx, s.log, id, c.Amount(), caller.Mode)
 	return Response{StatusCode: rec.StatusCode, Body: rec.Body}, nil
+}
+
+// answerCreate is a create's answer by respond: for AnswerPublic, the
+// data.object of its canonical event, the charge's public object encoded
+// once for both.
+func (s *ChargeService) answerCreate(c *domain.Charge, events []domain.Event, respond Respond[*domain.Charge]) (Response, error) {
+	if respond != nil {
+		return respond(c)
+	}
+	for _, ev := range events {
+		if obj, ok := ev.CanonicalObject(); ok {
+			return Response{StatusCode: http.StatusCreated, Body: obj}, nil
+		}
+	}
+	// Every create writes charge.created; should that change, encode.
+	body, err := json.Marshal(c.Public(s.cfg.Links))
+	if err != nil {
+		return Response{}, fmt.Errorf("encode the charge: %w", err)
+	}
+	return Response{StatusCode: http.StatusCreated, Body: body}, nil
 }
 
 // logCreated writes the "charge created" line. It builds the record

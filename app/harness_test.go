@@ -239,3 +239,47 @@ func (h *harness) findChargeByTxID(_ context.Context, s ports.Scope, txid string
 	}
 	return "", ports.ErrNotFound
 }
+
+// A create answered with app.AnswerPublic answers 201 with the charge's
+// public object — the same bytes a Respond encoding it gives — taken from
+// its charge.created event: the record holds those bytes, and the event
+// carries them as its data.object.
+func TestCreateAnswerPublicIsTheEventsObject(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	in := app.CreateChargeInput{Amount: 1990, Currency: "BRL", Methods: []domain.Method{domain.MethodPix},
+		Description: `<b>"data":{"object":</b>`, Metadata: map[string]any{"pedido": "ção"}}
+	resp, err := h.svc.Create(context.Background(), caller, in, app.Idempotency{Key: "answer-public-1", Fingerprint: "fp"}, app.AnswerPublic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.charges) != 1 {
+		t.Fatalf("%d charges stored, want 1", len(h.charges))
+	}
+	var c *domain.Charge
+	for _, stored := range h.charges {
+		c = stored
+	}
+	want, err := render(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 201 || string(resp.Body) != string(want.Body) {
+		t.Fatalf("answer %d %s, want 201 %s", resp.StatusCode, resp.Body, want.Body)
+	}
+	rec := h.recs[ports.IdempotencyKey{Scope: caller.Scope(), Key: "answer-public-1"}]
+	if string(rec.Body) != string(want.Body) {
+		t.Errorf("record body %s, want the answer", rec.Body)
+	}
+	found := false
+	for _, ev := range h.events {
+		if obj, ok := ev.CanonicalObject(); ok && ev.Type == domain.EventChargeCreated {
+			found = string(obj) == string(want.Body)
+		}
+	}
+	if !found {
+		t.Errorf("no charge.created event carries the answer as its data.object: %d events", len(h.events))
+	}
+}

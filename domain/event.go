@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -198,6 +199,28 @@ func NewChargeEvents(c *Charge, prev TxStatus, types []EventType, l Links, newID
 		out = append(out, ev)
 	}
 	return out, nil
+}
+
+// canonicalObjectPrefix is what a canonical envelope has just before its
+// data.object: data is CanonicalEnvelope's last field, object its only one,
+// and no field before data holds a caller's text.
+var canonicalObjectPrefix = []byte(`"data":{"object":`)
+
+// CanonicalObject is the data.object of e's envelope, as its bytes, when e
+// is a canonical event NewChargeEvents built: the charge's public object,
+// encoded as json.Marshal encodes Charge.Public — what a create on the
+// charges surface answers, taken from its charge.created event instead of
+// encoding the charge a second time (app.AnswerPublic). ok is false for a
+// legacy event.
+func (e Event) CanonicalObject() (object []byte, ok bool) {
+	if e.Type.Legacy() {
+		return nil, false
+	}
+	i := bytes.Index(e.Payload, canonicalObjectPrefix)
+	if i < 0 || !bytes.HasSuffix(e.Payload, []byte("}}")) {
+		return nil, false
+	}
+	return e.Payload[i+len(canonicalObjectPrefix) : len(e.Payload)-2 : len(e.Payload)-2], true
 }
 
 func (c *Charge) legacyEnvelope(t EventType, prev TxStatus, now time.Time) LegacyEnvelope {

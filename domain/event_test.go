@@ -280,3 +280,52 @@ func TestNewChargeEventsIDError(t *testing.T) {
 		t.Errorf("NewChargeEvents = %v, %v; want nil, %v", evs, err, boom)
 	}
 }
+
+// A canonical event's data.object, read back from its payload, is the
+// charge's public object byte for byte as json.Marshal encodes it — what a
+// create answers (app.AnswerPublic) — even when the charge's own text looks
+// like the envelope around it; a legacy event has none.
+func TestEventCanonicalObject(t *testing.T) {
+	t.Parallel()
+	charges := map[string]*domain.Charge{
+		"plain": chargeNew(t, nil),
+		"text like the envelope": chargeNew(t, func(p *domain.NewChargeParams) {
+			p.Description = `"data":{"object": <b>&</b> }}`
+			p.Metadata = map[string]any{"data": map[string]any{"object": `}}"data":{"object":`}, "pedido": "ção"}
+		}),
+		"locked to a payer": chargeOpen(t, chargeCPF),
+	}
+	for name, c := range charges {
+		want, err := json.Marshal(c.Public(chargeLinks))
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs, err := domain.NewChargeEvents(c, "", domain.CreationEvents(), chargeLinks, eventIDs(), chargeT0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		canonical := 0
+		for _, ev := range evs {
+			got, ok := ev.CanonicalObject()
+			if ev.Type.Legacy() {
+				if ok {
+					t.Errorf("%s: %s has a canonical object: %s", name, ev.Type, got)
+				}
+				continue
+			}
+			canonical++
+			if !ok || string(got) != string(want) {
+				t.Errorf("%s: %s's object = %s, %v; want %s", name, ev.Type, got, ok, want)
+			}
+			if cap(got) != len(got) {
+				t.Errorf("%s: the object can grow into its payload (cap %d, len %d)", name, cap(got), len(got))
+			}
+		}
+		if canonical != 1 {
+			t.Errorf("%s: %d canonical creation events, want 1", name, canonical)
+		}
+	}
+	if got, ok := (domain.Event{Type: domain.EventChargeCreated, Payload: []byte(`{"id":"evt_1"}`)}).CanonicalObject(); ok {
+		t.Errorf("a payload without data.object: %s, ok", got)
+	}
+}

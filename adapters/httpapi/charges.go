@@ -90,9 +90,7 @@ func (c *ChargesController) create(pixShortcut bool) answerFunc {
 			ExpectedPayer: req.ExpectedPayerTaxID, Metadata: metadataValues(req.Metadata),
 		}
 		idem := app.Idempotency{Key: key, Fingerprint: fingerprint(r.Method, r.URL.Path, body)}
-		return c.charges.Create(r.Context(), callerFrom(r.Context()), in, idem, func(ch *domain.Charge) (app.Response, error) {
-			return created(ch.Public(c.links))
-		})
+		return c.charges.Create(r.Context(), callerFrom(r.Context()), in, idem, app.AnswerPublic)
 	}
 }
 
