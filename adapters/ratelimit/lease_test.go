@@ -142,3 +142,71 @@ func TestRedisLeasesStayWithinTheLimit(t *testing.T) {
 		t.Fatalf("admitted %d in %v of the %d allowed: leases dropped too many", got, elapsed, most)
 	}
 }
+
+// deadlineCounter counts the deadlines set up under it: context.WithTimeout
+// asks its parent's Deadline once.
+type deadlineCounter struct {
+	context.Context
+	n atomic.Int64
+}
+
+func (c *deadlineCounter) Deadline() (time.Time, bool) {
+	c.n.Add(1)
+	return c.Context.Deadline()
+}
+
+// Behind Fallback, a busy key's requests answered from a lease set up no
+// deadline (a timer each): only the calls that go to Redis get one, and
+// the answers are the Redis limiter's.
+func TestFallbackBoundsOnlyTheCallsToRedis(t *testing.T) {
+	t.Parallel()
+	client, calls, prefix := countedClient(t)
+	f := &ratelimit.Fallback{Primary: ratelimit.NewRedis(client, prefix), Secondary: ratelimit.NewMemory(time.Now)}
+	ctx := &deadlineCounter{Context: context.Background()}
+	big := ports.RateLimit{Rate: 1_000_000, Burst: 1_000_000, Period: time.Second}
+	for i := range 1000 {
+		if d, err := f.Allow(ctx, "k", big); err != nil || !d.Allowed {
+			t.Fatalf("request %d: %+v %v", i, d, err)
+		}
+	}
+	if got, want := ctx.n.Load(), calls.n.Load(); got != want || want > 100 {
+		t.Fatalf("%d deadlines for %d calls to Redis in 1000 requests; want one a call, and leases (≤ 100 calls)", got, want)
+	}
+	// A tight limit still refuses through Fallback, as the limiter alone does.
+	tight := ports.RateLimit{Rate: 1, Burst: 2, Period: time.Second}
+	for i, want := range []bool{true, true, false} {
+		if d, err := f.Allow(ctx, "tight", tight); err != nil || d.Allowed != want {
+			t.Fatalf("tight request %d: %+v %v, want allowed %v", i, d, err, want)
+		}
+	}
+}
+
+// A Redis limiter behind Fallback whose Redis accepts and never answers:
+// its call is still bounded by Fallback's Timeout, and the process limits
+// alone through the cooldown.
+func TestFallbackBoundsAHangingRedisLimiter(t *testing.T) {
+	t.Parallel()
+	addr, _ := testenv.HangingServer(t)
+	client := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true, MaxRetries: -1, ReadTimeout: 10 * time.Second})
+	t.Cleanup(func() { client.Close() })
+	f := &ratelimit.Fallback{Primary: ratelimit.NewRedis(client, "hang:"), Secondary: ratelimit.NewMemory(time.Now),
+		Timeout: 50 * time.Millisecond, Cooldown: time.Minute}
+	limit := ports.RateLimit{Rate: 1, Burst: 3, Period: time.Second}
+	start := time.Now()
+	allowed := 0
+	for range 10 {
+		d, err := f.Allow(context.Background(), "k", limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Allowed {
+			allowed++
+		}
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("10 requests took %v against a hanging Redis; want the first bounded by the 50 ms timeout", took)
+	}
+	if allowed != 3 {
+		t.Errorf("%d of 10 allowed, want the process's burst of 3", allowed)
+	}
+}

@@ -91,13 +91,26 @@ func NewRedis(client redis.Cmdable, prefix string) *Redis {
 // Allow implements ports.RateLimiter: from a token this process holds for
 // key, else from the bucket in Redis (taking a few ahead for a busy key).
 func (r *Redis) Allow(ctx context.Context, key string, l ports.RateLimit) (ports.RateDecision, error) {
-	if l.Rate <= 0 || l.Period <= 0 {
-		return ports.RateDecision{Allowed: true, Remaining: l.Burst}, nil
-	}
-	d, ok, ask := r.leases.take(key, l, r.now())
+	d, ok, ask := r.local(key, l)
 	if ok {
 		return d, nil
 	}
+	return r.bucket(ctx, key, l, ask)
+}
+
+// local answers from a token this process holds for key (or for a limit
+// that limits nothing) without a call to Redis; otherwise it says how many
+// tokens to ask the bucket for.
+func (r *Redis) local(key string, l ports.RateLimit) (d ports.RateDecision, ok bool, ask int) {
+	if l.Rate <= 0 || l.Period <= 0 {
+		return ports.RateDecision{Allowed: true, Remaining: l.Burst}, true, 0
+	}
+	return r.leases.take(key, l, r.now())
+}
+
+// bucket takes ask tokens (one spent now, the rest held) from key's bucket
+// in Redis.
+func (r *Redis) bucket(ctx context.Context, key string, l ports.RateLimit, ask int) (ports.RateDecision, error) {
 	limit := redis_rate.Limit{Rate: l.Rate, Burst: max(l.Burst, 1), Period: l.Period}
 	var res *redis_rate.Result
 	var err error
@@ -138,9 +151,7 @@ var _ ports.RateLimiter = (*Fallback)(nil)
 // Allow implements ports.RateLimiter.
 func (f *Fallback) Allow(ctx context.Context, key string, l ports.RateLimit) (ports.RateDecision, error) {
 	if f.breaker.closed() {
-		pctx, cancel := context.WithTimeout(ctx, orDefault(f.Timeout, defaultTimeout))
-		d, err := f.Primary.Allow(pctx, key, l)
-		cancel()
+		d, err := f.primary(ctx, key, l)
 		if err == nil {
 			return d, nil
 		}
@@ -152,4 +163,26 @@ func (f *Fallback) Allow(ctx context.Context, key string, l ports.RateLimit) (po
 		}
 	}
 	return f.Secondary.Allow(ctx, key, l)
+}
+
+// primary asks Primary within Timeout. The Redis limiter answers from a
+// token this process holds without calling Redis, so the deadline (a
+// timer) is set up only for a call that goes to Redis: most of a busy
+// key's requests make none (issue 17).
+func (f *Fallback) primary(ctx context.Context, key string, l ports.RateLimit) (ports.RateDecision, error) {
+	r, leased := f.Primary.(*Redis)
+	ask := 0
+	if leased {
+		d, ok, n := r.local(key, l)
+		if ok {
+			return d, nil
+		}
+		ask = n
+	}
+	ctx, cancel := context.WithTimeout(ctx, orDefault(f.Timeout, defaultTimeout))
+	defer cancel()
+	if leased {
+		return r.bucket(ctx, key, l, ask)
+	}
+	return f.Primary.Allow(ctx, key, l)
 }
