@@ -52,6 +52,7 @@ func (r *WorkerRunner) Run(ctx context.Context) {
 // A tick that handled a full batch is followed at once by another, so
 // backlogs drain; an idle one lengthens the wait up to w.IdleInterval.
 func (r *WorkerRunner) runEvery(ctx context.Context, w Worker) {
+	failures := tickFailures{log: r.log, worker: w.Name}
 	wait := w.Interval
 	t := time.NewTimer(wait)
 	defer t.Stop()
@@ -67,8 +68,8 @@ func (r *WorkerRunner) runEvery(ctx context.Context, w Worker) {
 		}
 		last = time.Now()
 		n, err := w.Tick(ctx)
-		if err != nil && ctx.Err() == nil {
-			r.log.ErrorContext(ctx, "worker tick failed", "worker", w.Name, "err", err)
+		if ctx.Err() == nil {
+			failures.note(ctx, err)
 		}
 		if n >= workerBatch {
 			continue
@@ -87,5 +88,38 @@ func (r *WorkerRunner) runEvery(ctx context.Context, w Worker) {
 		case <-w.Wake: // a nil channel never fires
 			wait = w.Interval
 		}
+	}
+}
+
+// tickFailureLogEvery is how often a worker that keeps failing says so
+// again after its first failure.
+const tickFailureLogEvery = time.Minute
+
+// tickFailures logs one worker's failed ticks without flooding the log: a
+// database that is gone fails every worker's every tick, about ten a
+// second for one quitad. The first failure of a run of them is logged at
+// once, then at most one line each tickFailureLogEvery with how many
+// ticks have failed since the run began, and one line when a tick
+// succeeds again.
+type tickFailures struct {
+	log    *slog.Logger
+	worker string
+	failed int       // ticks failed in a row
+	said   time.Time // when the last line about them was written
+}
+
+// note records a tick's outcome.
+func (f *tickFailures) note(ctx context.Context, err error) {
+	if err == nil {
+		if f.failed > 0 {
+			f.log.InfoContext(ctx, "worker recovered", "worker", f.worker, "failed_ticks", f.failed)
+			f.failed = 0
+		}
+		return
+	}
+	f.failed++
+	if f.failed == 1 || time.Since(f.said) >= tickFailureLogEvery {
+		f.log.ErrorContext(ctx, "worker tick failed", "worker", f.worker, "failed_ticks", f.failed, "err", err)
+		f.said = time.Now()
 	}
 }

@@ -2,14 +2,19 @@ package app_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/internal/testkit"
 )
 
 // A full batch is followed at once by another tick; a short one waits for
@@ -149,5 +154,49 @@ func TestWorkerRunnerSpacesWokenTicks(t *testing.T) {
 	elapsed := time.Since(start)
 	if n, most := ticks.Load(), int64(elapsed/(100*time.Millisecond))+1; n < 2 || n > most {
 		t.Fatalf("%d ticks in %v, want between 2 and %d", n, elapsed, most)
+	}
+}
+
+// A worker whose ticks keep failing (its database is gone) logs the first
+// failure at once and not each one after it; when a tick succeeds again it
+// says how many failed, and a new run of failures is logged at once again.
+func TestWorkerRunnerLogsARunOfFailuresOnce(t *testing.T) {
+	t.Parallel()
+	logs := &testkit.Buffer{}
+	var calls atomic.Int64
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	r := app.NewWorkerRunner(slog.New(slog.NewJSONHandler(logs, nil)),
+		app.Worker{Name: "flaky", Interval: time.Millisecond, Tick: func(context.Context) (int, error) {
+			switch n := calls.Add(1); {
+			case n <= 30, n == 32:
+				return 0, errors.New("database gone")
+			default:
+				return 0, nil
+			}
+		}})
+	go func() { r.Run(ctx); close(done) }()
+	for deadline := time.Now().Add(10 * time.Second); calls.Load() < 40; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d ticks in 10 s", calls.Load())
+		}
+	}
+	cancel()
+	<-done
+	var lines []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("log line %q: %v", l, err)
+		}
+		lines = append(lines, m)
+	}
+	var got []string
+	for _, m := range lines {
+		got = append(got, fmt.Sprintf("%v %v", m["msg"], m["failed_ticks"]))
+	}
+	want := []string{"worker tick failed 1", "worker recovered 30", "worker tick failed 1", "worker recovered 1"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("log lines %q, want %q", got, want)
 	}
 }

@@ -421,12 +421,13 @@ func (s *WebhookService) Run(ctx context.Context) {
 func (s *WebhookService) loop(ctx context.Context, name string, full int, poll, gap time.Duration, wake <-chan struct{}, wakeSibling bool, tick func(context.Context) (int, error)) {
 	t := time.NewTicker(poll)
 	defer t.Stop()
+	failures := tickFailures{log: s.log, worker: name}
 	var started time.Time
 	for ctx.Err() == nil {
 		started = time.Now()
 		n, err := tick(ctx)
-		if err != nil && ctx.Err() == nil {
-			s.log.ErrorContext(ctx, "worker tick failed", "worker", name, "err", err)
+		if ctx.Err() == nil {
+			failures.note(ctx, err)
 		}
 		if n >= full {
 			if wakeSibling {
