@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -158,7 +159,9 @@ func TestUncheckedCreateKeepsItsIntentInTheCache(t *testing.T) {
 	live := caller
 	live.Mode = domain.ModeLive
 	in := app.CreateChargeInput{Amount: 100, Methods: []domain.Method{domain.MethodPix}}
+	before := time.Now()
 	resp, err := svc.Create(context.Background(), live, in, app.Idempotency{Key: "fast-1", Fingerprint: "a"}, render)
+	after := time.Now()
 	if err != nil || resp.Replayed {
 		t.Fatalf("create: %+v %v", resp, err)
 	}
@@ -172,6 +175,13 @@ func TestUncheckedCreateKeepsItsIntentInTheCache(t *testing.T) {
 	cob := h.acquirer.CreatePixChargeCalls()[0].Req
 	if derived := domain.DeriveTxID(live.Account.ID, string(domain.ModeLive), "fast-1"); cob.TxID == derived || !domain.ValidTxID(cob.TxID) {
 		t.Fatalf("txid %q: want a valid txid of the attempt's own, not the key's %q", cob.TxID, derived)
+	}
+	// It leads with the time it was asked for (domain.CobTxID), so the
+	// charges' txid index takes it at its end.
+	lo, _ := domain.NewRawIDAt(before, bytes.NewReader(make([]byte, 17)))
+	hi, _ := domain.NewRawIDAt(after, bytes.NewReader(make([]byte, 17)))
+	if head := cob.TxID[:9]; head < lo[:9] || head > hi[:9] {
+		t.Fatalf("txid %q does not begin with the time it was asked for (%s…%s)", cob.TxID, lo[:9], hi[:9])
 	}
 	if id, err := h.findChargeByTxID(context.Background(), live.Scope(), cob.TxID); err != nil || id != chargeID(t, resp.Body) {
 		t.Fatalf("the charge does not hold the cob's txid: %q %v", id, err)

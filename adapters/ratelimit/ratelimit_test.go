@@ -157,16 +157,13 @@ func (h *hanging) Allow(ctx context.Context, _ string, _ ports.RateLimit) (ports
 
 // A hanging Redis costs one timeout, then the breaker skips it: the
 // limiter stays fast and still limits (in process).
-func TestFallbackSkipsAHangingPrimary(t *testing.T) {
-	t.Parallel()
-	h := &hanging{}
-	c := testkit.NewClock(time.Now())
-	f := &ratelimit.Fallback{Primary: h, Secondary: ratelimit.NewMemory(c.Now), Timeout: 50 * time.Millisecond, Cooldown: time.Minute}
-	limit := ports.RateLimit{Rate: 1, Burst: 5, Period: time.Second}
+// allowRepeatedly asks f for key "k" n times in a row and returns how
+// many it allowed and how long the n calls took.
+func allowRepeatedly(t *testing.T, f *ratelimit.Fallback, n int, l ports.RateLimit) (allowed int, took time.Duration) {
+	t.Helper()
 	start := time.Now()
-	var allowed int
-	for range 20 {
-		d, err := f.Allow(context.Background(), "k", limit)
+	for range n {
+		d, err := f.Allow(context.Background(), "k", l)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +171,17 @@ func TestFallbackSkipsAHangingPrimary(t *testing.T) {
 			allowed++
 		}
 	}
-	if took := time.Since(start); took > 500*time.Millisecond {
+	return allowed, time.Since(start)
+}
+
+func TestFallbackSkipsAHangingPrimary(t *testing.T) {
+	t.Parallel()
+	h := &hanging{}
+	c := testkit.NewClock(time.Now())
+	f := &ratelimit.Fallback{Primary: h, Secondary: ratelimit.NewMemory(c.Now), Timeout: 50 * time.Millisecond, Cooldown: time.Minute}
+	limit := ports.RateLimit{Rate: 1, Burst: 5, Period: time.Second}
+	allowed, took := allowRepeatedly(t, f, 20, limit)
+	if took > 500*time.Millisecond {
 		t.Errorf("20 calls took %v with a hanging primary", took)
 	}
 	if h.calls.Load() != 1 || allowed != 5 {
