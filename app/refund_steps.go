@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -215,7 +216,7 @@ func (s *PaymentService) writeRefundSteps(ctx context.Context, charges []ports.C
 					pref = p.providerRef
 				}
 				err := s.refundStep(ctx, c, tx, &ch, p.ref.ID, to, pref)
-				if errors.Is(err, domain.ErrRefundNotOpen) || errors.Is(err, domain.ErrInvalidTransition) {
+				if errors.Is(err, errRefundMovedOn) {
 					break // another worker made the step first
 				}
 				if err != nil {
@@ -245,6 +246,11 @@ func (s *PaymentService) writeRefundSteps(ctx context.Context, charges []ports.C
 	return firstErr
 }
 
+// errRefundMovedOn: the refund is no longer where the step starts from
+// (another worker made it first). Only the refund's own state says so; an
+// error of the charge's fails the whole change.
+var errRefundMovedOn = errors.New("the refund moved on")
+
 // errNoRefundStep leaves a charge whose refunds other workers moved first
 // unwritten.
 var errNoRefundStep = errors.New("no refund step left to write")
@@ -266,20 +272,22 @@ func (s *PaymentService) stepRefund(ctx context.Context, scope ports.Scope, char
 func (s *PaymentService) refundStep(ctx context.Context, c *domain.Charge, tx ports.ChargeTx, ch *ports.ChargeChange,
 	refundID string, to domain.RefundStatus, providerRef string,
 ) error {
+	// The step works on a copy, stored in ch only once every part of it
+	// succeeded: an error leaves ch as it was.
 	at := slices.IndexFunc(ch.Refunds, func(r domain.Refund) bool { return r.ID == refundID })
-	var r *domain.Refund
+	var r domain.Refund
 	if at >= 0 {
-		r = &ch.Refunds[at]
+		r = ch.Refunds[at]
 	} else {
 		got, err := tx.GetRefund(ctx, refundID)
 		if err != nil {
 			return err
 		}
-		r = got
+		r = *got
 	}
 	now := s.clock.Now()
 	if err := r.Advance(to, now); err != nil {
-		return err
+		return fmt.Errorf("%w: %w", errRefundMovedOn, err)
 	}
 	if providerRef != "" {
 		r.ProviderRef = providerRef
@@ -295,20 +303,20 @@ func (s *PaymentService) refundStep(ctx context.Context, c *domain.Charge, tx po
 		if err := c.CompleteRefund(r.Amount, now); err != nil {
 			return err
 		}
-		e := domain.RefundSettledEntry(eid, *r, now)
+		e := domain.RefundSettledEntry(eid, r, now)
 		entry = &e
 	case domain.RefundFailed:
 		if err := c.ReleaseRefund(r.Amount, now); err != nil {
 			return err
 		}
-		e := domain.RefundFailedEntry(eid, *r, now)
+		e := domain.RefundFailedEntry(eid, r, now)
 		entry = &e
 	}
 	evid, err := s.ids.NewID()
 	if err != nil {
 		return err
 	}
-	ev, err := domain.RefundEvent(c, *r, evid, now)
+	ev, err := domain.RefundEvent(c, r, evid, now)
 	if err != nil {
 		return err
 	}
@@ -322,8 +330,10 @@ func (s *PaymentService) refundStep(ctx context.Context, c *domain.Charge, tx po
 		ch.Entries = append(ch.Entries, *entry)
 	}
 	ch.Events = append(append(ch.Events, ev), evs...)
-	if at < 0 {
-		ch.Refunds = append(ch.Refunds, *r)
+	if at >= 0 {
+		ch.Refunds[at] = r
+	} else {
+		ch.Refunds = append(ch.Refunds, r)
 	}
 	return nil
 }

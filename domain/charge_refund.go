@@ -42,16 +42,20 @@ func (c *Charge) ReserveRefund(amount int64, now time.Time) error {
 // RefundableAmount is what may still be refunded.
 func (c *Charge) RefundableAmount() int64 { return c.s.Amount - c.s.RefundedAmount }
 
-// CompleteRefund records a refund the acquirer confirmed. When confirmed
-// refunds reach the amount the charge becomes REFUNDED.
+// CompleteRefund records a refund the acquirer confirmed. The refund
+// settles whatever status the charge reached meanwhile: when confirmed
+// refunds reach the amount, the charge becomes REFUNDED if the transition
+// table allows it from its status (PAID, APPROVED, DISPUTE), and a charge
+// already charged back (terminal) keeps its status. It changes nothing when
+// it fails.
 func (c *Charge) CompleteRefund(amount int64, now time.Time) error {
 	if amount <= 0 || c.s.RefundCompleted+amount > c.s.RefundedAmount {
 		return ErrRefundExceedsAmount
 	}
 	c.s.RefundCompleted += amount
 	c.s.UpdatedAt = now.UTC()
-	if c.s.RefundCompleted == c.s.Amount && c.s.Status != TxRefunded {
-		return c.setStatus(TxRefunded, now)
+	if c.s.RefundCompleted == c.s.Amount && CanTransition(c.s.Status, TxRefunded) {
+		c.s.Status = TxRefunded
 	}
 	return nil
 }

@@ -65,3 +65,40 @@ func TestCheckRefundDestinationKey(t *testing.T) {
 		t.Fatalf("%d characters: %v", domain.MaxRefundDestinationKeyLen+1, err)
 	}
 }
+
+// A refund accepted while the charge was paid settles whatever the charge
+// became meanwhile: during a dispute a full refund closes it as REFUNDED,
+// and a charge charged back keeps CHARGEBACK with the refund completed.
+func TestCompleteRefundDuringDisputes(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		path []domain.TxStatus
+		want domain.TxStatus
+	}{
+		{[]domain.TxStatus{domain.TxDispute}, domain.TxRefunded},
+		{[]domain.TxStatus{domain.TxChargeback}, domain.TxChargeback},
+		{[]domain.TxStatus{domain.TxDispute, domain.TxChargeback}, domain.TxChargeback},
+	} {
+		c := settledCharge(t, 1000, domain.MethodCreditCard, "BRL")
+		if err := c.ReserveRefund(1000, now); err != nil {
+			t.Fatal(err)
+		}
+		for _, to := range tc.path {
+			if err := c.Transition(to, "", nil, "", now); err != nil {
+				t.Fatalf("%v: %v", tc.path, err)
+			}
+		}
+		if err := c.CompleteRefund(1000, now); err != nil || c.Status() != tc.want || c.RefundCompleted() != 1000 {
+			t.Errorf("%v: %v, status %s, completed %d; want %s, 1000", tc.path, err, c.Status(), c.RefundCompleted(), tc.want)
+		}
+		// A refused completion changes nothing.
+		before := c.Snapshot()
+		if err := c.CompleteRefund(1, now.Add(time.Hour)); !errors.Is(err, domain.ErrRefundExceedsAmount) {
+			t.Errorf("%v: over-completion: %v", tc.path, err)
+		}
+		if after := c.Snapshot(); after.RefundCompleted != before.RefundCompleted || !after.UpdatedAt.Equal(before.UpdatedAt) {
+			t.Errorf("%v: a refused completion changed the charge", tc.path)
+		}
+	}
+}

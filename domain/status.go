@@ -116,16 +116,18 @@ func (s TxStatus) Terminal() bool { return len(txTransitions[s]) == 0 }
 // rest of the life the design fixes: a payer-lock mismatch is held
 // (PROCESSING) until the payer's bank confirms its return (then REFUNDED),
 // an undisclosed payer is held (PROCESSING), card charges may be disputed
-// and charged back. PENDING is public "pending" too, so a Pix payment
-// reaching it follows the same payer-lock rows (PAID or PROCESSING) as
-// WAITING_PAYMENT.
+// and charged back. A refund accepted before a dispute may complete during
+// it: a full one closes the dispute as REFUNDED; a charge already charged
+// back stays CHARGEBACK (the refund still settles, CompleteRefund).
+// PENDING is public "pending" too, so a Pix payment reaching it follows
+// the same payer-lock rows (PAID or PROCESSING) as WAITING_PAYMENT.
 var txTransitions = map[TxStatus][]TxStatus{
 	TxPending:        {TxWaitingPayment, TxProcessing, TxPaid, TxApproved, TxRefused, TxCancelled, TxExpired, TxRefunded},
 	TxWaitingPayment: {TxProcessing, TxPaid, TxApproved, TxRefused, TxCancelled, TxExpired, TxRefunded},
 	TxProcessing:     {TxPaid, TxApproved, TxRefused, TxCancelled, TxRefunded},
 	TxPaid:           {TxRefunded, TxDispute, TxChargeback},
 	TxApproved:       {TxRefunded, TxDispute, TxChargeback},
-	TxDispute:        {TxApproved, TxPaid, TxChargeback},
+	TxDispute:        {TxApproved, TxPaid, TxChargeback, TxRefunded},
 	TxRefused:        nil,
 	TxCancelled:      nil,
 	TxExpired:        nil,

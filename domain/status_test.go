@@ -131,14 +131,15 @@ func TestStatusPredicates(t *testing.T) {
 // statusAllowed is the transition table written out independently of the
 // code: the spec's rows (create → WAITING_PAYMENT; cancel from
 // WAITING_PAYMENT, PENDING and PROCESSING; full refund of PAID/APPROVED) and
-// the design's (payer-lock outcomes of a Pix payment, card disputes).
+// the design's (payer-lock outcomes of a Pix payment, card disputes, a
+// full refund completing during a dispute).
 var statusAllowed = map[domain.TxStatus][]domain.TxStatus{
 	domain.TxPending:        {domain.TxWaitingPayment, domain.TxProcessing, domain.TxPaid, domain.TxApproved, domain.TxRefused, domain.TxCancelled, domain.TxExpired, domain.TxRefunded},
 	domain.TxWaitingPayment: {domain.TxProcessing, domain.TxPaid, domain.TxApproved, domain.TxRefused, domain.TxCancelled, domain.TxExpired, domain.TxRefunded},
 	domain.TxProcessing:     {domain.TxPaid, domain.TxApproved, domain.TxRefused, domain.TxCancelled, domain.TxRefunded},
 	domain.TxPaid:           {domain.TxRefunded, domain.TxDispute, domain.TxChargeback},
 	domain.TxApproved:       {domain.TxRefunded, domain.TxDispute, domain.TxChargeback},
-	domain.TxDispute:        {domain.TxPaid, domain.TxApproved, domain.TxChargeback},
+	domain.TxDispute:        {domain.TxPaid, domain.TxApproved, domain.TxChargeback, domain.TxRefunded},
 }
 
 func TestCanTransitionMatrix(t *testing.T) {
