@@ -224,44 +224,52 @@ func (s *ChargeService) update(ctx context.Context, scope ports.Scope, id string
 }
 
 // updateOwing is update for a change that may owe returns besides the
-// one of the charge's settling payment (a wrong amount).
+// one of the charge's settling payment (a wrong amount). A change whose
+// credit to the merchant a concurrent one made stale (it paid a debt
+// another credit paid first) is computed again from a fresh read.
 func (s *ChargeService) updateOwing(ctx context.Context, scope ports.Scope, id string, change func(*domain.Charge) ([]returnDue, error)) (*domain.Charge, error) {
 	var (
 		out  *domain.Charge
 		owed []domain.PixReturn
+		err  error
 	)
-	err := s.store.UpdateCharge(ctx, scope, id, func(ctx context.Context, c *domain.Charge, tx ports.ChargeTx) (ports.ChargeChange, error) {
-		prev := c.Status()
-		wasCredited := c.Credited()
-		due, err := change(c)
-		if err != nil {
-			return ports.ChargeChange{}, err
-		}
-		out = c
-		now := s.clock.Now()
-		if due = append(settlementReturn(c), due...); len(due) > 0 {
-			if owed, err = s.oweReturns(ctx, c, tx, due, now); err != nil {
-				return ports.ChargeChange{}, err
-			}
-		}
-		evs, err := domain.NewChargeEvents(c, prev, domain.TransitionEvents(prev, c.Status()), s.cfg.Links, s.ids.NewID, now)
-		if err != nil {
-			return ports.ChargeChange{}, err
-		}
-		ch := ports.ChargeChange{Events: evs, Returns: owed}
-		if !wasCredited && c.Credited() {
-			eid, err := s.ids.NewID()
+	for range maxBalanceRetries {
+		err = s.store.UpdateCharge(ctx, scope, id, func(ctx context.Context, c *domain.Charge, tx ports.ChargeTx) (ports.ChargeChange, error) {
+			prev := c.Status()
+			wasCredited, heldBefore := c.Credited(), c.HeldForReview()
+			due, err := change(c)
 			if err != nil {
 				return ports.ChargeChange{}, err
 			}
-			e, err := domain.PaymentEntry(eid, c, s.cfg.Holding, now)
+			out = c
+			now := s.clock.Now()
+			owed = nil
+			if due = append(settlementReturn(c), due...); len(due) > 0 {
+				if owed, err = s.oweReturns(ctx, c, tx, due, now); err != nil {
+					return ports.ChargeChange{}, err
+				}
+			}
+			evs, err := domain.NewChargeEvents(c, prev, domain.TransitionEvents(prev, c.Status()), s.cfg.Links, s.ids.NewID, now)
 			if err != nil {
 				return ports.ChargeChange{}, err
 			}
-			ch.Entries = append(ch.Entries, e)
+			ch := ports.ChargeChange{Events: evs, Returns: owed}
+			if ch.Entries, err = s.payerFundsEntries(c, heldBefore, owed, now); err != nil {
+				return ports.ChargeChange{}, err
+			}
+			if !wasCredited && c.Credited() {
+				e, err := s.paymentEntry(ctx, c, tx, heldBefore, now)
+				if err != nil {
+					return ports.ChargeChange{}, err
+				}
+				ch.Entries = append(ch.Entries, e)
+			}
+			return ch, nil
+		})
+		if !errors.Is(err, domain.ErrInsufficientBalance) {
+			break
 		}
-		return ch, nil
-	})
+	}
 	if err != nil {
 		return nil, err
 	}

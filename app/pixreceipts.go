@@ -261,7 +261,9 @@ func (s *PixReceiptService) apply(ctx context.Context, accountID string, p ports
 		return false, err
 	}
 	if st := c.Settlement(); st != nil && st.EndToEndID == p.EndToEndID {
-		return false, nil // applied before: nothing settles twice
+		// Applied before: nothing settles twice; only returns the payer's
+		// PSP made since may be new.
+		return s.applyDisputes(ctx, scope, c, p)
 	}
 	if p.Returned >= p.Amount {
 		// Already given back, or being given back (a devolução the payer's
@@ -303,7 +305,35 @@ func (s *PixReceiptService) apply(ctx context.Context, accountID string, p ports
 	if err != nil {
 		return false, err
 	}
+	settled, err := s.charges.stored(ctx, scope, id)
+	if err != nil {
+		return true, err
+	}
+	if _, err := s.applyDisputes(ctx, scope, settled, p); err != nil {
+		return true, err
+	}
 	return true, nil
+}
+
+// applyDisputes debits the merchant for the returns the payer's PSP made
+// from Pix p, which settled charge c (ChargeService.ApplyDisputes). It
+// reports whether one was new. A return the charge cannot take — its Pix
+// was never credited to the merchant, or the return exceeds what the Pix
+// left — is logged as an alert for an operator and not retried: money the
+// ledger cannot place is not guessed.
+func (s *PixReceiptService) applyDisputes(ctx context.Context, scope ports.Scope, c *domain.Charge, p ports.ReceivedPix) (bool, error) {
+	ds := disputesOf(c, p, s.clock.Now())
+	if len(ds) == 0 {
+		return false, nil
+	}
+	_, n, err := s.charges.ApplyDisputes(ctx, scope, c.ID(), ds)
+	if errors.Is(err, domain.ErrChargeNotDisputable) || errors.Is(err, domain.ErrDisputeExceedsAmount) {
+		s.log.ErrorContext(ctx, "the payer's PSP took money back from a Pix the ledger cannot debit; an operator must reconcile it",
+			"alert", "dispute_unplaced", "charge", domain.PrefixCharge+c.ID(), "account", scope.AccountID,
+			"end_to_end_id", p.EndToEndID, "err", err)
+		return false, nil
+	}
+	return n > 0, err
 }
 
 // fromPayer asks the provider (GET /pix?txid&cpf|cnpj) whether p came from

@@ -184,7 +184,11 @@ func (s *ChargeService) oweReturn(ctx context.Context, scope ports.Scope, id, en
 			return ports.ChargeChange{}, errReturnKnown
 		}
 		r = owed[0]
-		return ports.ChargeChange{Returns: owed}, nil
+		entries, err := s.payerFundsEntries(c, c.HeldForReview(), owed, s.clock.Now())
+		if err != nil {
+			return ports.ChargeChange{}, err
+		}
+		return ports.ChargeChange{Returns: owed, Entries: entries}, nil
 	})
 	if errors.Is(err, errReturnKnown) {
 		return false, nil
@@ -353,8 +357,17 @@ func (s *ChargeService) recordReturn(ctx context.Context, r domain.PixReturn, an
 		if err != nil {
 			return ports.ChargeChange{}, err
 		}
+		ch := ports.ChargeChange{Events: evs, Returns: []domain.PixReturn{*cur}}
+		if cur.Status == domain.PixReturnReturned {
+			// The money left payer funds for the payer's bank.
+			eid, err := s.ids.NewID()
+			if err != nil {
+				return ports.ChargeChange{}, err
+			}
+			ch.Entries = []domain.JournalEntry{domain.PayerFundsReturnedEntry(eid, c, cur.Amount, now)}
+		}
 		after = *cur
-		return ports.ChargeChange{Events: evs, Returns: []domain.PixReturn{*cur}}, nil
+		return ch, nil
 	})
 	if errors.Is(err, errReturnMoved) {
 		return nil

@@ -84,9 +84,12 @@ type ChargeSnapshot struct {
 	// has not produced yet (filled asynchronously after create).
 	MethodsPending bool
 	ReturnState    ReturnState
-	ExpiresAt      time.Time
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	// Disputes are the returns the payer's PSP made without Quita asking
+	// (RecordDispute), oldest first.
+	Disputes  []Dispute
+	ExpiresAt time.Time
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // Charge is a request for money from one payer. Its stored status is a
@@ -107,6 +110,7 @@ func (c *Charge) Snapshot() ChargeSnapshot {
 	s := c.s
 	s.Methods = slices.Clone(s.Methods)
 	s.Metadata = maps.Clone(s.Metadata)
+	s.Disputes = slices.Clone(s.Disputes)
 	if s.Pix != nil {
 		p := *s.Pix
 		s.Pix = &p

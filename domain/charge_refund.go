@@ -31,7 +31,7 @@ func (c *Charge) ReserveRefund(amount int64, now time.Time) error {
 	if c.s.Settlement == nil || !c.s.Settlement.PaidWith.Refundable() {
 		return ErrRefundNotSupported
 	}
-	if amount <= 0 || amount > c.s.Amount-c.s.RefundedAmount {
+	if amount <= 0 || amount > c.RefundableAmount() {
 		return ErrRefundExceedsAmount
 	}
 	c.s.RefundedAmount += amount
@@ -39,8 +39,9 @@ func (c *Charge) ReserveRefund(amount int64, now time.Time) error {
 	return nil
 }
 
-// RefundableAmount is what may still be refunded.
-func (c *Charge) RefundableAmount() int64 { return c.s.Amount - c.s.RefundedAmount }
+// RefundableAmount is what may still be refunded: the amount less the
+// refunds not failed and what disputes took back.
+func (c *Charge) RefundableAmount() int64 { return c.s.Amount - c.s.RefundedAmount - c.DisputedAmount() }
 
 // CompleteRefund records a refund the acquirer confirmed. The refund
 // settles whatever status the charge reached meanwhile: when confirmed

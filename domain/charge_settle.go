@@ -161,7 +161,7 @@ func (c *Charge) OwedReturn() (endToEndID string, amount int64, reason PixReturn
 		return "", 0, "", false
 	}
 	reason = ReturnForPayerMismatch
-	if c.s.Status == TxCancelled {
+	if c.s.Status == TxCancelled || c.s.Status == TxRefused {
 		reason = ReturnForCancelledHold
 	}
 	return st.EndToEndID, st.Amount, reason, true
@@ -171,6 +171,14 @@ func (c *Charge) OwedReturn() (endToEndID string, amount int64, reason PixReturn
 // settled and the money was not returned by the payer lock nor held.
 func (c *Charge) Credited() bool {
 	return c.credited() && (c.s.Status.Settled() || c.s.Status == TxRefunded || c.s.Status == TxDispute || c.s.Status == TxChargeback)
+}
+
+// HeldForReview reports whether the charge holds its payer's money
+// without a decision: the payer lock could not tell who paid. The money is
+// neither the merchant's nor owed back until the charge is settled for the
+// merchant or closed (then it is returned).
+func (c *Charge) HeldForReview() bool {
+	return c.s.Settlement != nil && c.s.Status == TxProcessing && c.s.ReturnState == ReturnNone
 }
 
 // credited reports whether the settling payment was accepted for the
@@ -225,6 +233,10 @@ func (c *Charge) Transition(to TxStatus, paidWith Method, fees map[Method]FeeSch
 	}
 	if err := c.setStatus(to, now); err != nil {
 		return err
+	}
+	if (to == TxCancelled || to == TxRefused) && c.s.Settlement != nil {
+		// A held payer's money goes back whatever closes the charge.
+		c.s.ReturnState = ReturnRequested
 	}
 	if settling {
 		c.s.Settlement = &Settlement{EndToEndID: endToEndID, Amount: c.s.Amount, PaidAt: now.UTC(), PaidWith: paidWith}

@@ -45,6 +45,7 @@ const (
 	FieldFailureCode      Field = "failure code"
 	FieldRefundKey        Field = "refund destination key"
 	FieldCustomerRef      Field = "customer id"
+	FieldDisputeReason    Field = "dispute reason"
 )
 
 // Fields lists every Field, so adapters can prove their translation tables
@@ -57,4 +58,5 @@ var Fields = []Field{
 	FieldPassword, FieldSessionLabel, FieldGuardSettings, FieldBlockedDocument, FieldFeeMethod, FieldFee,
 	FieldAccountDocument, FieldLang,
 	FieldPixKey, FieldPixKeyType, FieldFailureCode, FieldRefundKey, FieldCustomerRef,
+	FieldDisputeReason,
 }

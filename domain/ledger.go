@@ -23,6 +23,15 @@ const (
 	// LedgerPayoutsHeld holds what open payouts took from available
 	// (amount and fee) until the Pix is paid or fails.
 	LedgerPayoutsHeld LedgerAccount = "payouts_held"
+	// LedgerPayerFunds holds payers' money Quita received but the merchant
+	// does not own: a Pix held for review, or owed back to its payer
+	// (a payer-lock mismatch, a wrong amount, a closed charge, a cancelled
+	// hold) until the return is confirmed.
+	LedgerPayerFunds LedgerAccount = "payer_funds"
+	// LedgerMerchantOwed is the merchant's debt: the part of a dispute the
+	// wallet could not cover. Its balance is never positive; the
+	// merchant's next credits pay it first.
+	LedgerMerchantOwed LedgerAccount = "merchant_owed"
 )
 
 // EntryKind says what movement a journal entry records.
@@ -38,6 +47,13 @@ const (
 	EntryPayout        EntryKind = "payout"
 	EntryPayoutPaid    EntryKind = "payout_paid"
 	EntryPayoutRelease EntryKind = "payout_released"
+	// EntryPayerFundsReceived: a payer's money arrived that the merchant
+	// does not own (held for review or owed back).
+	EntryPayerFundsReceived EntryKind = "payer_funds_received"
+	// EntryPayerFundsReturned: the payer's bank confirmed a return.
+	EntryPayerFundsReturned EntryKind = "payer_funds_returned"
+	// EntryDispute: the payer's PSP took money back (a MED return).
+	EntryDispute EntryKind = "dispute"
 )
 
 // Posting is one line of a journal entry. Amounts are signed: a positive
@@ -110,26 +126,77 @@ func nonZero(ps ...Posting) []Posting {
 	return out
 }
 
-// PaymentEntry credits a settled charge: the acquirer owes the amount; the
-// fees go to their accounts; the net goes to the merchant, pending until
-// the method's holding period ends (or available at once when it is zero).
-func PaymentEntry(id string, c *Charge, holding HoldingPeriods, now time.Time) (JournalEntry, error) {
+// PaymentEntry credits a settled charge: the money comes from the acquirer
+// (or from payer funds, for a charge that was held for review); the fees
+// go to their accounts; the net pays the merchant's debt first (owed, from
+// disputes), and the rest goes to the merchant, pending until the method's
+// holding period ends (or available at once when it is zero).
+func PaymentEntry(id string, c *Charge, holding HoldingPeriods, fromHeld bool, owed int64, now time.Time) (JournalEntry, error) {
 	st := c.s.Settlement
 	if st == nil || !c.Credited() {
 		return JournalEntry{}, fmt.Errorf("ledger: charge %s is not credited", c.s.ID)
 	}
 	cur, amt := c.s.Currency, c.s.Amount
 	net := c.s.Fees.Net(amt)
-	merchant := Posting{Account: LedgerAvailable, Currency: cur, Amount: net}
+	repay := min(net, max(owed, 0))
+	merchant := Posting{Account: LedgerAvailable, Currency: cur, Amount: net - repay}
 	if h := holding[st.PaidWith]; h > 0 {
 		merchant.Account, merchant.ReleaseAt = LedgerPending, st.PaidAt.Add(h).UTC()
 	}
+	source := LedgerAcquirer
+	if fromHeld {
+		source = LedgerPayerFunds
+	}
 	e := JournalEntry{ID: id, AccountID: c.s.AccountID, Mode: c.s.Mode, ChargeID: c.s.ID, Kind: EntryPayment,
 		CreatedAt: now.UTC(), Postings: nonZero(
-			Posting{Account: LedgerAcquirer, Currency: cur, Amount: -amt},
+			Posting{Account: source, Currency: cur, Amount: -amt},
 			Posting{Account: LedgerProviderFees, Currency: cur, Amount: c.s.Fees.Provider},
 			Posting{Account: LedgerPlatformFees, Currency: cur, Amount: c.s.Fees.Platform},
+			Posting{Account: LedgerMerchantOwed, Currency: cur, Amount: repay},
 			merchant,
+		)}
+	return e, e.Validate()
+}
+
+// PayerFundsReceivedEntry records a payer's money that arrived for charge c
+// and is not the merchant's: held for review, or owed back.
+func PayerFundsReceivedEntry(id string, c *Charge, amount int64, now time.Time) JournalEntry {
+	return JournalEntry{ID: id, AccountID: c.s.AccountID, Mode: c.s.Mode, ChargeID: c.s.ID, Kind: EntryPayerFundsReceived,
+		CreatedAt: now.UTC(), Postings: []Posting{
+			{Account: LedgerAcquirer, Currency: c.s.Currency, Amount: -amount},
+			{Account: LedgerPayerFunds, Currency: c.s.Currency, Amount: amount},
+		}}
+}
+
+// PayerFundsReturnedEntry records that a payer got their money back: the
+// return of amount for charge c was confirmed by the payer's bank.
+func PayerFundsReturnedEntry(id string, c *Charge, amount int64, now time.Time) JournalEntry {
+	return JournalEntry{ID: id, AccountID: c.s.AccountID, Mode: c.s.Mode, ChargeID: c.s.ID, Kind: EntryPayerFundsReturned,
+		CreatedAt: now.UTC(), Postings: []Posting{
+			{Account: LedgerPayerFunds, Currency: c.s.Currency, Amount: -amount},
+			{Account: LedgerAcquirer, Currency: c.s.Currency, Amount: amount},
+		}}
+}
+
+// DisputeEntry debits the merchant for money the payer's PSP took back
+// from charge c: available first, then pending, and what the wallet cannot
+// cover becomes the merchant's debt (merchant_owed), which later credits
+// pay first. It never fails for want of balance: the money is gone either
+// way.
+func DisputeEntry(id string, c *Charge, d Dispute, bal Balance, now time.Time) (JournalEntry, error) {
+	if d.Amount <= 0 {
+		return JournalEntry{}, fmt.Errorf("ledger: dispute %s of %d", d.ReturnID, d.Amount)
+	}
+	fromAvail := min(d.Amount, max(bal.Available, 0))
+	fromPending := min(d.Amount-fromAvail, max(bal.Pending, 0))
+	owed := d.Amount - fromAvail - fromPending
+	cur := c.s.Currency
+	e := JournalEntry{ID: id, AccountID: c.s.AccountID, Mode: c.s.Mode, ChargeID: c.s.ID, Kind: EntryDispute,
+		CreatedAt: now.UTC(), Postings: nonZero(
+			Posting{Account: LedgerAvailable, Currency: cur, Amount: -fromAvail},
+			Posting{Account: LedgerPending, Currency: cur, Amount: -fromPending},
+			Posting{Account: LedgerMerchantOwed, Currency: cur, Amount: -owed},
+			Posting{Account: LedgerAcquirer, Currency: cur, Amount: d.Amount},
 		)}
 	return e, e.Validate()
 }
@@ -148,6 +215,9 @@ type Balance struct {
 	Currency  Currency
 	Available int64
 	Pending   int64
+	// Owed is the merchant's debt from disputes (≥ 0): the negated
+	// balance of merchant_owed.
+	Owed int64
 }
 
 // Total is available plus pending.

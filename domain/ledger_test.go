@@ -12,7 +12,7 @@ func TestLedgerEntriesBalance(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	pix := settledCharge(t, 10000, domain.MethodPix, "BRL")
-	e, err := domain.PaymentEntry("e1", pix, domain.DefaultHoldingPeriods, now)
+	e, err := domain.PaymentEntry("e1", pix, domain.DefaultHoldingPeriods, false, 0, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestLedgerEntriesBalance(t *testing.T) {
 		t.Errorf("pix credit %d, want 9901", avail)
 	}
 	card := settledCharge(t, 10000, domain.MethodCreditCard, "EUR")
-	ce, err := domain.PaymentEntry("e2", card, domain.DefaultHoldingPeriods, now)
+	ce, err := domain.PaymentEntry("e2", card, domain.DefaultHoldingPeriods, false, 0, now)
 	if err != nil {
 		t.Fatal(err)
 	}

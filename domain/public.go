@@ -59,6 +59,7 @@ type PublicCharge struct {
 	Pix                *PublicPix       `json:"pix,omitempty"`
 	CheckoutURL        string           `json:"checkout_url"`
 	Settlement         PublicSettlement `json:"settlement"`
+	Disputes           []PublicDispute  `json:"disputes,omitempty"`
 	Metadata           map[string]any   `json:"metadata"`
 	ExpectedPayerTaxID string           `json:"expected_payer_tax_id,omitempty"`
 	CreatedAt          Timestamp        `json:"created_at"`
@@ -78,6 +79,16 @@ type PublicPix struct {
 	QRCodeURL string    `json:"qr_code_url,omitempty"`
 	ExpiresAt Timestamp `json:"expires_at"`
 	TxID      string    `json:"txid,omitempty"`
+}
+
+// PublicDispute is money the payer's PSP took back from the charge's
+// payment without the merchant asking (a MED return).
+type PublicDispute struct {
+	Amount     int64         `json:"amount"`
+	Reason     DisputeReason `json:"reason"`
+	EndToEndID string        `json:"end_to_end_id"`
+	ReturnID   string        `json:"return_id"`
+	ReturnedAt Timestamp     `json:"returned_at"`
 }
 
 // PublicSettlement is {} until the charge is paid.
@@ -117,6 +128,10 @@ func (c *Charge) Public(l Links) PublicCharge {
 	}
 	if c.credited() {
 		out.Settlement.EndToEndID = s.Settlement.EndToEndID
+	}
+	for _, d := range s.Disputes {
+		out.Disputes = append(out.Disputes, PublicDispute{Amount: d.Amount, Reason: d.Reason, EndToEndID: d.EndToEndID,
+			ReturnID: d.ReturnID, ReturnedAt: Timestamp(d.At)})
 	}
 	return out
 }

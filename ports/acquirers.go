@@ -5,6 +5,8 @@ package ports
 import (
 	"context"
 	"time"
+
+	"github.com/quitapix/quita/domain"
 )
 
 // AcquirerAccount is one account's configuration of a provider. Sealed is
@@ -46,6 +48,25 @@ type ReceivedPix struct {
 	PayerName  string
 	// Returned is the sum of its devoluções already accepted.
 	Returned int64
+	// Devolutions are its devoluções as the provider lists them, Quita's
+	// own and those the payer's PSP made (MED returns).
+	Devolutions []PixDevolution
+}
+
+// PixDevolution is one devolução of a received Pix.
+type PixDevolution struct {
+	// ID is the devolução's id: Quita's refund or return id for one Quita
+	// asked for, the PSP's for a MED return.
+	ID     string
+	Amount int64
+	// Reason is the dispute reason of a MED return (natureza MED_*), ""
+	// for an ordinary devolução (ORIGINAL, RETIRADA).
+	Reason domain.DisputeReason
+	// Done reports that the money left (DEVOLVIDO); one in processing has
+	// not yet, and a refused one never will (it is not listed).
+	Done bool
+	// At is when the money left, zero when the provider does not say.
+	At time.Time
 }
 
 // PixQuery pages received Pix (GET /pix) of one account.

@@ -126,6 +126,11 @@ func classify(params wireParams, err error) *apiError {
 			Message: "the acquirer rejected the request"}
 	case errors.Is(err, domain.ErrRefundExceedsAmount):
 		return badRequest("amount", "refund_exceeds_amount", "amount exceeds what remains refundable on this transaction")
+	case errors.Is(err, domain.ErrChargeNotDisputable):
+		return &apiError{Status: http.StatusConflict, Type: typeInvalidRequest, Code: "charge_not_disputable",
+			Message: "only a charge whose payment was credited to the merchant can be disputed"}
+	case errors.Is(err, domain.ErrDisputeExceedsAmount):
+		return badRequest("amount", "dispute_exceeds_amount", "amount exceeds what the payment has left after its refunds and disputes")
 	case errors.Is(err, domain.ErrChargeNotRefundable):
 		return &apiError{Status: http.StatusConflict, Type: typeInvalidRequest, Code: "charge_not_refundable",
 			Message: "only PAID or APPROVED transactions can be refunded"}

@@ -58,6 +58,7 @@ var chargesParams = wireParams{
 	domain.FieldFailureCode:      "failure_code",
 	domain.FieldRefundKey:        "destinationKey",
 	domain.FieldCustomerRef:      "customerId",
+	domain.FieldDisputeReason:    "reason",
 }
 
 // paymentsParams is the camelCase format of /v1/payments, /v1/wallets and

@@ -22,6 +22,7 @@ type TestHelpersController struct {
 func (c *TestHelpersController) Routes(r *mux.Router) {
 	r.HandleFunc("/test_helpers/charges/{id}/pay", handle(c.pay)).Methods(http.MethodPost).Name("test_helpers.charges.pay")
 	r.HandleFunc("/test_helpers/charges/{id}/expire", handle(c.expire)).Methods(http.MethodPost).Name("test_helpers.charges.expire")
+	r.HandleFunc("/test_helpers/charges/{id}/med_return", handle(c.medReturn)).Methods(http.MethodPost).Name("test_helpers.charges.med_return")
 }
 
 type payRequest struct {
@@ -73,6 +74,44 @@ func (c *TestHelpersController) expire(w http.ResponseWriter, r *http.Request) (
 		return nil, err
 	}
 	ch, err := c.charges.ExpireTestCharge(r.Context(), caller, raw)
+	if err != nil {
+		return nil, err
+	}
+	return ch.Public(c.links), nil
+}
+
+type medReturnRequest struct {
+	// Amount defaults to what the payment has left after its confirmed
+	// refunds and earlier disputes.
+	Amount *int64  `json:"amount"`
+	Reason *string `json:"reason"`
+}
+
+// medReturn has the payer's PSP take money back from a paid test charge
+// under the MED: the charge becomes disputed and the merchant is debited.
+func (c *TestHelpersController) medReturn(w http.ResponseWriter, r *http.Request) (any, error) {
+	caller, raw, err := testCharge(r)
+	if err != nil {
+		return nil, err
+	}
+	var req medReturnRequest
+	if _, err := readJSON(w, r, true, &req); err != nil {
+		return nil, err
+	}
+	if req.Reason == nil {
+		return nil, badRequest("reason", "parameter_missing", "reason is required: \"fraud\" or \"operational\"")
+	}
+	in := app.MedReturnInput{Reason: domain.DisputeReason(*req.Reason)}
+	if req.Amount != nil {
+		in.Amount = *req.Amount
+	} else {
+		ch, err := c.charges.Get(r.Context(), caller, raw)
+		if err != nil {
+			return nil, err
+		}
+		in.Amount = ch.Amount() - ch.RefundCompleted() - ch.DisputedAmount()
+	}
+	ch, err := c.charges.SimulateMedReturn(r.Context(), caller, raw, in)
 	if err != nil {
 		return nil, err
 	}

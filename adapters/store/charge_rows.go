@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -63,6 +64,7 @@ type chargeRow struct {
 	CryptoAmount         *string `bun:"crypto_amount"`
 	MethodsPending       bool    `bun:"methods_pending"`
 	ReturnState          string  `bun:"return_state"`
+	Disputes             *string `bun:"disputes"` // JSON, NULL when none
 	ExpiresAt            dbTime  `bun:"expires_at"`
 	CreatedAt            dbTime  `bun:"created_at"`
 	UpdatedAt            dbTime  `bun:"updated_at"`
@@ -80,7 +82,12 @@ func chargeFromDomain(s domain.ChargeSnapshot) (*chargeRow, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: encode metadata of charge %s: %w", s.ID, err)
 	}
+	disputes, err := encodeDisputes(s.Disputes)
+	if err != nil {
+		return nil, fmt.Errorf("store: encode disputes of charge %s: %w", s.ID, err)
+	}
 	r := &chargeRow{
+		Disputes:             disputes,
 		ID:                   s.ID,
 		AccountID:            s.AccountID,
 		Mode:                 string(s.Mode),
@@ -178,6 +185,10 @@ func (r *chargeRow) toDomain() (*domain.Charge, error) {
 		CreatedAt:      r.CreatedAt.Time,
 		UpdatedAt:      r.UpdatedAt.Time,
 	}
+	var err error
+	if s.Disputes, err = decodeDisputes(r.Disputes); err != nil {
+		return nil, fmt.Errorf("store: decode disputes of charge %s: %w", r.ID, err)
+	}
 	if err := json.Unmarshal([]byte(r.Methods), &s.Methods); err != nil {
 		return nil, fmt.Errorf("store: decode methods of charge %s: %w", r.ID, err)
 	}
@@ -228,4 +239,44 @@ func deref[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// disputeJSON is one dispute in the charges.disputes column.
+type disputeJSON struct {
+	ReturnID   string    `json:"return_id"`
+	EndToEndID string    `json:"end_to_end_id"`
+	Amount     int64     `json:"amount"`
+	Reason     string    `json:"reason"`
+	At         time.Time `json:"at"`
+}
+
+func encodeDisputes(ds []domain.Dispute) (*string, error) {
+	if len(ds) == 0 {
+		return nil, nil
+	}
+	rows := make([]disputeJSON, len(ds))
+	for i, d := range ds {
+		rows[i] = disputeJSON{ReturnID: d.ReturnID, EndToEndID: d.EndToEndID, Amount: d.Amount, Reason: string(d.Reason), At: d.At.UTC()}
+	}
+	b, err := json.Marshal(rows)
+	if err != nil {
+		return nil, err
+	}
+	out := string(b)
+	return &out, nil
+}
+
+func decodeDisputes(col *string) ([]domain.Dispute, error) {
+	if col == nil || *col == "" {
+		return nil, nil
+	}
+	var rows []disputeJSON
+	if err := json.Unmarshal([]byte(*col), &rows); err != nil {
+		return nil, err
+	}
+	out := make([]domain.Dispute, len(rows))
+	for i, r := range rows {
+		out[i] = domain.Dispute{ReturnID: r.ReturnID, EndToEndID: r.EndToEndID, Amount: r.Amount, Reason: domain.DisputeReason(r.Reason), At: r.At}
+	}
+	return out, nil
 }

@@ -101,12 +101,13 @@ func uniqueViolation(err error) (table string, ok bool) {
 }
 
 // walletCheckViolation reports a CHECK violation on wallet_balances (the
-// non-negative available and pending).
+// non-negative available, pending and owed).
 func walletCheckViolation(err error) bool {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		return pgErr.Code == "23514" && pgErr.TableName == "wallet_balances"
 	}
 	msg := err.Error()
-	return strings.Contains(msg, "CHECK constraint failed") && (strings.Contains(msg, "available") || strings.Contains(msg, "pending"))
+	return strings.Contains(msg, "CHECK constraint failed") && (strings.Contains(msg, "available") || strings.Contains(msg, "pending") ||
+		strings.Contains(msg, "owed"))
 }

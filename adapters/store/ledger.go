@@ -47,6 +47,7 @@ type balanceRow struct {
 	Currency  string `bun:"currency,pk"`
 	Available int64  `bun:"available"`
 	Pending   int64  `bun:"pending"`
+	Owed      int64  `bun:"owed"`
 	UpdatedAt dbTime `bun:"updated_at"`
 }
 
@@ -62,7 +63,26 @@ type holdRow struct {
 	ReleaseAt dbTime `bun:"release_at"`
 }
 
-type walletDelta struct{ available, pending int64 }
+// walletDelta is what entries add to one wallet row: available, pending
+// and owed (the merchant's debt, the negated balance of merchant_owed).
+type walletDelta struct{ available, pending, owed int64 }
+
+// walletAccount reports whether a posting to a moves a wallet row.
+func walletAccount(a domain.LedgerAccount) bool {
+	return a == domain.LedgerAvailable || a == domain.LedgerPending || a == domain.LedgerMerchantOwed
+}
+
+// add adds a posting to a wallet account (walletAccount) to d.
+func (d *walletDelta) add(p domain.Posting) {
+	switch p.Account {
+	case domain.LedgerAvailable:
+		d.available += p.Amount
+	case domain.LedgerPending:
+		d.pending += p.Amount
+	case domain.LedgerMerchantOwed:
+		d.owed -= p.Amount
+	}
+}
 
 // applyEntries writes entries and applies them to the wallets: a credit to
 // pending opens a hold until its ReleaseAt; a debit of pending (other than
@@ -99,7 +119,7 @@ func entryStatements(ctx context.Context, tx bun.IDB, entries []domain.JournalEn
 		for _, p := range e.Postings {
 			ps = append(ps, postingRow{EntryID: e.ID, AccountID: e.AccountID, Mode: string(e.Mode), Currency: string(p.Currency),
 				LedgerAccount: string(p.Account), Amount: p.Amount})
-			if p.Account != domain.LedgerAvailable && p.Account != domain.LedgerPending {
+			if !walletAccount(p.Account) {
 				continue
 			}
 			k := domain.WalletKey{AccountID: e.AccountID, Mode: e.Mode, Currency: p.Currency}
@@ -109,11 +129,10 @@ func entryStatements(ctx context.Context, tx bun.IDB, entries []domain.JournalEn
 				deltas[k] = d
 				keys = append(keys, k)
 			}
-			if p.Account == domain.LedgerAvailable {
-				d.available += p.Amount
+			d.add(p)
+			if p.Account != domain.LedgerPending {
 				continue
 			}
-			d.pending += p.Amount
 			switch {
 			case p.Amount > 0:
 				if p.ReleaseAt.IsZero() {
@@ -141,7 +160,8 @@ func entryStatements(ctx context.Context, tx bun.IDB, entries []domain.JournalEn
 		qs = append(qs, tx.NewInsert().Model(&balanceRow{AccountID: k.AccountID, Mode: string(k.Mode), Currency: string(k.Currency),
 			UpdatedAt: now}).On("CONFLICT DO NOTHING"),
 			tx.NewUpdate().Model((*balanceRow)(nil)).
-				Set("available = available + ?", d.available).Set("pending = pending + ?", d.pending).Set("updated_at = ?", now).
+				Set("available = available + ?", d.available).Set("pending = pending + ?", d.pending).Set("owed = owed + ?", d.owed).
+				Set("updated_at = ?", now).
 				Where("account_id = ?", k.AccountID).Where("mode = ?", string(k.Mode)).Where("currency = ?", string(k.Currency)))
 	}
 	return qs, nil
@@ -201,7 +221,7 @@ func (db *DB) Wallets(ctx context.Context, scope ports.Scope) ([]ports.Wallet, e
 	}
 	out := make([]ports.Wallet, len(rows))
 	for i, r := range rows {
-		out[i].Balance = domain.Balance{Currency: domain.Currency(r.Currency), Available: r.Available, Pending: r.Pending}
+		out[i].Balance = domain.Balance{Currency: domain.Currency(r.Currency), Available: r.Available, Pending: r.Pending, Owed: r.Owed}
 		var next holdRow
 		err := db.bun.NewSelect().Model(&next).Column("release_at").
 			Where("lh.account_id = ?", scope.AccountID).Where("lh.mode = ?", string(scope.Mode)).
@@ -284,7 +304,8 @@ func ledgerTotals(ctx context.Context, tx bun.Tx) (ports.LedgerTotals, error) {
 		Sum           int64  `bun:"total"`
 	}
 	err := tx.NewSelect().Model((*postingRow)(nil)).ColumnExpr("account_id, mode, currency, ledger_account, SUM(amount) AS total").
-		Where("ledger_account IN (?)", bun.List([]string{string(domain.LedgerAvailable), string(domain.LedgerPending)})).
+		Where("ledger_account IN (?)", bun.List([]string{string(domain.LedgerAvailable), string(domain.LedgerPending),
+			string(domain.LedgerMerchantOwed)})).
 		GroupExpr("account_id, mode, currency, ledger_account").Scan(ctx, &posted)
 	if err != nil {
 		return t, mapError(err)
@@ -293,10 +314,13 @@ func ledgerTotals(ctx context.Context, tx bun.Tx) (ports.LedgerTotals, error) {
 		k := domain.WalletKey{AccountID: p.AccountID, Mode: domain.Mode(p.Mode), Currency: domain.Currency(p.Currency)}
 		b := t.Posted[k]
 		b.Currency = k.Currency
-		if p.LedgerAccount == string(domain.LedgerAvailable) {
+		switch domain.LedgerAccount(p.LedgerAccount) {
+		case domain.LedgerAvailable:
 			b.Available = p.Sum
-		} else {
+		case domain.LedgerPending:
 			b.Pending = p.Sum
+		case domain.LedgerMerchantOwed:
+			b.Owed = -p.Sum
 		}
 		t.Posted[k] = b
 	}
@@ -306,7 +330,7 @@ func ledgerTotals(ctx context.Context, tx bun.Tx) (ports.LedgerTotals, error) {
 	}
 	for _, b := range bals {
 		k := domain.WalletKey{AccountID: b.AccountID, Mode: domain.Mode(b.Mode), Currency: domain.Currency(b.Currency)}
-		t.Stored[k] = domain.Balance{Currency: k.Currency, Available: b.Available, Pending: b.Pending}
+		t.Stored[k] = domain.Balance{Currency: k.Currency, Available: b.Available, Pending: b.Pending, Owed: b.Owed}
 	}
 	var held []struct {
 		AccountID string `bun:"account_id"`

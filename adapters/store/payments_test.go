@@ -56,7 +56,7 @@ func paidIn(t *testing.T, db *store.DB, scope ports.Scope, amount int64) *domain
 		if err := c.Transition(domain.TxPaid, domain.MethodPix, nil, "E99999999202603011200abcdefghijk", now); err != nil {
 			return ports.ChargeChange{}, err
 		}
-		e, err := domain.PaymentEntry(newRawID(t), c, domain.DefaultHoldingPeriods, now)
+		e, err := domain.PaymentEntry(newRawID(t), c, domain.DefaultHoldingPeriods, false, 0, now)
 		return ports.ChargeChange{Entries: []domain.JournalEntry{e}}, err
 	})
 	if err != nil {

@@ -34,12 +34,13 @@ func (t *chargeTx) Balance(ctx context.Context, cur domain.Currency) (domain.Bal
 		if err != nil && !errors.Is(mapError(err), ports.ErrNotFound) {
 			return domain.Balance{}, mapError(err)
 		}
-		b = domain.Balance{Currency: cur, Available: row.Available, Pending: row.Pending}
+		b = domain.Balance{Currency: cur, Available: row.Available, Pending: row.Pending, Owed: row.Owed}
 		t.w.read[k] = b
 	}
 	if d := t.w.wallets[k]; d != nil {
 		b.Available += d.available
 		b.Pending += d.pending
+		b.Owed += d.owed
 	}
 	return b, nil
 }
@@ -205,7 +206,7 @@ func (w *changeWriter) add(old *chargeRow, c *domain.Charge, change ports.Charge
 	w.entries = append(w.entries, change.Entries...)
 	for _, e := range change.Entries {
 		for _, p := range e.Postings {
-			if p.Account != domain.LedgerAvailable && p.Account != domain.LedgerPending {
+			if !walletAccount(p.Account) {
 				continue
 			}
 			k := domain.WalletKey{AccountID: e.AccountID, Mode: e.Mode, Currency: p.Currency}
@@ -214,11 +215,7 @@ func (w *changeWriter) add(old *chargeRow, c *domain.Charge, change ports.Charge
 				d = &walletDelta{}
 				w.wallets[k] = d
 			}
-			if p.Account == domain.LedgerAvailable {
-				d.available += p.Amount
-			} else {
-				d.pending += p.Amount
-			}
+			d.add(p)
 		}
 	}
 	return nil

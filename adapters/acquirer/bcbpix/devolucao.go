@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/ports"
@@ -17,6 +18,53 @@ type devolucaoBody struct {
 	Descricao string `json:"descricao,omitempty"`
 	Status    string `json:"status,omitempty"`
 	Motivo    string `json:"motivo,omitempty"`
+	Horario   *struct {
+		Solicitacao string `json:"solicitacao,omitempty"`
+		Liquidacao  string `json:"liquidacao,omitempty"`
+	} `json:"horario,omitempty"`
+}
+
+// MED natures of a devolução: returns the payer's PSP makes under the
+// Mecanismo Especial de Devolução, never asked for by Quita.
+const (
+	natureMEDFraud       = "MED_FRAUDE"
+	natureMEDOperational = "MED_OPERACIONAL"
+	natureMEDAutomatico  = "MED_PIX_AUTOMATICO"
+)
+
+// disputeReason maps a devolução's nature to a dispute reason; "" for the
+// natures of devoluções a receiver asks for (ORIGINAL, RETIRADA).
+func disputeReason(natureza string) domain.DisputeReason {
+	switch natureza {
+	case natureMEDFraud:
+		return domain.DisputeFraud
+	case natureMEDOperational:
+		return domain.DisputeOperational
+	case natureMEDAutomatico:
+		return domain.DisputePixAutomatico
+	}
+	if strings.HasPrefix(natureza, "MED_") {
+		return domain.DisputeOther
+	}
+	return ""
+}
+
+// devolution is d as a port value, when it is not refused.
+func (d devolucaoBody) devolution() (ports.PixDevolution, bool) {
+	v, err := domain.ParseDecimal(d.Valor)
+	if err != nil || d.Status == ReturnFailed {
+		return ports.PixDevolution{}, false
+	}
+	out := ports.PixDevolution{ID: d.ID, Amount: v, Reason: disputeReason(d.Natureza), Done: d.Status == ReturnDone}
+	if h := d.Horario; h != nil {
+		for _, at := range []string{h.Liquidacao, h.Solicitacao} {
+			if t, err := time.Parse(time.RFC3339Nano, at); err == nil {
+				out.At = t
+				break
+			}
+		}
+	}
+	return out, true
 }
 
 func (a *Acquirer) devolucao(ctx context.Context, accountID, e2eid, id string, amount int64, reason string) (devolucaoBody, error) {

@@ -38,11 +38,9 @@ func (p pixBody) received() (ports.ReceivedPix, error) {
 		r.PayerName = pg.Nome
 	}
 	for _, d := range p.Devolucoes {
-		if d.Status == ReturnFailed {
-			continue
-		}
-		if v, err := domain.ParseDecimal(d.Valor); err == nil {
-			r.Returned += v
+		if dv, ok := d.devolution(); ok {
+			r.Returned += dv.Amount
+			r.Devolutions = append(r.Devolutions, dv)
 		}
 	}
 	return r, nil

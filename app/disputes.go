@@ -1,0 +1,176 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+// errNoNewDispute leaves a charge whose disputes are all recorded
+// unwritten.
+var errNoNewDispute = errors.New("no new dispute")
+
+// ApplyDisputes records returns the payer's PSP made from charge id's
+// credited Pix (MED returns) and debits the merchant for each, in one
+// transaction under the charge's lock: available first, then pending, the
+// rest as the merchant's debt (domain.DisputeEntry). The charge becomes
+// DISPUTE with its events. A dispute recorded before (same return id) is
+// skipped, so a callback and a reconciliation pass that both see a return
+// debit it once. It returns the charge and how many disputes it recorded.
+func (s *ChargeService) ApplyDisputes(ctx context.Context, scope ports.Scope, id string, ds []domain.Dispute) (*domain.Charge, int, error) {
+	var (
+		out   *domain.Charge
+		added int
+		err   error
+	)
+	for range maxBalanceRetries {
+		added = 0
+		err = s.store.UpdateCharge(ctx, scope, id, func(ctx context.Context, c *domain.Charge, tx ports.ChargeTx) (ports.ChargeChange, error) {
+			out = c
+			prev := c.Status()
+			bal, err := tx.Balance(ctx, c.Currency())
+			if err != nil {
+				return ports.ChargeChange{}, err
+			}
+			now := s.clock.Now()
+			var ch ports.ChargeChange
+			for _, d := range ds {
+				if d.Reason == domain.DisputeOther {
+					// An ordinary devolução may be the charge's own refund.
+					_, err := tx.GetRefund(ctx, d.ReturnID)
+					if err == nil {
+						continue
+					}
+					if !errors.Is(err, ports.ErrNotFound) {
+						return ports.ChargeChange{}, err
+					}
+				}
+				ok, err := c.RecordDispute(d, now)
+				if err != nil {
+					return ports.ChargeChange{}, err
+				}
+				if !ok {
+					continue
+				}
+				eid, err := s.ids.NewID()
+				if err != nil {
+					return ports.ChargeChange{}, err
+				}
+				e, err := domain.DisputeEntry(eid, c, d, bal, now)
+				if err != nil {
+					return ports.ChargeChange{}, err
+				}
+				bal = afterEntry(bal, e)
+				ch.Entries = append(ch.Entries, e)
+				added++
+			}
+			if added == 0 {
+				return ports.ChargeChange{}, errNoNewDispute
+			}
+			if ch.Events, err = domain.NewChargeEvents(c, prev, domain.TransitionEvents(prev, c.Status()), s.cfg.Links, s.ids.NewID, now); err != nil {
+				return ports.ChargeChange{}, err
+			}
+			return ch, nil
+		})
+		if !errors.Is(err, domain.ErrInsufficientBalance) {
+			break
+		}
+	}
+	if errors.Is(err, errNoNewDispute) {
+		return out, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	for _, d := range out.Disputes()[len(out.Disputes())-added:] {
+		s.log.WarnContext(ctx, "the payer's PSP took money back from a credited Pix (MED return); the merchant was debited",
+			"charge", domain.PrefixCharge+id, "account", scope.AccountID, "end_to_end_id", d.EndToEndID,
+			"return_id", d.ReturnID, "amount", d.Amount, "reason", string(d.Reason))
+	}
+	return out, added, nil
+}
+
+// afterEntry is bal after e's postings to the wallet.
+func afterEntry(bal domain.Balance, e domain.JournalEntry) domain.Balance {
+	for _, p := range e.Postings {
+		switch p.Account {
+		case domain.LedgerAvailable:
+			bal.Available += p.Amount
+		case domain.LedgerPending:
+			bal.Pending += p.Amount
+		case domain.LedgerMerchantOwed:
+			bal.Owed -= p.Amount
+		}
+	}
+	return bal
+}
+
+// disputesOf is the devoluções of Pix p, paid to charge c, that may be
+// returns the payer's PSP made (MED): done (the money left), not one of
+// the charge's automatic returns of p, and not recorded on c already. A
+// devolução of an ordinary nature may still be one of the charge's refunds:
+// ApplyDisputes leaves those out under the charge's lock.
+func disputesOf(c *domain.Charge, p ports.ReceivedPix, now time.Time) []domain.Dispute {
+	var out []domain.Dispute
+	known := c.Disputes()
+	ownReturn := domain.ReturnAttemptID(p.EndToEndID, 1)
+	for _, dv := range p.Devolutions {
+		if !dv.Done || dv.ID == "" || strings.HasPrefix(dv.ID, ownReturn) {
+			continue
+		}
+		if slices.ContainsFunc(known, func(d domain.Dispute) bool { return d.ReturnID == dv.ID }) {
+			continue
+		}
+		d := domain.Dispute{ReturnID: dv.ID, EndToEndID: p.EndToEndID, Amount: dv.Amount, Reason: dv.Reason, At: dv.At}
+		if d.Reason == "" {
+			d.Reason = domain.DisputeOther
+		}
+		if d.At.IsZero() {
+			d.At = now
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// MedReturnInput is the sandbox's MED return: how much of the payment the
+// payer's PSP takes back, and why.
+type MedReturnInput struct {
+	Amount int64
+	Reason domain.DisputeReason
+}
+
+// SimulateMedReturn is the test helper that has the payer's PSP take back
+// part or all of a credited test-mode charge under the MED, through the
+// same path as a return the acquirer reports (ApplyDisputes).
+func (s *ChargeService) SimulateMedReturn(ctx context.Context, caller Caller, id string, in MedReturnInput) (*domain.Charge, error) {
+	if caller.Mode != domain.ModeTest {
+		return nil, ErrTestModeOnly
+	}
+	if in.Reason != domain.DisputeFraud && in.Reason != domain.DisputeOperational {
+		return nil, domain.Invalid(domain.FieldDisputeReason, "%s must be \"fraud\" or \"operational\"", domain.FieldDisputeReason)
+	}
+	c, err := s.Get(ctx, caller, id)
+	if err != nil {
+		return nil, err
+	}
+	if in.Amount <= 0 || in.Amount > domain.MaxAmount {
+		return nil, domain.Invalid(domain.FieldAmount, "%s must be a positive integer", domain.FieldAmount)
+	}
+	st := c.Settlement()
+	if st == nil || !c.Credited() {
+		return nil, domain.ErrChargeNotDisputable
+	}
+	rid, err := s.ids.NewID()
+	if err != nil {
+		return nil, err
+	}
+	out, _, err := s.ApplyDisputes(ctx, caller.Scope(), c.ID(), []domain.Dispute{{ReturnID: rid, EndToEndID: st.EndToEndID,
+		Amount: in.Amount, Reason: in.Reason, At: s.clock.Now()}})
+	return out, err
+}
