@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,6 +124,60 @@ func TestFailedRefundWithoutHoldTakes(t *testing.T) {
 				t.Errorf("after a release pass: available %d pending %d, want 9000 and 313", a, p)
 			}
 			e.verifyLedger()
+		})
+	}
+}
+
+// A refund_failed entry that gives back to available what its refund took
+// from pending is reported, even with the wallet and the holds agreeing
+// with the postings (what a failed refund wrote before it gave back holds).
+func TestLedgerVerifyFindsRefundFailedSplit(t *testing.T) {
+	t.Parallel()
+	for _, d := range payDialects {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			e := newPayEnv(t, d.dsn(t))
+			clean := e.srv.NewAccount(t, "Loja Limpa")
+			for _, key := range []string{e.acct.TestKey, clean.TestKey} {
+				id := e.approveCard(key, 10000)
+				r := e.call("POST", "/payments/"+id+"/refund", key, map[string]any{"idempotencyKey": e.key(), "amount": 9000})
+				e.want(r, 201, "")
+				e.want(e.call("POST", "/test_helpers/refunds/"+r.str("id")+"/fail", key, nil), 200, "")
+			}
+			e.verifyLedger()
+
+			// Move what the failure gave back to pending over to available,
+			// in the wallet and the holds too, so only the split is wrong.
+			ctx := context.Background()
+			db := e.srv.App.DB.Bun()
+			acct := e.acct.AccountID
+			var fid string
+			var back int64
+			if err := db.NewRaw(`SELECT le.id, COALESCE(SUM(lp.amount), 0) FROM ledger_entries le
+				LEFT JOIN ledger_postings lp ON lp.entry_id = le.id AND lp.ledger_account = 'merchant_pending'
+				WHERE le.kind = 'refund_failed' AND le.account_id = ? GROUP BY le.id`, acct).Scan(ctx, &fid, &back); err != nil {
+				t.Fatal(err)
+			}
+			for _, q := range []struct {
+				sql  string
+				args []any
+			}{
+				{`UPDATE ledger_postings SET ledger_account = 'merchant_available' WHERE entry_id = ? AND ledger_account = 'merchant_pending'`, []any{fid}},
+				{`UPDATE wallet_balances SET available = available + ?, pending = pending - ? WHERE account_id = ?`, []any{back, back, acct}},
+				{`DELETE FROM ledger_holds WHERE account_id = ? AND amount = 9000`, []any{acct}},
+			} {
+				if _, err := db.ExecContext(ctx, q.sql, q.args...); err != nil {
+					t.Fatalf("%s: %v", q.sql, err)
+				}
+			}
+			problems, err := e.srv.App.Payments.VerifyLedger(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(problems) != 1 || !strings.Contains(problems[0], "refund_failed entry gives back 9000 to available and 0 to pending, its debit took 0 and 9000") ||
+				!strings.Contains(problems[0], acct) || strings.Contains(problems[0], clean.AccountID) {
+				t.Errorf("problems %q, want the failed refund's split in %s alone", problems, acct)
+			}
 		})
 	}
 }
