@@ -65,6 +65,10 @@ func (t harnessTx) GetPixReturn(_ context.Context, e2e string) (*domain.PixRetur
 	return &r, nil
 }
 
+func (t harnessTx) RefundDebit(context.Context, string) (domain.RefundDebit, error) {
+	return domain.RefundDebit{}, ports.ErrNotFound
+}
+
 // pixReturn reads a stored return.
 func (h *harness) pixReturn(e2e string) (domain.PixReturn, bool) {
 	h.mu.Lock()

@@ -309,7 +309,14 @@ func (s *PaymentService) refundStep(ctx context.Context, c *domain.Charge, tx po
 		if err := c.ReleaseRefund(r.Amount, now); err != nil {
 			return err
 		}
-		e := domain.RefundFailedEntry(eid, r, now)
+		debit, err := tx.RefundDebit(ctx, r.ID)
+		if err != nil {
+			return err
+		}
+		e, err := domain.RefundFailedEntry(eid, r, debit, now)
+		if err != nil {
+			return err
+		}
 		entry = &e
 	}
 	evid, err := s.ids.NewID()

@@ -58,12 +58,15 @@ const (
 
 // Posting is one line of a journal entry. Amounts are signed: a positive
 // amount on a merchant account raises the balance. ReleaseAt is set on
-// credits to LedgerPending: when the hold becomes available.
+// credits to LedgerPending: when the hold becomes available. HoldChargeID,
+// on such a credit, is the charge the hold is for when it is not the
+// entry's own (a failed refund reopening another charge's hold).
 type Posting struct {
-	Account   LedgerAccount
-	Currency  Currency
-	Amount    int64
-	ReleaseAt time.Time
+	Account      LedgerAccount
+	Currency     Currency
+	Amount       int64
+	ReleaseAt    time.Time
+	HoldChargeID string
 }
 
 // JournalEntry is one money movement; its postings sum to zero per currency.
@@ -260,15 +263,61 @@ func RefundSettledEntry(id string, r Refund, now time.Time) JournalEntry {
 		}}
 }
 
-// RefundFailedEntry gives a failed refund's debit (and fee) back to the
-// merchant's available balance.
-func RefundFailedEntry(id string, r Refund, now time.Time) JournalEntry {
-	return JournalEntry{ID: id, AccountID: r.AccountID, Mode: r.Mode, ChargeID: r.ChargeID, RefundID: r.ID,
-		Kind: EntryRefundFailed, CreatedAt: now.UTC(), Postings: nonZero(
-			Posting{Account: LedgerRefundsPayable, Currency: r.Currency, Amount: -r.Amount},
-			Posting{Account: LedgerPixOutFees, Currency: r.Currency, Amount: -r.Fee},
-			Posting{Account: LedgerAvailable, Currency: r.Currency, Amount: r.Amount + r.Fee},
-		)}
+// HoldTake is what one debit took from one hold of pending money: the
+// hold's charge, the amount and when the hold was to be released.
+type HoldTake struct {
+	ChargeID  string
+	Amount    int64
+	ReleaseAt time.Time
+}
+
+// RefundDebit is how a refund's debit (amount plus fee) was split: Available
+// from available, Pending from pending, and Takes the holds Pending came
+// from. The takes sum to Pending, or to less for a debit written before
+// hold takes were recorded.
+type RefundDebit struct {
+	Available int64
+	Pending   int64
+	Takes     []HoldTake
+}
+
+// RefundFailedEntry gives a failed refund's debit back to the merchant
+// exactly as it was taken: the available part to available, and each hold
+// taken to pending again with its charge and release time (a release time
+// already past makes the new hold due at once). Pending whose holds the
+// debit did not record goes back to pending as one hold of the refund's
+// charge due at now, so money taken from pending never becomes available
+// in the same entry. An error when debit is not a split of the refund's
+// amount plus fee.
+func RefundFailedEntry(id string, r Refund, debit RefundDebit, now time.Time) (JournalEntry, error) {
+	total, err := AddMoney(r.Amount, r.Fee)
+	if err != nil {
+		return JournalEntry{}, err
+	}
+	split, err := AddMoney(debit.Available, debit.Pending)
+	if err != nil || debit.Available < 0 || debit.Pending < 0 || split != total {
+		return JournalEntry{}, fmt.Errorf("ledger: refund %s of %d (fee %d) was debited %d available and %d pending",
+			r.ID, r.Amount, r.Fee, debit.Available, debit.Pending)
+	}
+	ps := []Posting{
+		{Account: LedgerRefundsPayable, Currency: r.Currency, Amount: -r.Amount},
+		{Account: LedgerPixOutFees, Currency: r.Currency, Amount: -r.Fee},
+		{Account: LedgerAvailable, Currency: r.Currency, Amount: debit.Available},
+	}
+	untracked := debit.Pending
+	for _, t := range debit.Takes {
+		if t.Amount <= 0 || t.Amount > untracked || t.ReleaseAt.IsZero() {
+			return JournalEntry{}, fmt.Errorf("ledger: refund %s: hold take of %d (release %s) does not fit its pending debit of %d",
+				r.ID, t.Amount, t.ReleaseAt, debit.Pending)
+		}
+		untracked -= t.Amount
+		ps = append(ps, Posting{Account: LedgerPending, Currency: r.Currency, Amount: t.Amount, ReleaseAt: t.ReleaseAt.UTC(),
+			HoldChargeID: t.ChargeID})
+	}
+	ps = append(ps, Posting{Account: LedgerPending, Currency: r.Currency, Amount: untracked, ReleaseAt: now.UTC()})
+	e := JournalEntry{ID: id, AccountID: r.AccountID, Mode: r.Mode, ChargeID: r.ChargeID, RefundID: r.ID,
+		Kind: EntryRefundFailed, CreatedAt: now.UTC(), Postings: nonZero(ps...)}
+	return e, e.Validate()
 }
 
 // WalletKey names one merchant wallet.

@@ -47,7 +47,11 @@ func TestLedgerEntriesBalance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, en := range []domain.JournalEntry{e, ce, re, domain.RefundSettledEntry("e4", r, now), domain.RefundFailedEntry("e5", r, now),
+	fe, err := domain.RefundFailedEntry("e5", r, domain.RefundDebit{Available: 3000, Pending: 2050}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, en := range []domain.JournalEntry{e, ce, re, domain.RefundSettledEntry("e4", r, now), fe,
 		domain.ReleaseEntry("e6", "acct_1", domain.ModeTest, "c", "BRL", 10, now)} {
 		if err := en.Validate(); err != nil {
 			t.Errorf("%s: %v", en.Kind, err)
@@ -68,6 +72,85 @@ func TestLedgerEntriesBalance(t *testing.T) {
 	}
 	if (domain.JournalEntry{ID: "y", Postings: []domain.Posting{{Account: domain.LedgerAvailable, Currency: "BRL", Amount: 0}, {Account: domain.LedgerAcquirer, Currency: "BRL"}}}).Validate() == nil {
 		t.Error("zero postings accepted")
+	}
+}
+
+// A failed refund gives back exactly what its debit took: the available
+// part to available, each hold taken to pending with its own charge and
+// release time (one already past stays past: due at once), and pending
+// whose holds were not recorded to pending due at the failure.
+func TestRefundFailedEntryPutsBackWhatTheDebitTook(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	late, early := now.Add(29*24*time.Hour), now.Add(-time.Hour)
+	r := domain.Refund{ID: "r1", ChargeID: "ch_a", AccountID: "acct_1", Mode: domain.ModeTest, Amount: 9000, Fee: 50, Currency: "BRL"}
+	debit, err := domain.RefundEntry("e1", r, domain.Balance{Currency: "BRL", Available: 990, Pending: 13949}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type hold struct {
+		charge  string
+		amount  int64
+		release time.Time
+	}
+	for _, tc := range []struct {
+		name  string
+		takes []domain.HoldTake
+		holds []hold // the pending credits, in order
+	}{
+		{"two holds of two charges", []domain.HoldTake{{ChargeID: "ch_b", Amount: 4636, ReleaseAt: late}, {ChargeID: "ch_a", Amount: 3424, ReleaseAt: early}},
+			[]hold{{"ch_b", 4636, late}, {"ch_a", 3424, early}}},
+		{"takes not recorded", nil, []hold{{"", 8060, now}}},
+		{"takes recorded in part", []domain.HoldTake{{ChargeID: "ch_b", Amount: 4636, ReleaseAt: late}},
+			[]hold{{"ch_b", 4636, late}, {"", 3424, now}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fe, err := domain.RefundFailedEntry("e2", r, domain.RefundDebit{Available: 990, Pending: 8060, Takes: tc.takes}, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := fe.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			took, gave := map[domain.LedgerAccount]int64{}, map[domain.LedgerAccount]int64{}
+			for _, p := range debit.Postings {
+				took[p.Account] -= p.Amount
+			}
+			var holds []hold
+			for _, p := range fe.Postings {
+				gave[p.Account] += p.Amount
+				if p.Account == domain.LedgerPending {
+					holds = append(holds, hold{p.HoldChargeID, p.Amount, p.ReleaseAt})
+				}
+			}
+			for _, a := range []domain.LedgerAccount{domain.LedgerAvailable, domain.LedgerPending, domain.LedgerRefundsPayable, domain.LedgerPixOutFees} {
+				if gave[a] != took[a] {
+					t.Errorf("%s: the failure gives back %d, the debit took %d", a, gave[a], took[a])
+				}
+			}
+			if took[domain.LedgerAvailable] != 990 || took[domain.LedgerPending] != 8060 {
+				t.Fatalf("debit took %v, want 990 available and 8060 pending", took)
+			}
+			if len(holds) != len(tc.holds) {
+				t.Fatalf("pending credits %+v, want %+v", holds, tc.holds)
+			}
+			for i := range holds {
+				if holds[i].charge != tc.holds[i].charge || holds[i].amount != tc.holds[i].amount || !holds[i].release.Equal(tc.holds[i].release) {
+					t.Errorf("pending credit %d: %+v, want %+v", i, holds[i], tc.holds[i])
+				}
+			}
+		})
+	}
+	for name, d := range map[string]domain.RefundDebit{
+		"split short of amount + fee": {Available: 990, Pending: 8000},
+		"negative part":               {Available: -10, Pending: 9060},
+		"takes beyond pending":        {Available: 990, Pending: 8060, Takes: []domain.HoldTake{{ChargeID: "ch_a", Amount: 8061, ReleaseAt: late}}},
+		"take without release":        {Available: 990, Pending: 8060, Takes: []domain.HoldTake{{ChargeID: "ch_a", Amount: 100}}},
+		"empty take":                  {Available: 990, Pending: 8060, Takes: []domain.HoldTake{{ChargeID: "ch_a", ReleaseAt: late}}},
+	} {
+		if _, err := domain.RefundFailedEntry("e3", r, d, now); err == nil {
+			t.Errorf("%s: accepted %+v", name, d)
+		}
 	}
 }
 

@@ -153,6 +153,11 @@ type ChargeTx interface {
 	// GetPixReturn reads the return of Pix endToEndID owed by the locked
 	// charge. ErrNotFound when the charge owes none for it.
 	GetPixReturn(ctx context.Context, endToEndID string) (*domain.PixReturn, error)
+	// RefundDebit reads how the committed debit of refund refundID of the
+	// locked charge (its entry of kind refund) was split: what it took from
+	// available, from pending, and from which holds. ErrNotFound when the
+	// charge has no such debit.
+	RefundDebit(ctx context.Context, refundID string) (domain.RefundDebit, error)
 }
 
 // ChargeChangeFunc computes a change of the locked charge.

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -87,8 +88,9 @@ func (d *walletDelta) add(p domain.Posting) {
 // applyEntries writes entries and applies them to the wallets: a credit to
 // pending opens a hold until its ReleaseAt; a debit of pending (other than
 // a release, which deletes its hold itself) consumes the holds that would
-// be released last. A wallet that would go negative fails the whole
-// transaction with domain.ErrInsufficientBalance.
+// be released last and records what it took of each (ledger_hold_takes),
+// so the debit can be given back hold by hold. A wallet that would go
+// negative fails the whole transaction with domain.ErrInsufficientBalance.
 func applyEntries(ctx context.Context, tx bun.IDB, entries []domain.JournalEntry) error {
 	qs, err := entryStatements(ctx, tx, entries)
 	if err != nil || len(qs) == 0 {
@@ -98,7 +100,8 @@ func applyEntries(ctx context.Context, tx bun.IDB, entries []domain.JournalEntry
 }
 
 // entryStatements is applyEntries without running the final statements:
-// the writes of entries, postings, holds, and the wallet updates last.
+// the writes of entries, postings, holds, hold takes, and the wallet
+// updates last.
 func entryStatements(ctx context.Context, tx bun.IDB, entries []domain.JournalEntry) ([]schema.QueryAppender, error) {
 	if len(entries) == 0 {
 		return nil, nil
@@ -107,6 +110,7 @@ func entryStatements(ctx context.Context, tx bun.IDB, entries []domain.JournalEn
 		ers    []entryRow
 		ps     []postingRow
 		holds  []holdRow
+		takes  []holdTakeRow
 		deltas = map[domain.WalletKey]*walletDelta{}
 		keys   []domain.WalletKey
 	)
@@ -139,17 +143,22 @@ func entryStatements(ctx context.Context, tx bun.IDB, entries []domain.JournalEn
 					return nil, fmt.Errorf("store: pending credit in entry %s without a release time", e.ID)
 				}
 				holds = append(holds, holdRow{AccountID: e.AccountID, Mode: string(e.Mode), Currency: string(p.Currency),
-					ChargeID: e.ChargeID, Amount: p.Amount, ReleaseAt: newDBTime(p.ReleaseAt)})
+					ChargeID: cmp.Or(p.HoldChargeID, e.ChargeID), Amount: p.Amount, ReleaseAt: newDBTime(p.ReleaseAt)})
 			case e.Kind != domain.EntryRelease:
-				if err := consumeHolds(ctx, tx, k, -p.Amount); err != nil {
+				took, err := consumeHolds(ctx, tx, k, e.ID, -p.Amount)
+				if err != nil {
 					return nil, err
 				}
+				takes = append(takes, took...)
 			}
 		}
 	}
 	qs := []schema.QueryAppender{tx.NewInsert().Model(&ers), tx.NewInsert().Model(&ps)}
 	if len(holds) > 0 {
 		qs = append(qs, tx.NewInsert().Model(&holds))
+	}
+	if len(takes) > 0 {
+		qs = append(qs, tx.NewInsert().Model(&takes))
 	}
 	sort.Slice(keys, func(i, j int) bool { return walletLess(keys[i], keys[j]) })
 	now := newDBTime(time.Now())
@@ -177,8 +186,9 @@ func walletLess(a, b domain.WalletKey) bool {
 	return a.Currency < b.Currency
 }
 
-// consumeHolds takes amount from the wallet's holds, latest release first.
-func consumeHolds(ctx context.Context, tx bun.IDB, k domain.WalletKey, amount int64) error {
+// consumeHolds takes amount from the wallet's holds, latest release first,
+// and returns what it took of each hold, as entry entryID's hold takes.
+func consumeHolds(ctx context.Context, tx bun.IDB, k domain.WalletKey, entryID string, amount int64) ([]holdTakeRow, error) {
 	var rows []holdRow
 	q := tx.NewSelect().Model(&rows).Where("lh.account_id = ?", k.AccountID).Where("lh.mode = ?", string(k.Mode)).
 		Where("lh.currency = ?", string(k.Currency)).OrderExpr("lh.release_at DESC, lh.id DESC")
@@ -187,14 +197,17 @@ func consumeHolds(ctx context.Context, tx bun.IDB, k domain.WalletKey, amount in
 		q = q.For("UPDATE")
 	}
 	if err := q.Scan(ctx); err != nil {
-		return mapError(err)
+		return nil, mapError(err)
 	}
+	var takes []holdTakeRow
 	for _, h := range rows {
 		if amount == 0 {
-			return nil
+			return takes, nil
 		}
 		take := min(amount, h.Amount)
 		amount -= take
+		takes = append(takes, holdTakeRow{EntryID: entryID, AccountID: h.AccountID, Mode: h.Mode, Currency: h.Currency,
+			ChargeID: h.ChargeID, Amount: take, ReleaseAt: h.ReleaseAt})
 		var err error
 		if take == h.Amount {
 			_, err = tx.NewDelete().Model((*holdRow)(nil)).Where("id = ?", h.ID).Exec(ctx)
@@ -202,13 +215,13 @@ func consumeHolds(ctx context.Context, tx bun.IDB, k domain.WalletKey, amount in
 			_, err = tx.NewUpdate().Model((*holdRow)(nil)).Set("amount = amount - ?", take).Where("id = ?", h.ID).Exec(ctx)
 		}
 		if err != nil {
-			return mapError(err)
+			return nil, mapError(err)
 		}
 	}
 	if amount > 0 {
-		return domain.ErrInsufficientBalance
+		return nil, domain.ErrInsufficientBalance
 	}
-	return nil
+	return takes, nil
 }
 
 // Wallets returns the scope's balances with their next release.

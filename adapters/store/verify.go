@@ -28,8 +28,10 @@ func (db *DB) snapshot(ctx context.Context, fn func(ctx context.Context, tx bun.
 // VerifyDerived implements ports.PaymentStore: it recomputes from the
 // charges and refunds what the write path maintains incrementally — the
 // per-status charge counters, the per-day totals, each refund's ledger
-// entries and each payout's (with the payout hold per wallet) — in one snapshot, and reports each difference naming its
-// account and mode, sorted.
+// entries (a failed one giving back to available and pending what its
+// debit took from each), the hold takes, and each payout's entries (with
+// the payout hold per wallet) — in one snapshot, and reports each
+// difference naming its account and mode, sorted.
 func (db *DB) VerifyDerived(ctx context.Context) ([]string, error) {
 	var problems []string
 	err := db.snapshot(ctx, func(ctx context.Context, tx bun.Tx) error {
@@ -38,6 +40,16 @@ func (db *DB) VerifyDerived(ctx context.Context) ([]string, error) {
 			return err
 		}
 		more, err := verifyRefundEntries(ctx, tx)
+		problems = append(problems, more...)
+		if err != nil {
+			return err
+		}
+		more, err = verifyRefundFailedSplits(ctx, tx)
+		problems = append(problems, more...)
+		if err != nil {
+			return err
+		}
+		more, err = verifyHoldTakes(ctx, tx)
 		problems = append(problems, more...)
 		if err != nil {
 			return err
@@ -180,6 +192,104 @@ func verifyRefundEntries(ctx context.Context, tx bun.Tx) ([]string, error) {
 		if e[string(domain.EntryRefund)] == 1 && debited[r.ID] != r.Amount {
 			problems = append(problems, fmt.Sprintf("account %s (%s): refund %s of %d put %d into refunds payable",
 				r.AccountID, r.Mode, r.ID, r.Amount, debited[r.ID]))
+		}
+	}
+	return problems, nil
+}
+
+// verifyRefundFailedSplits checks every FAILED refund with one debit and
+// one refund_failed entry: the failure's postings on merchant_available and
+// merchant_pending are each the opposite of the debit's, so money a refund
+// took from pending never comes back as available (and none is lost).
+func verifyRefundFailedSplits(ctx context.Context, tx bun.Tx) ([]string, error) {
+	var rows []struct {
+		AccountID string `bun:"account_id"`
+		Mode      string `bun:"mode"`
+		RefundID  string `bun:"refund_id"`
+		Kind      string `bun:"kind"`
+		Available int64  `bun:"available"`
+		Pending   int64  `bun:"pending"`
+	}
+	err := tx.NewSelect().TableExpr("ledger_entries AS le").Join("JOIN refunds AS r ON r.id = le.refund_id").
+		Join("LEFT JOIN ledger_postings AS lp ON lp.entry_id = le.id").
+		ColumnExpr("le.account_id, le.mode, le.refund_id, le.kind").
+		ColumnExpr("COALESCE(SUM(CASE WHEN lp.ledger_account = ? THEN lp.amount END), 0) AS available", string(domain.LedgerAvailable)).
+		ColumnExpr("COALESCE(SUM(CASE WHEN lp.ledger_account = ? THEN lp.amount END), 0) AS pending", string(domain.LedgerPending)).
+		Where("r.status = ?", string(domain.RefundFailed)).
+		Where("le.kind IN (?)", bun.List([]string{string(domain.EntryRefund), string(domain.EntryRefundFailed)})).
+		GroupExpr("le.account_id, le.mode, le.refund_id, le.kind, le.id").Scan(ctx, &rows)
+	if err != nil {
+		return nil, err
+	}
+	type split struct {
+		n                  int
+		available, pending int64
+	}
+	type key struct{ account, mode, refund string }
+	debits, back := map[key]*split{}, map[key]*split{}
+	for _, r := range rows {
+		k := key{r.AccountID, r.Mode, r.RefundID}
+		m := debits
+		if r.Kind == string(domain.EntryRefundFailed) {
+			m = back
+		}
+		if m[k] == nil {
+			m[k] = &split{}
+		}
+		m[k].n++
+		m[k].available += r.Available
+		m[k].pending += r.Pending
+	}
+	var problems []string
+	for k, d := range debits {
+		b := back[k]
+		if d.n != 1 || b == nil || b.n != 1 {
+			continue // verifyRefundEntries reports the entries' count
+		}
+		if b.available != -d.available || b.pending != -d.pending {
+			problems = append(problems, fmt.Sprintf("account %s (%s): FAILED refund %s: its refund_failed entry gives back %d to available and %d to pending, its debit took %d and %d",
+				k.account, k.mode, k.refund, b.available, b.pending, -d.available, -d.pending))
+		}
+	}
+	return problems, nil
+}
+
+// verifyHoldTakes checks that each entry with hold takes recorded took
+// from pending exactly their sum. (Debits written before the takes were
+// recorded have none.)
+func verifyHoldTakes(ctx context.Context, tx bun.Tx) ([]string, error) {
+	var takes []struct {
+		EntryID   string `bun:"entry_id"`
+		AccountID string `bun:"account_id"`
+		Mode      string `bun:"mode"`
+		Sum       int64  `bun:"total"`
+	}
+	if err := tx.NewSelect().Model((*holdTakeRow)(nil)).ColumnExpr("entry_id, account_id, mode, SUM(amount) AS total").
+		GroupExpr("entry_id, account_id, mode").Scan(ctx, &takes); err != nil {
+		return nil, err
+	}
+	if len(takes) == 0 {
+		return nil, nil
+	}
+	var pending []struct {
+		EntryID string `bun:"entry_id"`
+		Sum     int64  `bun:"total"`
+	}
+	if err := tx.NewSelect().Model((*postingRow)(nil)).ColumnExpr("entry_id, SUM(amount) AS total").
+		Where("ledger_account = ?", string(domain.LedgerPending)).Where("amount < 0").
+		Where("entry_id IN (SELECT entry_id FROM ledger_hold_takes)").
+		GroupExpr("entry_id").Scan(ctx, &pending); err != nil {
+		return nil, err
+	}
+	took := make(map[string]int64, len(pending))
+	for _, p := range pending {
+		took[p.EntryID] = -p.Sum
+	}
+	var problems []string
+	for _, t := range takes {
+		if took[t.EntryID] != t.Sum {
+			problems = append(problems, fmt.Sprintf("account %s (%s): entry %s took %d from pending, its hold takes sum to %d",
+				t.AccountID, t.Mode, t.EntryID, took[t.EntryID], t.Sum))
 		}
 	}
 	return problems, nil
