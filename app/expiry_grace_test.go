@@ -272,11 +272,16 @@ func TestPixAfterExpiryIsReturned(t *testing.T) {
 			if evs := r.eventTypes(id); slices.Contains(evs, domain.EventChargePaid) {
 				t.Errorf("events %v; want no charge.paid", evs)
 			}
+			// The Pix is payer funds from its arrival until its return is
+			// confirmed; the merchant is never credited.
 			r.mu.Lock()
-			entries := len(r.entries)
+			var kinds []domain.EntryKind
+			for _, e := range r.entries {
+				kinds = append(kinds, e.Kind)
+			}
 			r.mu.Unlock()
-			if entries != 0 {
-				t.Errorf("%d ledger entries for a returned Pix", entries)
+			if !slices.Equal(kinds, []domain.EntryKind{domain.EntryPayerFundsReceived, domain.EntryPayerFundsReturned}) {
+				t.Errorf("ledger entries %v for a returned Pix; want payer funds received, then returned", kinds)
 			}
 
 			// A charge left open in the grace expires when the grace ends.

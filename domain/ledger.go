@@ -345,15 +345,15 @@ func VerifyLedger(unbalanced []string, posted, stored map[WalletKey]Balance, hel
 	for k := range keys {
 		p, s := posted[k], stored[k]
 		name := k.AccountID + "/" + string(k.Mode) + "/" + string(k.Currency)
-		if s.Available != p.Available || s.Pending != p.Pending {
-			problems = append(problems, fmt.Sprintf("wallet %s: stored available %d pending %d, postings give available %d pending %d",
-				name, s.Available, s.Pending, p.Available, p.Pending))
+		if s.Available != p.Available || s.Pending != p.Pending || s.Owed != p.Owed {
+			problems = append(problems, fmt.Sprintf("wallet %s: stored available %d pending %d owed %d, postings give available %d pending %d owed %d",
+				name, s.Available, s.Pending, s.Owed, p.Available, p.Pending, p.Owed))
 		}
 		if held[k] != p.Pending {
 			problems = append(problems, fmt.Sprintf("wallet %s: open holds sum to %d, postings give pending %d", name, held[k], p.Pending))
 		}
-		if p.Available < 0 || p.Pending < 0 {
-			problems = append(problems, fmt.Sprintf("wallet %s: negative balance (available %d, pending %d)", name, p.Available, p.Pending))
+		if p.Available < 0 || p.Pending < 0 || p.Owed < 0 {
+			problems = append(problems, fmt.Sprintf("wallet %s: negative balance (available %d, pending %d, owed %d)", name, p.Available, p.Pending, p.Owed))
 		}
 	}
 	sort.Strings(problems)

@@ -54,6 +54,7 @@ func TestWireParams(t *testing.T) {
 		{domain.FieldFailureCode, "failure_code", "failure_code"},
 		{domain.FieldRefundKey, "destinationKey", "destinationKey"},
 		{domain.FieldCustomerRef, "customerId", "customerId"},
+		{domain.FieldDisputeReason, "reason", "reason"},
 	}
 	if len(tests) != len(domain.Fields) {
 		t.Errorf("%d rows for %d domain.Fields: add the new field here", len(tests), len(domain.Fields))

@@ -94,6 +94,11 @@ func (c *TestHelpersController) medReturn(w http.ResponseWriter, r *http.Request
 	if err != nil {
 		return nil, err
 	}
+	// Another account's charge is 404 whatever the body says.
+	ch, err := c.charges.Get(r.Context(), caller, raw)
+	if err != nil {
+		return nil, err
+	}
 	var req medReturnRequest
 	if _, err := readJSON(w, r, true, &req); err != nil {
 		return nil, err
@@ -105,14 +110,9 @@ func (c *TestHelpersController) medReturn(w http.ResponseWriter, r *http.Request
 	if req.Amount != nil {
 		in.Amount = *req.Amount
 	} else {
-		ch, err := c.charges.Get(r.Context(), caller, raw)
-		if err != nil {
-			return nil, err
-		}
 		in.Amount = ch.Amount() - ch.RefundCompleted() - ch.DisputedAmount()
 	}
-	ch, err := c.charges.SimulateMedReturn(r.Context(), caller, raw, in)
-	if err != nil {
+	if ch, err = c.charges.SimulateMedReturn(r.Context(), caller, raw, in); err != nil {
 		return nil, err
 	}
 	return ch.Public(c.links), nil

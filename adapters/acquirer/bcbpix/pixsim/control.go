@@ -157,3 +157,86 @@ func (s *Server) ctlReturns(w http.ResponseWriter, r *http.Request) {
 	s.FailNextReturns(n)
 	writeJSON(w, http.StatusOK, map[string]any{"fail_next": n > 0, "count": n})
 }
+
+// MEDRequest is a return the payer's PSP makes under the MED (Mecanismo
+// Especial de Devolução): the receiver's account is debited without the
+// receiver asking.
+type MEDRequest struct {
+	EndToEndID string `json:"endToEndId"`
+	// Amount in centavos; 0 takes what the Pix has left after its other
+	// devoluções.
+	Amount int64 `json:"amount"`
+	// Natureza is MED_FRAUDE (the default), MED_OPERACIONAL or
+	// MED_PIX_AUTOMATICO.
+	Natureza string `json:"natureza"`
+}
+
+// ErrMEDInvalid: the Pix does not exist, the nature is not a MED one, or
+// the amount exceeds what the Pix has left.
+var ErrMEDInvalid = errors.New("pixsim: MED return not possible")
+
+// MED makes a MED return of a received Pix: a devolução of the PSP's own
+// id, already DEVOLVIDO, and sends the callback (unless dropped) before it
+// returns. It returns the devolução.
+func (s *Server) MED(ctx context.Context, req MEDRequest) (Devolucao, error) {
+	if req.Natureza == "" {
+		req.Natureza = "MED_FRAUDE"
+	}
+	switch req.Natureza {
+	case "MED_FRAUDE", "MED_OPERACIONAL", "MED_PIX_AUTOMATICO":
+	default:
+		return Devolucao{}, ErrMEDInvalid
+	}
+	s.mu.Lock()
+	p, ok := s.pix[req.EndToEndID]
+	if !ok {
+		s.mu.Unlock()
+		return Devolucao{}, ErrMEDInvalid
+	}
+	var taken int64
+	for _, d := range p.Devolucoes {
+		if d.Status != ReturnFailed {
+			taken += d.amount
+		}
+	}
+	amount := req.Amount
+	if amount == 0 {
+		amount = p.amount - taken
+	}
+	if amount <= 0 || taken+amount > p.amount {
+		s.mu.Unlock()
+		return Devolucao{}, ErrMEDInvalid
+	}
+	now := s.now()
+	rtr, err := domain.NewEndToEndID(s.cfg.ISPB, now, rand.Reader)
+	if err != nil {
+		s.mu.Unlock()
+		return Devolucao{}, err
+	}
+	d := &Devolucao{ID: "MED" + rtr[1:], RtrID: "D" + rtr[1:], Valor: domain.FormatDecimal(amount), Natureza: req.Natureza,
+		Status: ReturnDone, amount: amount, at: now}
+	d.Horario.Solicitacao, d.Horario.Liquidacao = stamp(now), stamp(now)
+	p.Devolucoes = append(p.Devolucoes, d)
+	out, pix := *d, copyPix(p)
+	hook, mode := s.webhooks[p.Chave].URL, s.cbMode
+	s.mu.Unlock()
+	if hook != "" && pix.TxID != "" {
+		s.callback(ctx, hook, mode, CauseDevolucao, []string{pix.EndToEndID}, []Pix{pix})
+	}
+	return out, nil
+}
+
+// ctlMED: {"endToEndId", "amount"?, "natureza"?} makes a MED return (MED).
+func (s *Server) ctlMED(w http.ResponseWriter, r *http.Request) {
+	var req MEDRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		problem(w, http.StatusBadRequest, ProblemRequestInvalid, "Requisição inválida.", err.Error())
+		return
+	}
+	d, err := s.MED(r.Context(), req)
+	if err != nil {
+		problem(w, http.StatusBadRequest, ProblemRequestInvalid, "Devolução MED não possível.", err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
+}

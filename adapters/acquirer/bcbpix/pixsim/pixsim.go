@@ -177,6 +177,7 @@ func New(cfg Config) *Server {
 	m.HandleFunc("POST /_sim/callbacks", s.ctlCallbacks)
 	m.HandleFunc("POST /_sim/down", s.ctlDown)
 	m.HandleFunc("POST /_sim/returns", s.ctlReturns)
+	m.HandleFunc("POST /_sim/med", s.ctlMED)
 	s.mux = m
 	return s
 }
