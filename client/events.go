@@ -73,15 +73,21 @@ type EventList struct {
 	NextCursor *string
 }
 
-// eventItem is an event as the events API shows it.
+// eventItem is an event as the events API shows it: the delivered
+// envelope's members (APIVersion, Event, Data, and the canonical id,
+// object, type and created_at) with the API's own. event() reads the
+// envelope from Payload, which holds every one of them.
 type eventItem struct {
-	ID        string          `json:"id"`
-	Object    string          `json:"object"`
-	Type      string          `json:"type"`
-	Legacy    bool            `json:"legacy"`
-	Livemode  bool            `json:"livemode"`
-	CreatedAt time.Time       `json:"created_at"`
-	Payload   json.RawMessage `json:"payload"`
+	ID         string          `json:"id"`
+	Object     string          `json:"object"`
+	APIVersion string          `json:"api_version"`
+	Event      string          `json:"event"`
+	Type       string          `json:"type"`
+	Legacy     bool            `json:"legacy"`
+	Livemode   bool            `json:"livemode"`
+	CreatedAt  time.Time       `json:"created_at"`
+	Data       json.RawMessage `json:"data"`
+	Payload    json.RawMessage `json:"payload"`
 }
 
 // event decodes the item's payload into the webhook Event, with the

@@ -253,9 +253,10 @@ func StatusEvents(c *Charge, l Links, newID func() (string, error), now time.Tim
 	return NewChargeEvents(c, "", types, l, newID, now)
 }
 
-// PublicEvent is an event as GET /v1/events shows it: what it is, and in
-// Payload the envelope exactly as it was (or will be) delivered, so a
-// merchant can feed it to the same code as its webhook handler.
+// PublicEvent is an event as GET /v1/events shows it: the envelope exactly
+// as it was (or will be) delivered, with what the events API adds
+// (MarshalJSON), so a merchant can feed it to the same code as its webhook
+// handler; Payload is that envelope.
 type PublicEvent struct {
 	ID        string          `json:"id"`
 	Object    string          `json:"object"`
@@ -264,6 +265,47 @@ type PublicEvent struct {
 	Livemode  bool            `json:"livemode"`
 	CreatedAt Timestamp       `json:"created_at"`
 	Payload   json.RawMessage `json:"payload"`
+}
+
+// MarshalJSON writes the event as the object its webhook delivers: the
+// members of Payload first, byte for byte and in their order (id, object,
+// api_version, type, created_at and data for a canonical envelope; event
+// and data for a legacy one), then those of id, object, type, legacy,
+// livemode and created_at the envelope has no member of that name for,
+// then payload, the envelope whole. No envelope has a member named legacy,
+// livemode or payload, so no name appears twice. A Payload that is not a
+// JSON object has no members to give: the event is then the API's members
+// with that payload.
+func (p PublicEvent) MarshalJSON() ([]byte, error) {
+	type plain PublicEvent // without this method
+	var envelope map[string]json.RawMessage
+	body := bytes.TrimSpace(p.Payload)
+	if len(body) == 0 || body[0] != '{' || json.Unmarshal(body, &envelope) != nil {
+		return json.Marshal(plain(p))
+	}
+	inner := bytes.TrimSpace(body[1 : len(body)-1])
+	out := make([]byte, 0, 2*len(body)+192)
+	out = append(append(out, '{'), inner...)
+	for _, m := range []struct {
+		name  string
+		value any
+	}{
+		{"id", p.ID}, {"object", p.Object}, {"type", p.Type}, {"legacy", p.Legacy}, {"livemode", p.Livemode},
+		{"created_at", p.CreatedAt}, {"payload", json.RawMessage(body)},
+	} {
+		if _, has := envelope[m.name]; has {
+			continue
+		}
+		v, err := json.Marshal(m.value)
+		if err != nil {
+			return nil, err
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(append(append(out, '"'), m.name...), `":`...), v...)
+	}
+	return append(out, '}'), nil
 }
 
 // Masked is the event as a list shows it: documents in the payload keep

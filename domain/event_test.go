@@ -329,3 +329,52 @@ func TestEventCanonicalObject(t *testing.T) {
 		t.Errorf("a payload without data.object: %s, ok", got)
 	}
 }
+
+// The events API's event is its delivered envelope, member for member and
+// in order, with the API's members the envelope lacks and the envelope
+// whole as payload: a canonical envelope keeps its own id, object, type and
+// created_at; a legacy one gets the API's.
+func TestPublicEventIsTheEnvelopeWithTheAPIMembers(t *testing.T) {
+	t.Parallel()
+	c := chargeOpen(t, chargeCPF)
+	if _, err := c.SettlePix(chargePayment(chargeCPF), chargePixFees); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := domain.NewChargeEvents(c, domain.TxWaitingPayment, []domain.EventType{domain.EventChargePaid, domain.EventPaymentCompleted},
+		chargeLinks, eventIDs(), chargeT0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range evs {
+		ev.Mode = domain.ModeLive
+		for name, pub := range map[string]domain.PublicEvent{"event": ev.Public(), "list item": ev.Public().Masked()} {
+			got, err := json.Marshal(pub)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var api string
+			if ev.Type.Legacy() {
+				api = `"id":"` + ev.ID + `","object":"event","type":"` + string(ev.Type) + `","legacy":true,"livemode":true,"created_at":"` +
+					chargeT0.UTC().Format(domain.TimestampLayout) + `",`
+			} else {
+				api = `"legacy":false,"livemode":true,`
+			}
+			payload := string(pub.Payload)
+			want := payload[:len(payload)-1] + "," + api + `"payload":` + payload + "}"
+			if string(got) != want {
+				t.Errorf("%s %s:\n got %s\nwant %s", ev.Type, name, got, want)
+			}
+			var back domain.PublicEvent
+			if err := json.Unmarshal(got, &back); err != nil || back.ID != ev.ID || back.Type != ev.Type || !back.Livemode ||
+				back.Legacy != ev.Type.Legacy() || string(back.Payload) != payload {
+				t.Errorf("%s %s read back as %+v (%v)", ev.Type, name, back, err)
+			}
+		}
+	}
+	for _, payload := range []string{`{}`, ` { } `} {
+		got, err := json.Marshal(domain.Event{ID: "evt_1", Type: domain.EventChargePaid, Payload: []byte(payload)}.Public())
+		if want := `{"id":"evt_1","object":"event","type":"charge.paid","legacy":false,"livemode":false,"created_at":"0001-01-01T00:00:00.000Z","payload":{}}`; err != nil || string(got) != want {
+			t.Errorf("payload %q: %s (%v), want %s", payload, got, err, want)
+		}
+	}
+}

@@ -307,3 +307,109 @@ func TestEventTypeFilterIsBounded(t *testing.T) {
 	wantParam(t, apiCall(t, http.MethodGet, srv.BaseURL+"/events?type="+strings.Join(all, ","), acct.TestKey, nil),
 		http.StatusBadRequest, "parameter_invalid", "type")
 }
+
+// The events API answers each event as the object its webhook delivers:
+// every member of the delivered body — api_version and data of a
+// canonical envelope, event and data of a legacy one — at the top level,
+// byte for byte, with the API's id, object, type, legacy, livemode,
+// created_at and payload (the body whole) beside them; a list item
+// likewise, from its masked payload.
+func TestEventsAnswerTheDeliveredEnvelope(t *testing.T) {
+	t.Parallel()
+	for _, d := range []struct {
+		name string
+		dsn  func(testing.TB) string
+	}{{"sqlite", testenv.SQLiteDSN}, {"postgres", testenv.PostgresDSN}} {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			testEventsAnswerTheDeliveredEnvelope(t, d.dsn(t))
+		})
+	}
+}
+
+func testEventsAnswerTheDeliveredEnvelope(t *testing.T, dsn string) {
+	srv := quitatest.NewServer(t, quitatest.Options{DatabaseURL: dsn})
+	a := srv.NewAccount(t, "Loja Envelopes")
+	rc := newWHReceiver(t)
+	every := make([]string, len(domain.EventCatalog))
+	for i, d := range domain.EventCatalog {
+		every[i] = string(d.Event)
+	}
+	ep := apiCall(t, http.MethodPost, srv.BaseURL+"/webhooks/endpoints", a.TestKey, map[string]any{"url": rc.srv.URL, "events": every})
+	wantStatus(t, ep, http.StatusCreated, "")
+	rc.secret = ep.str("secret")
+
+	paid := newTestCharge(t, srv, a.TestKey, 1500)
+	wantStatus(t, apiCall(t, http.MethodPost, srv.BaseURL+"/test_helpers/charges/"+paid+"/pay", a.TestKey, nil), http.StatusOK, "")
+	wantStatus(t, apiCall(t, http.MethodPost, srv.BaseURL+"/payments/"+newTestCharge(t, srv, a.TestKey, 700)+"/cancel", a.TestKey, nil), http.StatusOK, "")
+	wantStatus(t, apiCall(t, http.MethodPost, srv.BaseURL+"/test_helpers/charges/"+newTestCharge(t, srv, a.TestKey, 900)+"/expire", a.TestKey, nil), http.StatusOK, "")
+	srv.RunWorkers(t)
+
+	rc.mu.Lock()
+	bodies := slices.Clone(rc.bodies)
+	rc.mu.Unlock()
+	members := func(what string, raw []byte) map[string]json.RawMessage {
+		t.Helper()
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &m); err != nil {
+			t.Fatalf("%s: %v: %s", what, err, raw)
+		}
+		return m
+	}
+	// sameMembers checks that every member of body is in got, byte for
+	// byte, and that got adds the API's own.
+	sameMembers := func(what string, got map[string]json.RawMessage, body []byte, ev domain.PublicEvent) {
+		t.Helper()
+		for k, v := range members(what+" payload", body) {
+			if !bytes.Equal(got[k], v) {
+				t.Errorf("%s (%s): %q is %s, the delivered body's is %s", what, ev.Type, k, got[k], v)
+			}
+		}
+		for k, want := range map[string]string{"id": `"` + ev.ID + `"`, "object": `"event"`, "type": `"` + string(ev.Type) + `"`,
+			"legacy": fmt.Sprint(ev.Type.Legacy()), "livemode": "false"} {
+			if string(got[k]) != want {
+				t.Errorf("%s (%s): %q is %s, want %s", what, ev.Type, k, got[k], want)
+			}
+		}
+		if got["created_at"] == nil || !bytes.Equal(got["payload"], body) {
+			t.Errorf("%s (%s): created_at %s, payload %s", what, ev.Type, got["created_at"], got["payload"])
+		}
+	}
+
+	all := listEvents(t, srv, a.TestKey, "?limit=100")
+	seen := map[domain.EventType]bool{}
+	for _, ev := range all.Data {
+		seen[ev.Type] = true
+		one := apiCall(t, http.MethodGet, srv.BaseURL+"/events/"+ev.ID, a.TestKey, nil)
+		wantStatus(t, one, http.StatusOK, "")
+		got := members("GET /v1/events/"+ev.ID, one.Raw)
+		i := slices.IndexFunc(bodies, func(b []byte) bool { return bytes.Equal(b, got["payload"]) })
+		if i < 0 {
+			t.Errorf("GET /v1/events/%s (%s): payload %s is none of the %d delivered bodies", ev.ID, ev.Type, got["payload"], len(bodies))
+			continue
+		}
+		sameMembers("GET /v1/events/"+ev.ID, got, bodies[i], ev)
+		if !ev.Type.Legacy() && string(got["api_version"]) != `"`+domain.APIVersion+`"` {
+			t.Errorf("GET /v1/events/%s (%s): api_version %s", ev.ID, ev.Type, got["api_version"])
+		}
+	}
+	for _, want := range []domain.EventType{domain.EventChargeCreated, domain.EventPaymentCreated, domain.EventChargePaid,
+		domain.EventPaymentCompleted, domain.EventPaymentStatusChanged, domain.EventChargeFailed, domain.EventPaymentFailed,
+		domain.EventChargeExpired, domain.EventPaymentExpired} {
+		if !seen[want] {
+			t.Errorf("no %s event listed: %v", want, pubIDs(all.Data))
+		}
+	}
+
+	// A list item is its masked payload's members with the API's.
+	list := apiCall(t, http.MethodGet, srv.BaseURL+"/events?limit=100", a.TestKey, nil)
+	wantStatus(t, list, http.StatusOK, "")
+	var page struct{ Data []json.RawMessage }
+	if err := json.Unmarshal(list.Raw, &page); err != nil || len(page.Data) != len(all.Data) {
+		t.Fatalf("events page: %v, %d events", err, len(page.Data))
+	}
+	for i, raw := range page.Data {
+		got := members("GET /v1/events item", raw)
+		sameMembers("GET /v1/events item", got, got["payload"], all.Data[i])
+	}
+}

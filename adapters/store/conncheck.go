@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
+	"net"
 	"syscall"
 
 	"github.com/jackc/pgx/v5"
@@ -26,10 +27,14 @@ func resetSession(_ context.Context, c *pgx.Conn) error {
 }
 
 // idleConnAlive reports false when an idle connection's socket is readable
-// (data or EOF) or broken; true when it would block, or when the socket
-// cannot be inspected (TLS or a wrapped conn: no check is made).
-func idleConnAlive(conn any) bool {
-	sc, ok := conn.(syscall.Conn)
+// (data or EOF) or broken; true when it would block, or when there is no
+// socket to inspect (socketOf: no check is made). Under TLS the socket is
+// the one below the TLS layer: the server's farewell arrives there as a
+// TLS record and an EOF, and nothing else does on an idle connection (a
+// session ticket, if the server sends one, comes before its answer to the
+// startup message, which pgx read while connecting).
+func idleConnAlive(conn net.Conn) bool {
+	sc, ok := socketOf(conn)
 	if !ok {
 		return true
 	}
@@ -50,4 +55,24 @@ func idleConnAlive(conn any) bool {
 		}
 	})
 	return alive
+}
+
+// socketOf is the socket a connection pgx opened is sent on: the
+// connection itself over TCP or a Unix socket, the connection under the
+// TLS layer (tls.Conn.NetConn) with sslmode require, verify-* or a
+// prefer the server accepted. ok is false when there is none to inspect.
+func socketOf(conn net.Conn) (sc syscall.Conn, ok bool) {
+	// A few layers at most; the bound keeps a wrapper that returns
+	// itself from looping.
+	for range 4 {
+		if sc, ok = conn.(syscall.Conn); ok {
+			return sc, true
+		}
+		w, wraps := conn.(interface{ NetConn() net.Conn })
+		if !wraps {
+			return nil, false
+		}
+		conn = w.NetConn()
+	}
+	return nil, false
 }

@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -190,10 +189,10 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	}
 	// pgx would also ping a connection idle for over a second before
 	// handing it out: a round trip per query of a quiet process. The peek
-	// above finds a terminated backend without one, so ping only what it
-	// cannot inspect (TLS).
+	// above finds a terminated backend without one, with or without TLS,
+	// so ping only what it cannot inspect (socketOf).
 	cfg.ShouldPing = func(_ context.Context, p pgxpool.ShouldPingParams) bool {
-		_, peekable := p.Conn.PgConn().Conn().(syscall.Conn)
+		_, peekable := socketOf(p.Conn.PgConn().Conn())
 		return !peekable && p.IdleDuration > time.Second
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
