@@ -41,7 +41,9 @@ func (c *Charge) ReserveRefund(amount int64, now time.Time) error {
 
 // RefundableAmount is what may still be refunded: the amount less the
 // refunds not failed and what disputes took back.
-func (c *Charge) RefundableAmount() int64 { return c.s.Amount - c.s.RefundedAmount - c.DisputedAmount() }
+func (c *Charge) RefundableAmount() int64 {
+	return c.s.Amount - c.s.RefundedAmount - c.DisputedAmount()
+}
 
 // CompleteRefund records a refund the acquirer confirmed. The refund
 // settles whatever status the charge reached meanwhile: when confirmed
