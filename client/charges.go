@@ -44,6 +44,10 @@ type Charge struct {
 	// CheckoutURL is the hosted checkout page for the payer.
 	CheckoutURL string     `json:"checkout_url"`
 	Settlement  Settlement `json:"settlement"`
+	// Disputes are the returns the payer's PSP made from the payment
+	// without the merchant asking (MED), each debited from the wallet;
+	// empty until one happens.
+	Disputes []Dispute `json:"disputes,omitempty"`
 	// Metadata is returned as sent (numbers as json.Number), with the
 	// create's description as metadata["description"].
 	Metadata map[string]any `json:"metadata"`
@@ -78,6 +82,17 @@ type Pix struct {
 // Settlement is empty until the charge is paid.
 type Settlement struct {
 	EndToEndID string `json:"end_to_end_id,omitempty"`
+}
+
+// Dispute is money the payer's PSP took back from a charge's payment
+// under the MED (Mecanismo Especial de Devolução).
+type Dispute struct {
+	Amount int64 `json:"amount"`
+	// Reason is fraud, operational, pix_automatico or other.
+	Reason     string    `json:"reason"`
+	EndToEndID string    `json:"end_to_end_id"`
+	ReturnID   string    `json:"return_id"`
+	ReturnedAt time.Time `json:"returned_at"`
 }
 
 // ChargeParams create a charge.

@@ -67,3 +67,26 @@ func (s *TestHelpersService) TransitionPayment(ctx context.Context, id string, s
 	}
 	return &out, nil
 }
+
+// MEDReturnParams describe a MED return: the payer's PSP taking money back
+// from a paid test charge (Mecanismo Especial de Devolução).
+type MEDReturnParams struct {
+	// Amount taken back; 0 takes what the payment has left after its
+	// refunds and earlier disputes.
+	Amount int64 `json:"amount,omitempty"`
+	// Reason is "fraud" or "operational".
+	Reason string `json:"reason"`
+}
+
+// MEDReturn has the payer's PSP take money back from a paid test charge:
+// the charge becomes disputed with a new Disputes entry and the wallet is
+// debited (its debt grows by what it cannot cover). Each call is a new
+// return, so it is retried only when the request was never sent.
+func (s *TestHelpersService) MEDReturn(ctx context.Context, id string, p MEDReturnParams) (*Charge, error) {
+	var out Charge
+	r := request{method: http.MethodPost, path: "/test_helpers/charges/" + pathID(id) + "/med_return", body: p, class: notSentOnly}
+	if _, err := s.c.do(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

@@ -24,6 +24,9 @@ type BalanceEntry struct {
 	Available int64  `json:"available"`
 	Pending   int64  `json:"pending"`
 	Total     int64  `json:"total"`
+	// Owed is the merchant's debt from disputes (MED returns) the wallet
+	// could not cover; later credits pay it first.
+	Owed int64 `json:"owed"`
 }
 
 // Balance is GET /v1/wallets/balance. Balance (all currencies) fills every
@@ -32,11 +35,14 @@ type BalanceEntry struct {
 type Balance struct {
 	// Available, Pending, Total and Retained are of Currency, the primary
 	// currency (BRL) unless BalanceIn named another.
-	Available int64  `json:"available"`
-	Pending   int64  `json:"pending"`
-	Total     int64  `json:"total"`
-	Retained  int64  `json:"retained"`
-	Currency  string `json:"currency"`
+	Available int64 `json:"available"`
+	Pending   int64 `json:"pending"`
+	Total     int64 `json:"total"`
+	Retained  int64 `json:"retained"`
+	// Owed is the merchant's debt from disputes (MED returns) the wallet
+	// could not cover; later credits pay it first.
+	Owed     int64  `json:"owed"`
+	Currency string `json:"currency"`
 	// NextReleaseAt and NextReleaseAmount are the next pending release,
 	// nil when none is scheduled.
 	NextReleaseAt     *time.Time     `json:"next_release_at"`

@@ -1,7 +1,14 @@
 package httpapi_test
 
 import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/internal/testkit"
 )
 
 // A refund accepted while its payment was paid settles when the acquirer
@@ -45,6 +52,131 @@ func TestRefundCompletesDuringDispute(t *testing.T) {
 				}
 				e.verifyLedger()
 			}
+		})
+	}
+}
+
+// The sandbox's MED return drives the path of a return the acquirer
+// reports: the charge reads disputed and lists it, charge.disputed goes
+// out, the wallet is debited available first and its debt grows by what
+// it cannot cover, which the next payment pays first. Live keys get 404;
+// bad input and a charge never credited are refused in the envelope.
+func TestSandboxMEDReturn(t *testing.T) {
+	t.Parallel()
+	for _, d := range payDialects {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			e := newPayEnv(t, d.dsn(t))
+			ch := func(tx string) string { return "ch_" + strings.TrimPrefix(tx, "tx_") }
+			id := e.create(10000, "BRL", "PIX")
+			path := "/test_helpers/charges/" + ch(id) + "/med_return"
+			e.want(e.call("POST", path, e.acct.TestKey, map[string]any{"reason": "fraud"}), 409, "charge_not_disputable")
+			e.payPix(id)
+			e.want(e.call("POST", path, e.acct.LiveKey, map[string]any{"reason": "fraud"}), 404, "resource_not_found")
+			e.want(e.call("POST", path, e.acct.TestKey, map[string]any{}), 400, "parameter_missing")
+			e.want(e.call("POST", path, e.acct.TestKey, map[string]any{"reason": "weather"}), 400, "parameter_invalid")
+			e.want(e.call("POST", path, e.acct.TestKey, map[string]any{"reason": "fraud", "amount": 0}), 400, "parameter_invalid")
+			e.want(e.call("POST", path, e.acct.TestKey, map[string]any{"reason": "fraud", "amount": 10001}), 400, "dispute_exceeds_amount")
+
+			r := e.call("POST", path, e.acct.TestKey, map[string]any{"reason": "fraud", "amount": 3000})
+			e.want(r, 200, "")
+			disputes, _ := r.Body["disputes"].([]any)
+			if r.str("status") != "disputed" || len(disputes) != 1 {
+				t.Fatalf("after a MED return: %s", r.Raw)
+			}
+			first := disputes[0].(map[string]any)
+			if first["amount"].(float64) != 3000 || first["reason"] != "fraud" || first["end_to_end_id"] == "" || first["return_id"] == "" {
+				t.Errorf("dispute %v", first)
+			}
+			if avail, _ := e.balance("BRL"); avail != 9901-3000 {
+				t.Errorf("available %d after a 3000 MED return of a 9901 credit, want 6901", avail)
+			}
+			// The rest, by default: more than the wallet holds.
+			r = e.call("POST", path, e.acct.TestKey, map[string]any{"reason": "operational"})
+			e.want(r, 200, "")
+			if ds, _ := r.Body["disputes"].([]any); len(ds) != 2 || ds[1].(map[string]any)["amount"].(float64) != 7000 {
+				t.Fatalf("second MED return: %s", r.Raw)
+			}
+			b := e.call("GET", "/wallets/balance", e.acct.TestKey, nil)
+			if b.num("available") != 0 || b.num("owed") != 99 {
+				t.Fatalf("after 10000 taken back from a 9901 credit: %s, want owed 99", b.Raw)
+			}
+			e.want(e.call("POST", path, e.acct.TestKey, map[string]any{"reason": "fraud"}), 400, "dispute_exceeds_amount")
+			evs := e.call("GET", "/events?type=charge.disputed", e.acct.TestKey, nil)
+			if data, _ := evs.Body["data"].([]any); len(data) != 1 {
+				t.Errorf("charge.disputed events: %s", evs.Raw)
+			}
+			e.verifyLedger()
+			next := e.create(10000, "BRL", "PIX")
+			e.payPix(next)
+			if b := e.call("GET", "/wallets/balance", e.acct.TestKey, nil); b.num("available") != 9802 || b.num("owed") != 0 {
+				t.Errorf("the next payment did not pay the debt first: %s", b.Raw)
+			}
+			e.verifyLedger()
+		})
+	}
+}
+
+// Payers' money held under the payer lock is in the ledger (payer_funds)
+// from its arrival: a held charge later settled credits the merchant from
+// it, and one closed by cancel or by any transition returns it to the
+// payer — never kept.
+func TestHeldPayerMoneyIsPostedAndReturned(t *testing.T) {
+	t.Parallel()
+	for _, d := range payDialects {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			e := newPayEnv(t, d.dsn(t))
+			held := func() string {
+				raw := testkit.Do(t, "POST", e.srv.BaseURL+"/charges", map[string]any{"amount": 5000, "payment_method": "pix",
+					"customer": map[string]any{"name": "Maria Silva"}, "expected_payer_tax_id": "52998224725"},
+					testkit.Header{"apikey": e.acct.TestKey, "Idempotency-Key": e.key()})
+				r := payResp{Status: raw.Status, Raw: raw.Body}
+				if err := json.Unmarshal(raw.Body, &r.Body); err != nil {
+					t.Fatal(err)
+				}
+				e.want(r, 201, "")
+				id := r.str("id")
+				p := e.call("POST", "/test_helpers/charges/"+id+"/pay", e.acct.TestKey, map[string]any{})
+				e.want(p, 200, "")
+				if p.str("status") != "processing" {
+					t.Fatalf("an undisclosed payer under a lock: %s", p.Raw)
+				}
+				e.verifyLedger()
+				return "tx_" + strings.TrimPrefix(id, "ch_")
+			}
+			for _, close := range []func(id string) payResp{
+				func(id string) payResp {
+					return e.call("POST", "/test_helpers/payments/"+id+"/transition", e.acct.TestKey, map[string]any{"status": "CANCELLED"})
+				},
+				func(id string) payResp {
+					return e.call("POST", "/test_helpers/payments/"+id+"/transition", e.acct.TestKey, map[string]any{"status": "REFUSED"})
+				},
+				func(id string) payResp { return e.call("POST", "/payments/"+id+"/cancel", e.acct.TestKey, nil) },
+			} {
+				id := held()
+				e.want(close(id), 200, "")
+				if _, err := e.srv.App.Charges.AdvanceReturns(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				rets, err := e.srv.App.Charges.PixReturns(context.Background(), domain.PixReturnReturned, 100)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.ContainsFunc(rets, func(r domain.PixReturn) bool { return r.ChargeID == strings.TrimPrefix(id, "tx_") }) {
+					t.Errorf("%s: the held payer's money was not returned", id)
+				}
+				e.verifyLedger()
+			}
+			if avail, pending := e.balance("BRL"); avail != 0 || pending != 0 {
+				t.Errorf("the merchant holds %d + %d of payers' money", avail, pending)
+			}
+			id := held()
+			e.want(e.call("POST", "/test_helpers/payments/"+id+"/transition", e.acct.TestKey, map[string]any{"status": "PAID", "paidWith": "PIX"}), 200, "")
+			if avail, _ := e.balance("BRL"); avail != 4950 { // 5000 less 25 + 25 (50 and 49 bps, half up)
+				t.Errorf("a held charge settled credited %d, want 4950", avail)
+			}
+			e.verifyLedger()
 		})
 	}
 }

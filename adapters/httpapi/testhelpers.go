@@ -109,8 +109,8 @@ func (c *TestHelpersController) medReturn(w http.ResponseWriter, r *http.Request
 	in := app.MedReturnInput{Reason: domain.DisputeReason(*req.Reason)}
 	if req.Amount != nil {
 		in.Amount = *req.Amount
-	} else {
-		in.Amount = ch.Amount() - ch.RefundCompleted() - ch.DisputedAmount()
+	} else if in.Amount = ch.Amount() - ch.RefundCompleted() - ch.DisputedAmount(); in.Amount <= 0 {
+		return nil, domain.ErrDisputeExceedsAmount
 	}
 	if ch, err = c.charges.SimulateMedReturn(r.Context(), caller, raw, in); err != nil {
 		return nil, err

@@ -31,10 +31,12 @@ type balanceEntry struct {
 	Available int64           `json:"available"`
 	Pending   int64           `json:"pending"`
 	Total     int64           `json:"total"`
+	// Owed is the merchant's debt from disputes the wallet could not cover.
+	Owed int64 `json:"owed"`
 }
 
 func newBalanceEntry(wl ports.Wallet) balanceEntry {
-	return balanceEntry{Currency: wl.Currency, Available: wl.Available, Pending: wl.Pending, Total: wl.Total()}
+	return balanceEntry{Currency: wl.Currency, Available: wl.Available, Pending: wl.Pending, Total: wl.Total(), Owed: wl.Owed}
 }
 
 func (c *PaymentsController) balance(_ http.ResponseWriter, r *http.Request) (any, error) {
@@ -66,7 +68,7 @@ func (c *PaymentsController) balance(_ http.ResponseWriter, r *http.Request) (an
 	}
 	return map[string]any{
 		"available": primary.Available, "pending": primary.Pending, "total": primary.Total(), "retained": primary.Pending,
-		"currency": primary.Currency, "next_release_at": optTimePtr(primary.NextReleaseAt),
+		"owed": primary.Owed, "currency": primary.Currency, "next_release_at": optTimePtr(primary.NextReleaseAt),
 		"next_release_amount": releaseAmount(primary), "balances": bals,
 		"primary": newBalanceEntry(primary),
 	}, nil
