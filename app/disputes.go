@@ -139,15 +139,16 @@ func disputesOf(c *domain.Charge, p ports.ReceivedPix, now time.Time) []domain.D
 }
 
 // MedReturnInput is the sandbox's MED return: how much of the payment the
-// payer's PSP takes back, and why.
+// payer's PSP takes back (nil: what the payment has left after its refunds
+// and earlier disputes), and why.
 type MedReturnInput struct {
-	Amount int64
+	Amount *int64
 	Reason domain.DisputeReason
 }
 
 // SimulateMedReturn is the test helper that has the payer's PSP take back
-// part or all of a credited test-mode charge under the MED, through the
-// same path as a return the acquirer reports (ApplyDisputes).
+// part or all of a credited test-mode Pix under the MED, through the same
+// path as a return the acquirer reports (ApplyDisputes).
 func (s *ChargeService) SimulateMedReturn(ctx context.Context, caller Caller, id string, in MedReturnInput) (*domain.Charge, error) {
 	if caller.Mode != domain.ModeTest {
 		return nil, ErrTestModeOnly
@@ -155,22 +156,29 @@ func (s *ChargeService) SimulateMedReturn(ctx context.Context, caller Caller, id
 	if in.Reason != domain.DisputeFraud && in.Reason != domain.DisputeOperational {
 		return nil, domain.Invalid(domain.FieldDisputeReason, "%s must be \"fraud\" or \"operational\"", domain.FieldDisputeReason)
 	}
+	if in.Amount != nil && (*in.Amount <= 0 || *in.Amount > domain.MaxAmount) {
+		return nil, domain.Invalid(domain.FieldAmount, "%s must be a positive integer", domain.FieldAmount)
+	}
 	c, err := s.Get(ctx, caller, id)
 	if err != nil {
 		return nil, err
 	}
-	if in.Amount <= 0 || in.Amount > domain.MaxAmount {
-		return nil, domain.Invalid(domain.FieldAmount, "%s must be a positive integer", domain.FieldAmount)
-	}
 	st := c.Settlement()
-	if st == nil || !c.Credited() {
+	if st == nil || !c.Credited() || st.PaidWith != domain.MethodPix {
 		return nil, domain.ErrChargeNotDisputable
+	}
+	amount := c.RefundableAmount()
+	if in.Amount != nil {
+		amount = *in.Amount
+	}
+	if amount <= 0 {
+		return nil, domain.ErrDisputeExceedsAmount
 	}
 	rid, err := s.ids.NewID()
 	if err != nil {
 		return nil, err
 	}
 	out, _, err := s.ApplyDisputes(ctx, caller.Scope(), c.ID(), []domain.Dispute{{ReturnID: rid, EndToEndID: st.EndToEndID,
-		Amount: in.Amount, Reason: in.Reason, At: s.clock.Now()}})
+		Amount: amount, Reason: in.Reason, At: s.clock.Now()}})
 	return out, err
 }

@@ -85,6 +85,24 @@ func (s *PayoutService) Create(ctx context.Context, caller Caller, in CreatePayo
 	})
 }
 
+// coveredDespiteDebt refuses a payout a wallet in debt (owed, from
+// disputes) cannot cover from what is left of available once the debt is
+// counted: money owed to Quita never leaves by payout. A wallet without
+// debt is left to the store's non-negative check, which concurrent creates
+// cannot overdraw.
+func (s *PayoutService) coveredDespiteDebt(ctx context.Context, scope ports.Scope, p *domain.Payout) error {
+	ws, err := s.store.Wallets(ctx, scope)
+	if err != nil {
+		return err
+	}
+	for _, w := range ws {
+		if w.Currency == p.Snapshot().Currency && w.Owed > 0 && w.Available-w.Owed < p.Debit() {
+			return ErrPayoutExceedsAvailable
+		}
+	}
+	return nil
+}
+
 func (s *PayoutService) create(ctx context.Context, caller Caller, in CreatePayoutInput, key ports.IdempotencyKey, idem Idempotency, respond Respond[*domain.Payout]) (Response, error) {
 	pixKey, err := domain.ParsePixKey(in.PixKey, in.KeyType)
 	if err != nil {
@@ -110,6 +128,9 @@ func (s *PayoutService) create(ctx context.Context, caller Caller, in CreatePayo
 	}
 	eid, err := s.ids.NewID()
 	if err != nil {
+		return Response{}, err
+	}
+	if err := s.coveredDespiteDebt(ctx, caller.Scope(), p); err != nil {
 		return Response{}, err
 	}
 	answer, err := respond(p)

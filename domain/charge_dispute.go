@@ -50,11 +50,12 @@ type Dispute struct {
 
 // Errors of disputes.
 var (
-	// ErrChargeNotDisputable: only a charge whose payment was credited to
-	// the merchant can lose money to a dispute.
+	// ErrChargeNotDisputable: only a charge whose Pix was credited to the
+	// merchant can lose money to a MED return.
 	ErrChargeNotDisputable = errors.New("the charge was not credited to the merchant")
 	// ErrDisputeExceedsAmount: the dispute would take back more than the
-	// payment left after its refunds and earlier disputes.
+	// payment left after its refunds (in flight or done) and earlier
+	// disputes.
 	ErrDisputeExceedsAmount = errors.New("the dispute exceeds what the payment left")
 )
 
@@ -62,7 +63,7 @@ var (
 const maxReturnIDLen = 35
 
 // RecordDispute records a return the payer's PSP made from the charge's
-// credited payment. It reports false, changing nothing, when a dispute of
+// credited Pix. It reports false, changing nothing, when a dispute of
 // that return id is recorded already, so a callback and a reconciliation
 // pass that both see it record it once. The charge becomes DISPUTE where
 // the transition table allows (PAID, APPROVED); one already disputed,
@@ -76,10 +77,14 @@ func (c *Charge) RecordDispute(d Dispute, now time.Time) (bool, error) {
 		return false, Invalid(FieldPayment, "a dispute needs a return id, a positive amount, a reason and a time")
 	}
 	st := c.s.Settlement
-	if !c.Credited() || st == nil || (d.EndToEndID != "" && d.EndToEndID != st.EndToEndID) {
+	if !c.Credited() || st == nil || st.PaidWith != MethodPix || st.EndToEndID == "" ||
+		(d.EndToEndID != "" && d.EndToEndID != st.EndToEndID) {
 		return false, ErrChargeNotDisputable
 	}
-	if d.Amount > c.s.Amount-c.s.RefundCompleted-c.DisputedAmount() {
+	if d.Amount > c.RefundableAmount() {
+		// A refund in flight counts: the PSP takes back no more than the
+		// Pix, so a MED return beside it means that refund will fail, and
+		// the return fits once it has.
 		return false, ErrDisputeExceedsAmount
 	}
 	d.EndToEndID, d.At = st.EndToEndID, d.At.UTC()

@@ -229,7 +229,8 @@ func (b Balance) Total() int64 { return b.Available + b.Pending }
 // RefundEntry debits the merchant for a new refund — available first, then
 // pending — by the amount plus the Pix-out fee the merchant bears; the
 // amount becomes payable to the payer. ErrInsufficientBalance when the
-// wallet cannot cover it.
+// wallet cannot cover it once its debt (owed, from disputes) is counted:
+// money owed to Quita never leaves by refund.
 func RefundEntry(id string, r Refund, bal Balance, now time.Time) (JournalEntry, error) {
 	debit, err := AddMoney(r.Amount, r.Fee)
 	if err != nil {
@@ -239,7 +240,7 @@ func RefundEntry(id string, r Refund, bal Balance, now time.Time) (JournalEntry,
 	if err != nil {
 		return JournalEntry{}, err
 	}
-	if debit > total {
+	if debit > total-max(bal.Owed, 0) {
 		return JournalEntry{}, ErrInsufficientBalance
 	}
 	fromAvail := min(debit, max(bal.Available, 0))

@@ -42,6 +42,9 @@ var _ ports.PayoutStore = &PayoutStoreMock{}
 //			UpdatePayoutsFunc: func(ctx context.Context, refs []ports.PayoutRef, fn ports.PayoutChangeFunc) ([]error, error) {
 //				panic("mock out the UpdatePayouts method")
 //			},
+//			WalletsFunc: func(ctx context.Context, scope ports.Scope) ([]ports.Wallet, error) {
+//				panic("mock out the Wallets method")
+//			},
 //		}
 //
 //		// use mockedPayoutStore in code that requires ports.PayoutStore
@@ -69,6 +72,9 @@ type PayoutStoreMock struct {
 
 	// UpdatePayoutsFunc mocks the UpdatePayouts method.
 	UpdatePayoutsFunc func(ctx context.Context, refs []ports.PayoutRef, fn ports.PayoutChangeFunc) ([]error, error)
+
+	// WalletsFunc mocks the Wallets method.
+	WalletsFunc func(ctx context.Context, scope ports.Scope) ([]ports.Wallet, error)
 
 	// calls tracks calls to the methods.
 	calls struct {
@@ -139,6 +145,13 @@ type PayoutStoreMock struct {
 			// Fn is the fn argument value.
 			Fn ports.PayoutChangeFunc
 		}
+		// Wallets holds details about calls to the Wallets method.
+		Wallets []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Scope is the scope argument value.
+			Scope ports.Scope
+		}
 	}
 	lockClaimPayouts       sync.RWMutex
 	lockCreatePayout       sync.RWMutex
@@ -147,6 +160,7 @@ type PayoutStoreMock struct {
 	lockListPayouts        sync.RWMutex
 	lockUpdatePayout       sync.RWMutex
 	lockUpdatePayouts      sync.RWMutex
+	lockWallets            sync.RWMutex
 }
 
 // ClaimPayouts calls ClaimPayoutsFunc.
@@ -434,6 +448,42 @@ func (mock *PayoutStoreMock) UpdatePayoutsCalls() []struct {
 	mock.lockUpdatePayouts.RLock()
 	calls = mock.calls.UpdatePayouts
 	mock.lockUpdatePayouts.RUnlock()
+	return calls
+}
+
+// Wallets calls WalletsFunc.
+func (mock *PayoutStoreMock) Wallets(ctx context.Context, scope ports.Scope) ([]ports.Wallet, error) {
+	if mock.WalletsFunc == nil {
+		panic("PayoutStoreMock.WalletsFunc: method is nil but PayoutStore.Wallets was just called")
+	}
+	callInfo := struct {
+		Ctx   context.Context
+		Scope ports.Scope
+	}{
+		Ctx:   ctx,
+		Scope: scope,
+	}
+	mock.lockWallets.Lock()
+	mock.calls.Wallets = append(mock.calls.Wallets, callInfo)
+	mock.lockWallets.Unlock()
+	return mock.WalletsFunc(ctx, scope)
+}
+
+// WalletsCalls gets all the calls that were made to Wallets.
+// Check the length with:
+//
+//	len(mockedPayoutStore.WalletsCalls())
+func (mock *PayoutStoreMock) WalletsCalls() []struct {
+	Ctx   context.Context
+	Scope ports.Scope
+} {
+	var calls []struct {
+		Ctx   context.Context
+		Scope ports.Scope
+	}
+	mock.lockWallets.RLock()
+	calls = mock.calls.Wallets
+	mock.lockWallets.RUnlock()
 	return calls
 }
 

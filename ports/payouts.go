@@ -51,6 +51,8 @@ type PayoutStore interface {
 	// with a conditional delta (the non-negative check), so concurrent
 	// creates can never overdraw it whatever they read before.
 	CreatePayout(ctx context.Context, p *domain.Payout, events []domain.Event, entries []domain.JournalEntry, rec *IdempotencyRecord) error
+	// Wallets returns the scope's wallets (one per currency), as committed.
+	Wallets(ctx context.Context, scope Scope) ([]Wallet, error)
 	// GetPayout loads a payout of the scope. ErrNotFound when it does not
 	// exist or belongs to another account or mode.
 	GetPayout(ctx context.Context, scope Scope, id string) (*domain.Payout, error)

@@ -180,3 +180,52 @@ func TestHeldPayerMoneyIsPostedAndReturned(t *testing.T) {
 		})
 	}
 }
+
+// Money the merchant owes from disputes never leaves by payout or refund,
+// even when a credit that pays no debt (a cancelled payout, a failed
+// refund) puts money back in available; and a MED return counts the
+// refunds still in flight, so a payment is never taken back twice.
+func TestDebtIsNeverWithdrawn(t *testing.T) {
+	t.Parallel()
+	for _, d := range payDialects {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			e := newPayEnv(t, d.dsn(t))
+			a, b := e.create(10000, "BRL", "PIX"), e.create(10000, "BRL", "PIX")
+			e.payPix(a)
+			e.payPix(b)
+			po := e.postPayout(e.acct.TestKey, e.key(), map[string]any{"amount": 19802, "destination": map[string]any{"pix_key": "52998224725"}})
+			e.want(po, 201, "")
+			e.want(e.call("POST", "/test_helpers/charges/ch_"+strings.TrimPrefix(a, "tx_")+"/med_return", e.acct.TestKey,
+				map[string]any{"reason": "fraud"}), 200, "")
+			e.want(e.call("POST", "/payouts/"+po.str("id")+"/cancel", e.acct.TestKey, nil), 200, "")
+			bal := e.call("GET", "/wallets/balance", e.acct.TestKey, nil)
+			if bal.num("available") != 19802 || bal.num("owed") != 10000 {
+				t.Fatalf("after the payout's cancel: %s", bal.Raw)
+			}
+			e.want(e.postPayout(e.acct.TestKey, e.key(), map[string]any{"amount": 9803, "destination": map[string]any{"pix_key": "52998224725"}}), 422, "insufficient_balance")
+			e.want(e.call("POST", "/payments/"+b+"/refund", e.acct.TestKey, map[string]any{"idempotencyKey": e.key(), "amount": 9803}), 422, "insufficient_balance")
+			e.want(e.postPayout(e.acct.TestKey, e.key(), map[string]any{"amount": 9000, "destination": map[string]any{"pix_key": "52998224725"}}), 201, "")
+
+			// A MED return beside a refund in flight takes no more than the
+			// payment has left.
+			c := e.create(10000, "BRL", "PIX")
+			e.payPix(c)
+			e.want(e.call("POST", "/payments/"+c+"/refund", e.acct.TestKey, map[string]any{"idempotencyKey": e.key(), "amount": 6000}), 201, "")
+			med := "/test_helpers/charges/ch_" + strings.TrimPrefix(c, "tx_") + "/med_return"
+			e.want(e.call("POST", med, e.acct.TestKey, map[string]any{"reason": "fraud", "amount": 4001}), 400, "dispute_exceeds_amount")
+			r := e.call("POST", med, e.acct.TestKey, map[string]any{"reason": "fraud"})
+			e.want(r, 200, "")
+			if ds, _ := r.Body["disputes"].([]any); len(ds) != 1 || ds[0].(map[string]any)["amount"].(float64) != 4000 {
+				t.Errorf("MED return beside a refund of 6000 in flight: %s", r.Raw)
+			}
+			// A card payment is no Pix: no MED return.
+			card := e.create(10000, "BRL", "CREDIT_CARD")
+			e.want(e.call("POST", "/test_helpers/payments/"+card+"/transition", e.acct.TestKey, map[string]any{"status": "APPROVED"}), 200, "")
+			e.want(e.call("POST", "/test_helpers/charges/ch_"+strings.TrimPrefix(card, "tx_")+"/med_return", e.acct.TestKey,
+				map[string]any{"reason": "fraud"}), 409, "charge_not_disputable")
+			e.advanceRefunds()
+			e.verifyLedger()
+		})
+	}
+}

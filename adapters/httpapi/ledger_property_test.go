@@ -171,9 +171,9 @@ func (w *modelWallet) takePending(amount int64) []modelHold {
 }
 
 // debit takes amount from available first, then pending; false, taking
-// nothing, when the two cannot cover it.
+// nothing, when the two less the debt cannot cover it.
 func (w *modelWallet) debit(amount int64) (fromAvailable int64, takes []modelHold, ok bool) {
-	if amount > w.available+w.pending() {
+	if amount > w.available+w.pending()-w.owed {
 		return 0, nil, false
 	}
 	fromAvailable = min(amount, w.available)
@@ -674,13 +674,13 @@ func (p *moneyProperty) medReturn() {
 		// A return the wallet cannot cover, when there is one.
 		wallet := p.wallet.available + p.wallet.pending()
 		if o := p.choose(p.charges, func(o *modelCharge) bool {
-			return o.kind != cardCharge && o.credited && o.amount-o.refunded-o.disputed > wallet
+			return o.kind != cardCharge && o.credited && o.amount-o.reserved-o.disputed > wallet
 		}); o != nil {
 			c = o
 		}
 	}
 	p.touched = c
-	left := c.amount - c.refunded - c.disputed
+	left := c.amount - c.reserved - c.disputed
 	body := map[string]any{"reason": []string{"fraud", "operational"}[p.rnd.IntN(2)]}
 	amount := left // omitted: what the payment has left
 	switch n := p.rnd.IntN(10); {
@@ -695,13 +695,13 @@ func (p *moneyProperty) medReturn() {
 	what := fmt.Sprintf("MED return %v of %s (%s, left %d)", body["amount"], c.id, c.status, left)
 	p.did = what
 	switch {
-	case amount <= 0:
+	case body["amount"] != nil && amount <= 0:
 		p.expect(what, r, 400, "parameter_invalid")
 		return
 	case !c.credited:
 		p.expect(what, r, 409, "charge_not_disputable")
 		return
-	case amount > left:
+	case amount <= 0 || amount > left:
 		p.expect(what, r, 400, "dispute_exceeds_amount")
 		return
 	}
@@ -729,7 +729,8 @@ func maxPayout(available int64) int64 {
 }
 
 func (p *moneyProperty) createPayout() {
-	top := maxPayout(p.wallet.available)
+	spendable := p.wallet.available - p.wallet.owed // a debt is never paid out
+	top := maxPayout(spendable)
 	var amount int64
 	switch n := p.rnd.IntN(10); {
 	case top == 0:
@@ -749,7 +750,7 @@ func (p *moneyProperty) createPayout() {
 	if r.Status >= 500 {
 		p.t.Fatalf("%s: %d %s", what, r.Status, r.Raw)
 	}
-	if amount+fee > p.wallet.available {
+	if amount+fee > spendable {
 		p.expect(what, r, 422, "insufficient_balance")
 		return
 	}

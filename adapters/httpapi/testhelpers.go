@@ -81,8 +81,8 @@ func (c *TestHelpersController) expire(w http.ResponseWriter, r *http.Request) (
 }
 
 type medReturnRequest struct {
-	// Amount defaults to what the payment has left after its confirmed
-	// refunds and earlier disputes.
+	// Amount defaults to what the payment has left after its refunds (in
+	// flight or done) and earlier disputes.
 	Amount *int64  `json:"amount"`
 	Reason *string `json:"reason"`
 }
@@ -95,8 +95,7 @@ func (c *TestHelpersController) medReturn(w http.ResponseWriter, r *http.Request
 		return nil, err
 	}
 	// Another account's charge is 404 whatever the body says.
-	ch, err := c.charges.Get(r.Context(), caller, raw)
-	if err != nil {
+	if _, err := c.charges.Get(r.Context(), caller, raw); err != nil {
 		return nil, err
 	}
 	var req medReturnRequest
@@ -106,13 +105,8 @@ func (c *TestHelpersController) medReturn(w http.ResponseWriter, r *http.Request
 	if req.Reason == nil {
 		return nil, badRequest("reason", "parameter_missing", "reason is required: \"fraud\" or \"operational\"")
 	}
-	in := app.MedReturnInput{Reason: domain.DisputeReason(*req.Reason)}
-	if req.Amount != nil {
-		in.Amount = *req.Amount
-	} else if in.Amount = ch.Amount() - ch.RefundCompleted() - ch.DisputedAmount(); in.Amount <= 0 {
-		return nil, domain.ErrDisputeExceedsAmount
-	}
-	if ch, err = c.charges.SimulateMedReturn(r.Context(), caller, raw, in); err != nil {
+	ch, err := c.charges.SimulateMedReturn(r.Context(), caller, raw, app.MedReturnInput{Amount: req.Amount, Reason: domain.DisputeReason(*req.Reason)})
+	if err != nil {
 		return nil, err
 	}
 	return ch.Public(c.links), nil
