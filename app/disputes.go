@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -21,15 +22,19 @@ var errNoNewDispute = errors.New("no new dispute")
 // rest as the merchant's debt (domain.DisputeEntry). The charge becomes
 // DISPUTE with its events. A dispute recorded before (same return id) is
 // skipped, so a callback and a reconciliation pass that both see a return
-// debit it once. It returns the charge and how many disputes it recorded.
+// debit it once. A dispute the charge cannot take (domain.ErrChargeNotDisputable,
+// domain.ErrDisputeExceedsAmount) leaves the others recorded and is
+// returned as the error. It returns the charge and how many disputes it
+// recorded.
 func (s *ChargeService) ApplyDisputes(ctx context.Context, scope ports.Scope, id string, ds []domain.Dispute) (*domain.Charge, int, error) {
 	var (
-		out   *domain.Charge
-		added int
-		err   error
+		out      *domain.Charge
+		added    int
+		unplaced error // the first dispute that could not be recorded
+		err      error
 	)
 	for range maxBalanceRetries {
-		added = 0
+		added, unplaced = 0, nil
 		err = s.store.UpdateCharge(ctx, scope, id, func(ctx context.Context, c *domain.Charge, tx ports.ChargeTx) (ports.ChargeChange, error) {
 			out = c
 			prev := c.Status()
@@ -51,6 +56,11 @@ func (s *ChargeService) ApplyDisputes(ctx context.Context, scope ports.Scope, id
 					}
 				}
 				ok, err := c.RecordDispute(d, now)
+				if errors.Is(err, domain.ErrChargeNotDisputable) || errors.Is(err, domain.ErrDisputeExceedsAmount) {
+					// This one cannot be placed; the others still are.
+					unplaced = cmp.Or(unplaced, err)
+					continue
+				}
 				if err != nil {
 					return ports.ChargeChange{}, err
 				}
@@ -70,7 +80,7 @@ func (s *ChargeService) ApplyDisputes(ctx context.Context, scope ports.Scope, id
 				added++
 			}
 			if added == 0 {
-				return ports.ChargeChange{}, errNoNewDispute
+				return ports.ChargeChange{}, cmp.Or(unplaced, errNoNewDispute)
 			}
 			if ch.Events, err = domain.NewChargeEvents(c, prev, domain.TransitionEvents(prev, c.Status()), s.cfg.Links, s.ids.NewID, now); err != nil {
 				return ports.ChargeChange{}, err
@@ -92,7 +102,7 @@ func (s *ChargeService) ApplyDisputes(ctx context.Context, scope ports.Scope, id
 			"charge", domain.PrefixCharge+id, "account", scope.AccountID, "end_to_end_id", d.EndToEndID,
 			"return_id", d.ReturnID, "amount", d.Amount, "reason", string(d.Reason))
 	}
-	return out, added, nil
+	return out, added, unplaced
 }
 
 // afterEntry is bal after e's postings to the wallet.

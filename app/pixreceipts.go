@@ -328,10 +328,11 @@ func (s *PixReceiptService) applyDisputes(ctx context.Context, scope ports.Scope
 	}
 	_, n, err := s.charges.ApplyDisputes(ctx, scope, c.ID(), ds)
 	if errors.Is(err, domain.ErrChargeNotDisputable) || errors.Is(err, domain.ErrDisputeExceedsAmount) {
-		s.log.ErrorContext(ctx, "the payer's PSP took money back from a Pix the ledger cannot debit; an operator must reconcile it",
+		s.log.ErrorContext(ctx, "the payer's PSP took money back from a Pix the ledger cannot debit now; it is looked at again "+
+			"with the Pix's next callback, and an operator must reconcile it if none comes",
 			"alert", "dispute_unplaced", "charge", domain.PrefixCharge+c.ID(), "account", scope.AccountID,
 			"end_to_end_id", p.EndToEndID, "err", err)
-		return false, nil
+		return n > 0, nil
 	}
 	return n > 0, err
 }

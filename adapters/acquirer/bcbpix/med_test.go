@@ -136,6 +136,35 @@ func TestMEDReturnsDebitTheMerchant(t *testing.T) {
 			if bal := w.wallet(t); bal.Available != 9802 || bal.Owed != 0 {
 				t.Fatalf("after the next payment: %+v, want 9802 available and no debt", bal)
 			}
+			// Quita's own devoluções are no disputes: a refund (its id is
+			// the refund's) and a payer-lock return (D + the end-to-end id).
+			c3 := w.create(t, map[string]any{"amount": 3000, "payment_method": "pix"})
+			p3 := w.pay(t, pixsim.PayRequest{TxID: c3.Pix.TxID})
+			if code, raw := w.do(t, w.acct.LiveKey, http.MethodPost, "/payments/"+c3.ID+"/refund",
+				map[string]any{"idempotencyKey": newIdem(), "amount": 1000}, ""); code != http.StatusCreated {
+				t.Fatalf("refund: %d %s", code, raw)
+			}
+			for range 3 {
+				if _, err := w.app.Payments.AdvanceRefunds(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+			locked := w.create(t, map[string]any{"amount": 2000, "payment_method": "pix",
+				"customer": map[string]any{"name": "Maria Silva"}, "expected_payer_tax_id": "52998224725"})
+			w.pay(t, pixsim.PayRequest{TxID: locked.Pix.TxID, PayerTaxID: "11144477735", Disclose: true})
+			w.runReturns(t, 3)
+			if err := w.sim.NotifyReturns(ctx, p3.EndToEndID); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.app.PixReceipts.Reconcile(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := w.medCharge(t, c3.ID); got.Status != "paid" || len(got.Disputes) != 0 {
+				t.Errorf("a refunded charge after its devolução was read back: %+v", got)
+			}
+			if got := w.medCharge(t, locked.ID); got.Status != "refunded" || len(got.Disputes) != 0 {
+				t.Errorf("a payer-lock return after its devolução was read back: %+v", got)
+			}
 			// A refund of a disputed charge is refused.
 			code, _ := w.do(t, w.acct.LiveKey, http.MethodPost, "/payments/"+c.ID+"/refund", map[string]any{"idempotencyKey": newIdem()}, "")
 			if code != http.StatusConflict {
