@@ -75,7 +75,9 @@ func (s *ChargeService) ApplyDisputes(ctx context.Context, scope ports.Scope, id
 				if err != nil {
 					return ports.ChargeChange{}, err
 				}
-				bal = afterEntry(bal, e)
+				for _, p := range e.Postings {
+					bal.Apply(p)
+				}
 				ch.Entries = append(ch.Entries, e)
 				added++
 			}
@@ -103,21 +105,6 @@ func (s *ChargeService) ApplyDisputes(ctx context.Context, scope ports.Scope, id
 			"return_id", d.ReturnID, "amount", d.Amount, "reason", string(d.Reason))
 	}
 	return out, added, unplaced
-}
-
-// afterEntry is bal after e's postings to the wallet.
-func afterEntry(bal domain.Balance, e domain.JournalEntry) domain.Balance {
-	for _, p := range e.Postings {
-		switch p.Account {
-		case domain.LedgerAvailable:
-			bal.Available += p.Amount
-		case domain.LedgerPending:
-			bal.Pending += p.Amount
-		case domain.LedgerMerchantOwed:
-			bal.Owed -= p.Amount
-		}
-	}
-	return bal
 }
 
 // disputesOf is the devoluções of Pix p, paid to charge c, that may be

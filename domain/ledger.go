@@ -223,6 +223,25 @@ type Balance struct {
 	Owed int64
 }
 
+// WalletAccount reports whether a posting to a moves a merchant's wallet
+// (Balance): available, pending or owed.
+func WalletAccount(a LedgerAccount) bool {
+	return a == LedgerAvailable || a == LedgerPending || a == LedgerMerchantOwed
+}
+
+// Apply adds a posting to one of the wallet's accounts (WalletAccount) to
+// b; a posting to another account changes nothing.
+func (b *Balance) Apply(p Posting) {
+	switch p.Account {
+	case LedgerAvailable:
+		b.Available += p.Amount
+	case LedgerPending:
+		b.Pending += p.Amount
+	case LedgerMerchantOwed:
+		b.Owed -= p.Amount
+	}
+}
+
 // Total is available plus pending.
 func (b Balance) Total() int64 { return b.Available + b.Pending }
 

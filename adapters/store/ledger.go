@@ -64,27 +64,6 @@ type holdRow struct {
 	ReleaseAt dbTime `bun:"release_at"`
 }
 
-// walletDelta is what entries add to one wallet row: available, pending
-// and owed (the merchant's debt, the negated balance of merchant_owed).
-type walletDelta struct{ available, pending, owed int64 }
-
-// walletAccount reports whether a posting to a moves a wallet row.
-func walletAccount(a domain.LedgerAccount) bool {
-	return a == domain.LedgerAvailable || a == domain.LedgerPending || a == domain.LedgerMerchantOwed
-}
-
-// add adds a posting to a wallet account (walletAccount) to d.
-func (d *walletDelta) add(p domain.Posting) {
-	switch p.Account {
-	case domain.LedgerAvailable:
-		d.available += p.Amount
-	case domain.LedgerPending:
-		d.pending += p.Amount
-	case domain.LedgerMerchantOwed:
-		d.owed -= p.Amount
-	}
-}
-
 // applyEntries writes entries and applies them to the wallets: a credit to
 // pending opens a hold until its ReleaseAt; a debit of pending (other than
 // a release, which deletes its hold itself) consumes the holds that would
@@ -111,7 +90,7 @@ func entryStatements(ctx context.Context, tx bun.IDB, entries []domain.JournalEn
 		ps     []postingRow
 		holds  []holdRow
 		takes  []holdTakeRow
-		deltas = map[domain.WalletKey]*walletDelta{}
+		deltas = map[domain.WalletKey]*domain.Balance{}
 		keys   []domain.WalletKey
 	)
 	for _, e := range entries {
@@ -123,17 +102,17 @@ func entryStatements(ctx context.Context, tx bun.IDB, entries []domain.JournalEn
 		for _, p := range e.Postings {
 			ps = append(ps, postingRow{EntryID: e.ID, AccountID: e.AccountID, Mode: string(e.Mode), Currency: string(p.Currency),
 				LedgerAccount: string(p.Account), Amount: p.Amount})
-			if !walletAccount(p.Account) {
+			if !domain.WalletAccount(p.Account) {
 				continue
 			}
 			k := domain.WalletKey{AccountID: e.AccountID, Mode: e.Mode, Currency: p.Currency}
 			d := deltas[k]
 			if d == nil {
-				d = &walletDelta{}
+				d = &domain.Balance{}
 				deltas[k] = d
 				keys = append(keys, k)
 			}
-			d.add(p)
+			d.Apply(p)
 			if p.Account != domain.LedgerPending {
 				continue
 			}
@@ -169,7 +148,7 @@ func entryStatements(ctx context.Context, tx bun.IDB, entries []domain.JournalEn
 		qs = append(qs, tx.NewInsert().Model(&balanceRow{AccountID: k.AccountID, Mode: string(k.Mode), Currency: string(k.Currency),
 			UpdatedAt: now}).On("CONFLICT DO NOTHING"),
 			tx.NewUpdate().Model((*balanceRow)(nil)).
-				Set("available = available + ?", d.available).Set("pending = pending + ?", d.pending).Set("owed = owed + ?", d.owed).
+				Set("available = available + ?", d.Available).Set("pending = pending + ?", d.Pending).Set("owed = owed + ?", d.Owed).
 				Set("updated_at = ?", now).
 				Where("account_id = ?", k.AccountID).Where("mode = ?", string(k.Mode)).Where("currency = ?", string(k.Currency)))
 	}

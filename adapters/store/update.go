@@ -38,9 +38,9 @@ func (t *chargeTx) Balance(ctx context.Context, cur domain.Currency) (domain.Bal
 		t.w.read[k] = b
 	}
 	if d := t.w.wallets[k]; d != nil {
-		b.Available += d.available
-		b.Pending += d.pending
-		b.Owed += d.owed
+		b.Available += d.Available
+		b.Pending += d.Pending
+		b.Owed += d.Owed
 	}
 	return b, nil
 }
@@ -158,7 +158,7 @@ type changeWriter struct {
 	entries []domain.JournalEntry
 	// wallets is what entries will add to each wallet, for Balance reads
 	// of the changes that follow; read is each wallet as first read.
-	wallets map[domain.WalletKey]*walletDelta
+	wallets map[domain.WalletKey]*domain.Balance
 	read    map[domain.WalletKey]domain.Balance
 }
 
@@ -173,7 +173,7 @@ type dayDelta struct{ n, volume, refunded int64 }
 
 func newChangeWriter(tx bun.IDB) *changeWriter {
 	return &changeWriter{tx: tx, days: map[dayKey]*dayDelta{},
-		wallets: map[domain.WalletKey]*walletDelta{}, read: map[domain.WalletKey]domain.Balance{}}
+		wallets: map[domain.WalletKey]*domain.Balance{}, read: map[domain.WalletKey]domain.Balance{}}
 }
 
 func (w *changeWriter) empty() bool { return len(w.charges) == 0 }
@@ -206,16 +206,16 @@ func (w *changeWriter) add(old *chargeRow, c *domain.Charge, change ports.Charge
 	w.entries = append(w.entries, change.Entries...)
 	for _, e := range change.Entries {
 		for _, p := range e.Postings {
-			if !walletAccount(p.Account) {
+			if !domain.WalletAccount(p.Account) {
 				continue
 			}
 			k := domain.WalletKey{AccountID: e.AccountID, Mode: e.Mode, Currency: p.Currency}
 			d := w.wallets[k]
 			if d == nil {
-				d = &walletDelta{}
+				d = &domain.Balance{}
 				w.wallets[k] = d
 			}
-			d.add(p)
+			d.Apply(p)
 		}
 	}
 	return nil
