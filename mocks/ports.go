@@ -2171,13 +2171,19 @@ var _ ports.EventOutbox = &EventOutboxMock{}
 //			DeleteEventsBeforeFunc: func(ctx context.Context, t time.Time, limit int) (int, error) {
 //				panic("mock out the DeleteEventsBefore method")
 //			},
+//			EventHeadFunc: func(ctx context.Context) (int64, error) {
+//				panic("mock out the EventHead method")
+//			},
+//			EventScopesSinceFunc: func(ctx context.Context, after int64, limit int) ([]ports.ScopeSeq, error) {
+//				panic("mock out the EventScopesSince method")
+//			},
 //			GetEventFunc: func(ctx context.Context, scope ports.Scope, id string) (*domain.Event, error) {
 //				panic("mock out the GetEvent method")
 //			},
 //			ListChargeEventsFunc: func(ctx context.Context, scope ports.Scope, chargeID string) ([]domain.Event, error) {
 //				panic("mock out the ListChargeEvents method")
 //			},
-//			ListEventsFunc: func(ctx context.Context, q ports.EventQuery) ([]domain.Event, bool, error) {
+//			ListEventsFunc: func(ctx context.Context, q ports.EventQuery) (ports.EventPage, error) {
 //				panic("mock out the ListEvents method")
 //			},
 //		}
@@ -2190,6 +2196,12 @@ type EventOutboxMock struct {
 	// DeleteEventsBeforeFunc mocks the DeleteEventsBefore method.
 	DeleteEventsBeforeFunc func(ctx context.Context, t time.Time, limit int) (int, error)
 
+	// EventHeadFunc mocks the EventHead method.
+	EventHeadFunc func(ctx context.Context) (int64, error)
+
+	// EventScopesSinceFunc mocks the EventScopesSince method.
+	EventScopesSinceFunc func(ctx context.Context, after int64, limit int) ([]ports.ScopeSeq, error)
+
 	// GetEventFunc mocks the GetEvent method.
 	GetEventFunc func(ctx context.Context, scope ports.Scope, id string) (*domain.Event, error)
 
@@ -2197,7 +2209,7 @@ type EventOutboxMock struct {
 	ListChargeEventsFunc func(ctx context.Context, scope ports.Scope, chargeID string) ([]domain.Event, error)
 
 	// ListEventsFunc mocks the ListEvents method.
-	ListEventsFunc func(ctx context.Context, q ports.EventQuery) ([]domain.Event, bool, error)
+	ListEventsFunc func(ctx context.Context, q ports.EventQuery) (ports.EventPage, error)
 
 	// calls tracks calls to the methods.
 	calls struct {
@@ -2207,6 +2219,20 @@ type EventOutboxMock struct {
 			Ctx context.Context
 			// T is the t argument value.
 			T time.Time
+			// Limit is the limit argument value.
+			Limit int
+		}
+		// EventHead holds details about calls to the EventHead method.
+		EventHead []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+		}
+		// EventScopesSince holds details about calls to the EventScopesSince method.
+		EventScopesSince []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// After is the after argument value.
+			After int64
 			// Limit is the limit argument value.
 			Limit int
 		}
@@ -2237,6 +2263,8 @@ type EventOutboxMock struct {
 		}
 	}
 	lockDeleteEventsBefore sync.RWMutex
+	lockEventHead          sync.RWMutex
+	lockEventScopesSince   sync.RWMutex
 	lockGetEvent           sync.RWMutex
 	lockListChargeEvents   sync.RWMutex
 	lockListEvents         sync.RWMutex
@@ -2279,6 +2307,78 @@ func (mock *EventOutboxMock) DeleteEventsBeforeCalls() []struct {
 	mock.lockDeleteEventsBefore.RLock()
 	calls = mock.calls.DeleteEventsBefore
 	mock.lockDeleteEventsBefore.RUnlock()
+	return calls
+}
+
+// EventHead calls EventHeadFunc.
+func (mock *EventOutboxMock) EventHead(ctx context.Context) (int64, error) {
+	if mock.EventHeadFunc == nil {
+		panic("EventOutboxMock.EventHeadFunc: method is nil but EventOutbox.EventHead was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+	}{
+		Ctx: ctx,
+	}
+	mock.lockEventHead.Lock()
+	mock.calls.EventHead = append(mock.calls.EventHead, callInfo)
+	mock.lockEventHead.Unlock()
+	return mock.EventHeadFunc(ctx)
+}
+
+// EventHeadCalls gets all the calls that were made to EventHead.
+// Check the length with:
+//
+//	len(mockedEventOutbox.EventHeadCalls())
+func (mock *EventOutboxMock) EventHeadCalls() []struct {
+	Ctx context.Context
+} {
+	var calls []struct {
+		Ctx context.Context
+	}
+	mock.lockEventHead.RLock()
+	calls = mock.calls.EventHead
+	mock.lockEventHead.RUnlock()
+	return calls
+}
+
+// EventScopesSince calls EventScopesSinceFunc.
+func (mock *EventOutboxMock) EventScopesSince(ctx context.Context, after int64, limit int) ([]ports.ScopeSeq, error) {
+	if mock.EventScopesSinceFunc == nil {
+		panic("EventOutboxMock.EventScopesSinceFunc: method is nil but EventOutbox.EventScopesSince was just called")
+	}
+	callInfo := struct {
+		Ctx   context.Context
+		After int64
+		Limit int
+	}{
+		Ctx:   ctx,
+		After: after,
+		Limit: limit,
+	}
+	mock.lockEventScopesSince.Lock()
+	mock.calls.EventScopesSince = append(mock.calls.EventScopesSince, callInfo)
+	mock.lockEventScopesSince.Unlock()
+	return mock.EventScopesSinceFunc(ctx, after, limit)
+}
+
+// EventScopesSinceCalls gets all the calls that were made to EventScopesSince.
+// Check the length with:
+//
+//	len(mockedEventOutbox.EventScopesSinceCalls())
+func (mock *EventOutboxMock) EventScopesSinceCalls() []struct {
+	Ctx   context.Context
+	After int64
+	Limit int
+} {
+	var calls []struct {
+		Ctx   context.Context
+		After int64
+		Limit int
+	}
+	mock.lockEventScopesSince.RLock()
+	calls = mock.calls.EventScopesSince
+	mock.lockEventScopesSince.RUnlock()
 	return calls
 }
 
@@ -2363,7 +2463,7 @@ func (mock *EventOutboxMock) ListChargeEventsCalls() []struct {
 }
 
 // ListEvents calls ListEventsFunc.
-func (mock *EventOutboxMock) ListEvents(ctx context.Context, q ports.EventQuery) ([]domain.Event, bool, error) {
+func (mock *EventOutboxMock) ListEvents(ctx context.Context, q ports.EventQuery) (ports.EventPage, error) {
 	if mock.ListEventsFunc == nil {
 		panic("EventOutboxMock.ListEventsFunc: method is nil but EventOutbox.ListEvents was just called")
 	}

@@ -68,7 +68,10 @@ func newLimiter(src RateLimitSource, l ports.RateLimiter) *keyLimiter {
 // from a fifth key on, the account's bucket is charged and starts full.
 const accountLimitFactor = 4
 
-func (l *keyLimiter) ask(ctx context.Context, accountID, fingerprint string) limitAnswer {
+// ask decides a request of key fingerprint in scope. The account's bucket
+// is one per mode: test traffic never spends live traffic's budget.
+func (l *keyLimiter) ask(ctx context.Context, scope ports.Scope, fingerprint string) limitAnswer {
+	accountID := scope.AccountID
 	limit, err := l.src.RateLimit(ctx, accountID)
 	if err != nil {
 		return limitAnswer{err: err}
@@ -81,7 +84,7 @@ func (l *keyLimiter) ask(ctx context.Context, accountID, fingerprint string) lim
 		return limitAnswer{limit: limit, d: d}
 	}
 	acct := ports.RateLimit{Rate: limit.Rate * accountLimitFactor, Burst: limit.Burst * accountLimitFactor, Period: limit.Period}
-	ad, err := l.limiter.Allow(ctx, "acct:"+accountID, acct)
+	ad, err := l.limiter.Allow(ctx, "acct:"+accountID+":"+string(scope.Mode), acct)
 	if err != nil {
 		return limitAnswer{limit: limit, d: d}
 	}
@@ -98,7 +101,7 @@ func (l *keyLimiter) enforce(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		ans := l.ask(r.Context(), caller.Account.ID, caller.KeyFingerprint)
+		ans := l.ask(r.Context(), caller.Scope(), caller.KeyFingerprint)
 		if ans.err != nil {
 			next.ServeHTTP(w, r)
 			return

@@ -37,7 +37,7 @@ func (c *EventsController) list(_ http.ResponseWriter, r *http.Request) (any, er
 	if err != nil {
 		return nil, err
 	}
-	evs, more, err := c.events.List(r.Context(), q, wait)
+	page, err := c.events.List(r.Context(), q, wait)
 	if err != nil {
 		if isNotFound(err) {
 			param := "starting_after"
@@ -48,18 +48,15 @@ func (c *EventsController) list(_ http.ResponseWriter, r *http.Request) (any, er
 		}
 		return nil, err
 	}
-	out := eventListResponse{Object: "list", Data: make([]domain.PublicEvent, 0, len(evs)), HasMore: more}
-	for _, e := range evs {
+	out := eventListResponse{Object: "list", Data: make([]domain.PublicEvent, 0, len(page.Events)), HasMore: page.More}
+	for _, e := range page.Events {
 		out.Data = append(out.Data, e.Public().Masked())
 	}
-	if more && len(evs) > 0 {
-		// The cursor that continues in the direction asked: older pages
-		// go on from the last event, newer ones from the first.
-		next := evs[len(evs)-1].ID
-		if q.EndingBefore != "" {
-			next = evs[0].ID
-		}
-		out.NextCursor = &next
+	if page.More && page.Next != "" {
+		// The cursor that continues in the direction asked; after a
+		// filtered page that examined its most rows it may name an event
+		// the page does not show.
+		out.NextCursor = &page.Next
 	}
 	return out, nil
 }

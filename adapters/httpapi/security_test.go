@@ -189,8 +189,9 @@ func TestAPIKeyFailuresAreLimitedPerAddress(t *testing.T) {
 	expectError(t, call(t, http.MethodGet, srv.BaseURL+"/charges", keyHdr(bad), ""), 401, "authentication_error", "api_key_invalid")
 }
 
-// Issue 11, item 16: an account's keys share an account-wide budget (4 ×
-// the per-key limit), so minting keys does not multiply it.
+// An account's keys of one mode share an account-wide budget (4 × the
+// per-key limit), so minting keys does not multiply it; the other mode has
+// its own, so test traffic never starves live traffic.
 func TestRateLimitPerAccountAcrossKeys(t *testing.T) {
 	t.Parallel()
 	clock := testkit.NewClock(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)) // still: the limits must not refill under a slow run
@@ -199,8 +200,8 @@ func TestRateLimitPerAccountAcrossKeys(t *testing.T) {
 	m := e.account(srv, "Loja Muitas Chaves")
 	setLimits(t, srv, m.AccountID, ports.AccountSettings{RateLimitPerSecond: 1, RateLimitBurst: 2})
 	token := e.login(srv, m)
-	keys := []string{m.TestKey, m.LiveKey}
-	for range 3 {
+	keys := []string{m.TestKey}
+	for range 4 {
 		keys = append(keys, decodeIssued(t, call(t, http.MethodPost, srv.BaseURL+"/api-keys", bearerHdr(token), `{"test":true}`)).APIKey)
 	}
 	for i, k := range keys[:4] {
@@ -214,6 +215,12 @@ func TestRateLimitPerAccountAcrossKeys(t *testing.T) {
 	expectError(t, r, 429, "rate_limit_error", "rate_limited")
 	if s, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || s < 1 {
 		t.Errorf("Retry-After %q", r.Header.Get("Retry-After"))
+	}
+	// The test keys spent the test budget; the live key has its own.
+	for j, r := range burst(t, srv, m.LiveKey, 2) {
+		if r.Status != 404 {
+			t.Fatalf("live request %d after the test budget was spent: %d %s", j, r.Status, r.Body)
+		}
 	}
 }
 

@@ -131,7 +131,7 @@ func TestTerminatedConnectionsAreReplacedBeforeUse(t *testing.T) {
 				run  func() error
 			}{
 				{"list events", func() error {
-					_, _, err := db.ListEvents(ctx, ports.EventQuery{Scope: scope, Limit: 5})
+					_, err := db.ListEvents(ctx, ports.EventQuery{Scope: scope, Limit: 5})
 					return err
 				}},
 				{"audit entry", func() error {

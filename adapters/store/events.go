@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -16,9 +17,9 @@ import (
 // ListEvents implements ports.EventOutbox: the scope's events newest first
 // in write order (seq, and a row's twin just after its first event),
 // walked by the index (account_id, mode, seq).
-func (db *DB) ListEvents(ctx context.Context, q ports.EventQuery) ([]domain.Event, bool, error) {
+func (db *DB) ListEvents(ctx context.Context, q ports.EventQuery) (ports.EventPage, error) {
 	if q.Limit < 1 || q.Limit > maxListLimit {
-		return nil, false, fmt.Errorf("store: list limit %d is outside 1..%d", q.Limit, maxListLimit)
+		return ports.EventPage{}, fmt.Errorf("store: list limit %d is outside 1..%d", q.Limit, maxListLimit)
 	}
 	var rows []eventRow
 	sel := whereScope(db.bun.NewSelect().Model(&rows).ColumnExpr("e.*"), q.Scope) // e.* for seq, a scan-only field
@@ -33,26 +34,52 @@ func (db *DB) ListEvents(ctx context.Context, q ports.EventQuery) ([]domain.Even
 	if q.CreatedBefore != nil {
 		sel = sel.Where("e.created_at <= ?", newDBTime(*q.CreatedBefore))
 	}
+	if q.AfterSeq > 0 {
+		sel = sel.Where("e.seq > ?", q.AfterSeq)
+	}
 	newer := q.EndingBefore != ""
 	var cursor *eventPlace
+	// bound applies to sel and to the scan window's query the cursor's
+	// range in write order.
+	bound := func(sel *bun.SelectQuery) *bun.SelectQuery { return sel }
 	if id := q.StartingAfter + q.EndingBefore; id != "" {
 		row, err := db.findEvent(ctx, whereScope(db.bun.NewSelect().Model((*eventRow)(nil)), q.Scope).Column("e.seq", "e.twin_id"), id)
 		if err != nil {
-			return nil, false, err
+			return ports.EventPage{}, err
 		}
 		cursor = &eventPlace{seq: row.Seq, twin: row.TwinID != nil && *row.TwinID == id}
 		// The cursor's own row is read when the events beyond the cursor
 		// include one of its two: its first event for a twin cursor going
 		// older, its twin for a first-event cursor going newer.
-		switch {
-		case newer && cursor.twin:
-			sel = sel.Where("e.seq > ?", cursor.seq)
-		case newer:
-			sel = sel.Where("e.seq >= ?", cursor.seq)
-		case cursor.twin:
-			sel = sel.Where("e.seq <= ?", cursor.seq)
-		default:
-			sel = sel.Where("e.seq < ?", cursor.seq)
+		bound = func(sel *bun.SelectQuery) *bun.SelectQuery {
+			switch {
+			case newer && cursor.twin:
+				return sel.Where("e.seq > ?", cursor.seq)
+			case newer:
+				return sel.Where("e.seq >= ?", cursor.seq)
+			case cursor.twin:
+				return sel.Where("e.seq <= ?", cursor.seq)
+			default:
+				return sel.Where("e.seq < ?", cursor.seq)
+			}
+		}
+		sel = bound(sel)
+	}
+	// A filter the scope index cannot narrow (types, created_before) is
+	// a row filter: the page examines at most MaxEventScan rows, from the
+	// cursor on, and ends at the last of them if the filter left it short.
+	var edge *eventRow
+	if len(q.Types) > 0 || q.CreatedBefore != nil {
+		w, err := db.scanEdge(ctx, bound(whereScope(db.bun.NewSelect().Model((*eventRow)(nil)), q.Scope)), q, newer)
+		if err != nil {
+			return ports.EventPage{}, err
+		}
+		if edge = w; edge != nil {
+			if newer {
+				sel = sel.Where("e.seq <= ?", edge.Seq)
+			} else {
+				sel = sel.Where("e.seq >= ?", edge.Seq)
+			}
 		}
 	}
 	order := "e.seq DESC"
@@ -65,7 +92,7 @@ func (db *DB) ListEvents(ctx context.Context, q ports.EventQuery) ([]domain.Even
 	// which may hold none: limit+2 rows hold limit+1 events when there are
 	// that many.
 	if err := sel.OrderExpr(order).Limit(int64(q.Limit) + 2).Scan(ctx); err != nil {
-		return nil, false, mapError(err)
+		return ports.EventPage{}, mapError(err)
 	}
 	out := make([]domain.Event, 0, min(len(rows)*2, q.Limit+1))
 	var pair []domain.Event
@@ -86,12 +113,81 @@ func (db *DB) ListEvents(ctx context.Context, q ports.EventQuery) ([]domain.Even
 			out = append(out, pair[k])
 		}
 	}
-	hasMore := len(out) > q.Limit
+	page := ports.EventPage{More: len(out) > q.Limit}
 	out = out[:min(len(out), q.Limit)]
+	switch {
+	case page.More:
+		page.Next = out[len(out)-1].ID // the page's far end, before it turns
+	case edge != nil:
+		// Short of a full page at the scan's edge: continue past the last
+		// row examined, both of whose events were.
+		page.More, page.Next = true, edge.ID
+		if t, ok := edge.twin(); ok && newer {
+			page.Next = t.ID
+		}
+	}
 	if newer {
 		slices.Reverse(out)
 	}
-	return out, hasMore, nil
+	page.Events = out
+	return page, nil
+}
+
+// scanEdge returns the row at which a filtered page stops examining: the
+// MaxEventScan-th row from the cursor in the direction asked (sel holds
+// the scope and the cursor's range), or nil when fewer rows lie there. It
+// reads the scope's write-order index only.
+func (db *DB) scanEdge(ctx context.Context, sel *bun.SelectQuery, q ports.EventQuery, newer bool) (*eventRow, error) {
+	if q.CreatedAfter != nil {
+		sel = sel.Where("e.created_at >= ?", ceilDBTime(*q.CreatedAfter))
+	}
+	if q.AfterSeq > 0 {
+		sel = sel.Where("e.seq > ?", q.AfterSeq)
+	}
+	order := "e.seq DESC"
+	if newer {
+		order = "e.seq ASC"
+	}
+	row := new(eventRow)
+	scan := ports.MaxEventScan
+	if db.eventScan > 0 {
+		scan = db.eventScan
+	}
+	err := sel.Column("e.seq", "e.id", "e.twin_id").OrderExpr(order).Offset(int64(scan - 1)).Limit(1).Scan(ctx, row)
+	if errors.Is(mapError(err), ports.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, mapError(err)
+	}
+	return row, nil
+}
+
+// EventHead implements ports.EventOutbox.
+func (db *DB) EventHead(ctx context.Context) (int64, error) {
+	var head int64
+	err := db.bun.NewSelect().Model((*eventRow)(nil)).ColumnExpr("COALESCE(MAX(e.seq), 0)").Scan(ctx, &head)
+	return head, mapError(err)
+}
+
+// EventScopesSince implements ports.EventOutbox: a range scan of the
+// primary key (seq) from after, grouped by scope.
+func (db *DB) EventScopesSince(ctx context.Context, after int64, limit int) ([]ports.ScopeSeq, error) {
+	var rows []struct {
+		AccountID string `bun:"account_id"`
+		Mode      string `bun:"mode"`
+		Seq       int64  `bun:"seq"`
+	}
+	err := db.bun.NewSelect().Model((*eventRow)(nil)).ColumnExpr("e.account_id, e.mode, MAX(e.seq) AS seq").
+		Where("e.seq > ?", after).GroupExpr("e.account_id, e.mode").Limit(int64(limit)).Scan(ctx, &rows)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	out := make([]ports.ScopeSeq, len(rows))
+	for i, r := range rows {
+		out[i] = ports.ScopeSeq{Scope: ports.Scope{AccountID: r.AccountID, Mode: domain.Mode(r.Mode)}, Seq: r.Seq}
+	}
+	return out, nil
 }
 
 // eventPlace is an event's place in write order: its row's seq, and

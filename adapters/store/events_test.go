@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"slices"
 	"testing"
@@ -47,7 +48,7 @@ func testListEvents(t *testing.T, db *store.DB) {
 	var got []domain.Event
 	q := ports.EventQuery{Scope: testA, Limit: 4}
 	for pages := 0; ; pages++ {
-		page, more, err := db.ListEvents(ctx, q)
+		page, more, err := listEvents(ctx, db, q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,20 +70,20 @@ func testListEvents(t *testing.T, db *store.DB) {
 
 	// ending_before: the events just after the cursor, newest first; more
 	// says newer ones remain.
-	page, more, err := db.ListEvents(ctx, ports.EventQuery{Scope: testA, Limit: 2, EndingBefore: written[0].ID})
+	page, more, err := listEvents(ctx, db, ports.EventQuery{Scope: testA, Limit: 2, EndingBefore: written[0].ID})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{written[2].ID, written[1].ID}; !slices.Equal(eventIDs(page), want) || !more {
 		t.Errorf("ending_before page %v more=%v, want %v more=true", eventIDs(page), more, want)
 	}
-	page, more, err = db.ListEvents(ctx, ports.EventQuery{Scope: testA, Limit: 10, EndingBefore: written[5].ID})
+	page, more, err = listEvents(ctx, db, ports.EventQuery{Scope: testA, Limit: 10, EndingBefore: written[5].ID})
 	if err != nil || len(page) != 0 || more {
 		t.Errorf("nothing after the newest: %v more=%v err=%v", eventIDs(page), more, err)
 	}
 
 	// Filters: type and an inclusive created range.
-	page, _, err = db.ListEvents(ctx, ports.EventQuery{Scope: testA, Limit: 10, Types: []domain.EventType{domain.EventChargeCreated}})
+	page, _, err = listEvents(ctx, db, ports.EventQuery{Scope: testA, Limit: 10, Types: []domain.EventType{domain.EventChargeCreated}})
 	if err != nil || len(page) != 3 {
 		t.Fatalf("type filter: %d events, err %v", len(page), err)
 	}
@@ -92,7 +93,7 @@ func testListEvents(t *testing.T, db *store.DB) {
 		}
 	}
 	from, to := micro(written[2].CreatedAt), micro(written[3].CreatedAt) // both of the second charge
-	page, _, err = db.ListEvents(ctx, ports.EventQuery{Scope: testA, Limit: 10, CreatedAfter: &from, CreatedBefore: &to})
+	page, _, err = listEvents(ctx, db, ports.EventQuery{Scope: testA, Limit: 10, CreatedAfter: &from, CreatedBefore: &to})
 	if want := []string{written[3].ID, written[2].ID}; err != nil || !slices.Equal(eventIDs(page), want) {
 		t.Errorf("created range: %v, want %v (err %v)", eventIDs(page), want, err)
 	}
@@ -104,7 +105,7 @@ func testListEvents(t *testing.T, db *store.DB) {
 			{Scope: testA, Limit: 5, StartingAfter: ev.ID},
 			{Scope: testA, Limit: 5, EndingBefore: ev.ID},
 		} {
-			if _, _, err := db.ListEvents(ctx, q); !errors.Is(err, ports.ErrNotFound) {
+			if _, _, err := listEvents(ctx, db, q); !errors.Is(err, ports.ErrNotFound) {
 				t.Errorf("cursor %s of another account: %v, want ErrNotFound", ev.Type, err)
 			}
 		}
@@ -145,7 +146,7 @@ func testDeleteEventsBefore(t *testing.T, db *store.DB) {
 	if n, err := db.DeleteEventsBefore(ctx, cut, 100); err != nil || n != 0 {
 		t.Fatalf("third batch deleted %d (err %v), want 0", n, err)
 	}
-	page, _, err := db.ListEvents(ctx, ports.EventQuery{Scope: testA, Limit: 10})
+	page, _, err := listEvents(ctx, db, ports.EventQuery{Scope: testA, Limit: 10})
 	if want := []string{written[5].ID, written[4].ID}; err != nil || !slices.Equal(eventIDs(page), want) {
 		t.Errorf("left %v, want %v (err %v)", eventIDs(page), want, err)
 	}
@@ -173,7 +174,7 @@ func testListEventsAcrossPairs(t *testing.T, db *store.DB) {
 		t.Helper()
 		var got []string
 		for range len(written) + 1 {
-			page, more, err := db.ListEvents(ctx, q)
+			page, more, err := listEvents(ctx, db, q)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -211,11 +212,11 @@ func testListEventsAcrossPairs(t *testing.T, db *store.DB) {
 	// From each event, one page each way: the cursor is a first half or
 	// a twin in turn.
 	for i, id := range oldestFirst {
-		older, _, err := db.ListEvents(ctx, ports.EventQuery{Scope: testA, Limit: 1, StartingAfter: id})
+		older, _, err := listEvents(ctx, db, ports.EventQuery{Scope: testA, Limit: 1, StartingAfter: id})
 		if want := oldestFirst[max(i-1, 0):i]; err != nil || !slices.Equal(eventIDs(older), want) {
 			t.Errorf("after %s (%d): %v, want %v (err %v)", id, i, eventIDs(older), want, err)
 		}
-		newer, _, err := db.ListEvents(ctx, ports.EventQuery{Scope: testA, Limit: 1, EndingBefore: id})
+		newer, _, err := listEvents(ctx, db, ports.EventQuery{Scope: testA, Limit: 1, EndingBefore: id})
 		if want := oldestFirst[i+1 : min(i+2, len(oldestFirst))]; err != nil || !slices.Equal(eventIDs(newer), want) {
 			t.Errorf("before %s (%d): %v, want %v (err %v)", id, i, eventIDs(newer), want, err)
 		}
@@ -241,4 +242,122 @@ func testListEventsAcrossPairs(t *testing.T, db *store.DB) {
 		}
 	}
 	assertEvents(t, db, testA, c.ID(), five)
+}
+
+// listEvents is ListEvents as the events, then whether more follow.
+func listEvents(ctx context.Context, db *store.DB, q ports.EventQuery) ([]domain.Event, bool, error) {
+	p, err := db.ListEvents(ctx, q)
+	return p.Events, p.More, err
+}
+
+// A filtered page examines a bounded number of rows: when the filter
+// leaves it short, it ends with more and a cursor past the last row
+// examined, and following the cursors walks every match once, in order,
+// older and newer.
+func testEventScanIsBounded(t *testing.T, db *store.DB) {
+	ctx := t.Context()
+	db.SetEventScan(4)                     // rows, of two events each
+	written := seedEvents(t, db, testA, 9) // 18 events: created/payment.created pairs
+	var created []string
+	for _, e := range written {
+		if e.Type == domain.EventChargeCreated {
+			created = append(created, e.ID)
+		}
+	}
+	newestFirst := slices.Clone(created)
+	slices.Reverse(newestFirst)
+	never := ports.EventQuery{Scope: testA, Limit: 10, Types: []domain.EventType{domain.EventChargeRefunded}}
+	p, err := db.ListEvents(ctx, never)
+	if err != nil || len(p.Events) != 0 || !p.More || p.Next == "" {
+		t.Fatalf("a filter matching nothing: %v more=%v next=%q err=%v; want an empty page with a cursor", eventIDs(p.Events), p.More, p.Next, err)
+	}
+	pages := 0
+	for q := never; ; pages++ {
+		p, err := db.ListEvents(ctx, q)
+		if err != nil || len(p.Events) != 0 {
+			t.Fatalf("page %d: %v %v", pages, eventIDs(p.Events), err)
+		}
+		if !p.More {
+			break
+		}
+		if pages > 5 {
+			t.Fatal("the cursors never end")
+		}
+		q.StartingAfter = p.Next
+	}
+	if pages != 2 { // 9 rows, 4 a page: the third page ends it
+		t.Errorf("%d continued pages for 9 rows examined 4 at a time, want 2", pages)
+	}
+	walk := func(q ports.EventQuery, newer bool) []string {
+		var got []string
+		for range 20 {
+			p, err := db.ListEvents(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := eventIDs(p.Events)
+			if newer {
+				slices.Reverse(ids)
+			}
+			got = append(got, ids...)
+			if !p.More {
+				return got
+			}
+			if newer {
+				q.EndingBefore = p.Next
+			} else {
+				q.StartingAfter = p.Next
+			}
+		}
+		t.Fatal("the cursors never end")
+		return nil
+	}
+	typed := ports.EventQuery{Scope: testA, Limit: 3, Types: []domain.EventType{domain.EventChargeCreated}}
+	if got := walk(typed, false); !slices.Equal(got, newestFirst) {
+		t.Errorf("older walk %v, want %v", got, newestFirst)
+	}
+	typed.EndingBefore = written[0].ID
+	if got := walk(typed, true); !slices.Equal(got, created[1:]) {
+		t.Errorf("newer walk %v, want %v", got, created[1:])
+	}
+}
+
+// EventHead is the newest place in write order; EventScopesSince names
+// each scope with events after a place once, with its newest place; a
+// list with AfterSeq shows only what came after.
+func testEventHeadAndScopes(t *testing.T, db *store.DB) {
+	ctx := t.Context()
+	if h, err := db.EventHead(ctx); err != nil || h != 0 {
+		t.Fatalf("head of no events: %d %v", h, err)
+	}
+	seedEvents(t, db, testA, 2)
+	mark, err := db.EventHead(ctx)
+	if err != nil || mark <= 0 {
+		t.Fatalf("head: %d %v", mark, err)
+	}
+	if sc, err := db.EventScopesSince(ctx, mark, 10); err != nil || len(sc) != 0 {
+		t.Fatalf("scopes since the head: %v %v", sc, err)
+	}
+	seedEvents(t, db, liveB, 2)
+	a := seedEvents(t, db, testA, 1)
+	sc, err := db.EventScopesSince(ctx, mark, 10)
+	if err != nil || len(sc) != 2 {
+		t.Fatalf("scopes since the mark: %v %v", sc, err)
+	}
+	head, _ := db.EventHead(ctx)
+	for _, s := range sc {
+		if s.Scope != testA && s.Scope != liveB || s.Seq <= mark || s.Seq > head {
+			t.Errorf("scope %+v", s)
+		}
+		if s.Scope == testA && s.Seq != head {
+			t.Errorf("testA's newest %d, want the head %d", s.Seq, head)
+		}
+	}
+	if one, err := db.EventScopesSince(ctx, mark, 1); err != nil || len(one) != 1 {
+		t.Errorf("limit 1: %v %v", one, err)
+	}
+	p, err := db.ListEvents(ctx, ports.EventQuery{Scope: testA, Limit: 10, AfterSeq: mark})
+	if want := []string{a[1].ID, a[0].ID}; err != nil || !slices.Equal(eventIDs(p.Events), want) {
+		t.Errorf("after the mark: %v, want %v (err %v)", eventIDs(p.Events), want, err)
+	}
 }

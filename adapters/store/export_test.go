@@ -9,3 +9,7 @@ func (db *DB) PayoutFlights() ports.FlightStats {
 	}
 	return db.payouts.stats()
 }
+
+// SetEventScan makes a filtered events page examine at most n rows
+// instead of ports.MaxEventScan.
+func (db *DB) SetEventScan(n int) { db.eventScan = n }

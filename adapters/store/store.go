@@ -67,6 +67,8 @@ type DB struct {
 	// payouts batches concurrent payout creates (CreatePayout); nil on
 	// SQLite.
 	payouts *coalescer[payoutCreate]
+	// eventScan, when > 0, replaces ports.MaxEventScan (tests).
+	eventScan int
 }
 
 // PoolStats is what the connection pool did so far, for benchmarks and

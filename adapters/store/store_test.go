@@ -94,6 +94,8 @@ func runContract(t *testing.T, open func(t *testing.T) *store.DB) {
 		{"ConcurrentReturnClaims", testConcurrentReturnClaims},
 		{"ListEvents", testListEvents},
 		{"ListEventsAcrossPairs", testListEventsAcrossPairs},
+		{"EventScanIsBounded", testEventScanIsBounded},
+		{"EventHeadAndScopes", testEventHeadAndScopes},
 		{"DeleteEventsBefore", testDeleteEventsBefore},
 		{"AccountsUsersAndKeys", testAccountsUsersAndKeys},
 		{"RevokedKeyIsNotFound", testRevokedKeyIsNotFound},
