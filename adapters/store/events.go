@@ -153,7 +153,7 @@ func (db *DB) scanEdge(ctx context.Context, sel *bun.SelectQuery, q ports.EventQ
 	if db.eventScan > 0 {
 		scan = db.eventScan
 	}
-	err := sel.Column("e.seq", "e.id", "e.twin_id").OrderExpr(order).Offset(int64(scan - 1)).Limit(1).Scan(ctx, row)
+	err := sel.Column("e.seq", "e.id", "e.twin_id").OrderExpr(order).Offset(int64(scan-1)).Limit(1).Scan(ctx, row)
 	if errors.Is(mapError(err), ports.ErrNotFound) {
 		return nil, nil
 	}
