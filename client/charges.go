@@ -263,7 +263,9 @@ func paginate[P, T any](first P, fetch func(P) (items []T, next P, more bool, er
 					return
 				}
 			}
-			if !more || len(items) == 0 {
+			// A page may be empty and still have more (an events page
+			// whose filter matched none of the rows it examined).
+			if !more {
 				return
 			}
 			p = next

@@ -39,3 +39,32 @@ func TestPaymentsListSkipsShiftedItems(t *testing.T) {
 		}
 	}
 }
+
+// An events page may be empty and still have more (its filter matched none
+// of the rows the server examined): the iterator follows its cursor.
+func TestEventsListFollowsEmptyPages(t *testing.T) {
+	t.Parallel()
+	ev := func(id string) string {
+		return fmt.Sprintf(`{"id":%q,"object":"event","type":"charge.refunded","legacy":false,"livemode":false,`+
+			`"created_at":"2026-11-24T12:00:00.000Z","payload":{"id":%q,"type":"charge.refunded"}}`, id, id)
+	}
+	s := &script{steps: []func(http.ResponseWriter){
+		answer(200, "", `{"object":"list","data":[],"has_more":true,"next_cursor":"evt_edge1"}`),
+		answer(200, "", `{"object":"list","data":[`+ev("evt_2")+`],"has_more":true,"next_cursor":"evt_edge2"}`),
+		answer(200, "", `{"object":"list","data":[],"has_more":false,"next_cursor":null}`),
+	}}
+	c, _ := testClient(t, s)
+	var ids []string
+	for e, err := range c.Events.List(context.Background(), EventListParams{Limit: 10, Types: []string{"charge.refunded"}}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, e.ID)
+	}
+	if fmt.Sprint(ids) != "[evt_2]" || s.attempts() != 3 {
+		t.Fatalf("yielded %v in %d requests", ids, s.attempts())
+	}
+	if got := s.seen[1].URL.Query().Get("starting_after"); got != "evt_edge1" {
+		t.Errorf("second page asked after %q", got)
+	}
+}
