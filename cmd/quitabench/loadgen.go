@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -31,11 +32,15 @@ type shot struct {
 
 // loadSpec is what the generator process is asked to do.
 type loadSpec struct {
-	URL, Key, Op string // Op: create, get or payout
+	URL, Key, Op string // Op: create, get, payout or longpoll
 	IDs          []string
-	Rate         int
-	Duration     time.Duration
-	Timeout      time.Duration
+	// Keys and Waiters are the long-polls' (longpoll): Waiters waiting
+	// requests per key.
+	Keys     []string
+	Waiters  int
+	Rate     int
+	Duration time.Duration
+	Timeout  time.Duration
 	// Workers, when set, makes it a closed loop instead: that many
 	// workers each send the next request when the last one answers, for
 	// Duration (Rate unused); a shot's latency is then from its send.
@@ -44,6 +49,20 @@ type loadSpec struct {
 
 // openLoopProc runs spec in a child process and returns its shots.
 func openLoopProc(spec loadSpec) ([]shot, error) {
+	out, err := childOutput(spec)
+	if err != nil {
+		return nil, err
+	}
+	var shots []shot
+	if err := json.Unmarshal(out, &shots); err != nil {
+		return nil, fmt.Errorf("load generator output: %w", err)
+	}
+	return shots, nil
+}
+
+// childOutput runs this program as the load generator of spec, a process
+// of its own, and returns what it wrote.
+func childOutput(spec loadSpec) ([]byte, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -59,19 +78,21 @@ func openLoopProc(spec loadSpec) ([]shot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load generator: %w", err)
 	}
-	var shots []shot
-	if err := json.Unmarshal(out, &shots); err != nil {
-		return nil, fmt.Errorf("load generator output: %w", err)
-	}
-	return shots, nil
+	return out, nil
 }
 
+// stdout is where the load generator writes its result.
+func stdout() io.Writer { return os.Stdout }
+
 // loadgenMain is the child: it reads a loadSpec on stdin and writes the
-// shots as JSON on stdout.
+// shots (or, for long-polls, their answers) as JSON on stdout.
 func loadgenMain() error {
 	var spec loadSpec
 	if err := json.NewDecoder(os.Stdin).Decode(&spec); err != nil {
 		return err
+	}
+	if spec.Op == "longpoll" {
+		return longpollMain(spec)
 	}
 	if spec.Timeout <= 0 {
 		spec.Timeout = 5 * time.Second

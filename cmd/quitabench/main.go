@@ -110,6 +110,9 @@ func run() error {
 	if *payoutsOnly {
 		return runPayoutsOnly(*pgURL, *redisURL, *payoutDur, *payoutRate, *strict)
 	}
+	if *longpollOnly {
+		return runLongpollOnly(*pgURL, *redisURL, *strict)
+	}
 	if *memprofile != "" {
 		defer func() {
 			if err := writeHeapProfile(*memprofile); err != nil {
@@ -297,6 +300,13 @@ func run() error {
 			return fmt.Errorf("payout benchmark: %w", err)
 		}
 		targets = append(targets, payoutRows(ph)...)
+	}
+	if *longpollOn {
+		ph, err := runLongpollBench(ctx, *pgURL, *redisURL)
+		if err != nil {
+			return fmt.Errorf("long-poll benchmark: %w", err)
+		}
+		targets = append(targets, longpollRows(ph)...)
 	}
 	return printTable(targets, *strict)
 }
