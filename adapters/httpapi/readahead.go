@@ -12,6 +12,10 @@ import (
 // maxBody, is read only with one of the limiter's largeBodies tokens.
 const smallBody = 64 << 10
 
+// readAheadPrealloc is the largest declared body whose buffer is made at
+// its full size before any of it arrives (a create is ~300 bytes).
+const readAheadPrealloc = 4 << 10
+
 // readAhead reads the body of r before the request takes an admission
 // place, and puts it back as r.Body, so that the place covers the work
 // and not the client's upload: a client trickling a body byte by byte for
@@ -30,8 +34,11 @@ func (a *Admission) readAhead(r *http.Request) bool {
 	if r.Body == nil || r.Body == http.NoBody {
 		return true
 	}
+	// The buffer grows with what arrives, never with what the client
+	// declares: a Content-Length of 64 KiB trickled a byte at a time
+	// holds a few bytes, not 64 KiB, so idle connections cannot pin memory.
 	size := 512
-	if n := r.ContentLength; n > 0 && n < smallBody {
+	if n := r.ContentLength; n > 0 && n < readAheadPrealloc {
 		size = int(n) + 1 // the read that finds EOF needs no growth
 	}
 	b := &bufferedBody{buf: make([]byte, 0, size), rest: r.Body}

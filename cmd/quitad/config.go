@@ -22,7 +22,10 @@ import (
 // serves a working embedded setup on 127.0.0.1:8080.
 type Config struct {
 	wiring.Config
-	Addr            string
+	Addr string
+	// MaxConnections bounds the connections serve holds open at once
+	// (QUITA_MAX_CONNECTIONS); the next waits in the kernel's backlog.
+	MaxConnections  int
 	LogLevel        string
 	ShutdownTimeout time.Duration
 	// SeedDemo decides whether serve creates the demo account on an empty
@@ -92,6 +95,13 @@ func (c *Config) settings() []setting {
 var secretSettings = map[string]bool{"QUITA_JWT_SECRET": true, "QUITA_MASTER_KEY": true}
 
 // parseConfig reads the environment, then args (flags override).
+// defaultMaxConnections bounds the open connections of one quitad: each
+// costs a goroutine, its buffers and what its request has sent (tens of
+// KB at most), so 10,000 of them stay within a few hundred MB, and it is
+// far above what admission control lets work at once (long-polls wait
+// without a place: 10 per account and mode).
+const defaultMaxConnections = 10_000
+
 func parseConfig(name string, args []string, getenv func(string) string) (Config, error) {
 	var c Config
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
@@ -127,6 +137,16 @@ func parseConfig(name string, args []string, getenv func(string) string) (Config
 		}
 		maxInFlight = n
 	}
+	maxConns := defaultMaxConnections
+	if v := getenv("QUITA_MAX_CONNECTIONS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return c, fmt.Errorf("QUITA_MAX_CONNECTIONS: want a positive integer, got %q", v)
+		}
+		maxConns = n
+	}
+	fs.IntVar(&c.MaxConnections, "max-connections", maxConns,
+		"client connections held open at once; more wait to be accepted (env QUITA_MAX_CONNECTIONS)")
 	fs.IntVar(&c.MaxInFlight, "max-in-flight", maxInFlight,
 		"API requests served at once; the excess is refused with 503 and Retry-After after at most 10 ms; 0 = four per database connection (Postgres), -1 = no limit (env QUITA_MAX_IN_FLIGHT)")
 	expiryGrace, err := durationFromEnv(getenv, "QUITA_EXPIRY_GRACE", app.DefaultExpiryGrace, "3m (0s: none)")

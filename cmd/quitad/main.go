@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/net/netutil"
+
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/cmd/wiring"
 	"github.com/quitapix/quita/domain"
@@ -192,6 +194,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
+	ln = netutil.LimitListener(ln, cfg.MaxConnections)
 	if cfg.TLSCert != "" {
 		tl, err := tlsListener(ln, cfg)
 		if err != nil {
