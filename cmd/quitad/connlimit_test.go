@@ -26,7 +26,7 @@ func TestServeBoundsOpenConnections(t *testing.T) {
 		defer c.Close()
 		held = append(held, c)
 	}
-	time.Sleep(100 * time.Millisecond) // both accepted
+	time.Sleep(100 * time.Millisecond)    // both accepted
 	third, err := net.Dial("tcp", s.addr) // the kernel's backlog takes it
 	if err != nil {
 		t.Fatal(err)
