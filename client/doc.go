@@ -15,6 +15,13 @@
 // Every method takes a context.Context first; its deadline bounds the call
 // including its retries.
 //
+// The client never follows a redirect to another scheme, host or port
+// than the request's: the request carries the API key (or the dashboard
+// token), and net/http would send the apikey header on to any host. Such
+// an answer is an error wrapping ErrCrossOriginRedirect. This holds for a
+// client given with WithHTTPClient too (the SDK uses a copy of it whose
+// CheckRedirect checks the origin first, then calls the original's).
+//
 // # What is where
 //
 //   - Charges: Pix charges in the public vocabulary (ch_ ids, lower-case
