@@ -28,11 +28,15 @@ type Client struct {
 	base   *url.URL
 	apiKey string
 	token  string
-	http   *http.Client
-	retry  RetryPolicy
-	ua     string
-	now    func() time.Time
-	sleep  func(ctx context.Context, d time.Duration) error
+	// hc is the caller's *http.Client (WithHTTPClient), never modified;
+	// http is the copy requests go through, which refuses redirects to
+	// another origin (sameOriginOnly).
+	hc    *http.Client
+	http  *http.Client
+	retry RetryPolicy
+	ua    string
+	now   func() time.Time
+	sleep func(ctx context.Context, d time.Duration) error
 	// strict refuses answers with fields the SDK does not know (tests
 	// use it to catch drift from the server).
 	strict bool
@@ -99,8 +103,10 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 type Option func(*Client)
 
 // WithHTTPClient sends requests through hc (default: a client with a 30 s
-// timeout per attempt).
-func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.http = hc } }
+// timeout per attempt). The client uses a copy of hc that never follows a
+// redirect to another scheme, host or port (ErrCrossOriginRedirect), so
+// the API key stays with the server it was meant for; hc is not modified.
+func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.hc = hc } }
 
 // WithRetryPolicy replaces the retry policy.
 func WithRetryPolicy(p RetryPolicy) Option { return func(c *Client) { c.retry = p.withDefaults() } }
@@ -135,7 +141,7 @@ func New(baseURL, apiKey string, opts ...Option) *Client {
 	}
 	c := &Client{
 		base: u, apiKey: strings.TrimSpace(apiKey),
-		http:  &http.Client{Timeout: 30 * time.Second},
+		hc:    defaultHTTPClient(),
 		retry: RetryPolicy{}.withDefaults(),
 		ua:    "quita-go/" + Version,
 		now:   time.Now,
@@ -148,7 +154,10 @@ func New(baseURL, apiKey string, opts ...Option) *Client {
 	return c
 }
 
+func defaultHTTPClient() *http.Client { return &http.Client{Timeout: 30 * time.Second} }
+
 func (c *Client) init() {
+	c.http = sameOriginOnly(c.hc)
 	c.Charges = &ChargesService{c}
 	c.Payments = &PaymentsService{c}
 	c.Wallets = &WalletsService{c}

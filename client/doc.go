@@ -15,6 +15,13 @@
 // Every method takes a context.Context first; its deadline bounds the call
 // including its retries.
 //
+// The client never follows a redirect to another scheme, host or port
+// than the request's: the request carries the API key (or the dashboard
+// token), and net/http would send the apikey header on to any host. Such
+// an answer is an error wrapping ErrCrossOriginRedirect. This holds for a
+// client given with WithHTTPClient too (the SDK uses a copy of it whose
+// CheckRedirect checks the origin first, then calls the original's).
+//
 // # What is where
 //
 //   - Charges: Pix charges in the public vocabulary (ch_ ids, lower-case
@@ -134,7 +141,22 @@
 //		w.WriteHeader(http.StatusNoContent)
 //	}
 //
-// WebhookVerifier sets the tolerance and clock; ParseEvent decodes a
+// The legacy scheme carries no time, so a captured legacy delivery
+// verifies forever: whoever records one can replay it. An endpoint that
+// subscribes only to canonical events should refuse it, and this is the
+// recommended way to verify:
+//
+//	verifier := client.WebhookVerifier{Secrets: []string{secret, previousSecret}, RequireTimestamp: true}
+//	ev, err := verifier.Parse(r) // a "sha256=" header is ErrSignatureUntimestamped
+//
+// Legacy events (payment.*, withdrawal.*, and every delivery to a
+// per-transaction webhookUrl) are signed only with the legacy scheme:
+// verify them with ParseWebhook and treat each as a notice to read the
+// payment back (Payments.Get) rather than as proof of its state, since
+// neither the signature nor the unsigned DeliveryIDHeader tells a replay
+// from a delivery.
+//
+// WebhookVerifier also sets the tolerance and clock; ParseEvent decodes a
 // payload without a signature (Delivery.Payload).
 //
 // # Testing your integration

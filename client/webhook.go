@@ -50,6 +50,10 @@ var (
 	ErrNoSecrets = errors.New("quita webhook: verification needs at least one secret")
 	// ErrBodyTooLarge: the body is over 1 MiB, far more than any event.
 	ErrBodyTooLarge = errors.New("quita webhook: body is larger than 1 MiB")
+	// ErrSignatureUntimestamped: the header is the legacy "sha256="
+	// scheme, which carries no time and so can be replayed at any time,
+	// and the verifier has RequireTimestamp set.
+	ErrSignatureUntimestamped = errors.New("quita webhook: signature has no timestamp (legacy sha256= scheme)")
 )
 
 // WebhookVerifier checks deliveries. The zero value needs Secrets.
@@ -59,9 +63,20 @@ type WebhookVerifier struct {
 	// A delivery signed with any of them is accepted.
 	Secrets []string
 	// Tolerance bounds the age of a canonical signature (default
-	// DefaultTolerance). Legacy signatures carry no time: dedupe them by
-	// DeliveryIDHeader.
+	// DefaultTolerance). Legacy signatures carry no time, and
+	// DeliveryIDHeader is not signed, so neither bounds a replay of a
+	// legacy delivery: refuse them with RequireTimestamp, or act on a
+	// legacy event only after reading the payment back from the API.
 	Tolerance time.Duration
+	// RequireTimestamp refuses the legacy "sha256=" scheme with
+	// ErrSignatureUntimestamped, before any MAC is computed, so that
+	// every accepted delivery was signed within Tolerance: a captured
+	// request cannot be replayed later. Recommended for endpoints that
+	// subscribe only to charge.* and payout.* (the canonical events);
+	// legacy payment.* and withdrawal.* events, and every delivery to a
+	// per-transaction webhookUrl, are signed with the legacy scheme only
+	// and would all be refused.
+	RequireTimestamp bool
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -74,7 +89,10 @@ func VerifySignature(header string, body []byte, secrets ...string) error {
 }
 
 // ParseWebhook verifies a delivery and decodes its body: the one call a
-// webhook handler needs. It reads r.Body (at most 1 MiB).
+// webhook handler needs. It reads r.Body (at most 1 MiB). It accepts both
+// schemes; an endpoint that subscribes only to charge.* and payout.*
+// should use WebhookVerifier{Secrets: ..., RequireTimestamp: true}.Parse
+// instead, which refuses the legacy scheme's replayable signatures.
 //
 //	func hooks(w http.ResponseWriter, r *http.Request) {
 //		ev, err := client.ParseWebhook(r, secret, oldSecret)
@@ -116,6 +134,9 @@ func (v WebhookVerifier) Verify(header string, body []byte) error {
 	sig, err := parseSignature(header)
 	if err != nil {
 		return err
+	}
+	if sig.legacy && v.RequireTimestamp {
+		return ErrSignatureUntimestamped
 	}
 	if !sig.legacy {
 		now, tol := time.Now(), v.Tolerance

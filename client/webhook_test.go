@@ -1,10 +1,12 @@
 package client_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -76,8 +78,10 @@ func TestVerifySignatureAgreesWithServer(t *testing.T) {
 	rng := rand.New(rand.NewPCG(14, 2))
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	const oldSecret, newSecret = "4f1c2b6e8a9d0e3f5a7b9c1d2e4f6a8b0c2d4e6f8a0b1c3d5e7f9a1b3c5d7e9f", "a0b1c2d3e4f5061728394a5b6c7d8e9fa0b1c2d3e4f5061728394a5b6c7d8e9f"
-	errs := []error{client.ErrSignatureMissing, client.ErrSignatureMalformed, client.ErrSignatureTimestamp, client.ErrSignatureMismatch, client.ErrNoSecrets}
-	domainErrs := []error{domain.ErrSignatureMissing, domain.ErrSignatureMalformed, domain.ErrSignatureTimestamp, domain.ErrSignatureMismatch, domain.ErrNoSecrets}
+	errs := []error{client.ErrSignatureMissing, client.ErrSignatureMalformed, client.ErrSignatureTimestamp, client.ErrSignatureMismatch, client.ErrNoSecrets,
+		client.ErrSignatureUntimestamped}
+	domainErrs := []error{domain.ErrSignatureMissing, domain.ErrSignatureMalformed, domain.ErrSignatureTimestamp, domain.ErrSignatureMismatch, domain.ErrNoSecrets,
+		domain.ErrSignatureUntimestamped}
 	reason := func(err error, set []error) int {
 		for i, e := range set {
 			if errors.Is(err, e) {
@@ -116,6 +120,11 @@ func TestVerifySignatureAgreesWithServer(t *testing.T) {
 		want := domain.VerifyWebhook(h, b, now, secrets...)
 		if reason(got, errs) != reason(want, domainErrs) {
 			t.Fatalf("header %q secrets %d: SDK says %v, server says %v", h, len(secrets), got, want)
+		}
+		got = client.WebhookVerifier{Secrets: secrets, Now: func() time.Time { return now }, RequireTimestamp: true}.Verify(h, b)
+		want = domain.VerifyCanonicalWebhook(h, b, now, secrets...)
+		if reason(got, errs) != reason(want, domainErrs) {
+			t.Fatalf("strict, header %q secrets %d: SDK says %v, server says %v", h, len(secrets), got, want)
 		}
 		checked++
 	}
@@ -178,5 +187,43 @@ func TestParseWebhook(t *testing.T) {
 	}
 	if _, err := client.ParseWebhook(httptest.NewRequest("POST", "/hooks", strings.NewReader("{}"))); !errors.Is(err, client.ErrNoSecrets) {
 		t.Fatalf("no secrets: %v", err)
+	}
+}
+
+// TestParseWebhookRequireTimestamp: by default a legacy delivery verifies
+// however long after it was sent (it carries no time); with
+// RequireTimestamp every legacy header, valid or forged, is refused, and
+// canonical deliveries still verify within the tolerance.
+func TestParseWebhookRequireTimestamp(t *testing.T) {
+	t.Parallel()
+	const secret = "a0b1c2d3e4f5061728394a5b6c7d8e9fa0b1c2d3e4f5061728394a5b6c7d8e9f"
+	legacy := []byte(`{"event":"payment.completed","data":{"transactionId":"tx_abc","amount":1990,"status":"PAID","occurredAt":"2026-11-24T12:00:00.000Z"}}`)
+	canonical := []byte(`{"id":"evt_1","object":"event","api_version":"2026-11-01","type":"charge.paid","created_at":"2026-11-24T12:00:00.000Z","data":{"object":{}}}`)
+	request := func(body []byte, header string) *http.Request {
+		r := httptest.NewRequest(http.MethodPost, "/hooks", bytes.NewReader(body))
+		r.Header.Set(client.SignatureHeader, header)
+		return r
+	}
+	// A year after it was captured, the legacy request is still accepted
+	// by the default verifier: that is the replay RequireTimestamp closes.
+	yearLater := func() time.Time { return time.Now().AddDate(1, 0, 0) }
+	captured := domain.SignLegacy(secret, legacy)
+	if _, err := (client.WebhookVerifier{Secrets: []string{secret}, Now: yearLater}).Parse(request(legacy, captured)); err != nil {
+		t.Fatalf("default verifier, legacy replayed a year later: %v", err)
+	}
+	strict := client.WebhookVerifier{Secrets: []string{"old", secret}, RequireTimestamp: true}
+	for name, header := range map[string]string{
+		"valid":  captured,
+		"forged": domain.SignLegacy("attacker", legacy),
+	} {
+		if ev, err := strict.Parse(request(legacy, header)); !errors.Is(err, client.ErrSignatureUntimestamped) || ev != nil {
+			t.Errorf("strict, legacy %s: %v, %v; want ErrSignatureUntimestamped", name, ev, err)
+		}
+	}
+	if ev, err := strict.Parse(request(canonical, domain.SignCanonical(secret, time.Now(), canonical))); err != nil || ev.Type != client.EventChargePaid {
+		t.Errorf("strict, canonical: %v, %v", ev, err)
+	}
+	if _, err := strict.Parse(request(canonical, domain.SignCanonical(secret, time.Now().Add(-6*time.Minute), canonical))); !errors.Is(err, client.ErrSignatureTimestamp) {
+		t.Errorf("strict, canonical replayed: %v", err)
 	}
 }

@@ -56,6 +56,10 @@ var (
 	ErrSignatureMismatch = errors.New("webhook signature does not match")
 	// ErrNoSecrets: VerifyWebhook was called without a secret.
 	ErrNoSecrets = errors.New("webhook verification needs at least one secret")
+	// ErrSignatureUntimestamped: VerifyCanonicalWebhook was given the
+	// legacy "sha256=" scheme, which carries no timestamp, so a captured
+	// delivery could be replayed at any time.
+	ErrSignatureUntimestamped = errors.New("webhook signature has no timestamp (legacy sha256= scheme)")
 )
 
 // NewWebhookSecret reads 32 bytes from rnd (crypto/rand.Reader in
@@ -172,17 +176,39 @@ func decodeMAC(s string) ([]byte, error) {
 // several secrets (during a rotation, pass the new and the old). MACs are
 // compared in constant time. A canonical signature must be dated within
 // SignatureTolerance of now; the legacy scheme carries no time, so it
-// cannot be checked for replay (dedupe on the delivery id instead).
+// cannot be checked for replay, and the delivery id header is not signed:
+// refuse it with VerifyCanonicalWebhook where the endpoint receives only
+// canonical events.
 //
 // Errors: ErrNoSecrets, ErrSignatureMissing, ErrSignatureMalformed,
 // ErrSignatureTimestamp, ErrSignatureMismatch.
 func VerifyWebhook(header string, body []byte, now time.Time, secrets ...string) error {
+	return verifyWebhook(header, body, now, false, secrets)
+}
+
+// VerifyCanonicalWebhook is VerifyWebhook that accepts only the canonical
+// scheme, whose timestamp bounds a replay to SignatureTolerance: a legacy
+// "sha256=" header is refused with ErrSignatureUntimestamped before any
+// MAC is computed. Only charge.* and payout.* events are signed that way;
+// an endpoint verified with it must not subscribe to payment.* or
+// withdrawal.*, and a per-transaction webhookUrl (legacy events only)
+// cannot use it.
+//
+// Errors: those of VerifyWebhook, and ErrSignatureUntimestamped.
+func VerifyCanonicalWebhook(header string, body []byte, now time.Time, secrets ...string) error {
+	return verifyWebhook(header, body, now, true, secrets)
+}
+
+func verifyWebhook(header string, body []byte, now time.Time, requireTimestamp bool, secrets []string) error {
 	if len(secrets) == 0 {
 		return ErrNoSecrets
 	}
 	p, err := ParseSignatureHeader(header)
 	if err != nil {
 		return err
+	}
+	if p.Legacy && requireTimestamp {
+		return ErrSignatureUntimestamped
 	}
 	if !p.Legacy {
 		d := now.Sub(p.Timestamp)

@@ -116,6 +116,40 @@ func TestVerifyWebhook(t *testing.T) {
 	}
 }
 
+// TestVerifyCanonicalWebhook: the strict verifier refuses every legacy
+// header, valid or not, as untimestamped, and otherwise decides as
+// VerifyWebhook does.
+func TestVerifyCanonicalWebhook(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	body := []byte(`{"event":"payment.completed","data":{}}`)
+	const s1, s2 = "secret-one", "secret-two"
+	tests := []struct {
+		name    string
+		header  string
+		secrets []string
+		want    error
+	}{
+		{"canonical", domain.SignCanonical(s1, now, body), []string{s1}, nil},
+		{"canonical second secret", domain.SignCanonical(s2, now, body), []string{s1, s2}, nil},
+		{"legacy, valid", domain.SignLegacy(s1, body), []string{s1}, domain.ErrSignatureUntimestamped},
+		{"legacy, second secret", domain.SignLegacy(s2, body), []string{s1, s2}, domain.ErrSignatureUntimestamped},
+		{"legacy, forged", domain.SignLegacy("attacker", body), []string{s1}, domain.ErrSignatureUntimestamped},
+		{"legacy, no secrets", domain.SignLegacy(s1, body), nil, domain.ErrNoSecrets},
+		{"stale", domain.SignCanonical(s1, now.Add(-301*time.Second), body), []string{s1}, domain.ErrSignatureTimestamp},
+		{"wrong secret", domain.SignCanonical(s1, now, body), []string{s2}, domain.ErrSignatureMismatch},
+		{"garbage", "hello", []string{s1}, domain.ErrSignatureMalformed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if err := domain.VerifyCanonicalWebhook(tt.header, body, now, tt.secrets...); !errors.Is(err, tt.want) {
+				t.Fatalf("got %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
 func TestSignWebhookPicksScheme(t *testing.T) {
 	t.Parallel()
 	at := time.Unix(1_800_000_000, 0)

@@ -2,10 +2,13 @@ package httpapi_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"reflect"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -135,6 +138,80 @@ func TestOpenAPIDocumentServed(t *testing.T) {
 	doc, err := openapi3.NewLoader().LoadFromData(r.Body)
 	if err != nil || doc.Paths.Find("/openapi.json") == nil {
 		t.Errorf("served document does not load or lacks its own path: %v", err)
+	}
+}
+
+// TestOpenAPIDocumentCachingAndGzip: the document carries a strong ETag
+// and Vary: Accept-Encoding; a client that accepts gzip gets it compressed
+// (the same document once inflated) under its own ETag; If-None-Match with
+// the ETag of the representation asked for is 304 without a body, with
+// the other representation's ETag or a stale one the full document.
+func TestOpenAPIDocumentCachingAndGzip(t *testing.T) {
+	t.Parallel()
+	srv := quitatest.NewServer(t, quitatest.Options{DatabaseURL: testenv.SQLiteDSN(t)})
+	want, err := api.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := srv.BaseURL + "/openapi.json"
+	// An explicit Accept-Encoding turns the transport's own gzip off, so
+	// the body is read as sent.
+	plain := testkit.Do(t, http.MethodGet, url, nil, testkit.Header{"Accept-Encoding": "identity"})
+	plainTag := plain.Header.Get("ETag")
+	if plain.Status != http.StatusOK || !bytes.Equal(plain.Body, want) || plain.Header.Get("Content-Encoding") != "" {
+		t.Fatalf("identity: %d, Content-Encoding %q, body equal %v", plain.Status, plain.Header.Get("Content-Encoding"), bytes.Equal(plain.Body, want))
+	}
+	if !regexp.MustCompile(`^"[0-9a-f]{32}"$`).MatchString(plainTag) || plain.Header.Get("Vary") != "Accept-Encoding" {
+		t.Errorf("identity: ETag %q, Vary %q", plainTag, plain.Header.Get("Vary"))
+	}
+	if plain.Header.Get("Content-Length") != strconv.Itoa(len(want)) {
+		t.Errorf("Content-Length %q, want %d", plain.Header.Get("Content-Length"), len(want))
+	}
+
+	gz := testkit.Do(t, http.MethodGet, url, nil, testkit.Header{"Accept-Encoding": "br;q=1.0, gzip;q=0.8"})
+	gzTag := gz.Header.Get("ETag")
+	if gz.Status != http.StatusOK || gz.Header.Get("Content-Encoding") != "gzip" || len(gz.Body) >= len(want)/2 {
+		t.Fatalf("gzip: %d, Content-Encoding %q, %d bytes of %d", gz.Status, gz.Header.Get("Content-Encoding"), len(gz.Body), len(want))
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(gz.Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inflated, err := io.ReadAll(zr)
+	if err != nil || !bytes.Equal(inflated, want) {
+		t.Fatalf("gzip body does not inflate to the document: %v", err)
+	}
+	if gzTag == plainTag || !strings.HasPrefix(gzTag, `"`) || gz.Header.Get("Vary") != "Accept-Encoding" {
+		t.Errorf("gzip: ETag %q (identity %q), Vary %q", gzTag, plainTag, gz.Header.Get("Vary"))
+	}
+	if again := testkit.Do(t, http.MethodGet, url, nil, testkit.Header{"Accept-Encoding": "gzip"}); again.Header.Get("ETag") != gzTag || !bytes.Equal(again.Body, gz.Body) {
+		t.Error("a second gzip answer differs from the first")
+	}
+	if refused := testkit.Do(t, http.MethodGet, url, nil, testkit.Header{"Accept-Encoding": "gzip;q=0, *"}); refused.Header.Get("Content-Encoding") != "" {
+		t.Error("gzip;q=0 was answered with gzip")
+	}
+
+	for _, tc := range []struct {
+		name, accept, ifNoneMatch string
+		want                      int
+	}{
+		{"identity, its ETag", "identity", plainTag, http.StatusNotModified},
+		{"identity, weak form", "identity", "W/" + plainTag, http.StatusNotModified},
+		{"identity, in a list", "identity", `"0000", ` + plainTag, http.StatusNotModified},
+		{"identity, any", "identity", "*", http.StatusNotModified},
+		{"gzip, its ETag", "gzip", gzTag, http.StatusNotModified},
+		{"gzip, the identity ETag", "gzip", plainTag, http.StatusOK},
+		{"identity, the gzip ETag", "identity", gzTag, http.StatusOK},
+		{"stale", "gzip", `"0123456789abcdef0123456789abcdef"`, http.StatusOK},
+	} {
+		r := testkit.Do(t, http.MethodGet, url, nil, testkit.Header{"Accept-Encoding": tc.accept, "If-None-Match": tc.ifNoneMatch})
+		if r.Status != tc.want {
+			t.Errorf("%s: status %d, want %d", tc.name, r.Status, tc.want)
+			continue
+		}
+		if r.Status == http.StatusNotModified && (len(r.Body) != 0 || r.Header.Get("ETag") == "" || r.Header.Get("X-Request-Id") == "") {
+			t.Errorf("%s: 304 with %d body bytes, ETag %q, X-Request-Id %q", tc.name, len(r.Body), r.Header.Get("ETag"), r.Header.Get("X-Request-Id"))
+		}
 	}
 }
 

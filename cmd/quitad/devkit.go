@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -49,10 +50,25 @@ func (f devFlags) api(getenv func(string) string) (string, string, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "", "", fmt.Errorf("--api-url %q must be an absolute http(s) URL such as http://127.0.0.1:8080/v1", *f.apiURL)
 	}
+	if u.Scheme != "https" && !loopbackHost(u.Hostname()) {
+		return "", "", fmt.Errorf("--api-url %q must use https: the API key is sent to it, and listen signs what it answers "+
+			"(http is accepted only for 127.0.0.0/8, ::1 and localhost)", *f.apiURL)
+	}
 	if !strings.HasSuffix(u.Path, "/v1") {
 		u.Path += "/v1"
 	}
 	return u.String(), key, nil
+}
+
+// loopbackHost reports whether host (a URL's hostname, without brackets)
+// is this machine: "localhost" or a loopback address, so plain http to it
+// never crosses a network.
+func loopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
 }
 
 // newAPIClient is the SDK client the developer commands use: long-polls

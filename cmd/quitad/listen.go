@@ -38,6 +38,10 @@ func listenCommand(ctx context.Context, args []string, getenv func(string) strin
 	if err != nil {
 		return err
 	}
+	mode, err := domain.ParseAPIKey(key)
+	if err != nil {
+		return errors.New("the API key must be a Quita key, qt_test_... or qt_live_...: listen forwards only events of its mode")
+	}
 	fu, err := url.Parse(*forward)
 	if err != nil || (fu.Scheme != "http" && fu.Scheme != "https") || fu.Host == "" {
 		return errors.New("--forward-to must be an absolute http(s) URL such as http://localhost:3000/hooks")
@@ -50,24 +54,21 @@ func listenCommand(ctx context.Context, args []string, getenv func(string) strin
 	if *wait < 0 || *wait > 30*time.Second {
 		return errors.New("--wait must be between 0s and 25s")
 	}
-	var types []string
-	if *events != "" {
-		types = strings.Split(*events, ",")
+	types, allowed, err := listenTypes(*events)
+	if err != nil {
+		return err
 	}
 	l := &listener{api: newAPIClient(base, key, "quitad-listen/1"), forwardTo: fu.String(), secret: *secret, types: types,
+		allowed: allowed, live: mode == domain.ModeLive,
 		wait: *wait, out: stdout, errs: stderr, seen: map[string]time.Time{},
 		// The sender of real deliveries, allowed to reach this machine.
 		sender: webhook.NewSender(webhook.Policy{AllowPrivate: true})}
 	if err := l.start(ctx, *from); err != nil {
 		return err
 	}
-	mode := "test"
-	if strings.HasPrefix(key, domain.APIKeyServicePrefix+"_"+string(domain.ModeLive)+"_") {
-		mode = "live"
-	}
 	what := "every event"
-	if *events != "" {
-		what = *events
+	if len(types) > 0 {
+		what = strings.Join(types, ",")
 	}
 	fmt.Fprintf(stdout, "Ready. Forwarding %s of the %s key's account from %s to %s.\n", what, mode, base, l.forwardTo)
 	fmt.Fprintf(stdout, "Webhook signing secret for this run: %s\n", l.secret)
@@ -79,12 +80,44 @@ func listenCommand(ctx context.Context, args []string, getenv func(string) strin
 	return err
 }
 
+// listenTypes reads --events: the filter sent to the events API, and the
+// catalog types it names, which are the only ones listen signs. Without
+// --events every type of this quitad's catalog is allowed.
+func listenTypes(events string) ([]string, map[domain.EventType]bool, error) {
+	allowed := map[domain.EventType]bool{}
+	if events == "" {
+		for _, d := range domain.EventCatalog {
+			allowed[d.Event] = true
+		}
+		return nil, allowed, nil
+	}
+	var types []string
+	for name := range strings.SplitSeq(events, ",") {
+		name = strings.TrimSpace(name)
+		matched, ok := domain.EventTypesMatching(name)
+		if !ok {
+			return nil, nil, fmt.Errorf("--events: %q is neither an event type nor a family such as charge.* (quitad trigger --list shows the catalog)", name)
+		}
+		for _, t := range matched {
+			allowed[t] = true
+		}
+		types = append(types, name)
+	}
+	return types, allowed, nil
+}
+
 type listener struct {
 	api       *client.Client
 	sender    *webhook.Sender
 	forwardTo string
 	secret    string
+	// types is the events API's type filter; allowed are the types it
+	// names, and live the key's mode: listen signs and forwards only an
+	// event of an allowed type and of the key's mode, whatever the API
+	// answered.
 	types     []string
+	allowed   map[domain.EventType]bool
+	live      bool
 	wait      time.Duration
 	out, errs io.Writer
 
@@ -238,13 +271,50 @@ func (l *listener) forwardAll(ctx context.Context, evs []*client.Event) {
 	}
 }
 
+// refusal says why e must not be signed: an id that is not an event id,
+// a type outside the allowed ones, or another mode than the key's. It is
+// "" for an event listen may forward.
+func (l *listener) refusal(e *client.Event) string {
+	switch t := domain.EventType(e.Type); {
+	case !domain.ParseEventID(e.ID):
+		return "its id is not an event id"
+	case !domain.KnownEvent(t):
+		return fmt.Sprintf("type %q is not in this quitad's event catalog", e.Type)
+	case !l.allowed[t]:
+		return fmt.Sprintf("type %q is not one of --events", e.Type)
+	case e.Livemode != l.live:
+		if e.Livemode {
+			return "it is a live event and the key is a test key"
+		}
+		return "it is a test event and the key is a live key"
+	}
+	return ""
+}
+
+func (l *listener) skip(id, why string) {
+	fmt.Fprintf(l.errs, "%s  skipped event %q: %s; not signed or forwarded\n", time.Now().Format(time.TimeOnly), id, why)
+}
+
 // forward posts one event to the local URL exactly as a delivery is sent:
 // same body (the event's payload, byte for byte), headers and signature
-// scheme as the webhook workers.
+// scheme as the webhook workers. An event refused by refusal, as listed
+// or as read by id, is skipped with a warning.
 func (l *listener) forward(ctx context.Context, e *client.Event) {
+	if why := l.refusal(e); why != "" {
+		l.skip(e.ID, why)
+		return
+	}
 	// The list masks documents (docs/decisions.md); the event read by id
 	// is the envelope exactly as delivered.
 	if exact, err := l.api.Events.Get(ctx, e.ID); err == nil {
+		if exact.ID != e.ID {
+			l.skip(e.ID, fmt.Sprintf("reading it by id answered event %q", exact.ID))
+			return
+		}
+		if why := l.refusal(exact); why != "" {
+			l.skip(e.ID, why+" (as read by id)")
+			return
+		}
 		e = exact
 	} else if ctx.Err() == nil {
 		fmt.Fprintf(l.errs, "%s  events API: %v; forwarding %s as listed (documents masked)\n", time.Now().Format(time.TimeOnly), err, e.ID)
