@@ -10,6 +10,12 @@ import (
 	"github.com/quitapix/quita/ports"
 )
 
+// ErrCashoutFeeRequired: a cashout to a key other than the payer's own
+// document is a Pix out to a third party, which bears the Pix-out fee as a
+// payout does, and the fee is debited only when the merchant asks for it
+// (passFeeToTenant).
+var ErrCashoutFeeRequired = errors.New("a cashout to a key other than the payer's document bears the Pix-out fee")
+
 // RefundInput is a refund request after decoding.
 type RefundInput struct {
 	Amount          *int64
@@ -36,6 +42,13 @@ func (s *PaymentService) Refund(ctx context.Context, caller Caller, id string, i
 	if _, err := s.charges.Get(ctx, caller, id); err != nil {
 		return Response{}, err
 	}
+	var pixOut domain.FeeSchedule
+	if in.PassFeeToTenant {
+		var err error
+		if pixOut, err = s.charges.pixOutSchedule(ctx, caller.Account.ID, s.cfg.PixOutFee); err != nil {
+			return Response{}, err
+		}
+	}
 	var (
 		answer   Response
 		computed bool
@@ -47,7 +60,7 @@ func (s *PaymentService) Refund(ctx context.Context, caller Caller, id string, i
 	// same wallet row, so one commit each would queue them behind each
 	// other). If the batch as a whole fails, this refund is created on its
 	// own below.
-	change := s.refundChange(in, idem, key, respond, &answer, &computed)
+	change := s.refundChange(in, pixOut, idem, key, respond, &answer, &computed)
 	res := s.refundCreates.do(ports.ChargeRef{Scope: caller.Scope(), ID: id}, change)
 	err = res.err
 	// On its own: the wallet is read without a lock; the store refuses a
@@ -80,9 +93,11 @@ func (s *PaymentService) Refund(ctx context.Context, caller Caller, id string, i
 	return Response{StatusCode: answer.StatusCode, Body: answer.Body}, nil
 }
 
-// refundChange is the change of one refund attempt.
-func (s *PaymentService) refundChange(in RefundInput, idem Idempotency, key ports.IdempotencyKey, respond Respond[domain.Refund],
-	answer *Response, computed *bool,
+// refundChange is the change of one refund attempt; pixOut is the
+// account's Pix-out fee schedule, charged on a cashout with
+// passFeeToTenant.
+func (s *PaymentService) refundChange(in RefundInput, pixOut domain.FeeSchedule, idem Idempotency, key ports.IdempotencyKey,
+	respond Respond[domain.Refund], answer *Response, computed *bool,
 ) ports.ChargeChangeFunc {
 	return func(ctx context.Context, c *domain.Charge, tx ports.ChargeTx) (ports.ChargeChange, error) {
 		now := s.clock.Now()
@@ -107,9 +122,16 @@ func (s *PaymentService) refundChange(in RefundInput, idem Idempotency, key port
 		if strategy == domain.StrategyCashout && in.DestinationKey != "" {
 			// Checked now: a key the PSP cannot send to would leave the
 			// refund with nowhere to go.
-			if _, err := domain.ParsePixKey(in.DestinationKey, ""); err != nil {
+			dest, err := domain.ParsePixKey(in.DestinationKey, "")
+			if err != nil {
 				return ports.ChargeChange{}, domain.Invalid(domain.FieldRefundKey,
 					"%s must be a Pix key: a CPF, CNPJ, e-mail, +55 phone or random (EVP) key", domain.FieldRefundKey)
+			}
+			// Money back to whoever paid costs the merchant nothing unless
+			// it asks (as a devolution); money to anyone else is a payout
+			// in all but name and bears its fee.
+			if !domain.KeyIsPayerDocument(dest, st.PayerTaxID) && !in.PassFeeToTenant {
+				return ports.ChargeChange{}, ErrCashoutFeeRequired
 			}
 		}
 		if st.PaidWith != domain.MethodPix && strategy != "" {
@@ -128,7 +150,7 @@ func (s *PaymentService) refundChange(in RefundInput, idem Idempotency, key port
 			PassFeeToTenant: in.PassFeeToTenant, DestinationKey: in.DestinationKey, EndToEndID: st.EndToEndID,
 			CreatedAt: now, UpdatedAt: now}
 		if strategy == domain.StrategyCashout && in.PassFeeToTenant {
-			r.Fee = s.cfg.PixOutFee.Of(amount)
+			r.Fee = domain.PixOutFee(pixOut, amount)
 		}
 		bal, err := tx.Balance(ctx, c.Currency())
 		if err != nil {

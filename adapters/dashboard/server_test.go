@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/internal/testkit"
 	"github.com/quitapix/quita/quitatest"
 )
@@ -251,12 +252,16 @@ func TestPayoutsPage(t *testing.T) {
 }
 
 // The charge page and the refunds page say where each refund's money
-// went: a cashout's key masked (never in clear), and a devolution as a
-// return to the payer.
+// went: a cashout's key masked (never in clear) with the Pix-out fee it
+// bore, and a devolution as a return to the payer.
 func TestRefundListsShowTheDestination(t *testing.T) {
 	t.Parallel()
 	srv := quitatest.NewServer(t, quitatest.Options{})
 	m := newMerchant(t, srv, "Loja Destino")
+	if err := srv.App.Payments.SetAccountFee(t.Context(), m.AccountID, domain.FeeKeyPixOut,
+		domain.FeeSchedule{Platform: domain.Fee{Fixed: 50}}); err != nil {
+		t.Fatal(err)
+	}
 	ch := paidCharge(t, srv, m.TestKey, 10000)
 	refund := func(body map[string]any) {
 		t.Helper()
@@ -270,7 +275,7 @@ func TestRefundListsShowTheDestination(t *testing.T) {
 	b.login(m)
 	for _, page := range []string{"/dashboard/test/charges/" + ch.ID, "/dashboard/test/refunds"} {
 		body := b.get(page).Body
-		for _, want := range []string{"Pix para a chave m***@example.com (e-mail)", "devolução do Pix original ao pagador"} {
+		for _, want := range []string{"Pix para a chave m***@example.com (e-mail) · tarifa R$ 0,50", "devolução do Pix original ao pagador"} {
 			if !strings.Contains(body, want) {
 				t.Errorf("%s lacks %q", page, want)
 			}
