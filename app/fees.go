@@ -51,6 +51,21 @@ func (s *ChargeService) feesFor(ctx context.Context, accountID string) (map[doma
 	return out, nil
 }
 
+// pixOutSchedule is the account's Pix-out fee schedule, the one payouts
+// and cashout refunds are charged by: its PIX_OUT override (`quitad fees
+// set --method PIX_OUT`) when it has one, else def (QUITA_FEE_PIX_OUT) as
+// the platform's part.
+func (s *ChargeService) pixOutSchedule(ctx context.Context, accountID string, def domain.Fee) (domain.FeeSchedule, error) {
+	fees, err := s.feesFor(ctx, accountID)
+	if err != nil {
+		return domain.FeeSchedule{}, err
+	}
+	if over, ok := fees[domain.FeeKeyPixOut]; ok {
+		return over, nil
+	}
+	return domain.FeeSchedule{Platform: def}, nil
+}
+
 // putAccountFee stores an account's override of one method's fees; the
 // settlements that follow read it (feesFor).
 func (s *ChargeService) putAccountFee(ctx context.Context, accountID string, m domain.Method, f domain.FeeSchedule) error {

@@ -146,11 +146,31 @@ func (g *GuardSettings) cached(ctx context.Context, accountID string) (cachedSet
 	return c, nil
 }
 
+// CashoutPayerOnly reports whether the account's cashout refunds in mode
+// may go only to the payer's own document: its setting, else the default
+// (DefaultCashoutPayerOnly). A change applies within SettingsTTL.
+func (g *GuardSettings) CashoutPayerOnly(ctx context.Context, accountID string, mode domain.Mode) (bool, error) {
+	s, err := g.Effective(ctx, accountID)
+	if err != nil {
+		return false, err
+	}
+	return s.CashoutPayerOnly.Or(DefaultCashoutPayerOnly(mode)), nil
+}
+
+// DefaultCashoutPayerOnly is the restriction of cashout destinations an
+// account has until an operator sets it: on in live mode, where a cashout
+// to someone else's key is real money leaving under a payment's name; off
+// in test mode, where sandbox money moves nowhere.
+func DefaultCashoutPayerOnly(mode domain.Mode) bool { return mode == domain.ModeLive }
+
 // Set replaces the account's settings (0 = default) and drops this
 // process's cached copy.
 func (g *GuardSettings) Set(ctx context.Context, accountID string, s ports.AccountSettings) error {
 	if s.RateLimitPerSecond < 0 || s.RateLimitBurst < 0 || s.VelocityPerHour < 0 || s.AmountLimit < 0 {
 		return domain.Invalid(domain.FieldGuardSettings, "%s must not be negative", domain.FieldGuardSettings)
+	}
+	if !s.CashoutPayerOnly.Valid() {
+		return domain.Invalid(domain.FieldGuardSettings, "%s: the cashout restriction is on, off or the default", domain.FieldGuardSettings)
 	}
 	if err := g.store.PutAccountSettings(ctx, accountID, s, g.clock.Now()); err != nil {
 		return err

@@ -108,3 +108,35 @@ func TestFraudGuardRefusesBeforeTheAcquirer(t *testing.T) {
 		})
 	}
 }
+
+// The cashout restriction is on in live mode and off in test mode until an
+// operator sets it, and then holds in both modes; a value that is none of
+// on, off or the default is refused.
+func TestCashoutPayerOnlySetting(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		set        ports.Toggle
+		live, test bool
+	}{{ports.ToggleDefault, true, false}, {ports.ToggleOn, true, true}, {ports.ToggleOff, false, false}} {
+		store := &mocks.GuardStoreMock{GetAccountSettingsFunc: func(context.Context, string) (ports.AccountSettings, error) {
+			return ports.AccountSettings{CashoutPayerOnly: tc.set}, nil
+		}}
+		gs := app.NewGuardSettings(store, &mocks.ClockMock{NowFunc: func() time.Time { return t0 }}, app.GuardDefaults{})
+		live, err := gs.CashoutPayerOnly(context.Background(), "acct_1", domain.ModeLive)
+		if err != nil {
+			t.Fatal(err)
+		}
+		test, err := gs.CashoutPayerOnly(context.Background(), "acct_1", domain.ModeTest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if live != tc.live || test != tc.test {
+			t.Errorf("setting %d: live %v test %v, want %v %v", tc.set, live, test, tc.live, tc.test)
+		}
+	}
+	store := &mocks.GuardStoreMock{}
+	gs := app.NewGuardSettings(store, &mocks.ClockMock{NowFunc: func() time.Time { return t0 }}, app.GuardDefaults{})
+	if err := gs.Set(context.Background(), "acct_1", ports.AccountSettings{CashoutPayerOnly: 7}); err == nil || len(store.PutAccountSettingsCalls()) != 0 {
+		t.Errorf("an unknown toggle: %v, %d writes", err, len(store.PutAccountSettingsCalls()))
+	}
+}

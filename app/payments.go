@@ -11,7 +11,9 @@ import (
 // PaymentsConfig tunes the payments surface.
 type PaymentsConfig struct {
 	Links domain.Links
-	// PixOutFee is what a cashout refund costs when passFeeToTenant is set.
+	// PixOutFee is the default Pix-out fee (QUITA_FEE_PIX_OUT), charged
+	// on a cashout refund with passFeeToTenant unless the account has its
+	// own PIX_OUT schedule — the same fee as a payout's.
 	PixOutFee domain.Fee
 }
 

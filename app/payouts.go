@@ -162,16 +162,11 @@ func PayoutSendID(key ports.IdempotencyKey) string {
 	return domain.DeriveTxID("payout", key.AccountID, string(key.Mode), key.Key)
 }
 
-// fee is the Pix-out fee of amount for the account: its PIX_OUT override
-// when it has one, else the configured default.
+// fee is the Pix-out fee of amount for the account (pixOutSchedule).
 func (s *PayoutService) fee(ctx context.Context, accountID string, amount int64) (int64, error) {
-	sched := domain.FeeSchedule{Platform: s.cfg.PixOutFee}
-	fees, err := s.charges.feesFor(ctx, accountID)
+	sched, err := s.charges.pixOutSchedule(ctx, accountID, s.cfg.PixOutFee)
 	if err != nil {
 		return 0, err
-	}
-	if over, ok := fees[domain.FeeKeyPixOut]; ok {
-		sched = over
 	}
 	return domain.PixOutFee(sched, amount), nil
 }

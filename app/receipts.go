@@ -86,7 +86,9 @@ func (s *ReceiptService) PaymentReceipt(ctx context.Context, caller Caller, char
 }
 
 // RefundReceipt draws the receipt of a confirmed refund (REFUNDED) of one
-// of the caller's payments. ports.ErrNotFound when the refund is not of
+// of the caller's payments, naming who received the money: the payer for
+// a devolution or a cashout to the payer's document, the masked key for a
+// cashout to a key the merchant chose. ports.ErrNotFound when the refund is not of
 // that payment; ErrReceiptUnavailable while it is open, or when it failed.
 func (s *ReceiptService) RefundReceipt(ctx context.Context, caller Caller, chargeID, refundID string, loc domain.Locale) (Document, error) {
 	c, err := s.charges.Get(ctx, caller, chargeID)
@@ -106,8 +108,9 @@ func (s *ReceiptService) RefundReceipt(ctx context.Context, caller Caller, charg
 	}
 	r := s.base(c, loc)
 	r.Kind = ports.ReceiptRefund
-	r.Amount, r.Currency, r.At, r.Method = rf.Amount, rf.Currency, rf.UpdatedAt, st.PaidWith
-	r.From, r.To = s.merchant(caller), payer(c, st)
+	r.Amount, r.Currency, r.Fee, r.At, r.Method = rf.Amount, rf.Currency, rf.Fee, rf.UpdatedAt, st.PaidWith
+	r.RefundStrategy = rf.Strategy
+	r.From, r.To = s.merchant(caller), refundReceiver(c, st, rf)
 	r.ReferenceID = domain.PrefixRefund + rf.ID
 	r.OriginalEndToEndID = st.EndToEndID
 	r.Description = rf.Reason
@@ -174,6 +177,27 @@ func (s *ReceiptService) merchant(caller Caller) ports.ReceiptParty {
 		inst = sandboxInstitution
 	}
 	return ports.ReceiptParty{Name: name, MaskedDocument: doc, DocumentKind: kind, Institution: inst}
+}
+
+// refundReceiver is who received a refund's money, as a receipt may
+// attest it. A devolution goes back to the account that paid (the payer
+// and their bank, from the payment). A cashout to a key the merchant
+// chose names that key, masked, and nobody else: Quita does not know its
+// owner, and the payer must not be named for money sent elsewhere. A
+// cashout without a key went to the payer's document as a Pix key: the
+// payer, but at whatever institution holds that key.
+func refundReceiver(c *domain.Charge, st *domain.Settlement, rf *domain.Refund) ports.ReceiptParty {
+	if d, ok := rf.Destination(); ok {
+		return ports.ReceiptParty{PixKey: d.Key}
+	}
+	p := payer(c, st)
+	if rf.Strategy == domain.StrategyCashout {
+		p.Institution = ""
+		if k, err := domain.ParsePixKey(st.PayerTaxID, ""); err == nil {
+			p.PixKey = k.Masked()
+		}
+	}
+	return p
 }
 
 // payer is who paid, as the bank reported it: a receipt attests the

@@ -191,6 +191,54 @@ func TestRefundReceipt(t *testing.T) {
 	}
 }
 
+// A refund receipt names who actually received the money: for a cashout
+// to a key the merchant named, that key, masked, and never the payer (a
+// merchant must not be able to hand the payer a receipt saying they were
+// refunded when the money went elsewhere); for a cashout without a key,
+// the payer, whose document was the key; for a devolution, the payer at
+// the bank that paid.
+func TestRefundReceiptNamesTheDestination(t *testing.T) {
+	t.Parallel()
+	e := newReceiptEnv(t, domain.ModeLive)
+	e.put("paid", domain.ModeLive, domain.TxPaid, true, domain.ReturnNone)
+	base := domain.Refund{ChargeID: "paid", AccountID: receiptAccount, Mode: domain.ModeLive, Amount: 50000,
+		Currency: domain.CurrencyBRL, Status: domain.RefundRefunded, EndToEndID: paidE2E,
+		CreatedAt: t0.Add(10 * time.Minute), UpdatedAt: t0.Add(11 * time.Minute)}
+	for _, tc := range []struct {
+		id       string
+		strategy domain.RefundStrategy
+		key      string
+		fee      int64
+		to       ports.ReceiptParty
+	}{
+		{"mule", domain.StrategyCashout, "conta.laranja@example.com", 50, ports.ReceiptParty{PixKey: "c***@example.com"}},
+		{"phone", domain.StrategyCashout, "+5511987654321", 0, ports.ReceiptParty{PixKey: "+5511*****4321"}},
+		{"own", domain.StrategyCashout, "", 0, ports.ReceiptParty{Name: "Maria Conceição", MaskedDocument: "***.982.247-**",
+			DocumentKind: domain.TaxIDCPF, PixKey: "***.982.247-**"}},
+		{"back", domain.StrategyDevolution, "conta.laranja@example.com", 0, ports.ReceiptParty{Name: "Maria Conceição",
+			MaskedDocument: "***.982.247-**", DocumentKind: domain.TaxIDCPF, Institution: "ISPB 12345678"}},
+	} {
+		r := base
+		r.ID, r.Strategy, r.DestinationKey, r.Fee = tc.id, tc.strategy, tc.key, tc.fee
+		e.refunds[tc.id] = r
+		if _, err := e.svc.RefundReceipt(context.Background(), e.caller, "paid", tc.id, domain.LocalePtBR); err != nil {
+			t.Fatal(err)
+		}
+		calls := e.renderer.RenderPDFCalls()
+		got := calls[len(calls)-1].R
+		if got.To != tc.to || got.Fee != tc.fee || got.RefundStrategy != tc.strategy || got.From.Name != "Padaria São João" {
+			t.Errorf("%s: to %+v fee %d strategy %q, want to %+v fee %d strategy %q", tc.id, got.To, got.Fee, got.RefundStrategy,
+				tc.to, tc.fee, tc.strategy)
+		}
+		text := fmt.Sprintf("%+v", got)
+		for _, clear := range []string{payerCPF, "conta.laranja", "987654321"} {
+			if strings.Contains(text, clear) {
+				t.Errorf("%s: the receipt data holds %q in clear", tc.id, clear)
+			}
+		}
+	}
+}
+
 // A payout receipt exists once the payout is paid: the merchant's money
 // went to a Pix key, shown masked, with the fee apart.
 func TestPayoutReceipt(t *testing.T) {

@@ -91,7 +91,7 @@ func TestSandboxCashoutRefundSendsOnePix(t *testing.T) {
 	}
 	amount := int64(4000)
 	resp, err = first.Refund(ctx, caller, chargeID, app.RefundInput{Amount: &amount, Strategy: domain.StrategyCashout,
-		DestinationKey: "maria@example.com"}, app.Idempotency{Key: "cashout-refund", Fingerprint: "r"},
+		DestinationKey: "maria@example.com", PassFeeToTenant: true}, app.Idempotency{Key: "cashout-refund", Fingerprint: "r"},
 		func(r domain.Refund) (app.Response, error) {
 			return app.Response{StatusCode: 201, Body: []byte(r.ID)}, nil
 		})

@@ -10,6 +10,18 @@ import (
 	"github.com/quitapix/quita/ports"
 )
 
+// ErrCashoutDestinationNotAllowed: the account sends cashout refunds only
+// to the payer's own document (GuardSettings.CashoutPayerOnly), and this
+// one would go to another key, or to a document the payer's bank did not
+// disclose.
+var ErrCashoutDestinationNotAllowed = errors.New("this account sends cashout refunds only to the payer's own document")
+
+// ErrCashoutFeeRequired: a cashout to a key other than the payer's own
+// document is a Pix out to a third party, which bears the Pix-out fee as a
+// payout does, and the fee is debited only when the merchant asks for it
+// (passFeeToTenant).
+var ErrCashoutFeeRequired = errors.New("a cashout to a key other than the payer's document bears the Pix-out fee")
+
 // RefundInput is a refund request after decoding.
 type RefundInput struct {
 	Amount          *int64
@@ -37,17 +49,27 @@ func (s *PaymentService) Refund(ctx context.Context, caller Caller, id string, i
 		return Response{}, err
 	}
 	var (
+		pixOut   domain.FeeSchedule
 		answer   Response
 		computed bool
 		err      error
 	)
+	if in.PassFeeToTenant {
+		if pixOut, err = s.charges.pixOutSchedule(ctx, caller.Account.ID, s.cfg.PixOutFee); err != nil {
+			return Response{}, err
+		}
+	}
+	payerOnly, err := s.cashoutPayerOnly(ctx, caller)
+	if err != nil {
+		return Response{}, err
+	}
 	// First in a batch with the refunds other requests of this process
 	// are creating at the same moment: one transaction, one commit and one
 	// wallet update for all of them (every refund of an account takes the
 	// same wallet row, so one commit each would queue them behind each
 	// other). If the batch as a whole fails, this refund is created on its
 	// own below.
-	change := s.refundChange(in, idem, key, respond, &answer, &computed)
+	change := s.refundChange(in, pixOut, payerOnly, idem, key, respond, &answer, &computed)
 	res := s.refundCreates.do(ports.ChargeRef{Scope: caller.Scope(), ID: id}, change)
 	err = res.err
 	// On its own: the wallet is read without a lock; the store refuses a
@@ -80,9 +102,56 @@ func (s *PaymentService) Refund(ctx context.Context, caller Caller, id string, i
 	return Response{StatusCode: answer.StatusCode, Body: answer.Body}, nil
 }
 
-// refundChange is the change of one refund attempt.
-func (s *PaymentService) refundChange(in RefundInput, idem Idempotency, key ports.IdempotencyKey, respond Respond[domain.Refund],
-	answer *Response, computed *bool,
+// cashoutPayerOnly is the account's restriction of cashout destinations
+// in the caller's mode; a service built without guard settings applies
+// the default.
+func (s *PaymentService) cashoutPayerOnly(ctx context.Context, caller Caller) (bool, error) {
+	if g := s.charges.guard; g != nil && g.settings != nil {
+		return g.settings.CashoutPayerOnly(ctx, caller.Account.ID, caller.Mode)
+	}
+	return DefaultCashoutPayerOnly(caller.Mode), nil
+}
+
+// cashoutRoute checks where a cashout refund of the payment settled by st
+// would go, and returns the strategy it takes. A cashout without a key
+// goes to the payer's document; with payerOnly (the account's
+// restriction) that document must be known, and a refund that did not ask
+// for a cashout goes back as a devolution instead, the one way back that
+// needs no document. A key must be a Pix key (checked now: the PSP could
+// not send to anything else); with payerOnly it must be the payer's own
+// document, and without it a key that is not bears the Pix-out fee, so
+// needs passFeeToTenant: money to anyone but whoever paid is a payout in
+// all but name. Errors never repeat the key.
+func cashoutRoute(in RefundInput, st *domain.Settlement, payerOnly bool) (domain.RefundStrategy, error) {
+	if in.DestinationKey == "" {
+		if payerOnly && domain.NormalizeTaxID(st.PayerTaxID) == "" {
+			if in.Strategy == "" {
+				return domain.StrategyDevolution, nil
+			}
+			return "", ErrCashoutDestinationNotAllowed
+		}
+		return domain.StrategyCashout, nil
+	}
+	dest, err := domain.ParsePixKey(in.DestinationKey, "")
+	if err != nil {
+		return "", domain.Invalid(domain.FieldRefundKey,
+			"%s must be a Pix key: a CPF, CNPJ, e-mail, +55 phone or random (EVP) key", domain.FieldRefundKey)
+	}
+	switch toPayer := domain.KeyIsPayerDocument(dest, st.PayerTaxID); {
+	case payerOnly && !toPayer:
+		return "", ErrCashoutDestinationNotAllowed
+	case !toPayer && !in.PassFeeToTenant:
+		return "", ErrCashoutFeeRequired
+	}
+	return domain.StrategyCashout, nil
+}
+
+// refundChange is the change of one refund attempt; pixOut is the
+// account's Pix-out fee schedule, charged on a cashout with
+// passFeeToTenant, and payerOnly the account's restriction of cashouts
+// to the payer's own document (cashoutRoute).
+func (s *PaymentService) refundChange(in RefundInput, pixOut domain.FeeSchedule, payerOnly bool, idem Idempotency,
+	key ports.IdempotencyKey, respond Respond[domain.Refund], answer *Response, computed *bool,
 ) ports.ChargeChangeFunc {
 	return func(ctx context.Context, c *domain.Charge, tx ports.ChargeTx) (ports.ChargeChange, error) {
 		now := s.clock.Now()
@@ -104,17 +173,15 @@ func (s *PaymentService) refundChange(in RefundInput, idem Idempotency, key port
 			}
 			strategy = domain.StrategyDevolution // the provider's only way back
 		}
-		if strategy == domain.StrategyCashout && in.DestinationKey != "" {
-			// Checked now: a key the PSP cannot send to would leave the
-			// refund with nowhere to go.
-			if _, err := domain.ParsePixKey(in.DestinationKey, ""); err != nil {
-				return ports.ChargeChange{}, domain.Invalid(domain.FieldRefundKey,
-					"%s must be a Pix key: a CPF, CNPJ, e-mail, +55 phone or random (EVP) key", domain.FieldRefundKey)
-			}
-		}
 		if st.PaidWith != domain.MethodPix && strategy != "" {
 			return ports.ChargeChange{}, domain.Invalid(domain.FieldRefundStrategy,
 				"%s applies to PIX refunds only", domain.FieldRefundStrategy)
+		}
+		if strategy == domain.StrategyCashout {
+			var err error
+			if strategy, err = cashoutRoute(in, st, payerOnly); err != nil {
+				return ports.ChargeChange{}, err
+			}
 		}
 		if err := c.ReserveRefund(amount, now); err != nil {
 			return ports.ChargeChange{}, err
@@ -128,7 +195,7 @@ func (s *PaymentService) refundChange(in RefundInput, idem Idempotency, key port
 			PassFeeToTenant: in.PassFeeToTenant, DestinationKey: in.DestinationKey, EndToEndID: st.EndToEndID,
 			CreatedAt: now, UpdatedAt: now}
 		if strategy == domain.StrategyCashout && in.PassFeeToTenant {
-			r.Fee = s.cfg.PixOutFee.Of(amount)
+			r.Fee = domain.PixOutFee(pixOut, amount)
 		}
 		bal, err := tx.Balance(ctx, c.Currency())
 		if err != nil {

@@ -137,6 +137,17 @@ type Refund struct {
 	Status        RefundStatus `json:"status"`
 	Reason        string       `json:"reason"`
 	CreatedAt     time.Time    `json:"createdAt"`
+	// Strategy is StrategyDevolution or StrategyCashout for a Pix refund,
+	// "" for a card refund.
+	Strategy string `json:"strategy"`
+	// DestinationKey is the Pix key a cashout was sent to, masked
+	// ("j***@example.com", "***.982.247-**"), and DestinationKeyType its
+	// type (cpf, cnpj, email, phone, evp); both "" for a devolution and
+	// for a cashout to the payer's own document.
+	DestinationKey     string `json:"destinationKey"`
+	DestinationKeyType string `json:"destinationKeyType"`
+	// Fee is the Pix-out fee debited from the wallet with the amount.
+	Fee int64 `json:"fee"`
 }
 
 // RefundParams refund a PAID or APPROVED payment.

@@ -282,10 +282,17 @@ type LegacyData struct {
 	PlatformFee *int64  `json:"platformFee,omitempty"`
 	NetAmount   *int64  `json:"netAmount,omitempty"`
 	// Refund fields are set on payment.refunded.
-	RefundID     string    `json:"refundId,omitempty"`
-	RefundStatus string    `json:"refundStatus,omitempty"`
-	RefundAmount *int64    `json:"refundAmount,omitempty"`
-	OccurredAt   time.Time `json:"occurredAt"`
+	RefundID     string `json:"refundId,omitempty"`
+	RefundStatus string `json:"refundStatus,omitempty"`
+	RefundAmount *int64 `json:"refundAmount,omitempty"`
+	// RefundStrategy is how the refund travels (devolution, cashout);
+	// RefundDestinationKey the key a cashout goes to, masked, with its
+	// type; RefundFee the Pix-out fee it bore.
+	RefundStrategy           string    `json:"refundStrategy,omitempty"`
+	RefundDestinationKey     string    `json:"refundDestinationKey,omitempty"`
+	RefundDestinationKeyType string    `json:"refundDestinationKeyType,omitempty"`
+	RefundFee                *int64    `json:"refundFee,omitempty"`
+	OccurredAt               time.Time `json:"occurredAt"`
 }
 
 // IsLegacy reports whether the event came in the legacy envelope.

@@ -125,7 +125,9 @@ type Refund struct {
 	Reason          string
 	Strategy        RefundStrategy
 	PassFeeToTenant bool
-	DestinationKey  string
+	// DestinationKey is the key as the merchant sent it, kept to send the
+	// cashout and to retry it. It is never shown: Destination masks it.
+	DestinationKey string
 	// Fee is the Pix-out fee debited from the merchant (cashout with
 	// passFeeToTenant), returned if the refund fails.
 	Fee         int64
@@ -133,6 +135,39 @@ type Refund struct {
 	ProviderRef string
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
+}
+
+// RefundDestination is the Pix key a cashout refund was sent to, as every
+// surface shows it: its type and the key masked as a payout's destination
+// is (PixKey.Masked).
+type RefundDestination struct {
+	Type PixKeyType
+	Key  string
+}
+
+// Destination is where a cashout refund's Pix goes when the merchant named
+// a key (destinationKey), masked; ok is false for a devolution (a return of
+// the original Pix to the account that paid) and for a cashout without a
+// key (sent to the payer's own document). A stored key that no longer
+// parses, which the create's check rules out, is shown wholly hidden.
+func (r Refund) Destination() (d RefundDestination, ok bool) {
+	if r.Strategy != StrategyCashout || r.DestinationKey == "" {
+		return RefundDestination{}, false
+	}
+	k, err := ParsePixKey(r.DestinationKey, "")
+	if err != nil {
+		return RefundDestination{Key: "****"}, true
+	}
+	return RefundDestination{Type: k.Type, Key: k.Masked()}, true
+}
+
+// KeyIsPayerDocument reports whether a Pix key is the payer's own
+// document: a CPF or CNPJ key equal to payerTaxID, the document the
+// payer's bank disclosed with the payment. With no disclosed document no
+// key is the payer's.
+func KeyIsPayerDocument(k PixKey, payerTaxID string) bool {
+	doc := NormalizeTaxID(payerTaxID)
+	return doc != "" && (k.Type == PixKeyCPF || k.Type == PixKeyCNPJ) && k.Value == doc
 }
 
 // Advance moves an open refund one step: PENDING → IN_PROGRESS →
@@ -158,6 +193,14 @@ func RefundEvent(c *Charge, r Refund, eventID string, now time.Time) (Event, err
 	env.Data.RefundStatus = string(r.Status)
 	amt := r.Amount
 	env.Data.RefundAmount = &amt
+	env.Data.RefundStrategy = string(r.Strategy)
+	if d, ok := r.Destination(); ok {
+		env.Data.RefundDestinationKey, env.Data.RefundDestinationKeyType = d.Key, string(d.Type)
+	}
+	if r.Fee > 0 {
+		fee := r.Fee
+		env.Data.RefundFee = &fee
+	}
 	body, err := json.Marshal(env)
 	if err != nil {
 		return Event{}, err

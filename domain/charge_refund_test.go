@@ -1,6 +1,7 @@
 package domain_test
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -99,6 +100,83 @@ func TestCompleteRefundDuringDisputes(t *testing.T) {
 		}
 		if after := c.Snapshot(); after.RefundCompleted != before.RefundCompleted || !after.UpdatedAt.Equal(before.UpdatedAt) {
 			t.Errorf("%v: a refused completion changed the charge", tc.path)
+		}
+	}
+}
+
+// A cashout shows the key it was sent to masked as a payout's
+// destination is; a devolution and a cashout to the payer's document name
+// no key. The payment.refunded event carries the same, never the key.
+func TestRefundDestinationIsMasked(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		strategy domain.RefundStrategy
+		key      string
+		want     domain.RefundDestination
+		ok       bool
+	}{
+		{domain.StrategyCashout, "maria.silva@example.com", domain.RefundDestination{Type: domain.PixKeyEmail, Key: "m***@example.com"}, true},
+		{domain.StrategyCashout, "+55 11 98765-4321", domain.RefundDestination{Type: domain.PixKeyPhone, Key: "+5511*****4321"}, true},
+		{domain.StrategyCashout, "529.982.247-25", domain.RefundDestination{Type: domain.PixKeyCPF, Key: "***.982.247-**"}, true},
+		{domain.StrategyCashout, "11444777000161", domain.RefundDestination{Type: domain.PixKeyCNPJ, Key: "**.444.777/0001-**"}, true},
+		{domain.StrategyCashout, "123E4567-E89B-12D3-A456-426614174000",
+			domain.RefundDestination{Type: domain.PixKeyEVP, Key: "123e4567-e89b-12d3-a456-426614174000"}, true},
+		{domain.StrategyCashout, "not a key", domain.RefundDestination{Key: "****"}, true},
+		{domain.StrategyCashout, "", domain.RefundDestination{}, false},
+		{domain.StrategyDevolution, "maria.silva@example.com", domain.RefundDestination{}, false},
+		{"", "maria.silva@example.com", domain.RefundDestination{}, false},
+	}
+	c := settledCharge(t, 10000, domain.MethodPix, "BRL")
+	now := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	for _, tc := range cases {
+		r := domain.Refund{ID: "r1", ChargeID: c.ID(), Amount: 700, Currency: "BRL", Status: domain.RefundPending,
+			Strategy: tc.strategy, DestinationKey: tc.key}
+		if got, ok := r.Destination(); got != tc.want || ok != tc.ok {
+			t.Errorf("%s to %q: %+v %v, want %+v %v", tc.strategy, tc.key, got, ok, tc.want, tc.ok)
+		}
+		ev, err := domain.RefundEvent(c, r, "ev1", now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var env domain.LegacyEnvelope
+		if err := json.Unmarshal(ev.Payload, &env); err != nil {
+			t.Fatal(err)
+		}
+		d := env.Data
+		if d.RefundStrategy != string(tc.strategy) || d.RefundDestinationKey != tc.want.Key || d.RefundDestinationKeyType != string(tc.want.Type) {
+			t.Errorf("%s to %q: event data %+v", tc.strategy, tc.key, d)
+		}
+		if tc.key != "" && tc.want.Key != tc.key && strings.Contains(string(ev.Payload), tc.key) {
+			t.Errorf("the event holds the key %q in clear: %s", tc.key, ev.Payload)
+		}
+	}
+}
+
+// Only a CPF or CNPJ key equal to the document the payer's bank disclosed
+// is the payer's own; with none disclosed no key is.
+func TestKeyIsPayerDocument(t *testing.T) {
+	t.Parallel()
+	key := func(raw string) domain.PixKey {
+		k, err := domain.ParsePixKey(raw, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	for _, tc := range []struct {
+		key, payer string
+		want       bool
+	}{
+		{"529.982.247-25", "52998224725", true},
+		{"52998224725", "529.982.247-25", true},
+		{"11.444.777/0001-61", "11444777000161", true},
+		{"52998224725", "", false},
+		{"52998224725", "39053344705", false},
+		{"maria@example.com", "52998224725", false},
+		{"+5511987654321", "52998224725", false},
+	} {
+		if got := domain.KeyIsPayerDocument(key(tc.key), tc.payer); got != tc.want {
+			t.Errorf("%s for payer %q: %v, want %v", tc.key, tc.payer, got, tc.want)
 		}
 	}
 }

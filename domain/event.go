@@ -169,7 +169,14 @@ type LegacyData struct {
 	RefundID       string    `json:"refundId,omitempty"`
 	RefundStatus   string    `json:"refundStatus,omitempty"`
 	RefundAmount   *int64    `json:"refundAmount,omitempty"`
-	OccurredAt     Timestamp `json:"occurredAt"`
+	// RefundStrategy, RefundDestinationKey (masked, as Refund.Destination
+	// shows it) and its type, and RefundFee say where a refund's money went
+	// and what it cost.
+	RefundStrategy           string    `json:"refundStrategy,omitempty"`
+	RefundDestinationKey     string    `json:"refundDestinationKey,omitempty"`
+	RefundDestinationKeyType string    `json:"refundDestinationKeyType,omitempty"`
+	RefundFee                *int64    `json:"refundFee,omitempty"`
+	OccurredAt               Timestamp `json:"occurredAt"`
 }
 
 // NewChargeEvents builds the outbox events for a change of c from status

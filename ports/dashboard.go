@@ -150,6 +150,36 @@ type AccountSettings struct {
 	VelocityPerHour int
 	// AmountLimit caps one charge, in minor units.
 	AmountLimit int64
+	// CashoutPayerOnly restricts cashout refunds to the payer's own
+	// document: a CPF/CNPJ key equal to the document the payer's bank
+	// disclosed. Left to the default it is on in live mode and off in
+	// test mode.
+	CashoutPayerOnly Toggle
+}
+
+// Toggle is an on/off setting whose zero value leaves it to the
+// service's default.
+type Toggle int8
+
+// The three states of a Toggle.
+const (
+	ToggleDefault Toggle = iota
+	ToggleOn
+	ToggleOff
+)
+
+// Valid reports whether t is one of the three states.
+func (t Toggle) Valid() bool { return t == ToggleDefault || t == ToggleOn || t == ToggleOff }
+
+// Or is the setting's value, def when it is left to the default.
+func (t Toggle) Or(def bool) bool {
+	switch t {
+	case ToggleOn:
+		return true
+	case ToggleOff:
+		return false
+	}
+	return def
 }
 
 // GuardStore keeps the guards' settings and reads what they count.

@@ -15,8 +15,8 @@ type ReceiptKind string
 const (
 	// ReceiptPayment: a payer paid the merchant (comprovante de pagamento).
 	ReceiptPayment ReceiptKind = "payment"
-	// ReceiptRefund: the merchant returned money to the payer
-	// (comprovante de devolução).
+	// ReceiptRefund: the merchant returned a payment's money, to the
+	// payer or to the key a cashout named (comprovante de devolução).
 	ReceiptRefund ReceiptKind = "refund"
 	// ReceiptPayout: the merchant's balance was paid out to its bank
 	// account (comprovante de transferência).
@@ -48,17 +48,21 @@ type Receipt struct {
 	Mode     domain.Mode
 	Amount   int64
 	Currency domain.Currency
-	// Fee is what the movement cost the merchant on top of Amount (a
-	// payout's Pix-out fee); 0 prints no fee line.
+	// Fee is what the movement cost the merchant on top of Amount (the
+	// Pix-out fee of a payout or a cashout refund); 0 prints no fee line.
 	Fee int64
+	// RefundStrategy is how a refund travelled (a devolution of the
+	// original Pix, or a cashout by a new one); "" prints no line.
+	RefundStrategy domain.RefundStrategy
 	// At is when the money moved (paid, refunded, paid out).
 	At time.Time
 	// IssuedAt is when the receipt was drawn.
 	IssuedAt time.Time
 	Method   domain.Method
 	// From paid To: for a payment the payer paid the merchant; for a
-	// refund the merchant returned money to the payer; for a payout the
-	// merchant's balance went to its own bank account.
+	// refund the merchant sent money back — to the payer, or for a
+	// cashout to a key the merchant named, to that key (PixKey only); for
+	// a payout the merchant's balance went to a Pix key.
 	From, To ReceiptParty
 	// Description is the payment's description (metadata.description) or
 	// the refund's reason.

@@ -40,6 +40,7 @@ var funcs = template.FuncMap{
 	"payoutRef":   func(raw string) string { return domain.PrefixPayout + raw },
 	"payoutClass": func(st string) string { return statusClass(strings.ToUpper(st)) },
 	"eventLabel":  eventLabel,
+	"refundTo":    refundTo,
 	"int":         func(n int64) string { return formatInt(n) },
 	"ms":          func(d time.Duration) string { return formatInt(d.Milliseconds()) + " ms" },
 	"deref":       func(p *int) int { return *p },
@@ -75,6 +76,29 @@ type (
 		D domain.WebhookDelivery
 	}
 )
+
+// refundTo says where a refund's money went and what it cost, for the
+// refund lists: back through the original Pix, by Pix to the payer's
+// document, or by Pix to a key — shown masked, never in clear — with the
+// Pix-out fee the merchant paid. A card refund says nothing.
+func refundTo(r domain.Refund, lang string) string {
+	m := messages[lang]
+	var out string
+	switch d, ok := r.Destination(); {
+	case r.Strategy == domain.StrategyDevolution:
+		out = m["rf_devolution"]
+	case ok && d.Type != "":
+		out = m["rf_cashout_key"] + " " + d.Key + " (" + m["rf_key_"+string(d.Type)] + ")"
+	case ok:
+		out = m["rf_cashout_key"] + " " + d.Key
+	case r.Strategy == domain.StrategyCashout:
+		out = m["rf_cashout_payer"]
+	}
+	if r.Fee > 0 {
+		out += " · " + m["rf_fee"] + " " + domain.FormatMoney(r.Fee, r.Currency, lang == langEN)
+	}
+	return out
+}
 
 // when is a time as Brazilians (or, in English, others) read it, in São
 // Paulo: 24/11/2026 19:32:05, or 24 Nov 2026 19:32:05.

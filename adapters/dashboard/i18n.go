@@ -71,6 +71,9 @@ var messages = map[string]map[string]string{
 		"cd_no_events":      "Nenhum evento ainda.",
 		"rf_empty":          "Nenhuma devolução ainda.",
 		"rf_PENDING":        "Pendente", "rf_IN_PROGRESS": "Em andamento", "rf_REFUNDED": "Devolvida", "rf_FAILED": "Falhou",
+		"rf_devolution": "devolução do Pix original ao pagador", "rf_cashout_payer": "Pix para o documento do pagador",
+		"rf_cashout_key": "Pix para a chave", "rf_fee": "tarifa", "col_destination": "Destino",
+		"rf_key_cpf": "CPF", "rf_key_cnpj": "CNPJ", "rf_key_email": "e-mail", "rf_key_phone": "telefone", "rf_key_evp": "chave aleatória",
 
 		"wh_endpoints": "Endpoints", "wh_events_n": "eventos", "wh_log": "ver entregas",
 		"wh_rotate": "Gerar novo segredo", "wh_rotate_confirm": "Gerar um novo segredo? O atual deixa de valer na hora.",
@@ -179,6 +182,9 @@ var messages = map[string]map[string]string{
 		"cd_no_events":      "No events yet.",
 		"rf_empty":          "No refunds yet.",
 		"rf_PENDING":        "Pending", "rf_IN_PROGRESS": "In progress", "rf_REFUNDED": "Refunded", "rf_FAILED": "Failed",
+		"rf_devolution": "returned to the payer through the original Pix", "rf_cashout_payer": "Pix to the payer's document",
+		"rf_cashout_key": "Pix to key", "rf_fee": "fee", "col_destination": "Destination",
+		"rf_key_cpf": "CPF", "rf_key_cnpj": "CNPJ", "rf_key_email": "e-mail", "rf_key_phone": "phone", "rf_key_evp": "random key",
 
 		"wh_endpoints": "Endpoints", "wh_events_n": "events", "wh_log": "see deliveries",
 		"wh_rotate": "Roll secret", "wh_rotate_confirm": "Roll the secret? The current one stops working at once.",

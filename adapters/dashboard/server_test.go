@@ -1,12 +1,14 @@
 package dashboard_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/internal/testkit"
 	"github.com/quitapix/quita/quitatest"
 )
@@ -246,5 +248,40 @@ func TestPayoutsPage(t *testing.T) {
 	got := apiCall(t, srv, http.MethodGet, "/payouts/"+po.ID, m.TestKey, nil, http.StatusOK)
 	if got.Status != "cancelled" {
 		t.Errorf("payout after cancel: %s", got.Status)
+	}
+}
+
+// The charge page and the refunds page say where each refund's money
+// went: a cashout's key masked (never in clear) with the Pix-out fee it
+// bore, and a devolution as a return to the payer.
+func TestRefundListsShowTheDestination(t *testing.T) {
+	t.Parallel()
+	srv := quitatest.NewServer(t, quitatest.Options{})
+	m := newMerchant(t, srv, "Loja Destino")
+	if err := srv.App.Payments.SetAccountFee(t.Context(), m.AccountID, domain.FeeKeyPixOut,
+		domain.FeeSchedule{Platform: domain.Fee{Fixed: 50}}); err != nil {
+		t.Fatal(err)
+	}
+	ch := paidCharge(t, srv, m.TestKey, 10000)
+	refund := func(body map[string]any) {
+		t.Helper()
+		body["idempotencyKey"] = fmt.Sprintf("dashboard-refund-%08d", idemSeq.Add(1))
+		testkit.Do(t, http.MethodPost, srv.BaseURL+"/payments/"+ch.ID+"/refund", body, testkit.Header{"apikey": m.TestKey}).
+			Want(t, http.StatusCreated)
+	}
+	refund(map[string]any{"amount": 1000, "strategy": "cashout", "destinationKey": "maria.silva@example.com", "passFeeToTenant": true})
+	refund(map[string]any{"amount": 700, "strategy": "devolution"})
+	b := newBrowser(t, srv)
+	b.login(m)
+	for _, page := range []string{"/dashboard/test/charges/" + ch.ID, "/dashboard/test/refunds"} {
+		body := b.get(page).Body
+		for _, want := range []string{"Pix para a chave m***@example.com (e-mail) · tarifa R$ 0,50", "devolução do Pix original ao pagador"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("%s lacks %q", page, want)
+			}
+		}
+		if strings.Contains(body, "maria.silva") {
+			t.Errorf("%s shows the destination key in clear", page)
+		}
 	}
 }

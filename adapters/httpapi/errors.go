@@ -118,6 +118,16 @@ func classify(params wireParams, err error) *apiError {
 	case errors.Is(err, app.ErrCashoutNotSupported):
 		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeProvider, Code: "cashout_not_supported",
 			Message: "this payment's provider (API Pix) refunds only by devolution; send strategy \"devolution\"", Param: "strategy"}
+	case errors.Is(err, app.ErrCashoutDestinationNotAllowed):
+		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeInvalidRequest, Code: "cashout_destination_not_allowed",
+			Message: "this account sends cashout refunds only to the payer's own CPF/CNPJ, as the payer's bank disclosed it; " +
+				"send that document as destinationKey (or none), or refund with strategy \"devolution\", which returns the " +
+				"original Pix to the account that paid", Param: params.name(domain.FieldRefundKey)}
+	case errors.Is(err, app.ErrCashoutFeeRequired):
+		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeInvalidRequest, Code: "cashout_fee_required",
+			Message: "a cashout to a key other than the payer's own CPF/CNPJ is a Pix out like a payout and bears the Pix-out fee; " +
+				"send passFeeToTenant true to have it debited from your wallet with the amount, or refund to the payer " +
+				"(no destinationKey, or strategy \"devolution\")", Param: "passFeeToTenant"}
 	case errors.Is(err, ports.ErrAcquirerRejected), errors.Is(err, ports.ErrAcquirerUnauthorized),
 		errors.Is(err, ports.ErrAcquirerNotConfigured):
 		// The merchant's answer stays what it was before the kinds were

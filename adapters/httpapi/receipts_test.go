@@ -136,3 +136,51 @@ func noPayerDocument(t *testing.T, pdf []byte, text string) {
 		}
 	}
 }
+
+// TestCashoutRefundReceiptNamesTheKey: the receipt of a cashout sent to a
+// key the merchant chose names that key, masked, as who received the
+// refund — not the payer, whose name and document appear nowhere on it —
+// and says it travelled by a new Pix; a devolution's names the payer.
+func TestCashoutRefundReceiptNamesTheKey(t *testing.T) {
+	t.Parallel()
+	for _, d := range payDialects {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			e := newPayEnv(t, d.dsn(t))
+			key := e.acct.TestKey
+			id := e.create(100000, "BRL", "PIX")
+			e.want(e.call("POST", "/test_helpers/charges/"+id+"/pay", key,
+				map[string]any{"payer_document": "529.982.247-25", "payer_name": "Maria Conceição"}), 200, "")
+			refund := func(body map[string]any) string {
+				t.Helper()
+				body["idempotencyKey"] = e.key()
+				r := e.call("POST", "/payments/"+id+"/refund", key, body)
+				e.want(r, 201, "")
+				return r.str("id")
+			}
+			path := func(refundID string) string { return "/payments/" + id + "/refunds/" + refundID + "/receipt" }
+			cashout := refund(map[string]any{"amount": 30000, "strategy": "cashout", "destinationKey": "conta.laranja@example.com",
+				"passFeeToTenant": true, "reason": "Devolução solicitada"})
+			devolution := refund(map[string]any{"amount": 20000, "strategy": "devolution"})
+			e.advanceRefunds()
+
+			pdf := receiptPDF(t, e, path(cashout), key, "comprovante-devolucao-"+cashout+".pdf")
+			text := testkit.PDFText(t, pdf)
+			wantReceiptText(t, text, "Comprovante de devolução Pix", "R$ 300,00", "Forma da devolução", "Novo Pix (cashout)",
+				"Quem recebeu a devolução", "Não informado", "Chave Pix", "c***@example.com", "Quem devolveu")
+			for _, payer := range []string{"Maria", "982.247", "52998224725", "529.982.247-25", "conta.laranja"} {
+				if strings.Contains(text, payer) || bytes.Contains(pdf, []byte(payer)) {
+					t.Errorf("the cashout's receipt holds %q", payer)
+				}
+			}
+			en := testkit.PDFText(t, receiptPDF(t, e, path(cashout)+"?lang=en", key, "refund-receipt-"+cashout+".pdf"))
+			wantReceiptText(t, en, "Refunded to", "Not disclosed", "c***@example.com", "New Pix (cashout)")
+			if strings.Contains(en, "Maria") {
+				t.Error("the English cashout receipt names the payer")
+			}
+
+			dtext := testkit.PDFText(t, receiptPDF(t, e, path(devolution), key, "comprovante-devolucao-"+devolution+".pdf"))
+			wantReceiptText(t, dtext, "Devolução do Pix original", "Quem recebeu a devolução", "Maria Conceição", "***.982.247-**")
+		})
+	}
+}

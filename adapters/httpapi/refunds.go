@@ -16,19 +16,32 @@ type refundRequest struct {
 	DestinationKey  string `json:"destinationKey"`
 }
 
+// refundJSON is the refund object: the spec's fields, then where the
+// money went — strategy (null for a card refund), the destination key
+// masked (null for a devolution and for a cashout to the payer's own
+// document) and its type — and the Pix-out fee the merchant paid.
 type refundJSON struct {
-	ID            string              `json:"id"`
-	TransactionID string              `json:"transactionId"`
-	Amount        int64               `json:"amount"`
-	Currency      domain.Currency     `json:"currency"`
-	Status        domain.RefundStatus `json:"status"`
-	Reason        string              `json:"reason"`
-	CreatedAt     domain.Timestamp    `json:"createdAt"`
+	ID                 string              `json:"id"`
+	TransactionID      string              `json:"transactionId"`
+	Amount             int64               `json:"amount"`
+	Currency           domain.Currency     `json:"currency"`
+	Status             domain.RefundStatus `json:"status"`
+	Reason             string              `json:"reason"`
+	CreatedAt          domain.Timestamp    `json:"createdAt"`
+	Strategy           *string             `json:"strategy"`
+	DestinationKey     *string             `json:"destinationKey"`
+	DestinationKeyType *string             `json:"destinationKeyType"`
+	Fee                int64               `json:"fee"`
 }
 
 func refundBody(rf domain.Refund) refundJSON {
-	return refundJSON{ID: domain.PrefixRefund + rf.ID, TransactionID: domain.PrefixTransaction + rf.ChargeID, Amount: rf.Amount,
-		Currency: rf.Currency, Status: rf.Status, Reason: rf.Reason, CreatedAt: domain.Timestamp(rf.CreatedAt)}
+	out := refundJSON{ID: domain.PrefixRefund + rf.ID, TransactionID: domain.PrefixTransaction + rf.ChargeID, Amount: rf.Amount,
+		Currency: rf.Currency, Status: rf.Status, Reason: rf.Reason, CreatedAt: domain.Timestamp(rf.CreatedAt),
+		Strategy: optStr(string(rf.Strategy)), Fee: rf.Fee}
+	if d, ok := rf.Destination(); ok {
+		out.DestinationKey, out.DestinationKeyType = optStr(d.Key), optStr(string(d.Type))
+	}
+	return out
 }
 
 func (c *PaymentsController) refund(w http.ResponseWriter, r *http.Request, caller app.Caller, raw string) (any, error) {

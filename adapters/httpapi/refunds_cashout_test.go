@@ -48,7 +48,7 @@ func TestSandboxCashoutRefunds(t *testing.T) {
 			}
 			avail, _ := e.balance("BRL")
 
-			rid, st := refund(map[string]any{"amount": 1000, "strategy": "cashout", "destinationKey": "maria@example.com"})
+			rid, st := refund(map[string]any{"amount": 1000, "strategy": "cashout", "destinationKey": "maria@example.com", "passFeeToTenant": true})
 			got := sends(rid)
 			if st != "REFUNDED" || len(got) != 1 || got[0].Amount != 1000 || got[0].Mode != domain.ModeTest ||
 				got[0].Key != (domain.PixKey{Type: domain.PixKeyEmail, Value: "maria@example.com"}) {
@@ -65,7 +65,8 @@ func TestSandboxCashoutRefunds(t *testing.T) {
 			if st != "REFUNDED" || len(sends(rid)) != 0 || len(e.srv.Sandbox.Returns()) != returns+1 {
 				t.Fatalf("devolution %s: %s, %d Pix sent, returns %d → %d", rid, st, len(sends(rid)), returns, len(e.srv.Sandbox.Returns()))
 			}
-			rid, st = refund(map[string]any{"amount": 300, "strategy": "cashout", "destinationKey": "invalid_key" + sandbox.FailingKeyDomain})
+			rid, st = refund(map[string]any{"amount": 300, "strategy": "cashout", "destinationKey": "invalid_key" + sandbox.FailingKeyDomain,
+				"passFeeToTenant": true})
 			if st != "FAILED" || len(sends(rid)) != 1 {
 				t.Fatalf("refund to a failing key %s: %s, %d Pix sent", rid, st, len(sends(rid)))
 			}

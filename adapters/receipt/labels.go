@@ -14,8 +14,10 @@ type labels struct {
 	description map[ports.ReceiptKind]string
 	reference   map[ports.ReceiptKind]string
 	methods     map[domain.Method]string
+	strategies  map[domain.RefundStrategy]string
 
 	dateTime, method, fee, name, document, institution, pixKey string
+	refundRoute                                                string
 	transaction, endToEnd, originalEndToEnd, txid              string
 	details, testMode, footer, issuedBy, notKnown              string
 	// at formats an instant already in Brasília time.
@@ -61,6 +63,11 @@ var portuguese = labels{
 		domain.MethodPix: "Pix", domain.MethodCreditCard: "Cartão de crédito", domain.MethodBoleto: "Boleto",
 		domain.MethodMultibanco: "Multibanco", domain.MethodMBWay: "MB WAY", domain.MethodCrypto: "Criptomoeda",
 	},
+	strategies: map[domain.RefundStrategy]string{
+		domain.StrategyDevolution: "Devolução do Pix original",
+		domain.StrategyCashout:    "Novo Pix (cashout)",
+	},
+	refundRoute:      "Forma da devolução",
 	dateTime:         "Data e hora",
 	method:           "Forma de pagamento",
 	fee:              "Tarifa",
@@ -120,6 +127,11 @@ var english = labels{
 		domain.MethodPix: "Pix", domain.MethodCreditCard: "Credit card", domain.MethodBoleto: "Boleto",
 		domain.MethodMultibanco: "Multibanco", domain.MethodMBWay: "MB WAY", domain.MethodCrypto: "Crypto",
 	},
+	strategies: map[domain.RefundStrategy]string{
+		domain.StrategyDevolution: "Return of the original Pix",
+		domain.StrategyCashout:    "New Pix (cashout)",
+	},
+	refundRoute:      "Refund route",
 	dateTime:         "Date and time",
 	method:           "Payment method",
 	fee:              "Fee",

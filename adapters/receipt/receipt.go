@@ -95,6 +95,7 @@ func (*Renderer) RenderPDF(r ports.Receipt) ([]byte, error) {
 	p.Ln(2)
 	d.row(l.dateTime, d.when(r.At))
 	d.row(l.method, methodName(l, r.Method))
+	d.row(l.refundRoute, l.strategies[r.RefundStrategy])
 	if r.Fee > 0 {
 		d.row(l.fee, domain.FormatMoney(r.Fee, r.Currency, r.Locale == domain.LocaleEN))
 	}

@@ -77,7 +77,27 @@ type accountSettingsRow struct {
 	RateLimitBurst     int    `bun:"rate_limit_burst"`
 	VelocityPerHour    int    `bun:"velocity_per_hour"`
 	AmountLimit        int64  `bun:"amount_limit"`
-	UpdatedAt          dbTime `bun:"updated_at"`
+	// CashoutPayerOnly is NULL when left to the default (by mode).
+	CashoutPayerOnly *bool  `bun:"cashout_payer_only"`
+	UpdatedAt        dbTime `bun:"updated_at"`
+}
+
+func toggleFromDB(b *bool) ports.Toggle {
+	switch {
+	case b == nil:
+		return ports.ToggleDefault
+	case *b:
+		return ports.ToggleOn
+	}
+	return ports.ToggleOff
+}
+
+func toggleToDB(t ports.Toggle) *bool {
+	if t == ports.ToggleDefault {
+		return nil
+	}
+	on := t == ports.ToggleOn
+	return &on
 }
 
 type blockedPayerRow struct {
@@ -244,7 +264,7 @@ func (db *DB) GetAccountSettings(ctx context.Context, accountID string) (ports.A
 		return ports.AccountSettings{}, err
 	}
 	return ports.AccountSettings{RateLimitPerSecond: row.RateLimitPerSecond, RateLimitBurst: row.RateLimitBurst,
-		VelocityPerHour: row.VelocityPerHour, AmountLimit: row.AmountLimit}, nil
+		VelocityPerHour: row.VelocityPerHour, AmountLimit: row.AmountLimit, CashoutPayerOnly: toggleFromDB(row.CashoutPayerOnly)}, nil
 }
 
 // ActiveAPIKeys implements ports.GuardStore.
@@ -258,13 +278,15 @@ func (db *DB) ActiveAPIKeys(ctx context.Context, accountID string) (int, error) 
 // unknown account (the foreign key).
 func (db *DB) PutAccountSettings(ctx context.Context, accountID string, s ports.AccountSettings, at time.Time) error {
 	row := &accountSettingsRow{AccountID: accountID, RateLimitPerSecond: s.RateLimitPerSecond, RateLimitBurst: s.RateLimitBurst,
-		VelocityPerHour: s.VelocityPerHour, AmountLimit: s.AmountLimit, UpdatedAt: newDBTime(at)}
+		VelocityPerHour: s.VelocityPerHour, AmountLimit: s.AmountLimit, CashoutPayerOnly: toggleToDB(s.CashoutPayerOnly),
+		UpdatedAt: newDBTime(at)}
 	_, err := db.bun.NewInsert().Model(row).
 		On("CONFLICT (account_id) DO UPDATE").
 		Set("rate_limit_per_second = EXCLUDED.rate_limit_per_second").
 		Set("rate_limit_burst = EXCLUDED.rate_limit_burst").
 		Set("velocity_per_hour = EXCLUDED.velocity_per_hour").
 		Set("amount_limit = EXCLUDED.amount_limit").
+		Set("cashout_payer_only = EXCLUDED.cashout_payer_only").
 		Set("updated_at = EXCLUDED.updated_at").
 		Exec(ctx)
 	return mapError(err)

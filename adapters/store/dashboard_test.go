@@ -214,8 +214,11 @@ func testGuardSettings(t *testing.T, db *store.DB) {
 	if s, err := db.GetAccountSettings(ctx, a.ID); err != nil || s != (ports.AccountSettings{}) {
 		t.Fatalf("no settings: %+v %v", s, err)
 	}
+	// The cashout restriction keeps all three states: on, off, and left
+	// to the default (which differs by mode, so it is not stored as
+	// either).
 	for _, want := range []ports.AccountSettings{{RateLimitPerSecond: 5, RateLimitBurst: 10, VelocityPerHour: 3, AmountLimit: 123},
-		{VelocityPerHour: 7}} {
+		{VelocityPerHour: 7, CashoutPayerOnly: ports.ToggleOff}, {CashoutPayerOnly: ports.ToggleOn}, {VelocityPerHour: 7}} {
 		if err := db.PutAccountSettings(ctx, a.ID, want, baseTime); err != nil {
 			t.Fatal(err)
 		}

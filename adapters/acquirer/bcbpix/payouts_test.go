@@ -177,7 +177,7 @@ func testPixsimPayouts(t *testing.T, w *world) {
 
 	t.Run("cashout refund sends a Pix to the payer's key", func(t *testing.T) {
 		rc := w.create(t, map[string]any{"amount": 4000, "payment_method": "pix"})
-		w.pay(t, pixsim.PayRequest{TxID: rc.Pix.TxID})
+		w.pay(t, pixsim.PayRequest{TxID: rc.Pix.TxID, PayerTaxID: "11.444.777/0001-61", PayerName: "Empresa", Disclose: true})
 		code, raw := w.do(t, w.acct.LiveKey, http.MethodPost, "/payments/"+rc.ID+"/refund", map[string]any{
 			"idempotencyKey": newIdem(), "amount": 1500, "strategy": "cashout", "destinationKey": "11.444.777/0001-61"}, "")
 		if code != http.StatusCreated {
