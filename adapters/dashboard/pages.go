@@ -386,6 +386,11 @@ func (c *Controller) download(w http.ResponseWriter, r *http.Request, doc app.Do
 		c.errorPage(w, r, http.StatusUnprocessableEntity, "err_receipt")
 		return
 	}
+	if errors.Is(err, app.ErrReceiptsBusy) {
+		w.Header().Set("Retry-After", "1")
+		c.errorPage(w, r, http.StatusServiceUnavailable, "err_receipts_busy")
+		return
+	}
 	if err != nil {
 		c.fail(w, r, err)
 		return

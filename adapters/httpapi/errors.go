@@ -163,6 +163,9 @@ func classify(params wireParams, err error) *apiError {
 	case errors.Is(err, app.ErrNoProviderReference):
 		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeProvider, Code: "TRANSACTION_HAS_NO_PROVIDER_REFERENCE",
 			Message: "the transaction never reached a provider"}
+	case errors.Is(err, app.ErrReceiptsBusy):
+		return &apiError{Status: http.StatusServiceUnavailable, Type: typeAPI, Code: "service_unavailable",
+			Message: "too many receipts are being drawn right now; retry after the Retry-After delay", retryAfter: 1}
 	case errors.Is(err, app.ErrReceiptUnavailable):
 		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeProvider, Code: "receipt_unavailable",
 			Message: "a receipt exists only for settled transactions"}

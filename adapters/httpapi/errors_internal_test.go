@@ -44,3 +44,13 @@ func TestUnstorableValueIsABadRequest(t *testing.T) {
 		t.Errorf("message %q repeats the store's text", ae.Message)
 	}
 }
+
+// A receipt that found every drawing slot taken is a 503 the client may
+// retry after a second, like the other refusals of an overloaded process.
+func TestReceiptsBusyIsServiceUnavailable(t *testing.T) {
+	t.Parallel()
+	ae := classify(paymentsParams, fmt.Errorf("receipt: %w", app.ErrReceiptsBusy))
+	if ae == nil || ae.Status != 503 || ae.Code != "service_unavailable" || ae.retryAfter != 1 {
+		t.Fatalf("classify(ErrReceiptsBusy) = %+v, want 503 service_unavailable with Retry-After 1", ae)
+	}
+}

@@ -34,12 +34,17 @@ type devedor struct {
 	Nome string `json:"nome"`
 }
 
+// truncateRunes is s cut to at most n characters, reading no further
+// than that (a PSP's text may be of any size).
 func truncateRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
+	i := 0
+	for k := range s {
+		if i == n {
+			return s[:k]
+		}
+		i++
 	}
-	return string(r[:n])
+	return s
 }
 
 // CreatePixCharge implements ports.Acquirer with PUT /cob/{txid}. A retry

@@ -46,7 +46,9 @@ func (p pixBody) received() (ports.ReceivedPix, error) {
 	r := ports.ReceivedPix{EndToEndID: p.EndToEndID, TxID: p.TxID, Amount: amount, PaidAt: at}
 	if pg := p.Pagador; pg != nil {
 		r.PayerTaxID = domain.NormalizeTaxID(pg.CPF + pg.CNPJ)
-		r.PayerName = pg.Nome
+		// PSP data is never refused: a name longer than a name can be
+		// is cut, so what is stored and printed on receipts is bounded.
+		r.PayerName = truncateRunes(pg.Nome, domain.MaxNameLen)
 	}
 	for _, d := range p.Devolucoes {
 		if dv, ok := d.devolution(); ok {

@@ -8,9 +8,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/quitapix/quita/adapters/acquirer/bcbpix"
 	"github.com/quitapix/quita/adapters/acquirer/bcbpix/pixsim"
@@ -146,6 +148,29 @@ func TestPSPTimesOutsideTheStoreRangeAreIgnored(t *testing.T) {
 		}
 		if got.PaidAt.IsZero() != c.zero || len(got.Devolutions) != 1 || got.Devolutions[0].At.IsZero() != c.zero {
 			t.Errorf("horario %s: paid at %v, devolutions %+v; want zero times %v", c.horario, got.PaidAt, got.Devolutions, c.zero)
+		}
+	}
+}
+
+// A PSP's payer name (the pagador extension) of any size is kept cut to
+// domain.MaxNameLen characters: PSP data is never refused, and what is
+// stored and drawn on receipts stays bounded.
+func TestPSPPayerNameIsTruncated(t *testing.T) {
+	t.Parallel()
+	const e2e = "E9999999920261124223201234abcdef"
+	for _, c := range []struct{ name, want string }{
+		{strings.Repeat("Conceição ", 100_000), strings.Repeat("Conceição ", 14)},
+		{"Maria Conceição", "Maria Conceição"},
+	} {
+		url := fakePSP(t, `{"endToEndId":"`+e2e+`","txid":"quita01jd5k7q9w3e8r2t6y4u0i1o","valor":"10.00",
+			"horario":"2026-11-24T22:32:01Z","pagador":{"cpf":"52998224725","nome":"`+c.name+`"}}`)
+		a, _ := newAdapter(t, newPKI(t), url, acct)
+		got, err := a.GetPix(context.Background(), acct, e2e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.PayerName != c.want || got.PayerTaxID != "52998224725" {
+			t.Errorf("a %d-byte name read as %d characters (%.40q…), tax id %q", len(c.name), utf8.RuneCountInString(got.PayerName), got.PayerName, got.PayerTaxID)
 		}
 	}
 }
