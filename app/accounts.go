@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/ports"
@@ -66,6 +67,8 @@ func (s *AccountService) CreateAccount(ctx context.Context, in NewAccountInput) 
 	switch {
 	case in.Name == "":
 		return NewAccount{}, domain.Missing(domain.FieldAccountName)
+	case utf8.RuneCountInString(in.Name) > domain.MaxNameLen:
+		return NewAccount{}, domain.Invalid(domain.FieldAccountName, "%s must be at most %d characters", domain.FieldAccountName, domain.MaxNameLen)
 	case !domain.ValidEmail(in.Email):
 		return NewAccount{}, domain.Invalid(domain.FieldAccountEmail, "%s is not a valid address", domain.FieldAccountEmail)
 	case len(in.Password) < MinPasswordLen:

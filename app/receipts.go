@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"errors"
+	"runtime"
+	"time"
 
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/ports"
@@ -13,11 +15,24 @@ import (
 // lock) or the refund is not confirmed.
 var ErrReceiptUnavailable = errors.New("receipt unavailable")
 
-// ReceiptsConfig says what receipts print about where merchants' money is.
+// ErrReceiptsBusy: every drawing slot stayed taken for
+// ReceiptsConfig.QueueWait; nothing was drawn. Retry shortly.
+var ErrReceiptsBusy = errors.New("too many receipts being drawn")
+
+// ReceiptsConfig says what receipts print about where merchants' money is,
+// and how many are drawn at once.
 type ReceiptsConfig struct {
 	// Institution names the payment institution holding merchants' live
 	// money, printed as the payee's institution (QUITA_RECEIPT_INSTITUTION).
 	Institution string
+	// MaxConcurrent bounds the receipts being drawn at once in this
+	// process (default GOMAXPROCS): drawing one keeps a CPU busy and its
+	// document in memory, so concurrent requests queue for a slot instead
+	// of all drawing together.
+	MaxConcurrent int
+	// QueueWait is the longest a request waits for a slot (default 1 s),
+	// and never past its context; then ErrReceiptsBusy.
+	QueueWait time.Duration
 }
 
 // DefaultReceiptInstitution is the payee's institution when none is
@@ -34,7 +49,8 @@ const (
 // ReceiptService draws the receipts (comprovantes) of payments, refunds
 // and payouts from Quita's own records, for the API and the dashboard
 // alike: both call PaymentReceipt, RefundReceipt and PayoutReceipt with the
-// caller whose data it is.
+// caller whose data it is. Each draws in one of ReceiptsConfig's slots and
+// may fail with ErrReceiptsBusy, or the context's error, waiting for one.
 type ReceiptService struct {
 	charges  *ChargeService
 	store    ports.PaymentStore
@@ -42,6 +58,9 @@ type ReceiptService struct {
 	renderer ports.ReceiptRenderer
 	clock    ports.Clock
 	cfg      ReceiptsConfig
+	// slots holds one token per receipt being drawn: at most
+	// cfg.MaxConcurrent renderer calls run at any moment.
+	slots chan struct{}
 }
 
 // NewReceiptService wires the receipt service.
@@ -51,7 +70,14 @@ func NewReceiptService(charges *ChargeService, store ports.PaymentStore, payouts
 	if cfg.Institution == "" {
 		cfg.Institution = DefaultReceiptInstitution
 	}
-	return &ReceiptService{charges: charges, store: store, payouts: payouts, renderer: renderer, clock: clock, cfg: cfg}
+	if cfg.MaxConcurrent <= 0 {
+		cfg.MaxConcurrent = runtime.GOMAXPROCS(0)
+	}
+	if cfg.QueueWait <= 0 {
+		cfg.QueueWait = time.Second
+	}
+	return &ReceiptService{charges: charges, store: store, payouts: payouts, renderer: renderer, clock: clock, cfg: cfg,
+		slots: make(chan struct{}, cfg.MaxConcurrent)}
 }
 
 // Document is a drawn receipt, ready to send.
@@ -82,7 +108,7 @@ func (s *ReceiptService) PaymentReceipt(ctx context.Context, caller Caller, char
 	if d, ok := c.Metadata()["description"].(string); ok {
 		r.Description = d
 	}
-	return s.render(r, "comprovante-"+r.TransactionID, "receipt-"+r.TransactionID)
+	return s.render(ctx, r, "comprovante-"+r.TransactionID, "receipt-"+r.TransactionID)
 }
 
 // RefundReceipt draws the receipt of a confirmed refund (REFUNDED) of one
@@ -114,7 +140,7 @@ func (s *ReceiptService) RefundReceipt(ctx context.Context, caller Caller, charg
 	r.ReferenceID = domain.PrefixRefund + rf.ID
 	r.OriginalEndToEndID = st.EndToEndID
 	r.Description = rf.Reason
-	return s.render(r, "comprovante-devolucao-"+r.ReferenceID, "refund-receipt-"+r.ReferenceID)
+	return s.render(ctx, r, "comprovante-devolucao-"+r.ReferenceID, "refund-receipt-"+r.ReferenceID)
 }
 
 // PayoutReceipt draws the receipt of a paid payout of the caller's
@@ -137,7 +163,7 @@ func (s *ReceiptService) PayoutReceipt(ctx context.Context, caller Caller, payou
 		From: s.merchant(caller), To: ports.ReceiptParty{PixKey: ps.Key.Masked()},
 		Description: ps.Description, ReferenceID: domain.PrefixPayout + ps.ID, EndToEndID: ps.EndToEndID,
 	}
-	return s.render(r, "comprovante-transferencia-"+r.ReferenceID, "payout-receipt-"+r.ReferenceID)
+	return s.render(ctx, r, "comprovante-transferencia-"+r.ReferenceID, "payout-receipt-"+r.ReferenceID)
 }
 
 // base fills what every receipt of charge c shows.
@@ -152,8 +178,13 @@ func (s *ReceiptService) base(c *domain.Charge, loc domain.Locale) ports.Receipt
 	return r
 }
 
-func (s *ReceiptService) render(r ports.Receipt, ptName, enName string) (Document, error) {
+func (s *ReceiptService) render(ctx context.Context, r ports.Receipt, ptName, enName string) (Document, error) {
+	release, err := s.slot(ctx)
+	if err != nil {
+		return Document{}, err
+	}
 	pdf, err := s.renderer.RenderPDF(r)
+	release()
 	if err != nil {
 		return Document{}, err
 	}
@@ -162,6 +193,27 @@ func (s *ReceiptService) render(r ports.Receipt, ptName, enName string) (Documen
 		name = enName
 	}
 	return Document{ContentType: "application/pdf", Filename: name + ".pdf", Body: pdf}, nil
+}
+
+// slot waits for one of the MaxConcurrent drawing slots, at most
+// QueueWait and never past ctx; the returned func gives it back.
+func (s *ReceiptService) slot(ctx context.Context) (func(), error) {
+	release := func() { <-s.slots }
+	select {
+	case s.slots <- struct{}{}:
+		return release, nil
+	default:
+	}
+	t := time.NewTimer(s.cfg.QueueWait)
+	defer t.Stop()
+	select {
+	case s.slots <- struct{}{}:
+		return release, nil
+	case <-t.C:
+		return nil, ErrReceiptsBusy
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // merchant is the caller's account as a receipt party.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -31,6 +32,11 @@ type receiptEnv struct {
 
 func newReceiptEnv(t *testing.T, mode domain.Mode) *receiptEnv {
 	t.Helper()
+	return newReceiptEnvWith(t, mode, app.ReceiptsConfig{Institution: "Banco Exemplo S.A."})
+}
+
+func newReceiptEnvWith(t *testing.T, mode domain.Mode, cfg app.ReceiptsConfig) *receiptEnv {
+	t.Helper()
 	e := &receiptEnv{h: newHarness(t), refunds: map[string]domain.Refund{}, payouts: map[string]*domain.Payout{}}
 	e.renderer = &mocks.ReceiptRendererMock{RenderPDFFunc: func(ports.Receipt) ([]byte, error) { return []byte("%PDF-test"), nil }}
 	store := &mocks.PaymentStoreMock{FindRefundFunc: func(_ context.Context, s ports.Scope, id string) (*domain.Refund, error) {
@@ -47,7 +53,7 @@ func newReceiptEnv(t *testing.T, mode domain.Mode) *receiptEnv {
 		}
 		return p, nil
 	}}
-	e.svc = app.NewReceiptService(e.h.svc, store, payouts, e.renderer, fixedClock{t0.Add(time.Hour)}, app.ReceiptsConfig{Institution: "Banco Exemplo S.A."})
+	e.svc = app.NewReceiptService(e.h.svc, store, payouts, e.renderer, fixedClock{t0.Add(time.Hour)}, cfg)
 	e.caller = app.Caller{Mode: mode, Account: domain.Account{ID: receiptAccount, Name: "Padaria", MerchantName: "Padaria São João", Document: "11222333000181"}}
 	return e
 }
@@ -272,5 +278,90 @@ func TestPayoutReceipt(t *testing.T) {
 	}
 	if strings.Contains(fmt.Sprintf("%+v", r), payerCPF) {
 		t.Error("the payout's key reached the renderer in clear")
+	}
+}
+
+// At most MaxConcurrent receipts are drawn at once. With every slot held,
+// a request waits for one at most QueueWait and is then refused with
+// ErrReceiptsBusy, having drawn nothing; within the wait it gets the first
+// slot given back; a request whose context ends stops waiting.
+func TestReceiptsDrawnAtOnceAreBounded(t *testing.T) {
+	t.Parallel()
+	const slots = 2
+	for _, c := range []struct {
+		name string
+		wait time.Duration
+	}{{"refused", time.Millisecond}, {"waits", time.Minute}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			e := newReceiptEnvWith(t, domain.ModeLive, app.ReceiptsConfig{MaxConcurrent: slots, QueueWait: c.wait})
+			e.put("paid", domain.ModeLive, domain.TxPaid, true, domain.ReturnNone)
+			var (
+				mu             sync.Mutex
+				calls, drawing int
+				most           int
+				entered        = make(chan struct{})
+				release        = make(chan struct{})
+			)
+			e.renderer.RenderPDFFunc = func(ports.Receipt) ([]byte, error) {
+				mu.Lock()
+				calls++
+				first := calls <= slots
+				drawing++
+				most = max(most, drawing)
+				mu.Unlock()
+				defer func() { mu.Lock(); drawing--; mu.Unlock() }()
+				if first { // the first ones hold their slots until released
+					entered <- struct{}{}
+					<-release
+				}
+				return []byte("%PDF-test"), nil
+			}
+			ctx := context.Background()
+			held := make(chan error, slots)
+			for range slots {
+				go func() {
+					_, err := e.svc.PaymentReceipt(ctx, e.caller, "paid", domain.LocalePtBR)
+					held <- err
+				}()
+				<-entered
+			}
+			if c.wait == time.Millisecond {
+				for i := range 4 {
+					if _, err := e.svc.PaymentReceipt(ctx, e.caller, "paid", domain.LocalePtBR); !errors.Is(err, app.ErrReceiptsBusy) {
+						t.Errorf("request %d beyond the slots: %v, want ErrReceiptsBusy", i, err)
+					}
+				}
+			} else {
+				cancelled, cancel := context.WithCancel(ctx)
+				cancel()
+				if _, err := e.svc.PaymentReceipt(cancelled, e.caller, "paid", domain.LocalePtBR); !errors.Is(err, context.Canceled) {
+					t.Errorf("a cancelled request beyond the slots: %v, want context.Canceled", err)
+				}
+				waiter := make(chan error, 1)
+				go func() {
+					_, err := e.svc.PaymentReceipt(ctx, e.caller, "paid", domain.LocalePtBR)
+					waiter <- err
+				}()
+				release <- struct{}{} // one slot given back: the waiter draws
+				if err := <-waiter; err != nil {
+					t.Errorf("the request that waited: %v", err)
+				}
+			}
+			close(release)
+			for range slots {
+				if err := <-held; err != nil {
+					t.Errorf("a request holding a slot: %v", err)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if most != slots {
+				t.Errorf("%d receipts drawn at once, want %d", most, slots)
+			}
+			if want := slots + map[bool]int{true: 0, false: 1}[c.wait == time.Millisecond]; calls != want {
+				t.Errorf("%d receipts drawn, want %d", calls, want)
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/ports"
@@ -34,6 +35,10 @@ func (s *ChargeService) SimulatePayment(ctx context.Context, sim ports.PaymentSi
 			return Settled{}, domain.Invalid(domain.FieldPayerDocument,
 				"%s must be a valid CPF or CNPJ", domain.FieldPayerDocument)
 		}
+	}
+	if utf8.RuneCountInString(in.PayerName) > domain.MaxNameLen {
+		return Settled{}, domain.Invalid(domain.FieldPayerName,
+			"%s must be at most %d characters", domain.FieldPayerName, domain.MaxNameLen)
 	}
 	c, err := s.Get(ctx, caller, id)
 	if err != nil {

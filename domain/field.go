@@ -46,6 +46,7 @@ const (
 	FieldRefundKey        Field = "refund destination key"
 	FieldCustomerRef      Field = "customer id"
 	FieldDisputeReason    Field = "dispute reason"
+	FieldPayerName        Field = "payer name"
 )
 
 // Fields lists every Field, so adapters can prove their translation tables
@@ -58,5 +59,5 @@ var Fields = []Field{
 	FieldPassword, FieldSessionLabel, FieldGuardSettings, FieldBlockedDocument, FieldFeeMethod, FieldFee,
 	FieldAccountDocument, FieldLang,
 	FieldPixKey, FieldPixKeyType, FieldFailureCode, FieldRefundKey, FieldCustomerRef,
-	FieldDisputeReason,
+	FieldDisputeReason, FieldPayerName,
 }

@@ -160,16 +160,19 @@ func (c *Controller) charges(w http.ResponseWriter, r *http.Request, s *session)
 			bad, d.Status = "filter", ""
 		}
 	}
+	// A day whose bound falls outside the instants a store keeps (to=9999-12-31
+	// ends in year 10000 UTC) is an invalid filter like a malformed one.
 	if d.From != "" {
-		if t, ok := parseDay(d.From); ok {
+		if t, ok := parseDay(d.From); ok && ports.InTimeRange(t) {
 			q.CreatedAfter = &t
 		} else {
 			bad, d.From = "filter", ""
 		}
 	}
 	if d.To != "" {
-		if t, ok := parseDay(d.To); ok {
-			end := t.AddDate(0, 0, 1).Add(-time.Microsecond)
+		t, ok := parseDay(d.To)
+		end := t.AddDate(0, 0, 1).Add(-time.Microsecond)
+		if ok && ports.InTimeRange(end) {
 			q.CreatedBefore = &end
 		} else {
 			bad, d.To = "filter", ""
@@ -381,6 +384,11 @@ func locale(r *http.Request) domain.Locale {
 func (c *Controller) download(w http.ResponseWriter, r *http.Request, doc app.Document, err error) {
 	if errors.Is(err, app.ErrReceiptUnavailable) {
 		c.errorPage(w, r, http.StatusUnprocessableEntity, "err_receipt")
+		return
+	}
+	if errors.Is(err, app.ErrReceiptsBusy) {
+		w.Header().Set("Retry-After", "1")
+		c.errorPage(w, r, http.StatusServiceUnavailable, "err_receipts_busy")
 		return
 	}
 	if err != nil {

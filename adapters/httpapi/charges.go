@@ -226,6 +226,9 @@ func parseListParams(v url.Values, cursorDesc string, validCursor func(string) b
 				return p, badRequest(b.param, "parameter_invalid", b.param+" must be an ISO 8601 timestamp such as 2026-01-31T12:00:00Z")
 			}
 			t = inclusiveBound(t, b.param == "created_before")
+			if err := storableInstant(b.param, t); err != nil {
+				return p, err
+			}
 			*b.dst = &t
 		}
 	}
@@ -243,4 +246,14 @@ func inclusiveBound(t time.Time, upper bool) time.Time {
 		t = ms.Add(time.Millisecond)
 	}
 	return t.UTC()
+}
+
+// storableInstant refuses a bound outside the instants a store keeps
+// (ports.MinTime–MaxTime), judged in UTC: "9999-12-31T23:59:59-03:00"
+// parses, and is year 10000.
+func storableInstant(param string, t time.Time) error {
+	if ports.InTimeRange(t) {
+		return nil
+	}
+	return badRequest(param, "parameter_invalid", param+" must lie between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z once converted to UTC")
 }

@@ -75,6 +75,11 @@ func classify(params wireParams, err error) *apiError {
 		return ae
 	case errors.As(err, &ve):
 		return params.validation(ve)
+	case errors.Is(err, ports.ErrUnstorableValue):
+		// The parsers refuse such values naming their param; this is
+		// what reaches here when one was missed. Nothing was run.
+		return badRequest("", "parameter_invalid",
+			"a value in the request is outside what can be stored (instants: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z)")
 	case errors.As(err, &mb):
 		return &apiError{Status: http.StatusRequestEntityTooLarge, Type: typeInvalidRequest, Code: "request_too_large",
 			Message: "request body is larger than 1 MiB"}
@@ -168,6 +173,9 @@ func classify(params wireParams, err error) *apiError {
 	case errors.Is(err, app.ErrNoProviderReference):
 		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeProvider, Code: "TRANSACTION_HAS_NO_PROVIDER_REFERENCE",
 			Message: "the transaction never reached a provider"}
+	case errors.Is(err, app.ErrReceiptsBusy):
+		return &apiError{Status: http.StatusServiceUnavailable, Type: typeAPI, Code: "service_unavailable",
+			Message: "too many receipts are being drawn right now; retry after the Retry-After delay", retryAfter: 1}
 	case errors.Is(err, app.ErrReceiptUnavailable):
 		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeProvider, Code: "receipt_unavailable",
 			Message: "a receipt exists only for settled transactions"}

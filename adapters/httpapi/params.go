@@ -59,6 +59,7 @@ var chargesParams = wireParams{
 	domain.FieldRefundKey:        "destinationKey",
 	domain.FieldCustomerRef:      "customerId",
 	domain.FieldDisputeReason:    "reason",
+	domain.FieldPayerName:        "payer_name",
 }
 
 // paymentsParams is the camelCase format of /v1/payments, /v1/wallets and

@@ -55,6 +55,7 @@ func TestWireParams(t *testing.T) {
 		{domain.FieldRefundKey, "destinationKey", "destinationKey"},
 		{domain.FieldCustomerRef, "customerId", "customerId"},
 		{domain.FieldDisputeReason, "reason", "reason"},
+		{domain.FieldPayerName, "payer_name", "payer_name"},
 	}
 	if len(tests) != len(domain.Fields) {
 		t.Errorf("%d rows for %d domain.Fields: add the new field here", len(tests), len(domain.Fields))

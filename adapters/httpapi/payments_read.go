@@ -71,6 +71,9 @@ func (c *PaymentsController) list(_ http.ResponseWriter, r *http.Request) (any, 
 			}
 		}
 		t = t.UTC()
+		if err := storableInstant(b.param, t); err != nil {
+			return nil, err
+		}
 		*b.dst = &t
 	}
 	cs, total, err := c.payments.List(r.Context(), q)

@@ -10,6 +10,7 @@ package receipt
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"time"
 	_ "time/tzdata" // America/Sao_Paulo wherever the binary runs
 
@@ -58,7 +59,35 @@ const (
 	pageMargin = 20.0
 	labelWidth = 58.0
 	lineHeight = 6.0
+	// rowGap is the space under each row.
+	rowGap = 0.8
+	// footerLine is the footer's line height.
+	footerLine = 4.5
 )
+
+// A receipt is one A4 page whatever its records hold. Each field text from
+// outside is cut to a number of characters (which bounds the work of
+// drawing it) and then to a number of lines of its column (which bounds
+// its height), with "…" where it was cut; the description takes the lines
+// the page has left once everything else is placed, up to its characters.
+// With every field at its bound the page holds them all (the room left for
+// the description is then at least one line).
+type fieldBound struct{ runes, lines int }
+
+var (
+	boundName        = fieldBound{140, 2} // domain.MaxPayerNameLen, the API Pix name
+	boundDocument    = fieldBound{32, 1}  // masked: "**.222.333/0001-**"
+	boundPixKey      = fieldBound{80, 1}  // masked; an e-mail key is at most 77
+	boundInstitution = fieldBound{80, 1}
+	boundID          = fieldBound{64, 1} // tx_, re_, po_ ids, end-to-end ids, txids
+	boundDescription = 500               // domain.MaxDescriptionLen, the refund reason's
+	// boundOwn is for Quita's own texts (a date, a method's name, an
+	// amount), one line each.
+	boundOwn = fieldBound{120, 1}
+)
+
+// ellipsis ends a field that was cut.
+const ellipsis = "…"
 
 // RenderPDF implements ports.ReceiptRenderer.
 func (*Renderer) RenderPDF(r ports.Receipt) ([]byte, error) {
@@ -93,11 +122,11 @@ func (*Renderer) RenderPDF(r ports.Receipt) ([]byte, error) {
 	d.font("B", 26, colBrand)
 	p.CellFormat(0, 13, domain.FormatMoney(r.Amount, r.Currency, r.Locale == domain.LocaleEN), "", 1, "L", false, 0, "")
 	p.Ln(2)
-	d.row(l.dateTime, d.when(r.At))
-	d.row(l.method, methodName(l, r.Method))
-	d.row(l.refundRoute, l.strategies[r.RefundStrategy])
+	d.row(l.dateTime, d.when(r.At), boundOwn)
+	d.row(l.method, methodName(l, r.Method), boundOwn)
+	d.row(l.refundRoute, l.strategies[r.RefundStrategy], boundOwn)
 	if r.Fee > 0 {
-		d.row(l.fee, domain.FormatMoney(r.Fee, r.Currency, r.Locale == domain.LocaleEN))
+		d.row(l.fee, domain.FormatMoney(r.Fee, r.Currency, r.Locale == domain.LocaleEN), boundOwn)
 	}
 
 	d.section(l.to[r.Kind])
@@ -106,18 +135,28 @@ func (*Renderer) RenderPDF(r ports.Receipt) ([]byte, error) {
 	d.party(r.From)
 
 	d.section(l.details)
-	d.row(l.description[r.Kind], r.Description)
-	d.row(l.transaction, r.TransactionID)
-	d.row(l.reference[r.Kind], r.ReferenceID)
-	d.row(l.endToEnd, r.EndToEndID)
-	d.row(l.originalEndToEnd, r.OriginalEndToEndID)
-	d.row(l.txid, r.TxID)
+	ids := []struct{ label, value string }{
+		{l.transaction, r.TransactionID},
+		{l.reference[r.Kind], r.ReferenceID},
+		{l.endToEnd, r.EndToEndID},
+		{l.originalEndToEnd, r.OriginalEndToEndID},
+		{l.txid, r.TxID},
+	}
+	footer := fmt.Sprintf(l.issuedBy, d.when(r.IssuedAt)) + " " + l.footer
+	below := d.footerHeight(footer)
+	for _, id := range ids {
+		if id.label != "" && id.value != "" {
+			below += float64(boundID.lines)*lineHeight + rowGap
+		}
+	}
+	_, pageHeight := p.GetPageSize()
+	room := pageHeight - pageMargin - p.GetY() - below
+	d.row(l.description[r.Kind], r.Description, fieldBound{boundDescription, max(int((room-rowGap)/lineHeight), 1)})
+	for _, id := range ids {
+		d.row(id.label, id.value, boundID)
+	}
 
-	p.Ln(6)
-	d.rule()
-	p.Ln(3)
-	d.font("", 8.5, colMuted)
-	p.MultiCell(0, 4.5, fmt.Sprintf(l.issuedBy, d.when(r.IssuedAt))+" "+l.footer, "", "L", false)
+	d.footer(footer)
 
 	var buf bytes.Buffer
 	if err := p.Output(&buf); err != nil {
@@ -173,9 +212,9 @@ func (d *doc) section(title string) {
 	p.Ln(2)
 }
 
-// row writes a label and its value; a value the receipt does not have is
-// left out rather than shown empty.
-func (d *doc) row(label, value string) {
+// row writes a label and its value within bound; a value the receipt does
+// not have is left out rather than shown empty.
+func (d *doc) row(label, value string, bound fieldBound) {
 	if value == "" || label == "" {
 		return
 	}
@@ -183,8 +222,50 @@ func (d *doc) row(label, value string) {
 	d.font("", 10, colMuted)
 	p.CellFormat(labelWidth, lineHeight, label, "", 0, "L", false, 0, "")
 	d.font("", 10.5, colText)
-	p.MultiCell(0, lineHeight, printable(value), "", "L", false)
-	p.Ln(0.8)
+	p.MultiCell(0, lineHeight, d.fit(value, bound), "", "L", false)
+	p.Ln(rowGap)
+}
+
+// valueWidth is the width of a row's value column.
+func (d *doc) valueWidth() float64 {
+	w, _ := d.pdf.GetPageSize()
+	return w - 2*pageMargin - labelWidth
+}
+
+// fit is value made printable and cut to bound in the current font: at
+// most bound.runes characters, then at most bound.lines lines of the
+// value column, joined by line breaks so the cell draws exactly those
+// lines.
+func (d *doc) fit(value string, bound fieldBound) string {
+	s, cut := clipRunes(value, bound.runes)
+	s = printable(s)
+	width := d.valueWidth()
+	lines := d.pdf.SplitText(s, width)
+	if len(lines) > bound.lines {
+		lines, cut = lines[:bound.lines], true
+	}
+	if cut && len(lines) > 0 {
+		last := []rune(strings.TrimRight(lines[len(lines)-1], " "))
+		room := width - 2*d.pdf.GetCellMargin()
+		for len(last) > 0 && d.pdf.GetStringWidth(string(last)+ellipsis) > room {
+			last = last[:len(last)-1]
+		}
+		lines[len(lines)-1] = string(last) + ellipsis
+	}
+	return strings.Join(lines, "\n")
+}
+
+// clipRunes is s cut to at most n characters, reading no further than
+// that, and whether anything was cut.
+func clipRunes(s string, n int) (string, bool) {
+	i := 0
+	for k := range s {
+		if i == n {
+			return s[:k], true
+		}
+		i++
+	}
+	return s, false
 }
 
 func (d *doc) party(pt ports.ReceiptParty) {
@@ -192,7 +273,7 @@ func (d *doc) party(pt ports.ReceiptParty) {
 	if name == "" {
 		name = d.l.notKnown
 	}
-	d.row(d.l.name, name)
+	d.row(d.l.name, name, boundName)
 	label := d.l.document
 	switch pt.DocumentKind {
 	case domain.TaxIDCPF:
@@ -200,9 +281,34 @@ func (d *doc) party(pt ports.ReceiptParty) {
 	case domain.TaxIDCNPJ:
 		label = "CNPJ"
 	}
-	d.row(label, pt.MaskedDocument)
-	d.row(d.l.pixKey, pt.PixKey)
-	d.row(d.l.institution, pt.Institution)
+	d.row(label, pt.MaskedDocument, boundDocument)
+	d.row(d.l.pixKey, pt.PixKey, boundPixKey)
+	d.row(d.l.institution, pt.Institution, boundInstitution)
+}
+
+// The footer: a rule, then Quita's note in small type.
+const (
+	footerFont  = 8.5
+	footerAbove = 6.0 // space between the last row and the rule
+	footerBelow = 3.0 // between the rule and the note
+)
+
+func (d *doc) footer(text string) {
+	p := d.pdf
+	p.Ln(footerAbove)
+	d.rule()
+	p.Ln(footerBelow)
+	d.font("", footerFont, colMuted)
+	p.MultiCell(0, footerLine, text, "", "L", false)
+}
+
+// footerHeight is the height footer(text) takes. It leaves the footer's
+// font set; every row sets its own.
+func (d *doc) footerHeight(text string) float64 {
+	d.font("", footerFont, colMuted)
+	w, _ := d.pdf.GetPageSize()
+	n := len(d.pdf.SplitText(text, w-2*pageMargin))
+	return footerAbove + footerBelow + float64(n)*footerLine
 }
 
 // when writes an instant in Brasília time with its UTC offset:

@@ -224,3 +224,46 @@ func TestPayoutReceipt(t *testing.T) {
 	en := testkit.PDFText(t, render(t, func() ports.Receipt { r.Locale = domain.LocaleEN; return r }()))
 	wantText(t, en, "Pix transfer receipt", "Amount transferred", "R$ 2,500.00", "Fee", "R$ 0.50", "Pix key", "Transfer ID")
 }
+
+// A receipt is one page whatever its fields hold: each text from outside
+// is cut to its bound, with "…", and drawing a 1 MB name costs what
+// drawing a 140-character one does. Wide letters (W) at every bound, on
+// every kind of receipt, in test mode with a fee line, still fit.
+func TestReceiptIsOnePageWhateverItsFieldsHold(t *testing.T) {
+	t.Parallel()
+	wide := func(n int) string { return strings.Repeat("W", n) }
+	huge := strings.Repeat("Maria ", 1<<20/6)
+	for _, kind := range []ports.ReceiptKind{ports.ReceiptPayment, ports.ReceiptRefund, ports.ReceiptPayout} {
+		for _, name := range []string{wide(500), huge} {
+			r := paymentReceipt(domain.LocalePtBR, domain.ModeTest)
+			r.Kind, r.Amount, r.Fee = kind, 999_999_999_999, 123_456
+			r.To = ports.ReceiptParty{Name: name, MaskedDocument: wide(100), DocumentKind: domain.TaxIDCNPJ, Institution: wide(500), PixKey: wide(500)}
+			r.From = ports.ReceiptParty{Name: name, MaskedDocument: wide(100), DocumentKind: domain.TaxIDCPF, Institution: wide(500), PixKey: wide(500)}
+			r.Description = name
+			r.TransactionID, r.ReferenceID, r.EndToEndID, r.OriginalEndToEndID, r.TxID = wide(200), wide(200), wide(200), wide(200), wide(200)
+			pdf := render(t, r)
+			text := testkit.PDFText(t, pdf)
+			if pages := strings.Count(text, "\f"); pages != 1 {
+				t.Errorf("%s receipt with a %d-byte name: %d pages", kind, len(name), pages)
+			}
+			wantText(t, text, "…", "Emitido por Quita")
+			if len(pdf) > 64<<10 {
+				t.Errorf("%s receipt with a %d-byte name is %d bytes", kind, len(name), len(pdf))
+			}
+		}
+	}
+	// A description of the spec's 500 characters in ordinary words is
+	// printed whole on the fullest live receipt, a refund's. (A test-mode
+	// receipt gives a line of it to its warning banner.)
+	r := paymentReceipt(domain.LocalePtBR, domain.ModeLive)
+	r.Kind, r.ReferenceID, r.OriginalEndToEndID = ports.ReceiptRefund, "re_01jd5m0000000000000000000a", "E9999999920261124223201234abcdef"
+	r.Description = strings.Repeat("Açaí com granola e banana, ", 18) + "mais um, e fim"
+	if n := len([]rune(r.Description)); n != domain.MaxDescriptionLen {
+		t.Fatalf("description of %d characters", n)
+	}
+	text := testkit.PDFText(t, render(t, r))
+	wantText(t, text, "banana, mais um, e fim", "ID da devolução")
+	if strings.Contains(text, "…") || strings.Count(text, "\f") != 1 {
+		t.Errorf("the 500-character description was cut or the receipt is not one page:\n%s", text)
+	}
+}

@@ -237,8 +237,8 @@ func (p *insertPlan) encodeRow(dst [][]byte, row any) ([][]byte, error) {
 				continue
 			}
 			u := t.UTC().Truncate(time.Microsecond)
-			if y := u.Year(); y < 1 || y > 9999 {
-				return nil, fmt.Errorf("store: time %v is outside years 1-9999", u)
+			if !ports.InTimeRange(u) {
+				return nil, fmt.Errorf("%w: time %v is outside years 0001-9999", ports.ErrUnstorableValue, u)
 			}
 			buf = binary.BigEndian.AppendUint64(buf, uint64(u.UnixMicro()-pgEpochMicros))
 		default:

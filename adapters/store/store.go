@@ -211,7 +211,7 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	}
 	// OpenDBFromPool's setting: every database/sql connection is a pool
 	// acquire, released to the pool when done.
-	sqldb := sql.OpenDB(acquireWithin{stdlib.GetPoolConnector(pool, stdlib.OptionResetSession(resetSession)), poolAcquireTimeout})
+	sqldb := sql.OpenDB(guardedConnector{acquireWithin{stdlib.GetPoolConnector(pool, stdlib.OptionResetSession(resetSession)), poolAcquireTimeout}})
 	sqldb.SetMaxIdleConns(0)
 	sig := newSignals()
 	sig.startPostgres(pool, cfg.ConnConfig.Copy())
@@ -283,7 +283,7 @@ func openSQLite(path string) (*DB, error) {
 		return nil, errors.New("store: sqlite: empty path (use sqlite:<path> or sqlite::memory:)")
 	}
 	memory := path == ":memory:"
-	sqldb := sql.OpenDB(newSQLiteConnector(path, memory))
+	sqldb := sql.OpenDB(guardedConnector{newSQLiteConnector(path, memory)})
 	// One connection: SQLite has one writer anyway, and with a single
 	// connection transactions queue in database/sql instead of failing with
 	// SQLITE_BUSY. It also keeps a :memory: database alive (each connection

@@ -89,6 +89,7 @@ func runContract(t *testing.T, open func(t *testing.T) *store.DB) {
 		{"ListChargesFilters", testListChargesFilters},
 		{"ListChargesCursorOutOfScope", testListChargesCursorOutOfScope},
 		{"TimestampsOrderToTheMicrosecond", testTimestampsOrderToTheMicrosecond},
+		{"OutOfRangeInstantsNeverReachTheDatabase", testOutOfRangeInstantsNeverReachTheDatabase},
 		{"ListOpenExpired", testListOpenExpired},
 		{"PixReturns", testPixReturns},
 		{"ConcurrentReturnClaims", testConcurrentReturnClaims},

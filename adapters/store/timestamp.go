@@ -6,6 +6,8 @@ import (
 
 	"github.com/uptrace/bun/dialect"
 	"github.com/uptrace/bun/schema"
+
+	"github.com/quitapix/quita/ports"
 )
 
 // sqliteTimeLayout is how an instant is stored in SQLite: UTC and always six
@@ -30,10 +32,11 @@ func newDBTime(t time.Time) dbTime {
 }
 
 // ceilDBTime is the first stored instant at or after t, for inclusive lower
-// bounds: a stored value is never between two microseconds.
+// bounds: a stored value is never between two microseconds, and never the
+// zero time, which is NULL (a bound of NULL would match nothing).
 func ceilDBTime(t time.Time) dbTime {
 	c := newDBTime(t)
-	if c.Before(t) {
+	if c.Before(t) || c.IsZero() {
 		c.Time = c.Add(time.Microsecond)
 	}
 	return c
@@ -47,8 +50,10 @@ func (t dbTime) AppendQuery(gen schema.QueryGen, b []byte) ([]byte, error) {
 		return dialect.AppendNull(b), nil
 	}
 	u := t.UTC().Truncate(time.Microsecond)
-	if y := u.Year(); y < 1 || y > 9999 {
-		return nil, fmt.Errorf("store: time %v is outside years 1-9999", u)
+	if !ports.InTimeRange(u) {
+		// bun writes this error's text in place of the value; guardedConn
+		// refuses the statement before it is sent.
+		return nil, fmt.Errorf("store: time %v is outside years 0001-9999", u)
 	}
 	if gen.Dialect().Name() != dialect.SQLite {
 		return gen.Dialect().AppendTime(b, u), nil

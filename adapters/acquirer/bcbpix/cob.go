@@ -34,12 +34,17 @@ type devedor struct {
 	Nome string `json:"nome"`
 }
 
+// truncateRunes is s cut to at most n characters, reading no further
+// than that (a PSP's text may be of any size).
 func truncateRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
+	i := 0
+	for k := range s {
+		if i == n {
+			return s[:k]
+		}
+		i++
 	}
-	return string(r[:n])
+	return s
 }
 
 // CreatePixCharge implements ports.Acquirer with PUT /cob/{txid}. A retry
@@ -92,8 +97,10 @@ func (a *Acquirer) CreatePixCharge(ctx context.Context, req ports.CreatePixCharg
 		return nil, err
 	}
 	expires := req.ExpiresAt
-	if t, err := time.Parse(time.RFC3339Nano, out.Calendario.Criacao); err == nil && out.Calendario.Expiracao > 0 {
-		expires = t.Add(time.Duration(out.Calendario.Expiracao) * time.Second).Truncate(time.Second)
+	if t, ok := pspTime(out.Calendario.Criacao); ok && out.Calendario.Expiracao > 0 {
+		if end := t.Add(time.Duration(out.Calendario.Expiracao) * time.Second).Truncate(time.Second); end.After(t) && ports.InTimeRange(end) {
+			expires = end
+		}
 	}
 	return &ports.CreatePixChargeResponse{
 		BRCode:      out.PixCopiaECola,
@@ -113,8 +120,8 @@ func (a *Acquirer) keepExpiry(ctx context.Context, c *client, path string, out c
 	if out.Revisao == 0 {
 		return out, nil
 	}
-	created, err := time.Parse(time.RFC3339Nano, out.Calendario.Criacao)
-	if err != nil {
+	created, ok := pspTime(out.Calendario.Criacao)
+	if !ok {
 		return out, nil
 	}
 	want := max(int64(expiresAt.Sub(created).Round(time.Second)/time.Second), 1)

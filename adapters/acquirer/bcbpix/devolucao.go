@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/ports"
@@ -58,7 +57,7 @@ func (d devolucaoBody) devolution() (ports.PixDevolution, bool) {
 	out := ports.PixDevolution{ID: d.ID, Amount: v, Reason: disputeReason(d.Natureza), Done: d.Status == ReturnDone}
 	if h := d.Horario; h != nil {
 		for _, at := range []string{h.Liquidacao, h.Solicitacao} {
-			if t, err := time.Parse(time.RFC3339Nano, at); err == nil {
+			if t, ok := pspTime(at); ok {
 				out.At = t
 				break
 			}

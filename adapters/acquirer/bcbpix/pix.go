@@ -26,16 +26,29 @@ type pixBody struct {
 	Devolucoes []devolucaoBody `json:"devolucoes"`
 }
 
+// pspTime reads an RFC 3339 instant a PSP sent. One outside what a store
+// keeps (ports.InTimeRange: "9999-12-31T23:00:00-03:00" is year 10000 in
+// UTC) counts as one that does not parse.
+func pspTime(s string) (time.Time, bool) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil || !ports.InTimeRange(t) {
+		return time.Time{}, false
+	}
+	return t, true
+}
+
 func (p pixBody) received() (ports.ReceivedPix, error) {
 	amount, err := domain.ParseDecimal(p.Valor)
 	if err != nil || !domain.ValidEndToEndID(p.EndToEndID) {
 		return ports.ReceivedPix{}, fmt.Errorf("%w: the PSP answered a malformed pix", ports.ErrAcquirerUnavailable)
 	}
-	at, _ := time.Parse(time.RFC3339Nano, p.Horario)
+	at, _ := pspTime(p.Horario)
 	r := ports.ReceivedPix{EndToEndID: p.EndToEndID, TxID: p.TxID, Amount: amount, PaidAt: at}
 	if pg := p.Pagador; pg != nil {
 		r.PayerTaxID = domain.NormalizeTaxID(pg.CPF + pg.CNPJ)
-		r.PayerName = pg.Nome
+		// PSP data is never refused: a name longer than a name can be
+		// is cut, so what is stored and printed on receipts is bounded.
+		r.PayerName = truncateRunes(pg.Nome, domain.MaxNameLen)
 	}
 	for _, d := range p.Devolucoes {
 		if dv, ok := d.devolution(); ok {

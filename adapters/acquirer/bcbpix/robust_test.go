@@ -8,9 +8,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/quitapix/quita/adapters/acquirer/bcbpix"
 	"github.com/quitapix/quita/adapters/acquirer/bcbpix/pixsim"
@@ -104,5 +106,71 @@ func TestListPixEmptyAndCappedPages(t *testing.T) {
 	}
 	if seen != 5 {
 		t.Errorf("%d pix over the pages, want 5", seen)
+	}
+}
+
+// fakePSP answers /pix/{e2eid} with body and a token to /oauth/token.
+func fakePSP(t *testing.T, body string) string {
+	t.Helper()
+	psp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/oauth/token" {
+			_, _ = io.WriteString(w, `{"access_token":"t","token_type":"Bearer","expires_in":3600}`)
+			return
+		}
+		_, _ = io.WriteString(w, body)
+	}))
+	t.Cleanup(psp.Close)
+	return psp.URL
+}
+
+// A PSP's horario outside the instants a store keeps (year 10000 or year
+// 0 once in UTC) counts as missing, like one that does not parse: the Pix
+// is still read, and Quita dates it when it sees it.
+func TestPSPTimesOutsideTheStoreRangeAreIgnored(t *testing.T) {
+	t.Parallel()
+	const e2e = "E9999999920261124223201234abcdef"
+	for _, c := range []struct {
+		horario string
+		zero    bool
+	}{
+		{"9999-12-31T23:59:59.999-03:00", true},
+		{"0001-01-01T00:30:00+01:00", true},
+		{"not a time", true},
+		{"2026-11-24T22:32:01.5Z", false},
+	} {
+		url := fakePSP(t, `{"endToEndId":"`+e2e+`","txid":"quita01jd5k7q9w3e8r2t6y4u0i1o","valor":"10.00","horario":"`+c.horario+`",
+			"devolucoes":[{"id":"D1","rtrId":"D9999999920261124224001234abcdef","valor":"1.00","status":"DEVOLVIDO","horario":{"solicitacao":"`+c.horario+`"}}]}`)
+		a, _ := newAdapter(t, newPKI(t), url, acct)
+		got, err := a.GetPix(context.Background(), acct, e2e)
+		if err != nil {
+			t.Fatalf("%s: %v", c.horario, err)
+		}
+		if got.PaidAt.IsZero() != c.zero || len(got.Devolutions) != 1 || got.Devolutions[0].At.IsZero() != c.zero {
+			t.Errorf("horario %s: paid at %v, devolutions %+v; want zero times %v", c.horario, got.PaidAt, got.Devolutions, c.zero)
+		}
+	}
+}
+
+// A PSP's payer name (the pagador extension) of any size is kept cut to
+// domain.MaxNameLen characters: PSP data is never refused, and what is
+// stored and drawn on receipts stays bounded.
+func TestPSPPayerNameIsTruncated(t *testing.T) {
+	t.Parallel()
+	const e2e = "E9999999920261124223201234abcdef"
+	for _, c := range []struct{ name, want string }{
+		{strings.Repeat("Conceição ", 100_000), strings.Repeat("Conceição ", 14)},
+		{"Maria Conceição", "Maria Conceição"},
+	} {
+		url := fakePSP(t, `{"endToEndId":"`+e2e+`","txid":"quita01jd5k7q9w3e8r2t6y4u0i1o","valor":"10.00",
+			"horario":"2026-11-24T22:32:01Z","pagador":{"cpf":"52998224725","nome":"`+c.name+`"}}`)
+		a, _ := newAdapter(t, newPKI(t), url, acct)
+		got, err := a.GetPix(context.Background(), acct, e2e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.PayerName != c.want || got.PayerTaxID != "52998224725" {
+			t.Errorf("a %d-byte name read as %d characters (%.40q…), tax id %q", len(c.name), utf8.RuneCountInString(got.PayerName), got.PayerName, got.PayerTaxID)
+		}
 	}
 }
