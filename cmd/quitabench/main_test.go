@@ -73,7 +73,12 @@ func TestCheckpointsCounted(t *testing.T) {
 	if _, err := conn.Exec(ctx, "CHECKPOINT"); err != nil {
 		t.Fatal(err)
 	}
+	// The statistics reach pg_stat_bgwriter a moment after the
+	// checkpoint (the stats collector's flush): read until they do.
 	after := checkpoints(ctx, dsn)
+	for deadline := time.Now().Add(5 * time.Second); after <= before && time.Now().Before(deadline); after = checkpoints(ctx, dsn) {
+		time.Sleep(50 * time.Millisecond)
+	}
 	if after <= before {
 		t.Fatalf("checkpoints %d after a CHECKPOINT, %d before", after, before)
 	}
