@@ -263,7 +263,7 @@ func (s *SessionService) Verify(ctx context.Context, token string) (DashboardUse
 	if err != nil {
 		return DashboardUser{}, ErrInvalidSession
 	}
-	denied, err := s.denylist.TokenDenied(ctx, c.TokenID)
+	denied, err := s.denylist.SessionDenied(ctx, c.TokenID, c.UserID, c.IssuedAt)
 	if err != nil {
 		return DashboardUser{}, err
 	}
@@ -276,6 +276,17 @@ func (s *SessionService) Verify(ctx context.Context, token string) (DashboardUse
 // Logout denies the session's token until it would have expired.
 func (s *SessionService) Logout(ctx context.Context, u DashboardUser) error {
 	return s.denylist.DenyToken(ctx, u.TokenID, u.ExpiresAt)
+}
+
+// LogoutEverywhere denies every session token of the user issued until
+// now, on every device and process: a token's issue time is kept to the
+// second, so one issued in this very second is denied too (logging in
+// again a second later works).
+func (s *SessionService) LogoutEverywhere(ctx context.Context, u DashboardUser) error {
+	if err := s.denylist.DenyToken(ctx, u.TokenID, u.ExpiresAt); err != nil {
+		return err
+	}
+	return s.denylist.DenyUserTokens(ctx, u.UserID, s.clock.Now().Truncate(time.Second))
 }
 
 // validLabel checks an API key label.

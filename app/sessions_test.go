@@ -79,6 +79,9 @@ func newSessionHarness(t *testing.T, cfg app.SessionConfig) *sessionHarness {
 	h.denylist = &mocks.TokenDenylistMock{
 		DenyTokenFunc:   func(_ context.Context, id string, _ time.Time) error { denied[id] = true; return nil },
 		TokenDeniedFunc: func(_ context.Context, id string) (bool, error) { return denied[id], nil },
+		SessionDeniedFunc: func(_ context.Context, id, _ string, _ time.Time) (bool, error) {
+			return denied[id], nil
+		},
 	}
 	ids := &mocks.IDGeneratorMock{NewIDFunc: func() (string, error) { return "raw", nil }}
 	if cfg.MaxFailures == 0 {

@@ -541,6 +541,12 @@ var _ ports.TokenDenylist = &TokenDenylistMock{}
 //			DenyTokenFunc: func(ctx context.Context, tokenID string, expiresAt time.Time) error {
 //				panic("mock out the DenyToken method")
 //			},
+//			DenyUserTokensFunc: func(ctx context.Context, userID string, t time.Time) error {
+//				panic("mock out the DenyUserTokens method")
+//			},
+//			SessionDeniedFunc: func(ctx context.Context, tokenID string, userID string, issuedAt time.Time) (bool, error) {
+//				panic("mock out the SessionDenied method")
+//			},
 //			TokenDeniedFunc: func(ctx context.Context, tokenID string) (bool, error) {
 //				panic("mock out the TokenDenied method")
 //			},
@@ -553,6 +559,12 @@ var _ ports.TokenDenylist = &TokenDenylistMock{}
 type TokenDenylistMock struct {
 	// DenyTokenFunc mocks the DenyToken method.
 	DenyTokenFunc func(ctx context.Context, tokenID string, expiresAt time.Time) error
+
+	// DenyUserTokensFunc mocks the DenyUserTokens method.
+	DenyUserTokensFunc func(ctx context.Context, userID string, t time.Time) error
+
+	// SessionDeniedFunc mocks the SessionDenied method.
+	SessionDeniedFunc func(ctx context.Context, tokenID string, userID string, issuedAt time.Time) (bool, error)
 
 	// TokenDeniedFunc mocks the TokenDenied method.
 	TokenDeniedFunc func(ctx context.Context, tokenID string) (bool, error)
@@ -568,6 +580,26 @@ type TokenDenylistMock struct {
 			// ExpiresAt is the expiresAt argument value.
 			ExpiresAt time.Time
 		}
+		// DenyUserTokens holds details about calls to the DenyUserTokens method.
+		DenyUserTokens []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// UserID is the userID argument value.
+			UserID string
+			// T is the t argument value.
+			T time.Time
+		}
+		// SessionDenied holds details about calls to the SessionDenied method.
+		SessionDenied []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// TokenID is the tokenID argument value.
+			TokenID string
+			// UserID is the userID argument value.
+			UserID string
+			// IssuedAt is the issuedAt argument value.
+			IssuedAt time.Time
+		}
 		// TokenDenied holds details about calls to the TokenDenied method.
 		TokenDenied []struct {
 			// Ctx is the ctx argument value.
@@ -576,8 +608,10 @@ type TokenDenylistMock struct {
 			TokenID string
 		}
 	}
-	lockDenyToken   sync.RWMutex
-	lockTokenDenied sync.RWMutex
+	lockDenyToken      sync.RWMutex
+	lockDenyUserTokens sync.RWMutex
+	lockSessionDenied  sync.RWMutex
+	lockTokenDenied    sync.RWMutex
 }
 
 // DenyToken calls DenyTokenFunc.
@@ -617,6 +651,90 @@ func (mock *TokenDenylistMock) DenyTokenCalls() []struct {
 	mock.lockDenyToken.RLock()
 	calls = mock.calls.DenyToken
 	mock.lockDenyToken.RUnlock()
+	return calls
+}
+
+// DenyUserTokens calls DenyUserTokensFunc.
+func (mock *TokenDenylistMock) DenyUserTokens(ctx context.Context, userID string, t time.Time) error {
+	if mock.DenyUserTokensFunc == nil {
+		panic("TokenDenylistMock.DenyUserTokensFunc: method is nil but TokenDenylist.DenyUserTokens was just called")
+	}
+	callInfo := struct {
+		Ctx    context.Context
+		UserID string
+		T      time.Time
+	}{
+		Ctx:    ctx,
+		UserID: userID,
+		T:      t,
+	}
+	mock.lockDenyUserTokens.Lock()
+	mock.calls.DenyUserTokens = append(mock.calls.DenyUserTokens, callInfo)
+	mock.lockDenyUserTokens.Unlock()
+	return mock.DenyUserTokensFunc(ctx, userID, t)
+}
+
+// DenyUserTokensCalls gets all the calls that were made to DenyUserTokens.
+// Check the length with:
+//
+//	len(mockedTokenDenylist.DenyUserTokensCalls())
+func (mock *TokenDenylistMock) DenyUserTokensCalls() []struct {
+	Ctx    context.Context
+	UserID string
+	T      time.Time
+} {
+	var calls []struct {
+		Ctx    context.Context
+		UserID string
+		T      time.Time
+	}
+	mock.lockDenyUserTokens.RLock()
+	calls = mock.calls.DenyUserTokens
+	mock.lockDenyUserTokens.RUnlock()
+	return calls
+}
+
+// SessionDenied calls SessionDeniedFunc.
+func (mock *TokenDenylistMock) SessionDenied(ctx context.Context, tokenID string, userID string, issuedAt time.Time) (bool, error) {
+	if mock.SessionDeniedFunc == nil {
+		panic("TokenDenylistMock.SessionDeniedFunc: method is nil but TokenDenylist.SessionDenied was just called")
+	}
+	callInfo := struct {
+		Ctx      context.Context
+		TokenID  string
+		UserID   string
+		IssuedAt time.Time
+	}{
+		Ctx:      ctx,
+		TokenID:  tokenID,
+		UserID:   userID,
+		IssuedAt: issuedAt,
+	}
+	mock.lockSessionDenied.Lock()
+	mock.calls.SessionDenied = append(mock.calls.SessionDenied, callInfo)
+	mock.lockSessionDenied.Unlock()
+	return mock.SessionDeniedFunc(ctx, tokenID, userID, issuedAt)
+}
+
+// SessionDeniedCalls gets all the calls that were made to SessionDenied.
+// Check the length with:
+//
+//	len(mockedTokenDenylist.SessionDeniedCalls())
+func (mock *TokenDenylistMock) SessionDeniedCalls() []struct {
+	Ctx      context.Context
+	TokenID  string
+	UserID   string
+	IssuedAt time.Time
+} {
+	var calls []struct {
+		Ctx      context.Context
+		TokenID  string
+		UserID   string
+		IssuedAt time.Time
+	}
+	mock.lockSessionDenied.RLock()
+	calls = mock.calls.SessionDenied
+	mock.lockSessionDenied.RUnlock()
 	return calls
 }
 

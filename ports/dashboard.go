@@ -107,6 +107,12 @@ type TokenDenylist interface {
 	DenyToken(ctx context.Context, tokenID string, expiresAt time.Time) error
 	// TokenDenied reports whether the token id was denied.
 	TokenDenied(ctx context.Context, tokenID string) (bool, error)
+	// DenyUserTokens denies every token of the user issued at or before
+	// t; a later call moves the cutoff, never back.
+	DenyUserTokens(ctx context.Context, userID string, t time.Time) error
+	// SessionDenied reports whether a token is denied, by its id or by
+	// its user's cutoff (issued at or before it), in one read.
+	SessionDenied(ctx context.Context, tokenID, userID string, issuedAt time.Time) (bool, error)
 }
 
 // SessionClaims are what a dashboard session token asserts.

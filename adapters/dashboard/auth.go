@@ -178,6 +178,17 @@ func (c *Controller) login(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
+// logoutAll ends every session of the user, on every device.
+func (c *Controller) logoutAll(w http.ResponseWriter, r *http.Request) {
+	s := sessionOf(r.Context())
+	if err := c.d.Sessions.LogoutEverywhere(r.Context(), s.user); err != nil {
+		c.fail(w, r, err)
+		return
+	}
+	c.clearCookie(w, r, sessionCookie)
+	http.Redirect(w, r, Base+"/login", http.StatusSeeOther)
+}
+
 func (c *Controller) logout(w http.ResponseWriter, r *http.Request) {
 	s := sessionOf(r.Context())
 	if err := c.d.Sessions.Logout(r.Context(), s.user); err != nil {

@@ -86,6 +86,7 @@ func (c *Controller) Routes(r *mux.Router) {
 	r.HandleFunc("/login", c.login).Methods(http.MethodPost).Name("dashboard.login")
 	r.HandleFunc("/lang/{lang}", c.setLang).Methods(http.MethodGet).Name("dashboard.lang")
 	r.HandleFunc("/logout", c.authed(c.logout)).Methods(http.MethodPost).Name("dashboard.logout")
+	r.HandleFunc("/logout-all", c.authed(c.logoutAll)).Methods(http.MethodPost).Name("dashboard.logout_all")
 	r.HandleFunc("", c.home).Methods(http.MethodGet, http.MethodHead).Name("dashboard.root")
 	r.HandleFunc("/", c.home).Methods(http.MethodGet, http.MethodHead).Name("dashboard.home")
 

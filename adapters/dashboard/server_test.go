@@ -285,3 +285,32 @@ func TestRefundListsShowTheDestination(t *testing.T) {
 		}
 	}
 }
+
+// "Sair de todos os dispositivos" ends the session it is pressed in and
+// the user's other sessions (another browser, an API bearer token).
+func TestLogoutEverywhere(t *testing.T) {
+	t.Parallel()
+	clock := quitatest.NewClock()
+	srv := quitatest.NewServer(t, quitatest.Options{Clock: clock})
+	m := newMerchant(t, srv, "Loja Todos os Dispositivos")
+	here, there := newBrowser(t, srv), newBrowser(t, srv)
+	for _, b := range []*browser{here, there} {
+		lp := b.get("/dashboard/login")
+		if res := b.post("/dashboard/login", url.Values{"csrf": {csrfOf(t, lp.Body)}, "email": {m.Email}, "password": {password}}); res.Status != http.StatusSeeOther {
+			t.Fatalf("login: %d", res.Status)
+		}
+	}
+	page := here.get("/dashboard/test/keys")
+	if !strings.Contains(string(page.Body), `action="/dashboard/logout-all"`) {
+		t.Fatal("no log-out-everywhere form on the page")
+	}
+	out := here.post("/dashboard/logout-all", url.Values{"csrf": {csrfOf(t, page.Body)}})
+	if out.Status != http.StatusSeeOther || out.Location != "/dashboard/login" {
+		t.Fatalf("logout-all: %d %q", out.Status, out.Location)
+	}
+	for name, b := range map[string]*browser{"this browser": here, "the other browser": there} {
+		if res := b.get("/dashboard/test/keys"); res.Status != http.StatusSeeOther {
+			t.Errorf("%s still opens pages: %d", name, res.Status)
+		}
+	}
+}

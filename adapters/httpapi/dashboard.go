@@ -86,6 +86,7 @@ type AuthController struct {
 func (c *AuthController) Routes(r, authed *mux.Router) {
 	r.HandleFunc("/auth/login", handle(c.login)).Methods(http.MethodPost).Name("auth.login")
 	authed.HandleFunc("/auth/logout", c.logout).Methods(http.MethodPost).Name("auth.logout")
+	authed.HandleFunc("/auth/logout_all", c.logoutAll).Methods(http.MethodPost).Name("auth.logout_all")
 }
 
 type loginRequest struct {
@@ -105,6 +106,19 @@ func (c *AuthController) login(w http.ResponseWriter, r *http.Request) (any, err
 		return nil, badRequest("password", "parameter_missing", "password is required")
 	}
 	return c.sessions.Login(r.Context(), req.Email, req.Password, clientIP(r.Context()))
+}
+
+// logoutAll ends every session of the user, this one included.
+func (c *AuthController) logoutAll(w http.ResponseWriter, r *http.Request) {
+	if err := noBody(w, r); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if err := c.sessions.LogoutEverywhere(r.Context(), dashboardUser(r.Context())); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 func (c *AuthController) logout(w http.ResponseWriter, r *http.Request) {

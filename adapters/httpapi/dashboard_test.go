@@ -215,3 +215,32 @@ func TestSessionTokenAttacks(t *testing.T) {
 		expectError(t, call(t, http.MethodGet, srv.BaseURL+"/charges", bearerHdr(good), ""), 401, "authentication_error", "api_key_missing")
 	})
 }
+
+// Logging out everywhere ends every session of the user — this one and
+// the others, on every process — while another user's stays; a login a
+// second later works.
+func TestLogoutEverywhere(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	clock := quitatest.NewClock()
+	srv := e.server(clock)
+	m := e.account(srv, "Loja Todas as Sessões")
+	other := e.account(srv, "Loja Vizinha")
+	phone, laptop, neighbour := e.login(srv, m), e.login(srv, m), e.login(srv, other)
+	if r := call(t, http.MethodPost, srv.BaseURL+"/auth/logout_all", bearerHdr(phone), ""); r.Status != http.StatusNoContent {
+		t.Fatalf("logout_all: %d %s", r.Status, r.Body)
+	}
+	second := e.server(clock)
+	for _, base := range []string{srv.BaseURL, second.BaseURL} {
+		for _, tok := range []string{phone, laptop} {
+			expectError(t, call(t, http.MethodGet, base+"/api-keys", bearerHdr(tok), ""), 401, "authentication_error", "token_invalid")
+		}
+		if r := call(t, http.MethodGet, base+"/api-keys", bearerHdr(neighbour), ""); r.Status != http.StatusOK {
+			t.Errorf("another user's session after logout_all: %d %s", r.Status, r.Body)
+		}
+	}
+	clock.Advance(time.Second)
+	if r := call(t, http.MethodGet, srv.BaseURL+"/api-keys", bearerHdr(e.login(srv, m)), ""); r.Status != http.StatusOK {
+		t.Errorf("a new login after logout_all: %d %s", r.Status, r.Body)
+	}
+}

@@ -206,6 +206,40 @@ func testTokenDenylist(t *testing.T, db *store.DB) {
 	if denied, err := db.TokenDenied(ctx, "ses_1"); err != nil || !denied {
 		t.Fatalf("denied token: %v %v", denied, err)
 	}
+	// By id, or by the user's cutoff: tokens issued at or before it.
+	issued := baseTime.Add(time.Hour)
+	for _, tc := range []struct {
+		jti, user string
+		at        time.Time
+		want      bool
+	}{
+		{"ses_1", "usr_1", issued, true},
+		{"ses_2", "usr_1", issued, false},
+	} {
+		if denied, err := db.SessionDenied(ctx, tc.jti, tc.user, tc.at); err != nil || denied != tc.want {
+			t.Fatalf("%s before any cutoff: %v %v, want %v", tc.jti, denied, err, tc.want)
+		}
+	}
+	if err := db.DenyUserTokens(ctx, "usr_1", issued); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DenyUserTokens(ctx, "usr_1", baseTime); err != nil { // never moves back
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		user string
+		at   time.Time
+		want bool
+	}{
+		{"usr_1", issued.Add(-time.Second), true},
+		{"usr_1", issued, true},
+		{"usr_1", issued.Add(time.Second), false},
+		{"usr_2", issued.Add(-time.Second), false},
+	} {
+		if denied, err := db.SessionDenied(ctx, "ses_9", tc.user, tc.at); err != nil || denied != tc.want {
+			t.Errorf("%s issued at %v after the cutoff: %v %v, want %v", tc.user, tc.at, denied, err, tc.want)
+		}
+	}
 }
 
 func testGuardSettings(t *testing.T, db *store.DB) {

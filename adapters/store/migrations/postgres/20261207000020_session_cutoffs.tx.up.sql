@@ -1,0 +1,6 @@
+-- "Log out everywhere": a user's session tokens issued at or before
+-- not_before are refused, whatever their jti.
+CREATE TABLE IF NOT EXISTS session_cutoffs (
+    user_id    text        PRIMARY KEY,
+    not_before timestamptz NOT NULL
+);
