@@ -30,13 +30,40 @@ const csrfField = "csrf"
 
 func (c *Controller) secure(r *http.Request) bool { return c.cfg.SecureCookies || r.TLS != nil }
 
+// hostPrefix makes a secure cookie a host-only one: a browser keeps a
+// cookie named __Host-… only when it is Secure, has Path=/ and no Domain,
+// so neither a sibling subdomain nor a plain-http page of the host can set
+// or shadow it. Over plain http (local development) cookies keep their
+// bare names and the dashboard's path.
+const hostPrefix = "__Host-"
+
+// cookieName and cookiePath are where a cookie of name lives for r.
+func (c *Controller) cookieName(r *http.Request, name string) string {
+	if c.secure(r) {
+		return hostPrefix + name
+	}
+	return name
+}
+
+func (c *Controller) cookiePath(r *http.Request) string {
+	if c.secure(r) {
+		return "/"
+	}
+	return Base
+}
+
+// cookie reads the cookie of name that setCookie wrote for r.
+func (c *Controller) cookie(r *http.Request, name string) (*http.Cookie, error) {
+	return r.Cookie(c.cookieName(r, name))
+}
+
 func (c *Controller) setCookie(w http.ResponseWriter, r *http.Request, name, value string, expires time.Time) {
-	http.SetCookie(w, &http.Cookie{Name: name, Value: value, Path: Base, Expires: expires,
+	http.SetCookie(w, &http.Cookie{Name: c.cookieName(r, name), Value: value, Path: c.cookiePath(r), Expires: expires,
 		HttpOnly: true, Secure: c.secure(r), SameSite: http.SameSiteStrictMode})
 }
 
 func (c *Controller) clearCookie(w http.ResponseWriter, r *http.Request, name string) {
-	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: Base, MaxAge: -1,
+	http.SetCookie(w, &http.Cookie{Name: c.cookieName(r, name), Value: "", Path: c.cookiePath(r), MaxAge: -1,
 		HttpOnly: true, Secure: c.secure(r), SameSite: http.SameSiteStrictMode})
 }
 
@@ -120,7 +147,7 @@ type loginData struct {
 
 func (c *Controller) loginPage(w http.ResponseWriter, r *http.Request) {
 	// Already logged in: straight in.
-	if ck, err := r.Cookie(sessionCookie); err == nil {
+	if ck, err := c.cookie(r, sessionCookie); err == nil {
 		if _, err := c.d.Sessions.Verify(r.Context(), ck.Value); err == nil {
 			http.Redirect(w, r, safeNext(r.URL.Query().Get("next")), http.StatusSeeOther)
 			return
@@ -146,7 +173,7 @@ func (c *Controller) login(w http.ResponseWriter, r *http.Request) {
 	if !c.readForm(w, r, maxLoginForm) {
 		return
 	}
-	ck, err := r.Cookie(loginCookie)
+	ck, err := c.cookie(r, loginCookie)
 	if err != nil || !sameOrigin(r) ||
 		subtle.ConstantTimeCompare([]byte(r.PostFormValue(csrfField)), []byte(ck.Value)) != 1 {
 		c.forbidden(w, r)

@@ -143,7 +143,7 @@ func sessionOf(ctx context.Context) *session {
 // handler looks at a field (readForm).
 func (c *Controller) authed(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		ck, err := r.Cookie(sessionCookie)
+		ck, err := c.cookie(r, sessionCookie)
 		var u app.DashboardUser
 		if err == nil {
 			u, err = c.d.Sessions.Verify(r.Context(), ck.Value)
