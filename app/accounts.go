@@ -74,6 +74,9 @@ func (s *AccountService) CreateAccount(ctx context.Context, in NewAccountInput) 
 	case len(in.Password) < MinPasswordLen:
 		return NewAccount{}, domain.Invalid(domain.FieldPassword, "%s must be at least 10 characters", domain.FieldPassword)
 	}
+	if err := domain.CheckText(domain.FieldAccountName, in.Name, false); err != nil {
+		return NewAccount{}, err
+	}
 	document, err := accountDocument(in.Document)
 	if err != nil {
 		return NewAccount{}, err

@@ -294,5 +294,5 @@ func validLabel(label string) error {
 	if len([]rune(label)) > 64 {
 		return domain.Invalid(domain.FieldSessionLabel, "%s must be at most 64 characters", domain.FieldSessionLabel)
 	}
-	return nil
+	return domain.CheckText(domain.FieldSessionLabel, label, false)
 }

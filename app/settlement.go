@@ -40,6 +40,9 @@ func (s *ChargeService) SimulatePayment(ctx context.Context, sim ports.PaymentSi
 		return Settled{}, domain.Invalid(domain.FieldPayerName,
 			"%s must be at most %d characters", domain.FieldPayerName, domain.MaxNameLen)
 	}
+	if err := domain.CheckText(domain.FieldPayerName, in.PayerName, false); err != nil {
+		return Settled{}, err
+	}
 	c, err := s.Get(ctx, caller, id)
 	if err != nil {
 		return Settled{}, err

@@ -83,6 +83,9 @@ func NewCharge(p NewChargeParams) (*Charge, error) {
 	if utf8.RuneCountInString(p.Description) > MaxDescriptionLen {
 		return nil, Invalid(FieldDescription, "%s must be at most %d characters", FieldDescription, MaxDescriptionLen)
 	}
+	if err := CheckText(FieldDescription, p.Description, true); err != nil {
+		return nil, err
+	}
 	expiry := p.DefaultExpiry
 	if expiry <= 0 {
 		expiry = DefaultExpiresIn * time.Second
@@ -101,6 +104,9 @@ func NewCharge(p NewChargeParams) (*Charge, error) {
 	// every delivery of them, so it is bounded like the customer fields.
 	if utf8.RuneCountInString(p.CustomerRef) > MaxCustomerFieldLen {
 		return nil, Invalid(FieldCustomerRef, "%s must be at most %d characters", FieldCustomerRef, MaxCustomerFieldLen)
+	}
+	if err := CheckText(FieldCustomerRef, p.CustomerRef, false); err != nil {
+		return nil, err
 	}
 	payer, err := validatePayerLock(p.ExpectedPayer, cust)
 	if err != nil {
@@ -142,6 +148,9 @@ func validateCustomer(c Customer, strictDocument bool) (Customer, error) {
 		if utf8.RuneCountInString(f.v) > MaxCustomerFieldLen {
 			return c, Invalid(f.field, "%s must be at most %d characters", f.field, MaxCustomerFieldLen)
 		}
+		if err := CheckText(f.field, f.v, false); err != nil {
+			return c, err
+		}
 	}
 	if c.Email != "" && !ValidEmail(c.Email) {
 		return c, Invalid(FieldCustomerEmail, "%s is not a valid e-mail address", FieldCustomerEmail)
@@ -172,6 +181,9 @@ func cleanMetadata(in map[string]any, description string) (map[string]any, error
 		}
 		if utf8.RuneCountInString(k) > MaxMetadataKeyLen {
 			return nil, Invalid(FieldMetadata, "%s keys must be at most %d characters", FieldMetadata, MaxMetadataKeyLen)
+		}
+		if HasTextControl(k, false) {
+			return nil, Invalid(FieldMetadata, "%s keys must not contain control or bidirectional formatting characters", FieldMetadata)
 		}
 		n, err := checkMetadataValue(k, v)
 		if err != nil {

@@ -105,12 +105,14 @@ const MaxRefundDestinationKeyLen = 100
 // CheckRefundDestinationKey bounds the length of a refund's destination
 // key whatever the strategy: the key is stored with the refund even where
 // only a cashout would use it (a cashout also checks its form, with
-// ParsePixKey). The error names FieldRefundKey and never repeats the key.
+// ParsePixKey), so it holds no control or bidirectional formatting
+// character either. The error names FieldRefundKey and never repeats the
+// key.
 func CheckRefundDestinationKey(key string) error {
 	if utf8.RuneCountInString(key) > MaxRefundDestinationKeyLen {
 		return Invalid(FieldRefundKey, "%s must be at most %d characters", FieldRefundKey, MaxRefundDestinationKeyLen)
 	}
-	return nil
+	return CheckText(FieldRefundKey, key, false)
 }
 
 // Refund is money returned to the payer of a settled charge.

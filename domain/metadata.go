@@ -51,7 +51,10 @@ func (e metadataTextError) Error() string { return string(e) }
 
 // checkJSONText checks JSON text that encoding/json already accepted for
 // what it lets through but databases refuse: numbers beyond float64 and
-// \u escapes of NUL or of an unpaired surrogate.
+// \u escapes of NUL or of an unpaired surrogate; and for what would
+// change how it displays: a control or bidirectional formatting character
+// in any string, key or value, at any depth (strings may hold tabs and
+// line breaks).
 func checkJSONText(raw []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -60,9 +63,14 @@ func checkJSONText(raw []byte) error {
 		if err != nil {
 			break // the end, or text the request decoder already refused
 		}
-		if n, ok := tok.(json.Number); ok {
-			if f, err := strconv.ParseFloat(string(n), 64); err != nil || math.IsInf(f, 0) {
+		switch v := tok.(type) {
+		case json.Number:
+			if f, err := strconv.ParseFloat(string(v), 64); err != nil || math.IsInf(f, 0) {
 				return metadataTextError("holds a number out of range")
+			}
+		case string:
+			if HasTextControl(v, true) {
+				return metadataTextError("holds a control or bidirectional formatting character")
 			}
 		}
 	}

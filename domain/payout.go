@@ -145,6 +145,9 @@ func NewPayout(p NewPayoutParams) (*Payout, error) {
 	if utf8.RuneCountInString(p.Description) > MaxPayoutDescriptionLen {
 		return nil, Invalid(FieldDescription, "%s must be at most %d characters", FieldDescription, MaxPayoutDescriptionLen)
 	}
+	if err := CheckText(FieldDescription, p.Description, true); err != nil {
+		return nil, err
+	}
 	meta, err := cleanMetadata(p.Metadata, "")
 	if err != nil {
 		return nil, err

@@ -39,6 +39,67 @@ type PixKey struct {
 // maxEmailKeyLen is the DICT's limit on an e-mail key.
 const maxEmailKeyLen = 77
 
+// validEmailKey applies the DICT's rule for an e-mail key to v, already in
+// lower case: ASCII only, at most 77 characters, a dot-atom local part
+// (letters, digits and !#$%&'*+/=?^_`{|}~- in dot-separated runs) and a
+// domain of at least two labels of letters, digits and inner hyphens, each
+// at most 63 long. No quoted local part, comment, address literal, space,
+// control or non-ASCII character (a bidirectional override would show
+// the key reversed) passes.
+func validEmailKey(v string) bool {
+	if len(v) > maxEmailKeyLen {
+		return false
+	}
+	local, domain, ok := strings.Cut(v, "@")
+	if !ok || !dotSeparated(local, 64, atextByte) {
+		return false
+	}
+	labels := strings.Split(domain, ".")
+	if len(labels) < 2 {
+		return false
+	}
+	for _, l := range labels {
+		if !dotSeparated(l, 63, labelByte) || l[0] == '-' || l[len(l)-1] == '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// dotSeparated reports whether s is runs of 1 to max bytes accepted by ok,
+// separated by single dots (labels are passed without dots).
+func dotSeparated(s string, max int, ok func(byte) bool) bool {
+	if s == "" || len(s) > max || s[0] == '.' || s[len(s)-1] == '.' || strings.Contains(s, "..") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] != '.' && !ok(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// atextByte is an RFC 5322 atext character in lower case.
+func atextByte(c byte) bool {
+	return labelByte(c) || strings.IndexByte("!#$%&'*+/=?^_`{|}~", c) >= 0
+}
+
+// ascii reports whether s holds only ASCII bytes.
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// labelByte is a letter (lower case), digit or hyphen of a domain label.
+func labelByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-'
+}
+
 // ParsePixKey checks raw as a key of type t, or detects the type when t is
 // empty: an e-mail has an @, a phone starts with +, an EVP is a UUID, and
 // the rest must be a CPF or CNPJ with matching check digits (the
@@ -72,9 +133,11 @@ func ParsePixKey(raw string, t PixKeyType) (PixKey, error) {
 		}
 		return PixKey{Type: t, Value: v}, nil
 	case PixKeyEmail:
+		// ASCII is checked before lowering: strings.ToLower maps some
+		// non-ASCII letters (the Kelvin sign) to ASCII ones.
 		v := strings.ToLower(s)
-		if len(v) > maxEmailKeyLen || !ValidEmail(v) {
-			return bad("e-mail key")
+		if !ascii(s) || !validEmailKey(v) {
+			return bad("e-mail key (ASCII, at most 77 characters, such as name@example.com)")
 		}
 		return PixKey{Type: t, Value: v}, nil
 	case PixKeyPhone:

@@ -314,6 +314,9 @@ func (c *Controller) refund(w http.ResponseWriter, r *http.Request, s *session) 
 	if len([]rune(reason)) > 500 {
 		return back(w, r, detail, "err", "refund_reason")
 	}
+	if domain.HasTextControl(reason, true) {
+		return back(w, r, detail, "err", "refund_reason_chars")
+	}
 	key := r.PostFormValue("idem")
 	if key == "" || len(key) > 64 {
 		return back(w, r, detail, "err", "refund_failed")

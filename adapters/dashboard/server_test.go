@@ -190,6 +190,12 @@ func TestRefundOnceAndReceipt(t *testing.T) {
 	if res := b.post(detail+"/refund", url.Values{"csrf": form["csrf"], "idem": {"again"}, "amount": {"dez reais"}}); res.Location != detail+"?err=refund_amount" {
 		t.Errorf("garbage amount: %q", res.Location)
 	}
+	// A reason with a bidirectional override is refused; nothing is refunded.
+	if res := b.post(detail+"/refund", url.Values{"csrf": form["csrf"], "idem": {"bidi"}, "amount": {"1,00"}, "reason": {"esgotado\u202e"}}); res.Location != detail+"?err=refund_reason_chars" {
+		t.Errorf("reason with a bidi override: %q", res.Location)
+	} else if page := b.get(res.Location); !strings.Contains(page.Body, "O motivo não pode ter caracteres de controle") {
+		t.Errorf("the charge page does not say why")
+	}
 	refunds := b.get("/dashboard/test/refunds")
 	if n := strings.Count(refunds.Body, "R$ 25,00"); n != 1 {
 		t.Fatalf("refunds page lists %d refunds of R$ 25,00, want 1", n)

@@ -133,6 +133,10 @@ func TestAPIKeyLifecycle(t *testing.T) {
 	long := strings.Repeat("x", 65)
 	expectError(t, call(t, http.MethodPost, srv.BaseURL+"/api-keys", bearerHdr(tokA), `{"label":"`+long+`"}`), 400, "invalid_request_error", "parameter_invalid")
 	expectError(t, call(t, http.MethodPost, srv.BaseURL+"/api-keys/"+k3.ID+"/rotate", bearerHdr(tokA), `{"label":"`+long+`"}`), 400, "invalid_request_error", "parameter_invalid")
+	// A label is shown in the dashboard: no control or bidirectional
+	// formatting character.
+	expectError(t, call(t, http.MethodPost, srv.BaseURL+"/api-keys", bearerHdr(tokA), `{"label":"back\u202eend"}`), 400, "invalid_request_error", "parameter_invalid")
+	expectError(t, call(t, http.MethodPost, srv.BaseURL+"/api-keys/"+k3.ID+"/rotate", bearerHdr(tokA), `{"label":"a\nb"}`), 400, "invalid_request_error", "parameter_invalid")
 	expectError(t, call(t, http.MethodPost, srv.BaseURL+"/api-keys", bearerHdr(tokA), `{"test":"yes"}`), 400, "invalid_request_error", "parameter_invalid")
 	expectError(t, call(t, http.MethodPost, srv.BaseURL+"/api-keys", bearerHdr(tokA), `{"scope":"all"}`), 400, "invalid_request_error", "parameter_unknown")
 	expectError(t, call(t, http.MethodDelete, srv.BaseURL+"/api-keys/key_nope", bearerHdr(tokA), ""), 404, "invalid_request_error", "resource_not_found")

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"time"
@@ -37,27 +36,14 @@ type customerJSON struct {
 }
 
 type createChargeRequest struct {
-	Amount             *int64                     `json:"amount"`
-	Currency           string                     `json:"currency"`
-	PaymentMethod      *string                    `json:"payment_method"`
-	Description        string                     `json:"description"`
-	ExpiresIn          *int64                     `json:"expires_in"`
-	Customer           *customerJSON              `json:"customer"`
-	ExpectedPayerTaxID string                     `json:"expected_payer_tax_id"`
-	Metadata           map[string]json.RawMessage `json:"metadata"`
-}
-
-// metadataValues keeps metadata values as the exact JSON the merchant sent
-// (numbers included), so they are returned as sent.
-func metadataValues(m map[string]json.RawMessage) map[string]any {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
+	Amount             *int64         `json:"amount"`
+	Currency           string         `json:"currency"`
+	PaymentMethod      *string        `json:"payment_method"`
+	Description        string         `json:"description"`
+	ExpiresIn          *int64         `json:"expires_in"`
+	Customer           *customerJSON  `json:"customer"`
+	ExpectedPayerTaxID string         `json:"expected_payer_tax_id"`
+	Metadata           metadataObject `json:"metadata"`
 }
 
 func (c *ChargesController) create(pixShortcut bool) answerFunc {
@@ -87,7 +73,7 @@ func (c *ChargesController) create(pixShortcut bool) answerFunc {
 		in := app.CreateChargeInput{
 			Amount: *req.Amount, Currency: req.Currency, Methods: []domain.Method{domain.MethodPix},
 			Description: req.Description, ExpiresIn: req.ExpiresIn, Customer: cust, StrictDocument: true,
-			ExpectedPayer: req.ExpectedPayerTaxID, Metadata: metadataValues(req.Metadata),
+			ExpectedPayer: req.ExpectedPayerTaxID, Metadata: req.Metadata.values(),
 		}
 		idem := app.Idempotency{Key: key, Fingerprint: fingerprint(r.Method, r.URL.Path, body)}
 		return c.charges.Create(r.Context(), callerFrom(r.Context()), in, idem, app.AnswerPublic)

@@ -13,6 +13,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/quitapix/quita/domain"
 )
 
 // maxBody bounds every request body.
@@ -86,8 +88,11 @@ func jsonError(err error, body []byte, v any) error {
 	var (
 		te *json.UnmarshalTypeError
 		se *json.SyntaxError
+		ve *domain.ValidationError
 	)
 	switch {
+	case errors.As(err, &ve):
+		return err // a field's own decoder refused it (metadataObject)
 	case errors.As(err, &te):
 		param := te.Field
 		return badRequest(param, "parameter_invalid", fmt.Sprintf("%s must be %s", paramOr(param, "the body"), jsonKind(te.Type.Kind().String())))
@@ -104,26 +109,40 @@ func jsonError(err error, body []byte, v any) error {
 	return badRequest("", "body_invalid", "the body could not be decoded")
 }
 
-// unknownFieldPath finds the dotted path of an object key named field that
-// type t does not declare, or "" when there is none.
+// unknownFieldPath finds the dotted path of the first object key named
+// field that type t does not declare, or "" when there is none. encoding/json
+// names only the first unknown key it meets, in document order, so the
+// body is read only up to it: a body of 60,000 unknown keys is not turned
+// into a map to name the first.
 func unknownFieldPath(body []byte, t reflect.Type, field string) string {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	var obj map[string]json.RawMessage
-	if t.Kind() != reflect.Struct || json.Unmarshal(body, &obj) != nil {
+	if t.Kind() != reflect.Struct {
 		return ""
 	}
-	for key, val := range obj {
-		ft, known := structField(t, key)
-		if !known {
-			if key == field {
-				return key
-			}
-			continue
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
 		}
-		if p := unknownFieldPath(val, ft, field); p != "" {
-			return key + "." + p
+		key, _ := tok.(string)
+		ft, known := structField(t, key)
+		if !known && key == field {
+			return key
+		}
+		var val json.RawMessage
+		if err := dec.Decode(&val); err != nil {
+			return ""
+		}
+		if known {
+			if p := unknownFieldPath(val, ft, field); p != "" {
+				return key + "." + p
+			}
 		}
 	}
 	return ""

@@ -32,6 +32,8 @@ func TestMetadataBounds(t *testing.T) {
 		"value of 501 chars":    `{"s":` + long(501) + `}`,
 		"object value too long": `{"o":{"s":` + long(600) + `}}`,
 		"whole object too big":  manyKeys(20, 450),
+		"51 keys":               manyKeys(51, 1),
+		"60,000 keys":           manyKeys(60_000, 1),
 	}
 	// NUL anywhere in a body is refused before any field is read
 	// (body_invalid), metadata included.
@@ -45,6 +47,7 @@ func TestMetadataBounds(t *testing.T) {
 		"escaped backslash u": `{"s":"\\u0000 \\ud800"}`,
 		"big finite number":   `{"n":1.7e308}`,
 		"under the whole cap": manyKeys(16, 450),
+		"50 keys":             manyKeys(50, 1),
 	}
 	for _, db := range []struct {
 		name string

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"net/http"
 	"strconv"
 
@@ -10,16 +9,16 @@ import (
 )
 
 type createPaymentRequest struct {
-	Amount           *int64                     `json:"amount"`
-	Currency         string                     `json:"currency"`
-	PaymentMethods   []string                   `json:"paymentMethods"`
-	CustomerID       string                     `json:"customerId"`
-	CustomerName     string                     `json:"customerName"`
-	CustomerDocument string                     `json:"customerDocument"`
-	CustomerEmail    string                     `json:"customerEmail"`
-	Metadata         map[string]json.RawMessage `json:"metadata"`
-	WebhookURL       string                     `json:"webhookUrl"`
-	IdempotencyKey   string                     `json:"idempotencyKey"`
+	Amount           *int64         `json:"amount"`
+	Currency         string         `json:"currency"`
+	PaymentMethods   []string       `json:"paymentMethods"`
+	CustomerID       string         `json:"customerId"`
+	CustomerName     string         `json:"customerName"`
+	CustomerDocument string         `json:"customerDocument"`
+	CustomerEmail    string         `json:"customerEmail"`
+	Metadata         metadataObject `json:"metadata"`
+	WebhookURL       string         `json:"webhookUrl"`
+	IdempotencyKey   string         `json:"idempotencyKey"`
 }
 
 func (c *PaymentsController) create(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -51,7 +50,7 @@ func (c *PaymentsController) create(w http.ResponseWriter, r *http.Request) (any
 	in := app.CreateChargeInput{
 		Amount: *req.Amount, Currency: req.Currency, Methods: methods,
 		Customer:    domain.Customer{Name: req.CustomerName, Document: req.CustomerDocument, Email: req.CustomerEmail},
-		CustomerRef: req.CustomerID, Metadata: metadataValues(req.Metadata), WebhookURL: req.WebhookURL,
+		CustomerRef: req.CustomerID, Metadata: req.Metadata.values(), WebhookURL: req.WebhookURL,
 	}
 	return c.payments.Charges().Create(r.Context(), callerFrom(r.Context()), in, idem, func(ch *domain.Charge) (app.Response, error) {
 		return created(txCreateBody(ch))

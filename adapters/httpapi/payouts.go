@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/gorilla/mux"
@@ -49,11 +48,11 @@ type destinationJSON struct {
 }
 
 type createPayoutRequest struct {
-	Amount      *int64                     `json:"amount"`
-	Currency    string                     `json:"currency"`
-	Destination *destinationJSON           `json:"destination"`
-	Description string                     `json:"description"`
-	Metadata    map[string]json.RawMessage `json:"metadata"`
+	Amount      *int64           `json:"amount"`
+	Currency    string           `json:"currency"`
+	Destination *destinationJSON `json:"destination"`
+	Description string           `json:"description"`
+	Metadata    metadataObject   `json:"metadata"`
 }
 
 func (c *PayoutsController) create(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -76,7 +75,7 @@ func (c *PayoutsController) create(w http.ResponseWriter, r *http.Request) (any,
 		return nil, badRequest("destination.pix_key", "parameter_missing", "destination.pix_key is required")
 	}
 	in := app.CreatePayoutInput{Amount: *req.Amount, PixKey: *req.Destination.PixKey, KeyType: domain.PixKeyType(req.Destination.Type),
-		Description: req.Description, Metadata: metadataValues(req.Metadata)}
+		Description: req.Description, Metadata: req.Metadata.values()}
 	idem := app.Idempotency{Key: key, Fingerprint: fingerprint(r.Method, r.URL.Path, body)}
 	return c.payouts.Create(r.Context(), callerFrom(r.Context()), in, idem, func(p *domain.Payout) (app.Response, error) {
 		return created(p.Public())

@@ -60,6 +60,10 @@ func (c *PaymentsController) refund(w http.ResponseWriter, r *http.Request, call
 	if len([]rune(req.Reason)) > 500 {
 		return nil, badRequest("reason", "parameter_invalid", "reason must be at most 500 characters")
 	}
+	if domain.HasTextControl(req.Reason, true) {
+		return nil, badRequest("reason", "parameter_invalid",
+			"reason must not contain control characters other than tabs and line breaks, nor bidirectional formatting characters")
+	}
 	strategy := domain.RefundStrategy(req.Strategy)
 	if strategy != "" && strategy != domain.StrategyDevolution && strategy != domain.StrategyCashout {
 		return nil, badRequest("strategy", "parameter_invalid", "strategy must be devolution or cashout")

@@ -7,6 +7,8 @@ import (
 	"golang.org/x/image/font/gofont/goregular"
 	"golang.org/x/image/font/sfnt"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/quitapix/quita/domain"
 )
 
 // regular is the parsed body font, asked which characters it can draw.
@@ -24,8 +26,10 @@ func mustParseFont(ttf []byte) *sfnt.Font {
 // printable makes text from outside (names a bank reported, a merchant's
 // description) drawable: composed to NFC, so "São" sent as "Sa" plus a
 // combining tilde prints as one letter; control characters and line
-// breaks become spaces; a character the font cannot draw (an emoji, CJK)
-// becomes U+FFFD "�" instead of failing the whole receipt.
+// breaks become spaces; bidirectional formatting characters, which
+// Quita's inputs refuse but older records may hold, are dropped; a
+// character the font cannot draw (an emoji, CJK) becomes U+FFFD "�"
+// instead of failing the whole receipt.
 func printable(s string) string {
 	s = norm.NFC.String(s)
 	var buf sfnt.Buffer
@@ -35,6 +39,7 @@ func printable(s string) string {
 		switch {
 		case unicode.IsControl(r) || unicode.IsSpace(r):
 			b.WriteByte(' ')
+		case domain.IsTextControl(r): // dropped
 		case drawable(&buf, r):
 			b.WriteRune(r)
 		default:

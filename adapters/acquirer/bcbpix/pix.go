@@ -47,8 +47,9 @@ func (p pixBody) received() (ports.ReceivedPix, error) {
 	if pg := p.Pagador; pg != nil {
 		r.PayerTaxID = domain.NormalizeTaxID(pg.CPF + pg.CNPJ)
 		// PSP data is never refused: a name longer than a name can be
-		// is cut, so what is stored and printed on receipts is bounded.
-		r.PayerName = truncateRunes(pg.Nome, domain.MaxNameLen)
+		// is cut, so what is stored and printed on receipts is bounded,
+		// and characters that would change how it displays are dropped.
+		r.PayerName = domain.StripControls(truncateRunes(pg.Nome, domain.MaxNameLen))
 	}
 	for _, d := range p.Devolucoes {
 		if dv, ok := d.devolution(); ok {

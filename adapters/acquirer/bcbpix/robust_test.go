@@ -153,14 +153,16 @@ func TestPSPTimesOutsideTheStoreRangeAreIgnored(t *testing.T) {
 }
 
 // A PSP's payer name (the pagador extension) of any size is kept cut to
-// domain.MaxNameLen characters: PSP data is never refused, and what is
-// stored and drawn on receipts stays bounded.
+// domain.MaxNameLen characters, without control or bidirectional
+// formatting characters: PSP data is never refused, and what is stored,
+// shown and drawn on receipts stays bounded and reads as it is.
 func TestPSPPayerNameIsTruncated(t *testing.T) {
 	t.Parallel()
 	const e2e = "E9999999920261124223201234abcdef"
 	for _, c := range []struct{ name, want string }{
 		{strings.Repeat("Conceição ", 100_000), strings.Repeat("Conceição ", 14)},
 		{"Maria Conceição", "Maria Conceição"},
+		{`Maria \u202eSilva\u0007\u2066`, "Maria Silva"},
 	} {
 		url := fakePSP(t, `{"endToEndId":"`+e2e+`","txid":"quita01jd5k7q9w3e8r2t6y4u0i1o","valor":"10.00",
 			"horario":"2026-11-24T22:32:01Z","pagador":{"cpf":"52998224725","nome":"`+c.name+`"}}`)
