@@ -503,7 +503,7 @@ type EventQuery struct {
 // (Types, CreatedBefore) examines. A filter matching none of them ends
 // the page with More and Next, the cursor past the last row examined, so
 // a filter that matches nothing never reads an account's whole history.
-const MaxEventScan = 5000
+const MaxEventScan = 1000
 
 // EventPage is one page of the events list.
 type EventPage struct {

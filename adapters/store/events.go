@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -135,12 +134,11 @@ func (db *DB) ListEvents(ctx context.Context, q ports.EventQuery) (ports.EventPa
 
 // scanEdge returns the row at which a filtered page stops examining: the
 // MaxEventScan-th row from the cursor in the direction asked (sel holds
-// the scope and the cursor's range), or nil when fewer rows lie there. It
-// reads the scope's write-order index only.
+// the scope and the cursor's range), or nil when fewer rows lie there. The
+// place is found by an index-only scan of the scope's write-order index
+// (seq alone is read), then its ids by the primary key; the created_at
+// bounds are left out, so the window counts rows, not matches.
 func (db *DB) scanEdge(ctx context.Context, sel *bun.SelectQuery, q ports.EventQuery, newer bool) (*eventRow, error) {
-	if q.CreatedAfter != nil {
-		sel = sel.Where("e.created_at >= ?", ceilDBTime(*q.CreatedAfter))
-	}
 	if q.AfterSeq > 0 {
 		sel = sel.Where("e.seq > ?", q.AfterSeq)
 	}
@@ -148,18 +146,23 @@ func (db *DB) scanEdge(ctx context.Context, sel *bun.SelectQuery, q ports.EventQ
 	if newer {
 		order = "e.seq ASC"
 	}
-	row := new(eventRow)
 	scan := ports.MaxEventScan
 	if db.eventScan > 0 {
 		scan = db.eventScan
 	}
-	err := sel.Column("e.seq", "e.id", "e.twin_id").OrderExpr(order).Offset(int64(scan-1)).Limit(1).Scan(ctx, row)
-	if errors.Is(mapError(err), ports.ErrNotFound) {
+	var seqs []int64
+	if err := sel.Column("e.seq").OrderExpr(order).Offset(int64(scan-1)).Limit(1).Scan(ctx, &seqs); err != nil {
+		return nil, mapError(err)
+	}
+	if len(seqs) == 0 {
 		return nil, nil
 	}
+	row := &eventRow{Seq: seqs[0]}
+	err := db.bun.NewSelect().Model(row).Column("e.id", "e.twin_id").Where("e.seq = ?", seqs[0]).Scan(ctx)
 	if err != nil {
 		return nil, mapError(err)
 	}
+	row.Seq = seqs[0]
 	return row, nil
 }
 
