@@ -234,7 +234,11 @@ func idleQueries(ctx context.Context, adminURL, dsn string, d time.Duration) (fl
 		err := conn.QueryRow(ctx, "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = $1", cfg.Database).Scan(&n)
 		return n, err
 	}
-	time.Sleep(time.Second)
+	// A backend flushes its statistics at most once a second while busy
+	// and 10 s after it went idle (PGSTAT_IDLE_INTERVAL): the start-up's
+	// own transactions (the migrations, one each) would otherwise be
+	// counted as the idle server's.
+	time.Sleep(11 * time.Second)
 	a, err := count()
 	if err != nil {
 		return 0, err
