@@ -141,9 +141,9 @@ type earlyIntent struct {
 
 // recordEarly starts recording in in the cache, without waiting: the
 // request sends it itself, before its claim (ports.CobIntents.
-// StartCobIntent). Until the tenth session of issue 17 a batcher's
-// goroutine sent the intents of concurrent creates in one command, which
-// landed each one a Redis round trip behind its claim (0.7 ms a create).
+// StartCobIntent), so it travels in its claim's batch; a batcher sending
+// the intents of concurrent creates in one command would land each a
+// Redis round trip behind its claim (0.7 ms a create).
 func (s *ChargeService) recordEarly(in ports.ProviderIntent) *earlyIntent {
 	return &earlyIntent{in: in, wait: s.cfg.CobIntents.StartCobIntent(context.Background(), in)}
 }

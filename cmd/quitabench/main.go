@@ -314,7 +314,7 @@ func run() error {
 // dirtyMB reads the kernel's dirty file pages (/proc/meminfo), in MB; -1
 // when it cannot. The kernel writes a file's dirty pages back about 30 s
 // after the file was first dirtied, all at once, and commits' WAL flushes
-// queue behind that write-back (docs/performance.md, twelfth session).
+// queue behind that write-back (docs/performance.md).
 func dirtyMB() float64 {
 	b, err := os.ReadFile("/proc/meminfo")
 	if err != nil {

@@ -400,7 +400,7 @@ func keyedWritesSecret(cfg Config, log *slog.Logger) ([]byte, error) {
 // face means one ordered stream: the intent a create submits just before
 // its claim goes in the claim's batch and is answered with it, where two
 // faces sent them on two connections and the create waited for the
-// slower (docs/performance.md, "fifteenth session").
+// slower (docs/performance.md).
 func hotPath(client *redis.Client, log *slog.Logger) redis.Cmdable {
 	ap, err := client.AsyncAutoPipeline()
 	if err != nil {
@@ -515,7 +515,7 @@ func createFlight(db *store.DB) func() ports.FlightStats {
 // connection. A request holds a connection for only part of its life
 // (Redis, the acquirer, encoding), so four per connection keep the pool
 // busy without queueing long in it (three were measured and not kept:
-// docs/performance.md, twelfth session).
+// docs/performance.md).
 const placesPerConnection = 4
 
 // admission is the HTTP concurrency limit (Config.MaxInFlight).

@@ -83,7 +83,7 @@ func TestRedisDownFailsFast(t *testing.T) {
 // TestClaimsAndIntentsShareOneStream: the claims and rate limits (hotPath)
 // go on the very autopipeliner a live create's cob intent is sent on, so
 // the intent submitted just before its claim travels in the claim's batch
-// (docs/performance.md, "fifteenth session"). Nothing is sent to Redis.
+// (docs/performance.md). Nothing is sent to Redis.
 func TestClaimsAndIntentsShareOneStream(t *testing.T) {
 	t.Parallel()
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
