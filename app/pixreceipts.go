@@ -305,6 +305,9 @@ func (s *PixReceiptService) apply(ctx context.Context, accountID string, p ports
 	if err != nil {
 		return false, err
 	}
+	if len(p.Devolutions) == 0 {
+		return true, nil
+	}
 	settled, err := s.charges.stored(ctx, scope, id)
 	if err != nil {
 		return true, err
