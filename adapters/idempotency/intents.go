@@ -103,9 +103,8 @@ func (r *RedisIntents) StartCobIntent(ctx context.Context, in ports.ProviderInte
 	if r.Async != nil && (r.Breaker == nil || !r.Breaker.skipping()) {
 		// The score goes as an integer: go-redis writes an int64 with
 		// strconv.AppendInt, a float64 with AppendFloat, whose frames grew
-		// the stacks of the autopipeliner's flushers on every batch
-		// (issue 17, fifteenth session). Redis reads either as the same
-		// score.
+		// the stacks of the autopipeliner's flushers on every batch.
+		// Redis reads either as the same score.
 		f := r.Async.Submit(ctx, redis.NewIntCmd(ctx, "zadd", r.key, "nx", in.CreatedAt.UnixMilli(), intentMember(in)))
 		sent = &f
 	}

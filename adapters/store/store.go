@@ -147,8 +147,7 @@ const DefaultBackendFlushAfter = "256kB"
 //     compiling a query costs more than running it; the planner decides
 //     by its cost estimate, which on a table not yet analysed can run far
 //     above the work. A profile of the create benchmark caught one read
-//     (a sort over an index scan) being compiled (docs/performance.md,
-//     "fifteenth session").
+//     (a sort over an index scan) being compiled.
 var sessionDefaults = map[string]string{
 	"backend_flush_after": DefaultBackendFlushAfter,
 	"jit":                 "off",

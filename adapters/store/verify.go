@@ -314,3 +314,71 @@ func unionKeys[K comparable, V any](a, b map[K]V) []K {
 	}
 	return out
 }
+
+// verifyPayoutHolds checks, per wallet, that the payout hold in the ledger
+// equals what the open payouts hold (amount and fee), and that every
+// payout has the entries its status implies: one hold, and one settlement
+// or release once final.
+func verifyPayoutHolds(ctx context.Context, tx bun.Tx) ([]string, error) {
+	var payouts []payoutRow
+	if err := tx.NewSelect().Model(&payouts).Column("id", "account_id", "mode", "currency", "status", "amount", "fee").
+		Scan(ctx); err != nil {
+		return nil, err
+	}
+	var entries []entryRow
+	if err := tx.NewSelect().Model(&entries).Column("payout_id", "kind").Where("le.payout_id <> ''").Scan(ctx); err != nil {
+		return nil, err
+	}
+	kinds := map[string][]string{}
+	for _, e := range entries {
+		kinds[e.PayoutID] = append(kinds[e.PayoutID], e.Kind)
+	}
+	want := map[domain.WalletKey]int64{}
+	var problems []string
+	for _, p := range payouts {
+		k := domain.WalletKey{AccountID: p.AccountID, Mode: domain.Mode(p.Mode), Currency: domain.Currency(p.Currency)}
+		st := domain.PayoutStatus(p.Status)
+		expect := []string{string(domain.EntryPayout)}
+		switch {
+		case st.Open():
+			want[k] += p.Amount + p.Fee
+		case st == domain.PayoutPaid:
+			expect = append(expect, string(domain.EntryPayoutPaid))
+		default:
+			expect = append(expect, string(domain.EntryPayoutRelease))
+		}
+		got := kinds[p.ID]
+		if !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(expect))) {
+			problems = append(problems, fmt.Sprintf("payout %s%s (%s/%s, %s): ledger entries %v, want %v",
+				domain.PrefixPayout, p.ID, p.AccountID, p.Mode, p.Status, got, expect))
+		}
+	}
+	var held []struct {
+		AccountID string `bun:"account_id"`
+		Mode      string `bun:"mode"`
+		Currency  string `bun:"currency"`
+		Sum       int64  `bun:"total"`
+	}
+	err := tx.NewSelect().Model((*postingRow)(nil)).ColumnExpr("account_id, mode, currency, SUM(amount) AS total").
+		Where("ledger_account = ?", string(domain.LedgerPayoutsHeld)).GroupExpr("account_id, mode, currency").Scan(ctx, &held)
+	if err != nil {
+		return nil, err
+	}
+	got := map[domain.WalletKey]int64{}
+	for _, h := range held {
+		got[domain.WalletKey{AccountID: h.AccountID, Mode: domain.Mode(h.Mode), Currency: domain.Currency(h.Currency)}] = h.Sum
+	}
+	for k, v := range want {
+		if got[k] != v {
+			problems = append(problems, fmt.Sprintf("wallet %s/%s/%s: payout hold in the ledger %d, open payouts hold %d",
+				k.AccountID, k.Mode, k.Currency, got[k], v))
+		}
+	}
+	for k, v := range got {
+		if _, ok := want[k]; !ok && v != 0 {
+			problems = append(problems, fmt.Sprintf("wallet %s/%s/%s: payout hold in the ledger %d, open payouts hold 0",
+				k.AccountID, k.Mode, k.Currency, v))
+		}
+	}
+	return problems, nil
+}

@@ -10,28 +10,20 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"net"
 	"net/http"
 	"os"
-	"runtime"
 	"runtime/pprof"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/cmd/wiring"
@@ -44,37 +36,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "quitabench:", err)
 		os.Exit(1)
 	}
-}
-
-type target struct {
-	name   string
-	got    float64
-	unit   string
-	want   float64
-	higher bool // higher is better
-}
-
-// row is one line of the table: a figure and its target, the reference
-// the target derives from (measured in the same run) and the 1-minute
-// load average when the figure was taken.
-type row struct {
-	target
-	ref, load string
-}
-
-func rowsOf(ts []target) []row {
-	out := make([]row, len(ts))
-	for i, t := range ts {
-		out[i] = row{target: t, load: loadavg()}
-	}
-	return out
-}
-
-func (t target) ok() bool {
-	if t.higher {
-		return t.got >= t.want
-	}
-	return t.got <= t.want
 }
 
 func run() error {
@@ -311,52 +272,6 @@ func run() error {
 	return printTable(targets, *strict)
 }
 
-// dirtyMB reads the kernel's dirty file pages (/proc/meminfo), in MB; -1
-// when it cannot. The kernel writes a file's dirty pages back about 30 s
-// after the file was first dirtied, all at once, and commits' WAL flushes
-// queue behind that write-back (docs/performance.md).
-func dirtyMB() float64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return -1
-	}
-	kb, ok := meminfoKB(string(b), "Dirty")
-	if !ok {
-		return -1
-	}
-	return float64(kb) / 1024
-}
-
-// meminfoKB finds field's value in /proc/meminfo's text, in kB.
-func meminfoKB(meminfo, field string) (int64, bool) {
-	for line := range strings.Lines(meminfo) {
-		name, rest, ok := strings.Cut(line, ":")
-		if !ok || name != field {
-			continue
-		}
-		v, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-		return v, err == nil
-	}
-	return 0, false
-}
-
-// dirtyNote says how much the kernel had left to write back when a phase
-// started and when it ended; empty when either is unknown.
-func dirtyNote(start, end float64) string {
-	if start < 0 || end < 0 {
-		return ""
-	}
-	return fmt.Sprintf("    the kernel's dirty file pages (write-back due 30 s after a file was first dirtied): %.0f MB at the start, %.0f MB at the end\n", start, end)
-}
-
-// printCheckpoints prints the checkpoints started since before (the
-// count checkpoints gave then) and returns the count now.
-func printCheckpoints(ctx context.Context, dsn string, before int64) int64 {
-	now := checkpoints(ctx, dsn)
-	fmt.Print(checkpointNote(before, now))
-	return now
-}
-
 // getPhase creates 200 charges, then offers GETs of them at rate for d.
 func getPhase(c *client, baseURL, key string, rate int, d time.Duration) ([]row, error) {
 	ids := make([]string, 0, 200)
@@ -379,46 +294,6 @@ func getPhase(c *client, baseURL, key string, rate int, d time.Duration) ([]row,
 	fmt.Print(routeNote(h0, h1, "0.001", "0.0025", "0.005", "0.01"))
 	return []row{{target{fmt.Sprintf("get p99 at %d/s", rate), pct(getR.okLat, 99), "ms", 5, false}, "", loadavg()},
 		{target{"get errors", float64(getR.shed + getR.failed), "requests", 0, false}, "", loadavg()}}, nil
-}
-
-// openLoopTargets are an open loop's latency and error targets.
-func openLoopTargets(name string, r loadResult, load string) []row {
-	return []row{
-		{target{name + " p99", pct(r.okLat, 99), "ms", 20, false}, "", load},
-		{target{name + " p99.9", pct(r.okLat, 99.9), "ms", 50, false}, "", load},
-		{target{name + " errors", float64(r.shed + r.failed), "requests", 0, false}, fmt.Sprintf("of %d", r.offered), load},
-	}
-}
-
-// printTable prints one table: each figure, its target, the reference it
-// was measured against and the load average when it was taken; with
-// strict, a miss is an error.
-func printTable(targets []row, strict bool) error {
-	missed := 0
-	fmt.Printf("\n%-4s %-34s %10s %-10s %-12s %-40s %s\n", "", "figure", "measured", "unit", "target", "reference (same run)", "load 1m")
-	for _, t := range targets {
-		mark := "PASS"
-		if !t.ok() {
-			mark, missed = "MISS", missed+1
-		}
-		cmp := "<="
-		if t.higher {
-			cmp = ">="
-		}
-		ref := t.ref
-		if ref == "" {
-			ref = "-"
-		}
-		want := fmt.Sprintf("%.0f", t.want)
-		if t.want < 10 && t.want != math.Round(t.want) {
-			want = fmt.Sprintf("%.1f", t.want) // a ratio such as 1.5
-		}
-		fmt.Printf("%-4s %-34s %10.1f %-10s %-12s %-40s %s\n", mark, t.name, t.got, t.unit, cmp+" "+want, ref, t.load)
-	}
-	if strict && missed > 0 {
-		return fmt.Errorf("%d target(s) missed", missed)
-	}
-	return nil
 }
 
 type client struct {
@@ -481,108 +356,4 @@ func closedLoop(c *client, workers int, d time.Duration) (int, int, []float64) {
 	}
 	wg.Wait()
 	return len(lat), errs, lat
-}
-
-func pct(xs []float64, p float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	i := int(float64(len(s)-1) * p / 100)
-	return s[i]
-}
-
-func scratchDatabase(ctx context.Context, admin string) (string, func(), error) {
-	db, err := sql.Open("pgx", admin)
-	if err != nil {
-		return "", nil, err
-	}
-	name := "quita_bench_" + randHex(6)
-	if _, err := db.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
-		db.Close()
-		return "", nil, fmt.Errorf("create scratch database (is Postgres up? run make services): %w", err)
-	}
-	dsn := "postgres://postgres@127.0.0.1:5432/" + name + "?sslmode=disable"
-	if u := os.Getenv("QUITA_TEST_POSTGRES_URL"); u != "" {
-		dsn = replaceDB(u, name)
-	}
-	return dsn, func() {
-		_, _ = db.ExecContext(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-		db.Close()
-	}, nil
-}
-
-func replaceDB(u, name string) string {
-	// postgres://user@host:port/db?params → same with db replaced.
-	i := bytes.IndexByte([]byte(u[len("postgres://"):]), '/')
-	if i < 0 {
-		return u
-	}
-	head := u[:len("postgres://")+i+1]
-	rest := u[len(head):]
-	if q := bytes.IndexByte([]byte(rest), '?'); q >= 0 {
-		return head + name + rest[q:]
-	}
-	return head + name
-}
-
-func cleanRedis(ctx context.Context, url, prefix string) {
-	opts, err := redis.ParseURL(url)
-	if err != nil {
-		return
-	}
-	rdb := redis.NewClient(opts)
-	defer rdb.Close()
-	// The run's context is cancelled by the time this runs; the clean-up
-	// must not be. Each create's cached answer would otherwise stay in the
-	// machine's Redis for 24 h: ~1.1 KB a charge, a gigabyte after a dozen
-	// runs.
-	ctx = context.WithoutCancel(ctx)
-	keys := make([]string, 0, 1000)
-	flush := func() {
-		if len(keys) > 0 {
-			rdb.Unlink(ctx, keys...)
-			keys = keys[:0]
-		}
-	}
-	// redis_rate puts its own "rate:" before the prefix.
-	for _, pattern := range []string{prefix + "*", "rate:" + prefix + "*"} {
-		iter := rdb.Scan(ctx, 0, pattern, 1000).Iterator()
-		for iter.Next(ctx) {
-			if keys = append(keys, iter.Val()); len(keys) == cap(keys) {
-				flush()
-			}
-		}
-	}
-	flush()
-}
-
-func randHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
-func envOr(k, def string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return def
-}
-
-func numCPU() int { return runtime.NumCPU() }
-
-// writeHeapProfile writes the allocations sampled since the start (the
-// heap profile's alloc_space and alloc_objects) to path.
-func writeHeapProfile(path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
