@@ -25,13 +25,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -213,77 +210,6 @@ func (b *refundBench) start(env ...string) (p *quitadProc, err error) {
 	return p, err
 }
 
-// startWait is how long a quitad process may take to answer /healthz.
-const startWait = 60 * time.Second
-
-var errExitedEarly = errors.New("exited before it answered")
-
-// startQuitad runs `bin serve` with env on a free loopback port and waits
-// up to wait for its /healthz to answer.
-func startQuitad(bin string, env []string, client *http.Client, wait time.Duration) (*quitadProc, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	cmd := exec.Command(bin, "serve")
-	cmd.Env = append(env, "QUITA_ADDR="+addr)
-	stderr := &tailBuffer{max: 2048}
-	cmd.Stdout, cmd.Stderr = io.Discard, stderr
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	p := &quitadProc{base: "http://" + addr + "/v1", cmd: cmd, exited: exited}
-	for deadline := time.Now().Add(wait); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		select {
-		case err := <-exited:
-			return nil, fmt.Errorf("quitad on %s %w (%v): %s", addr, errExitedEarly, err, stderr)
-		default:
-		}
-		if r, err := client.Get("http://" + addr + "/healthz"); err == nil {
-			r.Body.Close()
-			return p, nil
-		}
-	}
-	p.stop()
-	return nil, fmt.Errorf("quitad on %s did not answer within %s: %s", addr, wait, stderr)
-}
-
-// stop kills the process and waits for it to end.
-func (p *quitadProc) stop() {
-	_ = p.cmd.Process.Kill()
-	<-p.exited
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if over := len(t.b) - t.max; over > 0 {
-		t.b = append(t.b[:0], t.b[over:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if len(t.b) == 0 {
-		return "(nothing on stderr)"
-	}
-	return strings.TrimSpace(string(t.b))
-}
-
 func (b *refundBench) post(base, path string, body any, key string) (map[string]any, int, error) {
 	raw, _ := json.Marshal(body)
 	req, _ := http.NewRequest(http.MethodPost, base+path, bytes.NewReader(raw))
@@ -440,108 +366,6 @@ func (b *refundBench) drain() error {
 	}
 }
 
-// cpu is the CPU time (ms) the quitad processes and the Postgres backends
-// serving them have used so far (backends that ended are not counted).
-func (b *refundBench) cpu(procs []*quitadProc) (quitad, postgres float64) {
-	for _, p := range procs {
-		quitad += procCPU(p.cmd.Process.Pid)
-	}
-	rows, err := b.db.Query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`)
-	if err != nil {
-		return quitad, 0
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var pid int
-		if rows.Scan(&pid) == nil {
-			postgres += procCPU(pid)
-		}
-	}
-	return quitad, postgres
-}
-
-// procCPU is a process's user+system CPU time in ms from /proc (0 where
-// there is none), at the usual 100 ticks per second.
-// childrenCPU is the CPU in ms of this process's children that have
-// exited and been waited for (cutime + cstime).
-func childrenCPU() float64 {
-	f := procStat(os.Getpid())
-	if len(f) < 15 {
-		return 0
-	}
-	u, _ := strconv.ParseFloat(f[13], 64)
-	st, _ := strconv.ParseFloat(f[14], 64)
-	return (u + st) * 10
-}
-
-// procStat is /proc/pid/stat's fields after the command name (which may
-// hold spaces): f[0] is the state (the 3rd field), f[11] utime (the 14th).
-func procStat(pid int) []string {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return nil
-	}
-	return strings.Fields(string(raw[bytes.LastIndexByte(raw, ')')+1:]))
-}
-
-func procCPU(pid int) float64 {
-	f := procStat(pid)
-	if len(f) < 13 {
-		return 0
-	}
-	u, _ := strconv.ParseFloat(f[11], 64)
-	st, _ := strconv.ParseFloat(f[12], 64)
-	return (u + st) * 10
-}
-
-// refundTargets prints each phase and returns issue 12's targets: at least
-// 300 refunds/s completed by one process when twice that is offered, p99
-// from send to REFUNDED at most 1 s at the base rate (both with the
-// sandbox answering at once), and throughput that grows with a second
-// process — taken from the PSP-latency phases, where a process is bound by
-// its acquirer's waits as at a real PSP; without them, from the
-// zero-latency phases at twice the base rate.
-func refundTargets(phases []refundPhase, rate int) []row {
-	type key struct {
-		procs, rate int
-		latency     time.Duration
-	}
-	by := map[key]refundPhase{}
-	for _, ph := range phases {
-		by[key{ph.procs, ph.rate, ph.latency}] = ph
-		fmt.Printf("refunds, PSP latency %s per call, %d process(es), offered %d/s: %d sent, %d refused, %d REFUNDED = %.0f/s; send → REFUNDED p50 %.0f ms, p99 %.0f ms, p99.9 %.0f ms\n",
-			ph.latency, ph.procs, ph.rate, ph.sent, ph.failed, ph.done, ph.perSecond, pct(ph.lat, 50), pct(ph.lat, 99), pct(ph.lat, 99.9))
-		fmt.Printf("    of which send → 201 p50 %.0f ms, p99 %.0f ms; 201 → REFUNDED p50 %.0f ms, p99 %.0f ms; CPU per refund: quitad %.2f ms, Postgres %.2f ms\n",
-			pct(ph.createLat, 50), pct(ph.createLat, 99), pct(ph.workLat, 50), pct(ph.workLat, 99), ph.quitadCPU, ph.postgresCPU)
-	}
-	ratio := func(one, two refundPhase) float64 {
-		if one.perSecond == 0 {
-			return 0
-		}
-		return two.perSecond / one.perSecond
-	}
-	one := by[key{1, 2 * rate, 0}]
-	cpuBound := ratio(one, by[key{2, 2 * rate, 0}])
-	fmt.Printf("refunds, PSP latency 0s: 2 processes ÷ 1 at %d/s offered = %.2f× (information only: with the sandbox answering at once a process is bound by CPU, so this shows the CPU left beside one process, its Postgres and the load generator on these %d CPUs — about none on 2 — not how processes share the work)\n",
-		2*rate, cpuBound, numCPU())
-	growth := row{target: target{"refunds/s 2 procs ÷ 1, PSP 0s", cpuBound, "×", 1.5, true},
-		ref: fmt.Sprintf("%d/s offered; CPU-bound on %d CPUs", 2*rate, numCPU())}
-	if lat := *refundLatency; lat > 0 {
-		psp1, psp2 := by[key{1, *refundPSPRate, lat}], by[key{2, *refundPSPRate, lat}]
-		growth = row{target: target{"refunds/s 2 procs ÷ 1, PSP " + lat.String(), ratio(psp1, psp2), "×", 1.5, true},
-			ref: fmt.Sprintf("%.0f → %.0f/s, %d/s offered", psp1.perSecond, psp2.perSecond, *refundPSPRate)}
-		fmt.Printf("refunds, PSP latency %s per call: 2 processes ÷ 1 at %d/s offered = %.2f× (the growth row: each process is bound by its acquirer's waits, not by CPU)\n",
-			lat, *refundPSPRate, growth.got)
-	}
-	load := loadavg()
-	growth.load = load
-	return []row{
-		{target{"refunds/s, 1 process", one.perSecond, "refunds/s", 300, true}, fmt.Sprintf("%d/s offered, PSP 0s", 2*rate), load},
-		{target{"refund p99, 1 process", pct(by[key{1, rate, 0}].lat, 99), "ms", 1000, false}, fmt.Sprintf("%d/s offered, PSP 0s", rate), load},
-		growth,
-	}
-}
-
 var refundLatency = flag.Duration("refund-psp-latency", time.Second,
 	"refund benchmark: the sandbox's simulated PSP round trip per call (QUITA_SANDBOX_LATENCY) in the phases that measure growth with a second process, long enough that processes are bound by it and not by CPU; 0 skips them")
 
@@ -552,60 +376,4 @@ var refundProcs = flag.Int("refund-procs", 2, "refund benchmark: measure with 1 
 
 var refundsOnly = flag.Bool("refunds-only", false, "run the refund pipeline benchmark alone (quitad in its own processes)")
 
-// runRefundsOnly is `quitabench -refunds-only`: the refund phases and
-// their targets, without the in-process create benchmarks.
-func runRefundsOnly(pgURL, redisURL string, d time.Duration, rate int, strict bool) error {
-	phases, err := runRefundBench(context.Background(), pgURL, redisURL, d, rate)
-	if err != nil {
-		return fmt.Errorf("refund benchmark: %w", err)
-	}
-	return printTable(refundTargets(phases, rate), strict)
-}
-
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// cpuSnapshot is the CPU time (ms) this process (the server of the
-// in-process benchmarks), every postgres process and every redis-server
-// process have used so far, from /proc (zeros elsewhere). The difference
-// of two snapshots divided by the work done between them is a cost per
-// operation that drifts less with this VM's speed than a rate does.
-// cpuSnapshot is CPU time in ms used so far: by this process (the
-// server), by its children that have exited (the load generator, once
-// its phase is over), by every postgres and every redis-server process.
-type cpuSnapshot struct{ server, children, postgres, redis float64 }
-
-func takeCPU() cpuSnapshot {
-	s := cpuSnapshot{server: procCPU(os.Getpid()), children: childrenCPU()}
-	dirs, _ := os.ReadDir("/proc")
-	for _, d := range dirs {
-		pid, err := strconv.Atoi(d.Name())
-		if err != nil {
-			continue
-		}
-		comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
-		if err != nil {
-			continue
-		}
-		switch strings.TrimSpace(string(comm)) {
-		case "postgres":
-			s.postgres += procCPU(pid)
-		case "redis-server":
-			s.redis += procCPU(pid)
-		}
-	}
-	return s
-}
-
-// per is the CPU each part used per operation between s and later.
-func (s cpuSnapshot) per(later cpuSnapshot, ops int) string {
-	if ops <= 0 || later.server == 0 {
-		return "n/a"
-	}
-	n := float64(ops)
-	out := fmt.Sprintf("server %.2f ms, Postgres %.2f ms, Redis %.2f ms",
-		(later.server-s.server)/n, (later.postgres-s.postgres)/n, (later.redis-s.redis)/n)
-	if d := later.children - s.children; d > 0 {
-		out += fmt.Sprintf(", load generator %.2f ms", d/n)
-	}
-	return out
-}

@@ -8,13 +8,11 @@ package wiring
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/x509"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"time"
 
 	"github.com/google/wire"
@@ -274,153 +272,6 @@ func ProvideDB(ctx context.Context, cfg Config) (*store.DB, func(), error) {
 	return db, func() { db.Close() }, nil
 }
 
-// provideRedis connects to Redis when configured; nil means the embedded
-// default without Redis.
-func provideRedis(ctx context.Context, cfg Config) (*redis.Client, func(), error) {
-	if cfg.RedisURL == "" {
-		return nil, func() {}, nil
-	}
-	opts, err := redis.ParseURL(cfg.RedisURL)
-	if err != nil {
-		return nil, nil, fmt.Errorf("QUITA_REDIS_URL: %w", err)
-	}
-	// Redis is a fast path with a fallback everywhere: fail in a fraction
-	// of a second and never retry on the request path (a query string in
-	// QUITA_REDIS_URL may still set these). The read and write timeouts are
-	// what bound a command of the hot path against a Redis that accepts and
-	// never answers: an autopipelined command waits for its batch whatever
-	// its context's deadline (idempotency's TestGuardedRedisRefusedAndHanging).
-	if !hasQuery(cfg.RedisURL, "dial_timeout") {
-		opts.DialTimeout = 200 * time.Millisecond
-	}
-	if !hasQuery(cfg.RedisURL, "read_timeout") {
-		opts.ReadTimeout = 200 * time.Millisecond
-	}
-	if !hasQuery(cfg.RedisURL, "write_timeout") {
-		opts.WriteTimeout = 200 * time.Millisecond
-	}
-	if !hasQuery(cfg.RedisURL, "max_retries") {
-		opts.MaxRetries = -1
-	}
-	// One dial attempt: go-redis's default is five, 100 ms apart, and an
-	// autopipelined command waits them out whatever its context's deadline,
-	// so a Redis that refused connections held the call that found it
-	// down ~0.8 s before the breaker opened (TestRedisDownFailsFast).
-	opts.DialerRetries = 1
-	if !hasQuery(cfg.RedisURL, "protocol") {
-		// RESP2: Quita subscribes to nothing, and under RESP3 go-redis
-		// looks for push notifications before every reply it reads (~2 %
-		// of the create path's CPU, issue 17).
-		opts.Protocol = 2
-	}
-	opts.ContextTimeoutEnabled = true // the callers' deadlines (idempotency.Guarded) bound each plain command
-	client := redis.NewClient(opts)
-	if err := client.Ping(ctx).Err(); err != nil {
-		// Redis is only a fast path: start anyway; /healthz reports it.
-		slog.WarnContext(ctx, "redis unreachable at start; idempotency falls back to the database", "err", err)
-	}
-	return client, func() { client.Close() }, nil
-}
-
-// provideCache picks Redis when configured and the in-process cache
-// otherwise.
-func provideCache(cfg Config, client *redis.Client, clock ports.Clock) ports.IdempotencyCache {
-	if client == nil {
-		return idempotency.NewMemory(clock.Now)
-	}
-	return &idempotency.Guarded{Cache: idempotency.NewRedis(hotPath(client, slog.Default()), redisPrefix(cfg)), Log: slog.Default()}
-}
-
-// provideCobIntents keeps cob intents in Redis when it is configured, so a
-// create whose claim Redis acquired skips the database's replay check
-// (app.ChargesConfig.CobIntents); nil without Redis. They share the
-// claims' breaker: one Redis, one verdict on it.
-func provideCobIntents(cfg Config, client *redis.Client, cache ports.IdempotencyCache) ports.CobIntents {
-	if client == nil {
-		return nil
-	}
-	intents := idempotency.NewRedisIntents(hotPath(client, slog.Default()), redisPrefix(cfg))
-	intents.Breaker, _ = cache.(*idempotency.Guarded)
-	if async, err := client.AsyncAutoPipeline(); err == nil { // only an invalid configuration fails
-		intents.Async = async
-	}
-	return intents
-}
-
-// provideKeyedWrites is the cache by which the POSTs other than the money
-// writes honour an Idempotency-Key (httpapi.Deps.KeyedWrites): the money
-// writes' cache, sealed, since those answers carry one-time secrets (API
-// key cleartext, webhook signing secrets). docs/security.md, item 26.
-func provideKeyedWrites(cfg Config, cache ports.IdempotencyCache, log *slog.Logger) (*idempotency.Sealed, error) {
-	secret, err := keyedWritesSecret(cfg, log)
-	if err != nil {
-		return nil, err
-	}
-	return idempotency.NewSealed(cache, secret)
-}
-
-// keyedWritesSecret picks the secret the sealed answers' keys derive from:
-// QUITA_MASTER_KEY, the key that already seals webhook secrets and PSP
-// credentials at rest; else QUITA_JWT_SECRET, which every process of a
-// deployment must share already; else a random one, which keeps answers
-// to this process (the embedded default's in-process cache loses nothing
-// by it; processes sharing Redis stop sharing these replays, hence the
-// warning).
-func keyedWritesSecret(cfg Config, log *slog.Logger) ([]byte, error) {
-	switch {
-	case cfg.MasterKey != "":
-		return bcbpix.ParseMasterKey(cfg.MasterKey)
-	case cfg.JWTSecret != "":
-		if len(cfg.JWTSecret) < idempotency.MinSealSecretLen {
-			return nil, fmt.Errorf("QUITA_JWT_SECRET must be at least %d bytes", idempotency.MinSealSecretLen)
-		}
-		return []byte(cfg.JWTSecret), nil
-	}
-	if cfg.RedisURL != "" {
-		log.Warn("neither QUITA_MASTER_KEY nor QUITA_JWT_SECRET is set: an Idempotency-Key on a POST other than a money write is honoured by this process only")
-	}
-	secret := make([]byte, idempotency.MinSealSecretLen)
-	_, _ = rand.Read(secret) // crypto/rand.Read never fails (Go ≥ 1.24)
-	return secret, nil
-}
-
-// hotPath is how the request path talks to Redis — the rate limits and
-// the idempotency claims: through go-redis's autopipeliner, which sends
-// the commands that concurrent requests issue while one batch is on the
-// wire as the next single pipeline (one write, one read, one wake-up of
-// Redis for many requests; docs/performance.md). A lone request still
-// goes out at once. Each command keeps its own result and error; its
-// wait is bounded by the client's read and write timeouts, not by its
-// context's deadline (provideRedis). Closing client closes it.
-//
-// It is the deferred face (AsyncAutoPipeline), the one a live create's
-// cob intent is sent on without waiting (provideCobIntents): a call
-// returns at once and reading its result waits for it, so a caller that
-// reads every result, as these adapters do, sees a blocking client. One
-// face means one ordered stream: the intent a create submits just before
-// its claim goes in the claim's batch and is answered with it, where two
-// faces sent them on two connections and the create waited for the
-// slower (docs/performance.md).
-func hotPath(client *redis.Client, log *slog.Logger) redis.Cmdable {
-	ap, err := client.AsyncAutoPipeline()
-	if err != nil {
-		// Only an invalid configuration fails, and the default is valid.
-		log.Warn("redis autopipelining unavailable, one round trip per command", "err", err)
-		return client
-	}
-	return ap
-}
-
-// hasQuery reports whether rawURL's query sets name.
-func hasQuery(rawURL, name string) bool {
-	u, err := url.Parse(rawURL)
-	return err == nil && u.Query().Has(name)
-}
-
-type redisPinger struct{ c *redis.Client }
-
-func (p redisPinger) Ping(ctx context.Context) error { return p.c.Ping(ctx).Err() }
-
 func provideSandbox(cfg Config, clock ports.Clock) *sandbox.Acquirer {
 	return sandbox.New(sandbox.Config{LocationHost: sandbox.LocationHostFromURL(cfg.CheckoutURLBase), CheckoutBase: cfg.CheckoutURLBase,
 		Latency: cfg.SandboxLatency}, clock)
@@ -502,35 +353,12 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 	)
 }
 
-// createFlight reports db's create flight to /metrics (Postgres only:
-// SQLite writes each create in its own transaction).
-func createFlight(db *store.DB) func() ports.FlightStats {
-	if db.Dialect() != store.DialectPostgres {
-		return nil
-	}
-	return db.CreateFlights
-}
-
 // placesPerConnection is the default admission places per pooled
 // connection. A request holds a connection for only part of its life
 // (Redis, the acquirer, encoding), so four per connection keep the pool
 // busy without queueing long in it (three were measured and not kept:
 // docs/performance.md).
 const placesPerConnection = 4
-
-// admission is the HTTP concurrency limit (Config.MaxInFlight).
-func admission(cfg Config, db *store.DB) *httpapi.Admission {
-	n := cfg.MaxInFlight
-	switch {
-	case n < 0:
-		return nil
-	case n == 0 && db.Dialect() != store.DialectPostgres:
-		return nil
-	case n == 0:
-		n = placesPerConnection * db.PoolSize()
-	}
-	return httpapi.NewAdmission(httpapi.AdmissionConfig{MaxInFlight: n})
-}
 
 // checkoutSet is the hosted checkout page and the service behind it.
 var checkoutSet = wire.NewSet(app.NewCheckoutService, provideCheckout)
