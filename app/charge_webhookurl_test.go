@@ -2,11 +2,8 @@ package app_test
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -37,7 +34,8 @@ func TestCreateChecksWebhookURLOnlyOnAFirstCreate(t *testing.T) {
 		}
 		return nil
 	}}
-	store := &mocks.ProviderIntentsMock{
+	store := &mocks.IdempotencyStoreMock{
+		GetIdempotencyRecordFunc: h.records.GetIdempotencyRecordFunc,
 		DeleteProviderIntentFunc: func(_ context.Context, k ports.IdempotencyKey) error {
 			mu.Lock()
 			defer mu.Unlock()
@@ -56,10 +54,9 @@ func TestCreateChecksWebhookURLOnlyOnAFirstCreate(t *testing.T) {
 		return nil, ports.ErrNotFound
 	}
 	clock := &mocks.ClockMock{NowFunc: func() time.Time { return t0 }}
-	svc := app.NewChargeService(h.store, h.records, h.cache, h.acquirer, nil, clock,
-		&mocks.IDGeneratorMock{NewIDFunc: func() (string, error) { return domain.NewRawID(rand.Reader) }},
-		slog.New(slog.NewTextHandler(io.Discard, nil)), app.ChargesConfig{
-			Links: domain.Links{CheckoutBase: "https://pay.example.com/c"}, Intents: store, WebhookURLs: guard})
+	svc := app.NewChargeService(h.store, checked(store, h.cache, clock), h.acquirer, nil, clock, app.RandomIDs{}, discard(),
+		app.ChargesConfig{
+			Links: domain.Links{CheckoutBase: "https://pay.example.com/c"}, WebhookURLs: guard})
 	live := caller
 	live.Mode = domain.ModeLive
 	in := app.CreateChargeInput{Amount: 2500, Methods: []domain.Method{domain.MethodPix}, WebhookURL: "https://hooks.merchant.example/tx"}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/quitapix/quita/app/exactlyonce"
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/ports"
 )
@@ -29,26 +30,9 @@ type ChargesConfig struct {
 	// WebhookURLChecks bounds those checks as urlChecks does: outside the
 	// request's admission place, 8 at once per account by default.
 	WebhookURLChecks URLCheckLimit
-	// Intents, when set, records each live create's cob before the
-	// acquirer is called, so SweepOrphanCobs can cancel the cob of a charge
-	// that never committed.
-	Intents ports.ProviderIntents
-	// CobIntents, when set (the shared cache, Redis), keeps the cob intents
-	// of creates whose claim the cache acquired; those creates skip the
-	// database's replay check (Create). Nil: every create checks the
-	// database first (the embedded default's in-process cache).
-	CobIntents ports.CobIntents
 	// Holding is how long each method's money stays pending (default
 	// domain.DefaultHoldingPeriods).
 	Holding domain.HoldingPeriods
-	// IdempotencyLockTTL bounds how long a crashed request can hold a key
-	// in the cache (default 5 s); a live request renews its claim every
-	// IdempotencyRenewEvery (default 2/5 of the TTL) for as long as it runs.
-	IdempotencyLockTTL    time.Duration
-	IdempotencyRenewEvery time.Duration
-	// IdempotencyTTL is how long the cache keeps a response (default 24 h).
-	// The database keeps it for good.
-	IdempotencyTTL time.Duration
 	// ExpiryGrace is how long after expires_at an unpaid charge stays
 	// pending before it is expired, so that a Pix paid before expires_at
 	// whose news is late still settles it (default DefaultExpiryGrace;
@@ -86,9 +70,11 @@ func (c Caller) Scope() ports.Scope {
 
 // ChargeService creates, reads and settles charges.
 type ChargeService struct {
-	store    ports.ChargeStore
-	records  ports.IdempotencyRecords
-	cache    ports.IdempotencyCache
+	store ports.ChargeStore
+	// once runs the money writes exactly once per idempotency key:
+	// charges, and the refunds and payouts of the services built on this
+	// one, in one key space.
+	once     *exactlyonce.Runner
 	acquirer acquirer
 	clock    ports.Clock
 	ids      ports.IDGenerator
@@ -97,33 +83,17 @@ type ChargeService struct {
 	guard    *FraudGuard
 	// webhookURLs runs cfg.WebhookURLs for creates; nil when it is nil.
 	webhookURLs *urlChecks
-	// background tracks work that outlives a request (FinalizeMethods,
-	// the cob intents' drops, the idempotency marks).
+	// background tracks work that outlives a request (FinalizeMethods).
 	background sync.WaitGroup
-	// intentDrops drops the cache's cob intents of concurrent creates in
-	// one command (dropLater).
-	intentDrops batcher[*earlyIntent]
-	// answered marks the claims of concurrent answered writes in one
-	// pipeline (answerLater).
-	answered batcher[ports.Answered]
 	// returns counts what automatic returns did (ReturnStats).
 	returns returnCounters
 }
 
 // NewChargeService wires a charge service. Create refuses what guard
 // refuses, before any acquirer call; a nil guard refuses nothing.
-func NewChargeService(store ports.ChargeStore, records ports.IdempotencyRecords, cache ports.IdempotencyCache,
+func NewChargeService(store ports.ChargeStore, once *exactlyonce.Runner,
 	acquirer ports.Acquirer, guard *FraudGuard, clock ports.Clock, ids ports.IDGenerator, log *slog.Logger, cfg ChargesConfig,
 ) *ChargeService {
-	if cfg.IdempotencyLockTTL <= 0 {
-		cfg.IdempotencyLockTTL = 5 * time.Second
-	}
-	if cfg.IdempotencyRenewEvery <= 0 || cfg.IdempotencyRenewEvery >= cfg.IdempotencyLockTTL {
-		cfg.IdempotencyRenewEvery = cfg.IdempotencyLockTTL * 2 / 5
-	}
-	if cfg.IdempotencyTTL <= 0 {
-		cfg.IdempotencyTTL = 24 * time.Hour
-	}
 	if cfg.Holding == nil {
 		cfg.Holding = domain.DefaultHoldingPeriods
 	}
@@ -140,7 +110,7 @@ func NewChargeService(store ports.ChargeStore, records ports.IdempotencyRecords,
 	if cfg.ReturnRetryWait <= 0 {
 		cfg.ReturnRetryWait = DefaultReturnRetryWait
 	}
-	s := &ChargeService{store: store, records: records, cache: cache, acquirer: acquirerOf(acquirer), guard: guard,
+	s := &ChargeService{store: store, once: once, acquirer: acquirerOf(acquirer), guard: guard,
 		clock: clock, ids: ids, log: log, cfg: cfg}
 	if cfg.WebhookURLs != nil {
 		s.webhookURLs = newURLChecks(cfg.WebhookURLs, cfg.WebhookURLChecks)

@@ -3,16 +3,14 @@ package app_test
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"errors"
-	"io"
-	"log/slog"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/app/exactlyonce"
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/mocks"
 	"github.com/quitapix/quita/ports"
@@ -130,7 +128,9 @@ func fastHarness(t *testing.T) (*harness, *app.ChargeService, *memIntents) {
 	h := newHarness(t)
 	calls := &[]string{}
 	intents := &memIntents{m: map[string]ports.ProviderIntent{}, calls: calls}
-	dbIntents := &mocks.ProviderIntentsMock{
+	dbIntents := h.records
+	*dbIntents = mocks.IdempotencyStoreMock{
+		GetIdempotencyRecordFunc:  h.records.GetIdempotencyRecordFunc,
 		ProviderIntentsBeforeFunc: func(context.Context, time.Time, int) ([]ports.ProviderIntent, error) { return nil, nil },
 		FindChargeByTxIDFunc:      h.findChargeByTxID,
 	}
@@ -143,10 +143,9 @@ func fastHarness(t *testing.T) (*harness, *app.ChargeService, *memIntents) {
 	}
 	h.acquirer.CancelPixChargeFunc = func(context.Context, ports.CancelPixChargeRequest) error { return nil }
 	clock := &mocks.ClockMock{NowFunc: func() time.Time { h.clockMu.Lock(); defer h.clockMu.Unlock(); return h.now }}
-	svc := app.NewChargeService(h.store, h.records, h.cache, h.acquirer, nil, clock,
-		&mocks.IDGeneratorMock{NewIDFunc: func() (string, error) { return domain.NewRawID(rand.Reader) }},
-		slog.New(slog.NewTextHandler(io.Discard, nil)), app.ChargesConfig{
-			Links: domain.Links{CheckoutBase: "https://pay.example.com/c"}, Intents: dbIntents, CobIntents: intents})
+	svc := app.NewChargeService(h.store, exactlyonce.NewCacheFirst(dbIntents, h.cache, intents, clock, app.RandomIDs{}, discard(), exactlyonce.Config{}), h.acquirer, nil, clock, app.RandomIDs{}, discard(),
+		app.ChargesConfig{
+			Links: domain.Links{CheckoutBase: "https://pay.example.com/c"}})
 	return h, svc, intents
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/app/exactlyonce"
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/domain/brcode"
 	"github.com/quitapix/quita/internal/testkit"
@@ -24,7 +25,7 @@ var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 type harness struct {
 	svc      *app.ChargeService
 	store    *mocks.ChargeStoreMock
-	records  *mocks.IdempotencyRecordsMock
+	records  *mocks.IdempotencyStoreMock
 	cache    *mocks.IdempotencyCacheMock
 	acquirer *mocks.AcquirerMock
 	clockMu  sync.Mutex
@@ -148,7 +149,7 @@ func newGuardedHarness(t *testing.T, guard *app.FraudGuard) *harness {
 			return out, nil
 		},
 	}
-	h.records = &mocks.IdempotencyRecordsMock{
+	h.records = &mocks.IdempotencyStoreMock{
 		GetIdempotencyRecordFunc: func(_ context.Context, k ports.IdempotencyKey) (*ports.IdempotencyRecord, error) {
 			h.mu.Lock()
 			defer h.mu.Unlock()
@@ -158,6 +159,17 @@ func newGuardedHarness(t *testing.T, guard *app.FraudGuard) *harness {
 			}
 			return &r, nil
 		},
+		// Live creates record their cob's intent; the harness keeps none
+		// (the tests of the sweep bring their own).
+		RecordProviderIntentFunc: func(context.Context, ports.ProviderIntent) error { return nil },
+		DeleteProviderIntentFunc: func(context.Context, ports.IdempotencyKey) error { return nil },
+		ProviderIntentsBeforeFunc: func(context.Context, time.Time, int) ([]ports.ProviderIntent, error) {
+			return nil, nil
+		},
+		FindChargeByTxIDFunc: h.findChargeByTxID,
+	}
+	h.records.IdempotencyRecordOrIntentFunc = func(ctx context.Context, in ports.ProviderIntent) (*ports.IdempotencyRecord, error) {
+		return h.records.GetIdempotencyRecord(ctx, in.Key)
 	}
 	h.cache = &mocks.IdempotencyCacheMock{
 		BeginFunc: func(context.Context, string, string, time.Duration) (ports.Claim, error) {
@@ -186,8 +198,8 @@ func newGuardedHarness(t *testing.T, guard *app.FraudGuard) *harness {
 	}
 	clock := &mocks.ClockMock{NowFunc: func() time.Time { h.clockMu.Lock(); defer h.clockMu.Unlock(); return h.now }}
 	ids := &mocks.IDGeneratorMock{NewIDFunc: func() (string, error) { return domain.NewRawID(rand.Reader) }}
-	h.svc = app.NewChargeService(h.store, h.records, h.cache, h.acquirer, guard, clock, ids,
-		slog.New(slog.NewJSONHandler(h.logs, nil)), app.ChargesConfig{
+	h.svc = app.NewChargeService(h.store, exactlyonce.NewDatabaseChecked(h.records, h.cache, clock, ids, slog.New(slog.NewJSONHandler(h.logs, nil)), exactlyonce.Config{}), h.acquirer, guard, clock, ids, slog.New(slog.NewJSONHandler(h.logs, nil)),
+		app.ChargesConfig{
 			Links: domain.Links{CheckoutBase: "https://pay.example.com/c"},
 			Fees:  map[domain.Method]domain.FeeSchedule{domain.MethodPix: {Provider: domain.Fee{BPS: 50}, Platform: domain.Fee{BPS: 49}}},
 		})
@@ -231,7 +243,7 @@ func chargeID(t *testing.T, body []byte) string {
 	return raw
 }
 
-// findChargeByTxID is ports.ProviderIntents.FindChargeByTxID over the
+// findChargeByTxID is ports.IdempotencyStore.FindChargeByTxID over the
 // harness's charges.
 func (h *harness) findChargeByTxID(_ context.Context, s ports.Scope, txid string) (string, error) {
 	h.mu.Lock()

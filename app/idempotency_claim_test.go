@@ -2,18 +2,15 @@ package app_test
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
-	"io"
-	"log/slog"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/quitapix/quita/adapters/idempotency"
 	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/app/exactlyonce"
 	"github.com/quitapix/quita/domain"
-	"github.com/quitapix/quita/mocks"
 	"github.com/quitapix/quita/ports"
 )
 
@@ -58,11 +55,10 @@ func TestSlowRequestKeepsRenewingItsClaim(t *testing.T) {
 		}
 	}
 	const ttl = time.Second
-	svc := app.NewChargeService(h.store, h.records, idempotency.NewMemory(nil), h.acquirer, nil, app.SystemClock{},
-		&mocks.IDGeneratorMock{NewIDFunc: func() (string, error) { return domain.NewRawID(rand.Reader) }},
-		slog.New(slog.NewTextHandler(io.Discard, nil)), app.ChargesConfig{
-			Links:              domain.Links{CheckoutBase: "https://pay.example.com/c"},
-			IdempotencyLockTTL: ttl, IdempotencyRenewEvery: ttl / 5,
+	svc := app.NewChargeService(h.store, exactlyonce.NewDatabaseChecked(h.records, idempotency.NewMemory(nil), app.SystemClock{}, app.RandomIDs{}, discard(),
+		exactlyonce.Config{LockTTL: ttl, RenewEvery: ttl / 5}), h.acquirer, nil, app.SystemClock{}, app.RandomIDs{}, discard(),
+		app.ChargesConfig{
+			Links: domain.Links{CheckoutBase: "https://pay.example.com/c"},
 		})
 	idem := app.Idempotency{Key: "slow", Fingerprint: "fp-slow"}
 	in := app.CreateChargeInput{Amount: 100, Methods: []domain.Method{domain.MethodPix}}
@@ -129,11 +125,10 @@ func TestClaimRenewalEndsWithTheRequest(t *testing.T) {
 		return extends
 	}
 	const every = 10 * time.Millisecond
-	svc := app.NewChargeService(h.store, h.records, h.cache, h.acquirer, nil, app.SystemClock{},
-		&mocks.IDGeneratorMock{NewIDFunc: func() (string, error) { return domain.NewRawID(rand.Reader) }},
-		slog.New(slog.NewTextHandler(io.Discard, nil)), app.ChargesConfig{
-			Links:              domain.Links{CheckoutBase: "https://pay.example.com/c"},
-			IdempotencyLockTTL: 50 * every, IdempotencyRenewEvery: every,
+	svc := app.NewChargeService(h.store, exactlyonce.NewDatabaseChecked(h.records, h.cache, app.SystemClock{}, app.RandomIDs{}, discard(),
+		exactlyonce.Config{LockTTL: 50 * every, RenewEvery: every}), h.acquirer, nil, app.SystemClock{}, app.RandomIDs{}, discard(),
+		app.ChargesConfig{
+			Links: domain.Links{CheckoutBase: "https://pay.example.com/c"},
 		})
 	done := make(chan error, 1)
 	go func() {

@@ -78,5 +78,9 @@ func (s *ChargeService) finalizeInBackground(scope ports.Scope, id string) {
 }
 
 // WaitBackground waits for background work started by requests (method
-// finalisation), for graceful shutdown and tests.
-func (s *ChargeService) WaitBackground() { s.background.Wait() }
+// finalisation, the idempotency cache's marks and drops), for graceful
+// shutdown and tests.
+func (s *ChargeService) WaitBackground() {
+	s.background.Wait()
+	s.once.Wait()
+}

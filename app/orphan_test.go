@@ -2,10 +2,7 @@ package app_test
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
-	"io"
-	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -27,7 +24,8 @@ func TestOrphanCobIsCancelled(t *testing.T) {
 		intents = map[ports.IdempotencyKey]ports.ProviderIntent{}
 		order   []string
 	)
-	store := &mocks.ProviderIntentsMock{
+	store := &mocks.IdempotencyStoreMock{
+		GetIdempotencyRecordFunc: h.records.GetIdempotencyRecordFunc,
 		RecordProviderIntentFunc: func(_ context.Context, in ports.ProviderIntent) error {
 			mu.Lock()
 			defer mu.Unlock()
@@ -80,10 +78,9 @@ func TestOrphanCobIsCancelled(t *testing.T) {
 		return insert(ctx, c, evs, rec)
 	}
 	clock := &mocks.ClockMock{NowFunc: func() time.Time { h.clockMu.Lock(); defer h.clockMu.Unlock(); return h.now }}
-	svc := app.NewChargeService(h.store, h.records, h.cache, h.acquirer, nil, clock,
-		&mocks.IDGeneratorMock{NewIDFunc: func() (string, error) { return domain.NewRawID(rand.Reader) }},
-		slog.New(slog.NewTextHandler(io.Discard, nil)), app.ChargesConfig{
-			Links: domain.Links{CheckoutBase: "https://pay.example.com/c"}, Intents: store})
+	svc := app.NewChargeService(h.store, checked(store, h.cache, clock), h.acquirer, nil, clock, app.RandomIDs{}, discard(),
+		app.ChargesConfig{
+			Links: domain.Links{CheckoutBase: "https://pay.example.com/c"}})
 	live := caller
 	live.Mode = domain.ModeLive
 	in := app.CreateChargeInput{Amount: 100, Methods: []domain.Method{domain.MethodPix}}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/quitapix/quita/app/exactlyonce"
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/ports"
 )
@@ -33,6 +34,8 @@ type PaymentService struct {
 	refundsWake chan struct{}
 	// refundCreates writes concurrent refund creates together.
 	refundCreates *refundBatcher
+	// once is the charge service's runner: refunds share its key space.
+	once *exactlyonce.Runner
 }
 
 // NewPaymentService wires the payments surface.
@@ -40,7 +43,7 @@ func NewPaymentService(charges *ChargeService, store ports.PaymentStore, cstore 
 	clock ports.Clock, ids ports.IDGenerator, log *slog.Logger, cfg PaymentsConfig,
 ) *PaymentService {
 	return &PaymentService{charges: charges, store: store, cstore: cstore, acquirer: acquirerOf(acquirer), clock: clock, ids: ids, log: log, cfg: cfg,
-		refundsWake: make(chan struct{}, 1), refundCreates: &refundBatcher{store: store}}
+		refundsWake: make(chan struct{}, 1), refundCreates: &refundBatcher{store: store}, once: charges.once}
 }
 
 // RefundsWake is signalled each time a refund commits in this process; the

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/quitapix/quita/app/exactlyonce"
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/ports"
 )
@@ -47,17 +48,19 @@ type PayoutService struct {
 	wake chan struct{}
 	// alerts counts what an operator must look at (Alerts).
 	alerts payoutAlerts
+	// once is the charge service's runner: payouts share its key space.
+	once *exactlyonce.Runner
 }
 
 // NewPayoutService wires the payout service. It shares the charge
-// service's idempotency machinery and fee schedule.
+// service's exactly-once runner (one key space) and fee schedule.
 func NewPayoutService(charges *ChargeService, store ports.PayoutStore, acquirer ports.Acquirer, clock ports.Clock,
 	ids ports.IDGenerator, log *slog.Logger, cfg PayoutsConfig,
 ) *PayoutService {
 	if cfg.Recheck <= 0 {
 		cfg.Recheck = 30 * time.Second
 	}
-	return &PayoutService{charges: charges, store: store, acquirer: acquirerOf(acquirer), clock: clock, ids: ids, log: log,
+	return &PayoutService{charges: charges, once: charges.once, store: store, acquirer: acquirerOf(acquirer), clock: clock, ids: ids, log: log,
 		cfg: cfg, wake: make(chan struct{}, 1)}
 }
 
@@ -80,8 +83,8 @@ type CreatePayoutInput struct {
 // cannot cover it refuses the whole (domain.ErrInsufficientBalance) and no
 // payout exists. Nothing is sent here: the worker sends committed payouts.
 func (s *PayoutService) Create(ctx context.Context, caller Caller, in CreatePayoutInput, idem Idempotency, respond Respond[*domain.Payout]) (Response, error) {
-	return s.charges.runIdempotent(ctx, caller.Scope(), idem, nil, false, func(key ports.IdempotencyKey, _ bool) (Response, error) {
-		return s.create(ctx, caller, in, key, idem, respond)
+	return s.once.Do(ctx, caller.Scope(), idem, exactlyonce.Options{}, func(a *exactlyonce.Attempt) (Response, error) {
+		return s.create(ctx, caller, in, a, respond)
 	})
 }
 
@@ -103,7 +106,8 @@ func (s *PayoutService) coveredDespiteDebt(ctx context.Context, scope ports.Scop
 	return nil
 }
 
-func (s *PayoutService) create(ctx context.Context, caller Caller, in CreatePayoutInput, key ports.IdempotencyKey, idem Idempotency, respond Respond[*domain.Payout]) (Response, error) {
+func (s *PayoutService) create(ctx context.Context, caller Caller, in CreatePayoutInput, a *exactlyonce.Attempt, respond Respond[*domain.Payout]) (Response, error) {
+	key := a.Key
 	pixKey, err := domain.ParsePixKey(in.PixKey, in.KeyType)
 	if err != nil {
 		return Response{}, err
@@ -137,8 +141,7 @@ func (s *PayoutService) create(ctx context.Context, caller Caller, in CreatePayo
 	if err != nil {
 		return Response{}, err
 	}
-	rec := &ports.IdempotencyRecord{IdempotencyKey: key, Fingerprint: idem.Fingerprint, ResourceID: id,
-		StatusCode: answer.StatusCode, Body: answer.Body, CreatedAt: now}
+	rec := a.Record(id, answer, now)
 	err = s.store.CreatePayout(ctx, p, evs, []domain.JournalEntry{domain.PayoutEntry(eid, p, now)}, rec)
 	if errors.Is(err, domain.ErrInsufficientBalance) {
 		return Response{}, ErrPayoutExceedsAvailable

@@ -13,6 +13,7 @@ import (
 	"github.com/quitapix/quita/adapters/idempotency"
 	"github.com/quitapix/quita/adapters/store"
 	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/app/exactlyonce"
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/internal/testenv"
 	"github.com/quitapix/quita/internal/testkit"
@@ -183,7 +184,8 @@ func (r *payoutRig) process() (*app.ChargeService, *app.PayoutService) {
 	if log == nil {
 		log = discard()
 	}
-	charges := app.NewChargeService(r.db, r.db, cache, r.psp, nil, r.clock, app.RandomIDs{}, log, app.ChargesConfig{})
+	charges := app.NewChargeService(r.db, exactlyonce.NewDatabaseChecked(r.db, cache, r.clock, app.RandomIDs{}, log, exactlyonce.Config{}), r.psp, nil, r.clock, app.RandomIDs{}, log,
+		app.ChargesConfig{})
 	return charges, app.NewPayoutService(charges, r.store, r.psp, r.clock, app.RandomIDs{}, log,
 		app.PayoutsConfig{PixOutFee: domain.Fee{Fixed: 50}, Recheck: 10 * time.Second})
 }
@@ -354,4 +356,9 @@ func TestPayoutDefaultFee(t *testing.T) {
 	if err != nil || p.Fee() != 50 {
 		t.Fatalf("fee: %v %v", p, err)
 	}
+}
+
+// checked is the DatabaseChecked runner over records and cache.
+func checked(records ports.IdempotencyStore, cache ports.IdempotencyCache, clock ports.Clock) *exactlyonce.Runner {
+	return exactlyonce.NewDatabaseChecked(records, cache, clock, app.RandomIDs{}, discard(), exactlyonce.Config{})
 }

@@ -73,7 +73,8 @@ func TestSandboxCashoutRefundSendsOnePix(t *testing.T) {
 	dying := &dyingSteps{DB: db}
 	caller := app.Caller{Account: domain.Account{ID: "acct_cashout", MerchantName: "Loja", MerchantCity: "SAO PAULO"}, Mode: domain.ModeTest}
 	process := func() *app.PaymentService {
-		charges := app.NewChargeService(db, db, idempotency.NewMemory(clock.Now), sb, nil, clock, app.RandomIDs{}, discard(), app.ChargesConfig{})
+		charges := app.NewChargeService(db, checked(db, idempotency.NewMemory(clock.Now), clock), sb, nil, clock, app.RandomIDs{}, discard(),
+			app.ChargesConfig{})
 		return app.NewPaymentService(charges, dying, dying, sb, clock, app.RandomIDs{}, discard(), app.PaymentsConfig{})
 	}
 	first := process()
@@ -163,7 +164,8 @@ func TestUnroutableRefundFails(t *testing.T) {
 	}
 	clock := testkit.NewClock(time.Time{})
 	sb := unroutableSandbox{sandbox.New(sandbox.Config{LocationHost: "pay.example.com/pix"}, clock)}
-	charges := app.NewChargeService(db, db, idempotency.NewMemory(clock.Now), sb, nil, clock, app.RandomIDs{}, discard(), app.ChargesConfig{})
+	charges := app.NewChargeService(db, checked(db, idempotency.NewMemory(clock.Now), clock), sb, nil, clock, app.RandomIDs{}, discard(),
+		app.ChargesConfig{})
 	svc := app.NewPaymentService(charges, db, db, sb, clock, app.RandomIDs{}, discard(), app.PaymentsConfig{})
 	caller := app.Caller{Account: domain.Account{ID: "acct_unroutable", MerchantName: "Loja", MerchantCity: "SAO PAULO"}, Mode: domain.ModeTest}
 	resp, err := charges.Create(ctx, caller, app.CreateChargeInput{Amount: 5000, Currency: "BRL",

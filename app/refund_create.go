@@ -37,7 +37,7 @@ type RefundInput struct {
 // concurrent refunds can never exceed the amount.
 func (s *PaymentService) Refund(ctx context.Context, caller Caller, id string, in RefundInput, idem Idempotency, respond Respond[domain.Refund]) (Response, error) {
 	key := ports.IdempotencyKey{Scope: caller.Scope(), Key: idem.Key}
-	if resp, err := s.charges.replay(ctx, key, idem.Fingerprint); err == nil || !errors.Is(err, ports.ErrNotFound) {
+	if resp, err := s.once.Replay(ctx, caller.Scope(), idem); err == nil || !errors.Is(err, ports.ErrNotFound) {
 		return resp, err
 	}
 	// After the replay: a refund recorded before the bound existed still
@@ -84,13 +84,13 @@ func (s *PaymentService) Refund(ctx context.Context, caller Caller, id string, i
 		}
 	}
 	if errors.Is(err, ports.ErrIdempotencyKeyExists) {
-		return s.charges.replay(ctx, key, idem.Fingerprint)
+		return s.once.Replay(ctx, caller.Scope(), idem)
 	}
 	if err != nil {
 		// A twin of this request (same key) that committed first has
 		// changed what this one saw (a full refund leaves nothing to
 		// refund): its answer is this request's answer.
-		if resp, rerr := s.charges.replay(ctx, key, idem.Fingerprint); rerr == nil || !errors.Is(rerr, ports.ErrNotFound) {
+		if resp, rerr := s.once.Replay(ctx, caller.Scope(), idem); rerr == nil || !errors.Is(rerr, ports.ErrNotFound) {
 			return resp, rerr
 		}
 		return Response{}, err

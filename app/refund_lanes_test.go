@@ -107,7 +107,8 @@ func refundWorker(t *testing.T, clock ports.Clock, psp ports.Acquirer) (*app.Pay
 		t.Fatal(err)
 	}
 	claims := &claimLog{DB: db}
-	charges := app.NewChargeService(db, db, idempotency.NewMemory(clock.Now), psp, nil, clock, app.RandomIDs{}, discard(), app.ChargesConfig{})
+	charges := app.NewChargeService(db, checked(db, idempotency.NewMemory(clock.Now), clock), psp, nil, clock, app.RandomIDs{}, discard(),
+		app.ChargesConfig{})
 	return app.NewPaymentService(charges, claims, db, psp, clock, app.RandomIDs{}, discard(), app.PaymentsConfig{}), claims
 }
 

@@ -96,12 +96,14 @@ func TestTwoRefundWorkersShareTheWork(t *testing.T) {
 	worker := func(i int) (*app.PaymentService, *slowPSP) {
 		psp := &slowPSP{Acquirer: sandbox.New(sandbox.Config{LocationHost: "pay.example.com/pix", Latency: latency}, clock),
 			worker: i, shared: shared}
-		charges := app.NewChargeService(db, db, idempotency.NewMemory(clock.Now), psp, nil, clock, app.RandomIDs{}, discard(), app.ChargesConfig{})
+		charges := app.NewChargeService(db, checked(db, idempotency.NewMemory(clock.Now), clock), psp, nil, clock, app.RandomIDs{}, discard(),
+			app.ChargesConfig{})
 		return app.NewPaymentService(charges, db, db, psp, clock, app.RandomIDs{}, discard(), app.PaymentsConfig{}), psp
 	}
 
 	// The batch: paid charges, each refunded whole, made without latency.
-	setupCharges := app.NewChargeService(db, db, idempotency.NewMemory(clock.Now), instant, nil, clock, app.RandomIDs{}, discard(), app.ChargesConfig{})
+	setupCharges := app.NewChargeService(db, checked(db, idempotency.NewMemory(clock.Now), clock), instant, nil, clock, app.RandomIDs{}, discard(),
+		app.ChargesConfig{})
 	setup := app.NewPaymentService(setupCharges, db, db, instant, clock, app.RandomIDs{}, discard(), app.PaymentsConfig{})
 	chargeIDs := paidAndRefunded(ctx, t, setup, caller, refunds)
 

@@ -356,7 +356,8 @@ func TestCancelledHoldIsReturnedUntilConfirmed(t *testing.T) {
 	clock := testkit.NewClock(t0)
 	psp := &returnsPSP{devs: map[string]*fakeDevolucao{}, refuse: 1}
 	acq := returningSandbox{Acquirer: sandbox.New(sandbox.Config{LocationHost: "pay.example.com/pix"}, clock), psp: psp}
-	charges := app.NewChargeService(db, db, idempotency.NewMemory(clock.Now), acq, nil, clock, app.RandomIDs{}, discard(), app.ChargesConfig{})
+	charges := app.NewChargeService(db, checked(db, idempotency.NewMemory(clock.Now), clock), acq, nil, clock, app.RandomIDs{}, discard(),
+		app.ChargesConfig{})
 	payments := app.NewPaymentService(charges, db, db, acq, clock, app.RandomIDs{}, discard(), app.PaymentsConfig{})
 	caller := app.Caller{Account: domain.Account{ID: "acct_hold", MerchantName: "Loja", MerchantCity: "SAO PAULO"}, Mode: domain.ModeTest}
 	resp, err := charges.Create(ctx, caller, app.CreateChargeInput{Amount: 1000, Currency: "BRL", Methods: []domain.Method{domain.MethodPix},

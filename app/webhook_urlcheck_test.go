@@ -2,10 +2,7 @@ package app_test
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
-	"io"
-	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -262,9 +259,8 @@ func TestCreateChecksWebhookURLOutsideTheAdmissionPlace(t *testing.T) {
 		return nil
 	}}
 	clock := &mocks.ClockMock{NowFunc: func() time.Time { return t0 }}
-	svc := app.NewChargeService(h.store, h.records, h.cache, h.acquirer, nil, clock,
-		&mocks.IDGeneratorMock{NewIDFunc: func() (string, error) { return domain.NewRawID(rand.Reader) }},
-		slog.New(slog.NewTextHandler(io.Discard, nil)), app.ChargesConfig{
+	svc := app.NewChargeService(h.store, checked(h.records, h.cache, clock), h.acquirer, nil, clock, app.RandomIDs{}, discard(),
+		app.ChargesConfig{
 			Links: domain.Links{CheckoutBase: "https://pay.example.com/c"}, WebhookURLs: guard})
 	in := app.CreateChargeInput{Amount: 2500, Methods: []domain.Method{domain.MethodPix}, WebhookURL: "https://hooks.merchant.example/tx"}
 	idem := app.Idempotency{Key: "webhook-url-place-1", Fingerprint: "fp-1"}

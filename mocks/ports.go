@@ -605,31 +605,77 @@ func (mock *ChargeStoreMock) UpdateChargeCalls() []struct {
 	return calls
 }
 
-// Ensure, that IdempotencyRecordsMock does implement ports.IdempotencyRecords.
+// Ensure, that IdempotencyStoreMock does implement ports.IdempotencyStore.
 // If this is not the case, regenerate this file with moq.
-var _ ports.IdempotencyRecords = &IdempotencyRecordsMock{}
+var _ ports.IdempotencyStore = &IdempotencyStoreMock{}
 
-// IdempotencyRecordsMock is a mock implementation of ports.IdempotencyRecords.
+// IdempotencyStoreMock is a mock implementation of ports.IdempotencyStore.
 //
-//	func TestSomethingThatUsesIdempotencyRecords(t *testing.T) {
+//	func TestSomethingThatUsesIdempotencyStore(t *testing.T) {
 //
-//		// make and configure a mocked ports.IdempotencyRecords
-//		mockedIdempotencyRecords := &IdempotencyRecordsMock{
+//		// make and configure a mocked ports.IdempotencyStore
+//		mockedIdempotencyStore := &IdempotencyStoreMock{
+//			DeleteProviderIntentFunc: func(ctx context.Context, key ports.IdempotencyKey) error {
+//				panic("mock out the DeleteProviderIntent method")
+//			},
+//			FindChargeByTxIDFunc: func(ctx context.Context, scope ports.Scope, txid string) (string, error) {
+//				panic("mock out the FindChargeByTxID method")
+//			},
 //			GetIdempotencyRecordFunc: func(ctx context.Context, key ports.IdempotencyKey) (*ports.IdempotencyRecord, error) {
 //				panic("mock out the GetIdempotencyRecord method")
 //			},
+//			IdempotencyRecordOrIntentFunc: func(ctx context.Context, in ports.ProviderIntent) (*ports.IdempotencyRecord, error) {
+//				panic("mock out the IdempotencyRecordOrIntent method")
+//			},
+//			ProviderIntentsBeforeFunc: func(ctx context.Context, t time.Time, limit int) ([]ports.ProviderIntent, error) {
+//				panic("mock out the ProviderIntentsBefore method")
+//			},
+//			RecordProviderIntentFunc: func(ctx context.Context, in ports.ProviderIntent) error {
+//				panic("mock out the RecordProviderIntent method")
+//			},
 //		}
 //
-//		// use mockedIdempotencyRecords in code that requires ports.IdempotencyRecords
+//		// use mockedIdempotencyStore in code that requires ports.IdempotencyStore
 //		// and then make assertions.
 //
 //	}
-type IdempotencyRecordsMock struct {
+type IdempotencyStoreMock struct {
+	// DeleteProviderIntentFunc mocks the DeleteProviderIntent method.
+	DeleteProviderIntentFunc func(ctx context.Context, key ports.IdempotencyKey) error
+
+	// FindChargeByTxIDFunc mocks the FindChargeByTxID method.
+	FindChargeByTxIDFunc func(ctx context.Context, scope ports.Scope, txid string) (string, error)
+
 	// GetIdempotencyRecordFunc mocks the GetIdempotencyRecord method.
 	GetIdempotencyRecordFunc func(ctx context.Context, key ports.IdempotencyKey) (*ports.IdempotencyRecord, error)
 
+	// IdempotencyRecordOrIntentFunc mocks the IdempotencyRecordOrIntent method.
+	IdempotencyRecordOrIntentFunc func(ctx context.Context, in ports.ProviderIntent) (*ports.IdempotencyRecord, error)
+
+	// ProviderIntentsBeforeFunc mocks the ProviderIntentsBefore method.
+	ProviderIntentsBeforeFunc func(ctx context.Context, t time.Time, limit int) ([]ports.ProviderIntent, error)
+
+	// RecordProviderIntentFunc mocks the RecordProviderIntent method.
+	RecordProviderIntentFunc func(ctx context.Context, in ports.ProviderIntent) error
+
 	// calls tracks calls to the methods.
 	calls struct {
+		// DeleteProviderIntent holds details about calls to the DeleteProviderIntent method.
+		DeleteProviderIntent []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Key is the key argument value.
+			Key ports.IdempotencyKey
+		}
+		// FindChargeByTxID holds details about calls to the FindChargeByTxID method.
+		FindChargeByTxID []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Scope is the scope argument value.
+			Scope ports.Scope
+			// Txid is the txid argument value.
+			Txid string
+		}
 		// GetIdempotencyRecord holds details about calls to the GetIdempotencyRecord method.
 		GetIdempotencyRecord []struct {
 			// Ctx is the ctx argument value.
@@ -637,14 +683,118 @@ type IdempotencyRecordsMock struct {
 			// Key is the key argument value.
 			Key ports.IdempotencyKey
 		}
+		// IdempotencyRecordOrIntent holds details about calls to the IdempotencyRecordOrIntent method.
+		IdempotencyRecordOrIntent []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// In is the in argument value.
+			In ports.ProviderIntent
+		}
+		// ProviderIntentsBefore holds details about calls to the ProviderIntentsBefore method.
+		ProviderIntentsBefore []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// T is the t argument value.
+			T time.Time
+			// Limit is the limit argument value.
+			Limit int
+		}
+		// RecordProviderIntent holds details about calls to the RecordProviderIntent method.
+		RecordProviderIntent []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// In is the in argument value.
+			In ports.ProviderIntent
+		}
 	}
-	lockGetIdempotencyRecord sync.RWMutex
+	lockDeleteProviderIntent      sync.RWMutex
+	lockFindChargeByTxID          sync.RWMutex
+	lockGetIdempotencyRecord      sync.RWMutex
+	lockIdempotencyRecordOrIntent sync.RWMutex
+	lockProviderIntentsBefore     sync.RWMutex
+	lockRecordProviderIntent      sync.RWMutex
+}
+
+// DeleteProviderIntent calls DeleteProviderIntentFunc.
+func (mock *IdempotencyStoreMock) DeleteProviderIntent(ctx context.Context, key ports.IdempotencyKey) error {
+	if mock.DeleteProviderIntentFunc == nil {
+		panic("IdempotencyStoreMock.DeleteProviderIntentFunc: method is nil but IdempotencyStore.DeleteProviderIntent was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		Key ports.IdempotencyKey
+	}{
+		Ctx: ctx,
+		Key: key,
+	}
+	mock.lockDeleteProviderIntent.Lock()
+	mock.calls.DeleteProviderIntent = append(mock.calls.DeleteProviderIntent, callInfo)
+	mock.lockDeleteProviderIntent.Unlock()
+	return mock.DeleteProviderIntentFunc(ctx, key)
+}
+
+// DeleteProviderIntentCalls gets all the calls that were made to DeleteProviderIntent.
+// Check the length with:
+//
+//	len(mockedIdempotencyStore.DeleteProviderIntentCalls())
+func (mock *IdempotencyStoreMock) DeleteProviderIntentCalls() []struct {
+	Ctx context.Context
+	Key ports.IdempotencyKey
+} {
+	var calls []struct {
+		Ctx context.Context
+		Key ports.IdempotencyKey
+	}
+	mock.lockDeleteProviderIntent.RLock()
+	calls = mock.calls.DeleteProviderIntent
+	mock.lockDeleteProviderIntent.RUnlock()
+	return calls
+}
+
+// FindChargeByTxID calls FindChargeByTxIDFunc.
+func (mock *IdempotencyStoreMock) FindChargeByTxID(ctx context.Context, scope ports.Scope, txid string) (string, error) {
+	if mock.FindChargeByTxIDFunc == nil {
+		panic("IdempotencyStoreMock.FindChargeByTxIDFunc: method is nil but IdempotencyStore.FindChargeByTxID was just called")
+	}
+	callInfo := struct {
+		Ctx   context.Context
+		Scope ports.Scope
+		Txid  string
+	}{
+		Ctx:   ctx,
+		Scope: scope,
+		Txid:  txid,
+	}
+	mock.lockFindChargeByTxID.Lock()
+	mock.calls.FindChargeByTxID = append(mock.calls.FindChargeByTxID, callInfo)
+	mock.lockFindChargeByTxID.Unlock()
+	return mock.FindChargeByTxIDFunc(ctx, scope, txid)
+}
+
+// FindChargeByTxIDCalls gets all the calls that were made to FindChargeByTxID.
+// Check the length with:
+//
+//	len(mockedIdempotencyStore.FindChargeByTxIDCalls())
+func (mock *IdempotencyStoreMock) FindChargeByTxIDCalls() []struct {
+	Ctx   context.Context
+	Scope ports.Scope
+	Txid  string
+} {
+	var calls []struct {
+		Ctx   context.Context
+		Scope ports.Scope
+		Txid  string
+	}
+	mock.lockFindChargeByTxID.RLock()
+	calls = mock.calls.FindChargeByTxID
+	mock.lockFindChargeByTxID.RUnlock()
+	return calls
 }
 
 // GetIdempotencyRecord calls GetIdempotencyRecordFunc.
-func (mock *IdempotencyRecordsMock) GetIdempotencyRecord(ctx context.Context, key ports.IdempotencyKey) (*ports.IdempotencyRecord, error) {
+func (mock *IdempotencyStoreMock) GetIdempotencyRecord(ctx context.Context, key ports.IdempotencyKey) (*ports.IdempotencyRecord, error) {
 	if mock.GetIdempotencyRecordFunc == nil {
-		panic("IdempotencyRecordsMock.GetIdempotencyRecordFunc: method is nil but IdempotencyRecords.GetIdempotencyRecord was just called")
+		panic("IdempotencyStoreMock.GetIdempotencyRecordFunc: method is nil but IdempotencyStore.GetIdempotencyRecord was just called")
 	}
 	callInfo := struct {
 		Ctx context.Context
@@ -662,8 +812,8 @@ func (mock *IdempotencyRecordsMock) GetIdempotencyRecord(ctx context.Context, ke
 // GetIdempotencyRecordCalls gets all the calls that were made to GetIdempotencyRecord.
 // Check the length with:
 //
-//	len(mockedIdempotencyRecords.GetIdempotencyRecordCalls())
-func (mock *IdempotencyRecordsMock) GetIdempotencyRecordCalls() []struct {
+//	len(mockedIdempotencyStore.GetIdempotencyRecordCalls())
+func (mock *IdempotencyStoreMock) GetIdempotencyRecordCalls() []struct {
 	Ctx context.Context
 	Key ports.IdempotencyKey
 } {
@@ -674,6 +824,118 @@ func (mock *IdempotencyRecordsMock) GetIdempotencyRecordCalls() []struct {
 	mock.lockGetIdempotencyRecord.RLock()
 	calls = mock.calls.GetIdempotencyRecord
 	mock.lockGetIdempotencyRecord.RUnlock()
+	return calls
+}
+
+// IdempotencyRecordOrIntent calls IdempotencyRecordOrIntentFunc.
+func (mock *IdempotencyStoreMock) IdempotencyRecordOrIntent(ctx context.Context, in ports.ProviderIntent) (*ports.IdempotencyRecord, error) {
+	if mock.IdempotencyRecordOrIntentFunc == nil {
+		panic("IdempotencyStoreMock.IdempotencyRecordOrIntentFunc: method is nil but IdempotencyStore.IdempotencyRecordOrIntent was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		In  ports.ProviderIntent
+	}{
+		Ctx: ctx,
+		In:  in,
+	}
+	mock.lockIdempotencyRecordOrIntent.Lock()
+	mock.calls.IdempotencyRecordOrIntent = append(mock.calls.IdempotencyRecordOrIntent, callInfo)
+	mock.lockIdempotencyRecordOrIntent.Unlock()
+	return mock.IdempotencyRecordOrIntentFunc(ctx, in)
+}
+
+// IdempotencyRecordOrIntentCalls gets all the calls that were made to IdempotencyRecordOrIntent.
+// Check the length with:
+//
+//	len(mockedIdempotencyStore.IdempotencyRecordOrIntentCalls())
+func (mock *IdempotencyStoreMock) IdempotencyRecordOrIntentCalls() []struct {
+	Ctx context.Context
+	In  ports.ProviderIntent
+} {
+	var calls []struct {
+		Ctx context.Context
+		In  ports.ProviderIntent
+	}
+	mock.lockIdempotencyRecordOrIntent.RLock()
+	calls = mock.calls.IdempotencyRecordOrIntent
+	mock.lockIdempotencyRecordOrIntent.RUnlock()
+	return calls
+}
+
+// ProviderIntentsBefore calls ProviderIntentsBeforeFunc.
+func (mock *IdempotencyStoreMock) ProviderIntentsBefore(ctx context.Context, t time.Time, limit int) ([]ports.ProviderIntent, error) {
+	if mock.ProviderIntentsBeforeFunc == nil {
+		panic("IdempotencyStoreMock.ProviderIntentsBeforeFunc: method is nil but IdempotencyStore.ProviderIntentsBefore was just called")
+	}
+	callInfo := struct {
+		Ctx   context.Context
+		T     time.Time
+		Limit int
+	}{
+		Ctx:   ctx,
+		T:     t,
+		Limit: limit,
+	}
+	mock.lockProviderIntentsBefore.Lock()
+	mock.calls.ProviderIntentsBefore = append(mock.calls.ProviderIntentsBefore, callInfo)
+	mock.lockProviderIntentsBefore.Unlock()
+	return mock.ProviderIntentsBeforeFunc(ctx, t, limit)
+}
+
+// ProviderIntentsBeforeCalls gets all the calls that were made to ProviderIntentsBefore.
+// Check the length with:
+//
+//	len(mockedIdempotencyStore.ProviderIntentsBeforeCalls())
+func (mock *IdempotencyStoreMock) ProviderIntentsBeforeCalls() []struct {
+	Ctx   context.Context
+	T     time.Time
+	Limit int
+} {
+	var calls []struct {
+		Ctx   context.Context
+		T     time.Time
+		Limit int
+	}
+	mock.lockProviderIntentsBefore.RLock()
+	calls = mock.calls.ProviderIntentsBefore
+	mock.lockProviderIntentsBefore.RUnlock()
+	return calls
+}
+
+// RecordProviderIntent calls RecordProviderIntentFunc.
+func (mock *IdempotencyStoreMock) RecordProviderIntent(ctx context.Context, in ports.ProviderIntent) error {
+	if mock.RecordProviderIntentFunc == nil {
+		panic("IdempotencyStoreMock.RecordProviderIntentFunc: method is nil but IdempotencyStore.RecordProviderIntent was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		In  ports.ProviderIntent
+	}{
+		Ctx: ctx,
+		In:  in,
+	}
+	mock.lockRecordProviderIntent.Lock()
+	mock.calls.RecordProviderIntent = append(mock.calls.RecordProviderIntent, callInfo)
+	mock.lockRecordProviderIntent.Unlock()
+	return mock.RecordProviderIntentFunc(ctx, in)
+}
+
+// RecordProviderIntentCalls gets all the calls that were made to RecordProviderIntent.
+// Check the length with:
+//
+//	len(mockedIdempotencyStore.RecordProviderIntentCalls())
+func (mock *IdempotencyStoreMock) RecordProviderIntentCalls() []struct {
+	Ctx context.Context
+	In  ports.ProviderIntent
+} {
+	var calls []struct {
+		Ctx context.Context
+		In  ports.ProviderIntent
+	}
+	mock.lockRecordProviderIntent.RLock()
+	calls = mock.calls.RecordProviderIntent
+	mock.lockRecordProviderIntent.RUnlock()
 	return calls
 }
 
@@ -1006,290 +1268,6 @@ func (mock *IdempotencyCacheMock) ReleaseCalls() []struct {
 	mock.lockRelease.RLock()
 	calls = mock.calls.Release
 	mock.lockRelease.RUnlock()
-	return calls
-}
-
-// Ensure, that ProviderIntentsMock does implement ports.ProviderIntents.
-// If this is not the case, regenerate this file with moq.
-var _ ports.ProviderIntents = &ProviderIntentsMock{}
-
-// ProviderIntentsMock is a mock implementation of ports.ProviderIntents.
-//
-//	func TestSomethingThatUsesProviderIntents(t *testing.T) {
-//
-//		// make and configure a mocked ports.ProviderIntents
-//		mockedProviderIntents := &ProviderIntentsMock{
-//			DeleteProviderIntentFunc: func(ctx context.Context, key ports.IdempotencyKey) error {
-//				panic("mock out the DeleteProviderIntent method")
-//			},
-//			FindChargeByTxIDFunc: func(ctx context.Context, scope ports.Scope, txid string) (string, error) {
-//				panic("mock out the FindChargeByTxID method")
-//			},
-//			IdempotencyRecordOrIntentFunc: func(ctx context.Context, in ports.ProviderIntent) (*ports.IdempotencyRecord, error) {
-//				panic("mock out the IdempotencyRecordOrIntent method")
-//			},
-//			ProviderIntentsBeforeFunc: func(ctx context.Context, t time.Time, limit int) ([]ports.ProviderIntent, error) {
-//				panic("mock out the ProviderIntentsBefore method")
-//			},
-//			RecordProviderIntentFunc: func(ctx context.Context, in ports.ProviderIntent) error {
-//				panic("mock out the RecordProviderIntent method")
-//			},
-//		}
-//
-//		// use mockedProviderIntents in code that requires ports.ProviderIntents
-//		// and then make assertions.
-//
-//	}
-type ProviderIntentsMock struct {
-	// DeleteProviderIntentFunc mocks the DeleteProviderIntent method.
-	DeleteProviderIntentFunc func(ctx context.Context, key ports.IdempotencyKey) error
-
-	// FindChargeByTxIDFunc mocks the FindChargeByTxID method.
-	FindChargeByTxIDFunc func(ctx context.Context, scope ports.Scope, txid string) (string, error)
-
-	// IdempotencyRecordOrIntentFunc mocks the IdempotencyRecordOrIntent method.
-	IdempotencyRecordOrIntentFunc func(ctx context.Context, in ports.ProviderIntent) (*ports.IdempotencyRecord, error)
-
-	// ProviderIntentsBeforeFunc mocks the ProviderIntentsBefore method.
-	ProviderIntentsBeforeFunc func(ctx context.Context, t time.Time, limit int) ([]ports.ProviderIntent, error)
-
-	// RecordProviderIntentFunc mocks the RecordProviderIntent method.
-	RecordProviderIntentFunc func(ctx context.Context, in ports.ProviderIntent) error
-
-	// calls tracks calls to the methods.
-	calls struct {
-		// DeleteProviderIntent holds details about calls to the DeleteProviderIntent method.
-		DeleteProviderIntent []struct {
-			// Ctx is the ctx argument value.
-			Ctx context.Context
-			// Key is the key argument value.
-			Key ports.IdempotencyKey
-		}
-		// FindChargeByTxID holds details about calls to the FindChargeByTxID method.
-		FindChargeByTxID []struct {
-			// Ctx is the ctx argument value.
-			Ctx context.Context
-			// Scope is the scope argument value.
-			Scope ports.Scope
-			// Txid is the txid argument value.
-			Txid string
-		}
-		// IdempotencyRecordOrIntent holds details about calls to the IdempotencyRecordOrIntent method.
-		IdempotencyRecordOrIntent []struct {
-			// Ctx is the ctx argument value.
-			Ctx context.Context
-			// In is the in argument value.
-			In ports.ProviderIntent
-		}
-		// ProviderIntentsBefore holds details about calls to the ProviderIntentsBefore method.
-		ProviderIntentsBefore []struct {
-			// Ctx is the ctx argument value.
-			Ctx context.Context
-			// T is the t argument value.
-			T time.Time
-			// Limit is the limit argument value.
-			Limit int
-		}
-		// RecordProviderIntent holds details about calls to the RecordProviderIntent method.
-		RecordProviderIntent []struct {
-			// Ctx is the ctx argument value.
-			Ctx context.Context
-			// In is the in argument value.
-			In ports.ProviderIntent
-		}
-	}
-	lockDeleteProviderIntent      sync.RWMutex
-	lockFindChargeByTxID          sync.RWMutex
-	lockIdempotencyRecordOrIntent sync.RWMutex
-	lockProviderIntentsBefore     sync.RWMutex
-	lockRecordProviderIntent      sync.RWMutex
-}
-
-// DeleteProviderIntent calls DeleteProviderIntentFunc.
-func (mock *ProviderIntentsMock) DeleteProviderIntent(ctx context.Context, key ports.IdempotencyKey) error {
-	if mock.DeleteProviderIntentFunc == nil {
-		panic("ProviderIntentsMock.DeleteProviderIntentFunc: method is nil but ProviderIntents.DeleteProviderIntent was just called")
-	}
-	callInfo := struct {
-		Ctx context.Context
-		Key ports.IdempotencyKey
-	}{
-		Ctx: ctx,
-		Key: key,
-	}
-	mock.lockDeleteProviderIntent.Lock()
-	mock.calls.DeleteProviderIntent = append(mock.calls.DeleteProviderIntent, callInfo)
-	mock.lockDeleteProviderIntent.Unlock()
-	return mock.DeleteProviderIntentFunc(ctx, key)
-}
-
-// DeleteProviderIntentCalls gets all the calls that were made to DeleteProviderIntent.
-// Check the length with:
-//
-//	len(mockedProviderIntents.DeleteProviderIntentCalls())
-func (mock *ProviderIntentsMock) DeleteProviderIntentCalls() []struct {
-	Ctx context.Context
-	Key ports.IdempotencyKey
-} {
-	var calls []struct {
-		Ctx context.Context
-		Key ports.IdempotencyKey
-	}
-	mock.lockDeleteProviderIntent.RLock()
-	calls = mock.calls.DeleteProviderIntent
-	mock.lockDeleteProviderIntent.RUnlock()
-	return calls
-}
-
-// FindChargeByTxID calls FindChargeByTxIDFunc.
-func (mock *ProviderIntentsMock) FindChargeByTxID(ctx context.Context, scope ports.Scope, txid string) (string, error) {
-	if mock.FindChargeByTxIDFunc == nil {
-		panic("ProviderIntentsMock.FindChargeByTxIDFunc: method is nil but ProviderIntents.FindChargeByTxID was just called")
-	}
-	callInfo := struct {
-		Ctx   context.Context
-		Scope ports.Scope
-		Txid  string
-	}{
-		Ctx:   ctx,
-		Scope: scope,
-		Txid:  txid,
-	}
-	mock.lockFindChargeByTxID.Lock()
-	mock.calls.FindChargeByTxID = append(mock.calls.FindChargeByTxID, callInfo)
-	mock.lockFindChargeByTxID.Unlock()
-	return mock.FindChargeByTxIDFunc(ctx, scope, txid)
-}
-
-// FindChargeByTxIDCalls gets all the calls that were made to FindChargeByTxID.
-// Check the length with:
-//
-//	len(mockedProviderIntents.FindChargeByTxIDCalls())
-func (mock *ProviderIntentsMock) FindChargeByTxIDCalls() []struct {
-	Ctx   context.Context
-	Scope ports.Scope
-	Txid  string
-} {
-	var calls []struct {
-		Ctx   context.Context
-		Scope ports.Scope
-		Txid  string
-	}
-	mock.lockFindChargeByTxID.RLock()
-	calls = mock.calls.FindChargeByTxID
-	mock.lockFindChargeByTxID.RUnlock()
-	return calls
-}
-
-// IdempotencyRecordOrIntent calls IdempotencyRecordOrIntentFunc.
-func (mock *ProviderIntentsMock) IdempotencyRecordOrIntent(ctx context.Context, in ports.ProviderIntent) (*ports.IdempotencyRecord, error) {
-	if mock.IdempotencyRecordOrIntentFunc == nil {
-		panic("ProviderIntentsMock.IdempotencyRecordOrIntentFunc: method is nil but ProviderIntents.IdempotencyRecordOrIntent was just called")
-	}
-	callInfo := struct {
-		Ctx context.Context
-		In  ports.ProviderIntent
-	}{
-		Ctx: ctx,
-		In:  in,
-	}
-	mock.lockIdempotencyRecordOrIntent.Lock()
-	mock.calls.IdempotencyRecordOrIntent = append(mock.calls.IdempotencyRecordOrIntent, callInfo)
-	mock.lockIdempotencyRecordOrIntent.Unlock()
-	return mock.IdempotencyRecordOrIntentFunc(ctx, in)
-}
-
-// IdempotencyRecordOrIntentCalls gets all the calls that were made to IdempotencyRecordOrIntent.
-// Check the length with:
-//
-//	len(mockedProviderIntents.IdempotencyRecordOrIntentCalls())
-func (mock *ProviderIntentsMock) IdempotencyRecordOrIntentCalls() []struct {
-	Ctx context.Context
-	In  ports.ProviderIntent
-} {
-	var calls []struct {
-		Ctx context.Context
-		In  ports.ProviderIntent
-	}
-	mock.lockIdempotencyRecordOrIntent.RLock()
-	calls = mock.calls.IdempotencyRecordOrIntent
-	mock.lockIdempotencyRecordOrIntent.RUnlock()
-	return calls
-}
-
-// ProviderIntentsBefore calls ProviderIntentsBeforeFunc.
-func (mock *ProviderIntentsMock) ProviderIntentsBefore(ctx context.Context, t time.Time, limit int) ([]ports.ProviderIntent, error) {
-	if mock.ProviderIntentsBeforeFunc == nil {
-		panic("ProviderIntentsMock.ProviderIntentsBeforeFunc: method is nil but ProviderIntents.ProviderIntentsBefore was just called")
-	}
-	callInfo := struct {
-		Ctx   context.Context
-		T     time.Time
-		Limit int
-	}{
-		Ctx:   ctx,
-		T:     t,
-		Limit: limit,
-	}
-	mock.lockProviderIntentsBefore.Lock()
-	mock.calls.ProviderIntentsBefore = append(mock.calls.ProviderIntentsBefore, callInfo)
-	mock.lockProviderIntentsBefore.Unlock()
-	return mock.ProviderIntentsBeforeFunc(ctx, t, limit)
-}
-
-// ProviderIntentsBeforeCalls gets all the calls that were made to ProviderIntentsBefore.
-// Check the length with:
-//
-//	len(mockedProviderIntents.ProviderIntentsBeforeCalls())
-func (mock *ProviderIntentsMock) ProviderIntentsBeforeCalls() []struct {
-	Ctx   context.Context
-	T     time.Time
-	Limit int
-} {
-	var calls []struct {
-		Ctx   context.Context
-		T     time.Time
-		Limit int
-	}
-	mock.lockProviderIntentsBefore.RLock()
-	calls = mock.calls.ProviderIntentsBefore
-	mock.lockProviderIntentsBefore.RUnlock()
-	return calls
-}
-
-// RecordProviderIntent calls RecordProviderIntentFunc.
-func (mock *ProviderIntentsMock) RecordProviderIntent(ctx context.Context, in ports.ProviderIntent) error {
-	if mock.RecordProviderIntentFunc == nil {
-		panic("ProviderIntentsMock.RecordProviderIntentFunc: method is nil but ProviderIntents.RecordProviderIntent was just called")
-	}
-	callInfo := struct {
-		Ctx context.Context
-		In  ports.ProviderIntent
-	}{
-		Ctx: ctx,
-		In:  in,
-	}
-	mock.lockRecordProviderIntent.Lock()
-	mock.calls.RecordProviderIntent = append(mock.calls.RecordProviderIntent, callInfo)
-	mock.lockRecordProviderIntent.Unlock()
-	return mock.RecordProviderIntentFunc(ctx, in)
-}
-
-// RecordProviderIntentCalls gets all the calls that were made to RecordProviderIntent.
-// Check the length with:
-//
-//	len(mockedProviderIntents.RecordProviderIntentCalls())
-func (mock *ProviderIntentsMock) RecordProviderIntentCalls() []struct {
-	Ctx context.Context
-	In  ports.ProviderIntent
-} {
-	var calls []struct {
-		Ctx context.Context
-		In  ports.ProviderIntent
-	}
-	mock.lockRecordProviderIntent.RLock()
-	calls = mock.calls.RecordProviderIntent
-	mock.lockRecordProviderIntent.RUnlock()
 	return calls
 }
 

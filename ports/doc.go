@@ -4,4 +4,4 @@
 // compile-time assertions, and mocks/ holds moq fakes of every port.
 package ports
 
-//go:generate go tool moq -rm -out ../mocks/ports.go -pkg mocks . Clock IDGenerator ChargeStore IdempotencyRecords IdempotencyCache ProviderIntents CobIntents Acquirer PaymentSimulator AccountStore KeyStore EventOutbox PasswordHasher
+//go:generate go tool moq -rm -out ../mocks/ports.go -pkg mocks . Clock IDGenerator ChargeStore IdempotencyStore IdempotencyCache CobIntents Acquirer PaymentSimulator AccountStore KeyStore EventOutbox PasswordHasher

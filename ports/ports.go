@@ -203,13 +203,6 @@ type ChargeStore interface {
 	ListPixReturns(ctx context.Context, status domain.PixReturnStatus, limit int) ([]domain.PixReturn, error)
 }
 
-// IdempotencyRecords reads the durable idempotency records that
-// ChargeStore.CreateCharge writes.
-type IdempotencyRecords interface {
-	// GetIdempotencyRecord returns ErrNotFound when the key is unused.
-	GetIdempotencyRecord(ctx context.Context, key IdempotencyKey) (*IdempotencyRecord, error)
-}
-
 // ClaimState is the answer of IdempotencyCache.Begin.
 type ClaimState int
 
@@ -239,7 +232,7 @@ type Claim struct {
 	StatusCode int
 	Body       []byte
 	// InRecord: the completed response is in the durable record
-	// (IdempotencyRecords), not here — it was completed with
+	// (IdempotencyStore), not here — it was completed with
 	// CompleteInRecord; Body is nil.
 	InRecord bool
 	// Remaining is how long an in-flight claim lasts unless its holder
@@ -257,8 +250,13 @@ type ProviderIntent struct {
 	CreatedAt time.Time
 }
 
-// ProviderIntents keeps the intents.
-type ProviderIntents interface {
+// IdempotencyStore is the durable side of exactly-once writes
+// (app/exactlyonce): the idempotency records each write commits with its
+// resource (ChargeStore.CreateCharge, UpdateCharge, CreatePayout), and the
+// intents of live cobs, recorded before the acquirer is asked for them.
+type IdempotencyStore interface {
+	// GetIdempotencyRecord returns ErrNotFound when the key is unused.
+	GetIdempotencyRecord(ctx context.Context, key IdempotencyKey) (*IdempotencyRecord, error)
 	// RecordProviderIntent saves key's intent (keeping an earlier one of the
 	// same key) and has committed when it returns.
 	RecordProviderIntent(ctx context.Context, in ProviderIntent) error
@@ -279,9 +277,10 @@ type ProviderIntents interface {
 }
 
 // CobIntents keeps cob intents in the shared cache (Redis) rather than the
-// database. A charge create whose claim the shared cache acquired skips
-// the database's replay check — one round trip and one transaction fewer
-// per create (issue 17) — so its intent, which must exist before the cob
+// database, for the CacheFirst strategy of app/exactlyonce: a charge
+// create whose claim the shared cache acquired skips the database's replay
+// check — one round trip and one transaction fewer per create — so its
+// intent, which must exist before the cob
 // does, goes here, and its cob gets a txid of its own (a retry that
 // finds the key used answers from the database after all, and its cob is
 // cancelled by the sweep). The cache may lose intents (a flush, a
@@ -296,7 +295,7 @@ type CobIntents interface {
 	// at once; wait returns once it is saved, or why not (RecordCobIntent's
 	// errors), and may be called again, from any goroutine, for the same
 	// answer. A create starts it before it claims its key, so the write
-	// travels beside the claim instead of after it (issue 17).
+	// travels beside the claim instead of after it.
 	StartCobIntent(ctx context.Context, in ProviderIntent) (wait func() error)
 	// CobIntentsBefore lists up to limit intents recorded before t,
 	// oldest first, each with its scope, txid and time.
@@ -319,11 +318,11 @@ type IdempotencyCache interface {
 	// Complete caches the response for ttl, replacing the claim.
 	Complete(ctx context.Context, key, fingerprint string, statusCode int, body []byte, ttl time.Duration) error
 	// CompleteInRecord marks each key answered for ttl, replacing its
-	// claim, without the answer: the durable record (IdempotencyRecords)
+	// claim, without the answer: the durable record (IdempotencyStore)
 	// holds it, and Begin reports ClaimCompleted with InRecord set. The
 	// money writes complete this way, so the cache keeps a few bytes a key
 	// instead of every answer, and the marks of concurrent writes go
-	// together (issue 17). Marking none succeeds.
+	// together. Marking none succeeds.
 	CompleteInRecord(ctx context.Context, ttl time.Duration, answered ...Answered) error
 	// Release drops a claim this request holds without a response, so a
 	// retry may run. It never removes a completed response.

@@ -20,6 +20,7 @@ import (
 	"github.com/quitapix/quita/adapters/idempotency"
 	"github.com/quitapix/quita/adapters/webhook"
 	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/app/exactlyonce"
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/internal/testkit"
 	"github.com/quitapix/quita/quitatest"
@@ -39,7 +40,7 @@ func admissionServer(t *testing.T, srv *quitatest.Server, places int, resolver *
 		guard := &webhook.Guard{Policy: webhook.Policy{}, Resolver: resolver}
 		webhooks = app.NewWebhookService(a.DB, a.DB, webhook.NewSender(webhook.Policy{}), guard, srv.Clock, app.RandomIDs{}, log,
 			app.WebhooksConfig{})
-		charges = app.NewChargeService(a.DB, a.DB, idempotency.NewMemory(time.Now), srv.Sandbox, nil, srv.Clock, app.RandomIDs{}, log,
+		charges = app.NewChargeService(a.DB, exactlyonce.NewDatabaseChecked(a.DB, idempotency.NewMemory(time.Now), srv.Clock, app.RandomIDs{}, log, exactlyonce.Config{}), srv.Sandbox, nil, srv.Clock, app.RandomIDs{}, log,
 			app.ChargesConfig{Links: domain.Links{CheckoutBase: srv.URL + "/checkout"}, WebhookURLs: guard})
 		payments = app.NewPaymentService(charges, a.DB, a.DB, srv.Sandbox, srv.Clock, app.RandomIDs{}, log, app.PaymentsConfig{})
 	}

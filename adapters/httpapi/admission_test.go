@@ -20,6 +20,7 @@ import (
 	"github.com/quitapix/quita/adapters/acquirer/sandbox"
 	"github.com/quitapix/quita/adapters/idempotency"
 	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/app/exactlyonce"
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/mocks"
 	"github.com/quitapix/quita/ports"
@@ -64,7 +65,7 @@ func (s *slowStore) mock() *mocks.ChargeStoreMock {
 func TestAdmissionShedsExcessFast(t *testing.T) {
 	const places = 3
 	store := &slowStore{gate: make(chan struct{}), charges: map[string]bool{}}
-	records := &mocks.IdempotencyRecordsMock{
+	records := &mocks.IdempotencyStoreMock{
 		GetIdempotencyRecordFunc: func(context.Context, ports.IdempotencyKey) (*ports.IdempotencyRecord, error) {
 			return nil, ports.ErrNotFound
 		},
@@ -72,9 +73,8 @@ func TestAdmissionShedsExcessFast(t *testing.T) {
 	clock := &mocks.ClockMock{NowFunc: time.Now}
 	ids := &mocks.IDGeneratorMock{NewIDFunc: func() (string, error) { return domain.NewRawID(rand.Reader) }}
 	links := domain.Links{CheckoutBase: "https://pay.example.com/c"}
-	svc := app.NewChargeService(store.mock(), records, idempotency.NewMemory(time.Now),
-		sandbox.New(sandbox.Config{}, clock), nil, clock, ids,
-		slog.New(slog.NewTextHandler(io.Discard, nil)), app.ChargesConfig{Links: links})
+	svc := app.NewChargeService(store.mock(), exactlyonce.NewDatabaseChecked(records, idempotency.NewMemory(time.Now), clock, ids, slog.New(slog.NewTextHandler(io.Discard, nil)), exactlyonce.Config{}), sandbox.New(sandbox.Config{}, clock), nil, clock, ids, slog.New(slog.NewTextHandler(io.Discard, nil)),
+		app.ChargesConfig{Links: links})
 
 	caller := app.Caller{Account: domain.Account{ID: "acct1", MerchantName: "Loja", MerchantCity: "Sao Paulo", DefaultExpiry: time.Hour}, Mode: domain.ModeTest}
 	adm := NewAdmission(AdmissionConfig{MaxInFlight: places, MaxQueue: places, QueueWait: 10 * time.Millisecond})

@@ -22,8 +22,8 @@ type ChargesController struct {
 
 // Routes registers the charge routes.
 func (c *ChargesController) Routes(r *mux.Router) {
-	r.HandleFunc("/charges", handle(c.create(false))).Methods(http.MethodPost).Name("charges.create")
-	r.HandleFunc("/pix/charges", handle(c.create(true))).Methods(http.MethodPost).Name("pix_charges.create")
+	r.Handle("/charges", ownsKey(handle(c.create(false)))).Methods(http.MethodPost).Name("charges.create")
+	r.Handle("/pix/charges", ownsKey(handle(c.create(true)))).Methods(http.MethodPost).Name("pix_charges.create")
 	r.HandleFunc("/charges", handle(c.list)).Methods(http.MethodGet).Name("charges.list")
 	r.HandleFunc("/charges/{id}", onCharge(c.get)).Methods(http.MethodGet).Name("charges.get")
 }

@@ -85,7 +85,7 @@ type AuthController struct {
 // Routes registers /auth/login (open) on r and /auth/logout on authed.
 func (c *AuthController) Routes(r, authed *mux.Router) {
 	r.HandleFunc("/auth/login", handle(c.login)).Methods(http.MethodPost).Name("auth.login")
-	authed.HandleFunc("/auth/logout", c.logout).Methods(http.MethodPost).Name("auth.logout")
+	authed.Handle("/auth/logout", ownsKey(c.logout)).Methods(http.MethodPost).Name("auth.logout")
 	authed.HandleFunc("/auth/logout_all", c.logoutAll).Methods(http.MethodPost).Name("auth.logout_all")
 }
 

@@ -14,11 +14,12 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/app/exactlyonce"
 	"github.com/quitapix/quita/ports"
 )
 
-// The four money writes keep their answer in the database with the
-// resource (app.ChargeService.runIdempotent). Every other authenticated
+// The money writes keep their answer in the database with the resource
+// (app/exactlyonce). Every other authenticated
 // POST honours an Idempotency-Key header when one is sent (design.md,
 // "Other POSTs honour the header when it is sent"): keyedWrites claims the
 // key in the cache, runs the handler once, and records a 2xx answer for
@@ -35,19 +36,18 @@ const (
 	keyedAnswerTTL = 24 * time.Hour
 )
 
-// ownIdempotency names the POST routes keyedWrites leaves alone: the money
-// writes, which handle their key themselves, durably; and logout, which is
-// idempotent by nature and must never be answered from a record (a later
-// session of the same user logging out under an old key would be told 204
-// and stay signed in).
-var ownIdempotency = map[string]bool{
-	"auth.logout":        true,
-	"charges.create":     true,
-	"pix_charges.create": true,
-	"payments.create":    true,
-	"payments.refund":    true,
-	"payouts.create":     true,
-}
+// ownsKey marks, where a route is registered, a handler that keeps the
+// request's Idempotency-Key itself, so keyedWrites leaves its route alone:
+// the money writes, which run exactly once per key durably
+// (app/exactlyonce); and logout, which is idempotent by nature and must
+// never be answered from a record (a later session of the same user
+// logging out under an old key would be told 204 and stay signed in).
+func ownsKey(h http.HandlerFunc) http.Handler { return keyOwner(h) }
+
+// keyOwner is a handler marked by ownsKey.
+type keyOwner http.HandlerFunc
+
+func (k keyOwner) ServeHTTP(w http.ResponseWriter, r *http.Request) { k(w, r) }
 
 // keyScope names whose key a request uses: with the key, it makes the
 // cache entry's name, so two callers never meet each other's answers.
@@ -83,7 +83,7 @@ func keyedWrites(cache ports.IdempotencyCache, scope keyScope, log *slog.Logger)
 				next.ServeHTTP(w, r)
 				return
 			}
-			if route := mux.CurrentRoute(r); route != nil && ownIdempotency[route.GetName()] {
+			if route := mux.CurrentRoute(r); route != nil && ownsKeyRoute(route) {
 				next.ServeHTTP(w, r)
 				return
 			}
@@ -173,7 +173,7 @@ func (k *keyedWrite) serve(w http.ResponseWriter, r *http.Request, next http.Han
 		return
 	}
 
-	stop := app.RenewClaim(ctx, k.cache, k.ckey, k.fingerprint, keyedLockTTL, keyedRenewEvery)
+	stop := exactlyonce.RenewClaim(ctx, k.cache, k.ckey, k.fingerprint, keyedLockTTL, keyedRenewEvery)
 	completed := false
 	defer func() {
 		stop()
@@ -231,4 +231,11 @@ func (b *answerBuffer) statusOrOK() int {
 		return http.StatusOK
 	}
 	return b.status
+}
+
+// ownsKeyRoute reports whether route's handler was registered with
+// ownsKey.
+func ownsKeyRoute(route *mux.Route) bool {
+	_, ok := route.GetHandler().(keyOwner)
+	return ok
 }

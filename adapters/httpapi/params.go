@@ -129,7 +129,20 @@ type paramsRouter struct {
 // HandleFunc is mux.Router.HandleFunc with the route's wire format attached
 // to every request.
 func (r paramsRouter) HandleFunc(path string, f func(http.ResponseWriter, *http.Request)) *mux.Route {
-	return r.Router.HandleFunc(path, func(w http.ResponseWriter, req *http.Request) {
+	return r.Router.HandleFunc(path, r.withParams(f))
+}
+
+// Handle is HandleFunc for a handler, keeping its ownsKey mark.
+func (r paramsRouter) Handle(path string, h http.Handler) *mux.Route {
+	f := r.withParams(h.ServeHTTP)
+	if _, ok := h.(keyOwner); ok {
+		return r.Router.Handle(path, keyOwner(f))
+	}
+	return r.Router.HandleFunc(path, f)
+}
+
+func (r paramsRouter) withParams(f http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, req *http.Request) {
 		f(w, req.WithContext(context.WithValue(req.Context(), ctxParamsKey{}, r.params)))
-	})
+	}
 }

@@ -21,13 +21,13 @@ type PaymentsController struct {
 // raw id from onCharge; every handler returns its answer to handle.
 func (c *PaymentsController) Routes(mr *mux.Router) {
 	r := paramsRouter{mr, paymentsParams}
-	r.HandleFunc("/payments", handle(c.create)).Methods(http.MethodPost).Name("payments.create")
+	r.Handle("/payments", ownsKey(handle(c.create))).Methods(http.MethodPost).Name("payments.create")
 	r.HandleFunc("/payments", handle(c.list)).Methods(http.MethodGet).Name("payments.list")
 	r.HandleFunc("/payments/stats", handle(c.stats)).Methods(http.MethodGet).Name("payments.stats")
 	r.HandleFunc("/payments/metrics", handle(c.metrics)).Methods(http.MethodGet).Name("payments.metrics")
 	r.HandleFunc("/payments/{id}", onCharge(c.get)).Methods(http.MethodGet).Name("payments.get")
 	r.HandleFunc("/payments/{id}/cancel", onCharge(c.cancel)).Methods(http.MethodPost).Name("payments.cancel")
-	r.HandleFunc("/payments/{id}/refund", onCharge(c.refund)).Methods(http.MethodPost).Name("payments.refund")
+	r.Handle("/payments/{id}/refund", ownsKey(onCharge(c.refund))).Methods(http.MethodPost).Name("payments.refund")
 	r.HandleFunc("/payments/{id}/refunds", onCharge(c.refunds)).Methods(http.MethodGet).Name("payments.refunds")
 	if c.receipts != nil {
 		r.HandleFunc("/payments/{id}/receipt", onCharge(c.receipt)).Methods(http.MethodGet).Name("payments.receipt")

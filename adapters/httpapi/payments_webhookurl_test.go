@@ -23,6 +23,7 @@ import (
 	"github.com/quitapix/quita/adapters/idempotency"
 	"github.com/quitapix/quita/adapters/webhook"
 	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/app/exactlyonce"
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/domain/brcode"
 	"github.com/quitapix/quita/mocks"
@@ -98,7 +99,7 @@ type webhookURLEnv struct {
 	dns     *scriptedDNS
 	store   *mocks.ChargeStoreMock
 	psp     *mocks.AcquirerMock
-	records *mocks.IdempotencyRecordsMock
+	records *mocks.IdempotencyStoreMock
 	links   domain.Links
 	caller  app.Caller
 }
@@ -118,7 +119,7 @@ func newWebhookURLEnv() *webhookURLEnv {
 		recs[rec.IdempotencyKey] = *rec
 		return nil
 	}}
-	e.records = &mocks.IdempotencyRecordsMock{GetIdempotencyRecordFunc: func(_ context.Context, k ports.IdempotencyKey) (*ports.IdempotencyRecord, error) {
+	e.records = &mocks.IdempotencyStoreMock{GetIdempotencyRecordFunc: func(_ context.Context, k ports.IdempotencyKey) (*ports.IdempotencyRecord, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if r, ok := recs[k]; ok {
@@ -126,6 +127,12 @@ func newWebhookURLEnv() *webhookURLEnv {
 		}
 		return nil, ports.ErrNotFound
 	}}
+	// Live creates record their cob's intent; this rig keeps none.
+	e.records.IdempotencyRecordOrIntentFunc = func(ctx context.Context, in ports.ProviderIntent) (*ports.IdempotencyRecord, error) {
+		return e.records.GetIdempotencyRecord(ctx, in.Key)
+	}
+	e.records.RecordProviderIntentFunc = func(context.Context, ports.ProviderIntent) error { return nil }
+	e.records.DeleteProviderIntentFunc = func(context.Context, ports.IdempotencyKey) error { return nil }
 	e.psp = &mocks.AcquirerMock{
 		NameFunc: func() string { return "mock" },
 		CreatePixChargeFunc: func(_ context.Context, r ports.CreatePixChargeRequest) (*ports.CreatePixChargeResponse, error) {
@@ -146,7 +153,7 @@ func (e *webhookURLEnv) handler() http.Handler {
 	ids := &mocks.IDGeneratorMock{NewIDFunc: func() (string, error) { return domain.NewRawID(rand.Reader) }}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	guard := &webhook.Guard{Policy: webhook.Policy{}, Resolver: e.dns.resolver()}
-	charges := app.NewChargeService(e.store, e.records, idempotency.NewMemory(time.Now), e.psp, nil, clock, ids, log,
+	charges := app.NewChargeService(e.store, exactlyonce.NewDatabaseChecked(e.records, idempotency.NewMemory(time.Now), clock, ids, log, exactlyonce.Config{}), e.psp, nil, clock, ids, log,
 		app.ChargesConfig{Links: e.links, WebhookURLs: guard})
 	payments := app.NewPaymentService(charges, nil, nil, e.psp, clock, ids, log, app.PaymentsConfig{Links: e.links})
 	r := mux.NewRouter()

@@ -19,7 +19,7 @@ type PayoutsController struct {
 
 // Routes registers the payout routes.
 func (c *PayoutsController) Routes(r *mux.Router) {
-	r.HandleFunc("/payouts", handle(c.create)).Methods(http.MethodPost).Name("payouts.create")
+	r.Handle("/payouts", ownsKey(handle(c.create))).Methods(http.MethodPost).Name("payouts.create")
 	r.HandleFunc("/payouts", handle(c.list)).Methods(http.MethodGet).Name("payouts.list")
 	r.HandleFunc("/payouts/{id}", onPayout(c.get)).Methods(http.MethodGet).Name("payouts.get")
 	r.HandleFunc("/payouts/{id}/cancel", onPayout(c.cancel)).Methods(http.MethodPost).Name("payouts.cancel")

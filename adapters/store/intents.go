@@ -13,7 +13,7 @@ import (
 	"github.com/quitapix/quita/ports"
 )
 
-var _ ports.ProviderIntents = (*DB)(nil)
+var _ ports.IdempotencyStore = (*DB)(nil)
 
 type providerIntentRow struct {
 	bun.BaseModel `bun:"table:provider_intents,alias:pi"`
@@ -53,7 +53,7 @@ ON CONFLICT (account_id, mode, idem_key) DO NOTHING`
 const settleIntentSQL = `DELETE FROM provider_intents WHERE account_id = $1 AND mode = $2 AND idem_key = $3
 AND ($4::text IS NULL OR txid = $4)`
 
-// RecordProviderIntent implements ports.ProviderIntents.
+// RecordProviderIntent implements ports.IdempotencyStore.
 func (db *DB) RecordProviderIntent(ctx context.Context, in ports.ProviderIntent) error {
 	if db.hot != nil {
 		conn, err := acquire(ctx, db.hot)
@@ -82,7 +82,7 @@ ins AS (INSERT INTO provider_intents (account_id, mode, idem_key, txid, created_
 	ON CONFLICT (account_id, mode, idem_key) DO NOTHING)
 SELECT fingerprint, resource_id, status_code, body, in_event, created_at FROM rec`
 
-// IdempotencyRecordOrIntent implements ports.ProviderIntents.
+// IdempotencyRecordOrIntent implements ports.IdempotencyStore.
 func (db *DB) IdempotencyRecordOrIntent(ctx context.Context, in ports.ProviderIntent) (*ports.IdempotencyRecord, error) {
 	if db.hot == nil {
 		rec, err := db.GetIdempotencyRecord(ctx, in.Key)
@@ -218,7 +218,7 @@ func (db *DB) recordOrIntentBound(ctx context.Context, q *recordOrIntent) error 
 	return db.recordOrIntentsBound(ctx, []*recordOrIntent{q})
 }
 
-// ProviderIntentsBefore implements ports.ProviderIntents.
+// ProviderIntentsBefore implements ports.IdempotencyStore.
 func (db *DB) ProviderIntentsBefore(ctx context.Context, t time.Time, limit int) ([]ports.ProviderIntent, error) {
 	var rows []providerIntentRow
 	err := db.bun.NewSelect().Model(&rows).Where("pi.created_at < ?", newDBTime(t)).
@@ -234,7 +234,7 @@ func (db *DB) ProviderIntentsBefore(ctx context.Context, t time.Time, limit int)
 	return out, nil
 }
 
-// DeleteProviderIntent implements ports.ProviderIntents.
+// DeleteProviderIntent implements ports.IdempotencyStore.
 func (db *DB) DeleteProviderIntent(ctx context.Context, key ports.IdempotencyKey) error {
 	_, err := db.bun.NewDelete().Model((*providerIntentRow)(nil)).Where("account_id = ?", key.AccountID).
 		Where("mode = ?", string(key.Mode)).Where("idem_key = ?", key.Key).Exec(ctx)

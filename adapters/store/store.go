@@ -92,11 +92,11 @@ func (db *DB) PoolStats() PoolStats {
 }
 
 var (
-	_ ports.ChargeStore        = (*DB)(nil)
-	_ ports.IdempotencyRecords = (*DB)(nil)
-	_ ports.AccountStore       = (*DB)(nil)
-	_ ports.KeyStore           = (*DB)(nil)
-	_ ports.EventOutbox        = (*DB)(nil)
+	_ ports.ChargeStore      = (*DB)(nil)
+	_ ports.IdempotencyStore = (*DB)(nil)
+	_ ports.AccountStore     = (*DB)(nil)
+	_ ports.KeyStore         = (*DB)(nil)
+	_ ports.EventOutbox      = (*DB)(nil)
 )
 
 // Open connects to the database named by dsn and checks that it answers:

@@ -16,6 +16,7 @@ import (
 	"github.com/quitapix/quita/adapters/store"
 	"github.com/quitapix/quita/adapters/webhook"
 	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/app/exactlyonce"
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/internal/testenv"
 	"github.com/quitapix/quita/ports"
@@ -164,7 +165,8 @@ func newService(db *store.DB, clock ports.Clock, cfg app.WebhooksConfig) *app.We
 func (e *engine) payments() *app.PaymentService {
 	log := slog.New(slog.DiscardHandler)
 	links := domain.Links{CheckoutBase: "https://pay.example.com/c"}
-	charges := app.NewChargeService(e.db, e.db, nil, nil, nil, e.clock, app.RandomIDs{}, log, app.ChargesConfig{Links: links})
+	charges := app.NewChargeService(e.db, exactlyonce.NewDatabaseChecked(e.db, nil, e.clock, app.RandomIDs{}, log, exactlyonce.Config{}), nil, nil, e.clock, app.RandomIDs{}, log,
+		app.ChargesConfig{Links: links})
 	return app.NewPaymentService(charges, e.db, e.db, nil, e.clock, app.RandomIDs{}, log, app.PaymentsConfig{Links: links})
 }
 

@@ -143,7 +143,6 @@ const (
 var storeSet = wire.NewSet(
 	ProvideDB,
 	wire.Bind(new(ports.ChargeStore), new(*store.DB)),
-	wire.Bind(new(ports.IdempotencyRecords), new(*store.DB)),
 	wire.Bind(new(ports.AccountStore), new(*store.DB)),
 	wire.Bind(new(ports.KeyStore), new(*store.DB)),
 	wire.Bind(new(ports.EventOutbox), new(*store.DB)),
@@ -281,13 +280,11 @@ func provideLinks(cfg Config) domain.Links {
 	return domain.Links{CheckoutBase: cfg.CheckoutURLBase}
 }
 
-func provideChargesConfig(cfg Config, links domain.Links, db *store.DB, webhookURLs ports.URLGuard, cobIntents ports.CobIntents) app.ChargesConfig {
+func provideChargesConfig(cfg Config, links domain.Links, db *store.DB, webhookURLs ports.URLGuard) app.ChargesConfig {
 	return app.ChargesConfig{
 		Links:       links,
 		Fees:        methodFees(cfg),
 		AccountFees: db,
-		Intents:     db,
-		CobIntents:  cobIntents,
 		WebhookURLs: webhookURLs,
 		ExpiryGrace: cfg.ExpiryGrace,
 		// Automatic returns the payer's bank refuses (app/returns.go).

@@ -12,6 +12,8 @@ import (
 
 	"github.com/quitapix/quita/adapters/acquirer/bcbpix"
 	"github.com/quitapix/quita/adapters/idempotency"
+	"github.com/quitapix/quita/adapters/store"
+	"github.com/quitapix/quita/app/exactlyonce"
 	"github.com/quitapix/quita/ports"
 )
 
@@ -74,7 +76,7 @@ func provideCache(cfg Config, client *redis.Client, clock ports.Clock) ports.Ide
 
 // provideCobIntents keeps cob intents in Redis when it is configured, so a
 // create whose claim Redis acquired skips the database's replay check
-// (app.ChargesConfig.CobIntents); nil without Redis. They share the
+// (exactlyonce.CacheFirst); nil without Redis. They share the
 // claims' breaker: one Redis, one verdict on it.
 func provideCobIntents(cfg Config, client *redis.Client, cache ports.IdempotencyCache) ports.CobIntents {
 	if client == nil {
@@ -86,6 +88,17 @@ func provideCobIntents(cfg Config, client *redis.Client, cache ports.Idempotency
 		intents.Async = async
 	}
 	return intents
+}
+
+// provideExactlyOnce picks the money writes' strategy: CacheFirst when
+// Redis is configured (its claims and cob intents are shared by every
+// process), DatabaseChecked otherwise (the embedded default's in-process
+// cache cannot vouch for another process).
+func provideExactlyOnce(db *store.DB, cache ports.IdempotencyCache, cobs ports.CobIntents, clock ports.Clock, ids ports.IDGenerator, log *slog.Logger) *exactlyonce.Runner {
+	if cobs != nil {
+		return exactlyonce.NewCacheFirst(db, cache, cobs, clock, ids, log, exactlyonce.Config{})
+	}
+	return exactlyonce.NewDatabaseChecked(db, cache, clock, ids, log, exactlyonce.Config{})
 }
 
 // provideKeyedWrites is the cache by which the POSTs other than the money

@@ -15,7 +15,7 @@ import (
 func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, func(), error) {
 	wire.Build(
 		storeSet, acquirerSet, bcbpixSet, clockSet, appSet,
-		provideRedis, provideCache, provideCobIntents, provideKeyedWrites, provideLinks, provideQR, provideHandler, checkoutSet, dashboardSet, webhookSet,
+		provideRedis, provideCache, provideCobIntents, provideExactlyOnce, provideKeyedWrites, provideLinks, provideQR, provideHandler, checkoutSet, dashboardSet, webhookSet,
 		wire.Struct(new(App), "*"),
 	)
 	return nil, nil, nil
@@ -27,7 +27,7 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock ports.Clock, acquirer ports.Acquirer, sim ports.PaymentSimulator) (*App, func(), error) {
 	wire.Build(
 		storeSet, appSet, bcbpixSet,
-		provideRedis, provideCache, provideCobIntents, provideKeyedWrites, provideLinks, provideQR, provideHandler, checkoutSet, dashboardSet, webhookSet,
+		provideRedis, provideCache, provideCobIntents, provideExactlyOnce, provideKeyedWrites, provideLinks, provideQR, provideHandler, checkoutSet, dashboardSet, webhookSet,
 		wire.Struct(new(App), "*"),
 	)
 	return nil, nil, nil

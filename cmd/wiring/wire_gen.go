@@ -32,6 +32,9 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	}
 	systemClock := app.SystemClock{}
 	idempotencyCache := provideCache(cfg, client, systemClock)
+	cobIntents := provideCobIntents(cfg, client, idempotencyCache)
+	randomIDs := app.RandomIDs{}
+	runner := provideExactlyOnce(db, idempotencyCache, cobIntents, systemClock, randomIDs, log)
 	acquirer := provideSandbox(cfg, systemClock)
 	bcbpixAcquirer, err := provideBCBPix(cfg, db, log)
 	if err != nil {
@@ -47,13 +50,11 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	}
 	guardDefaults := _wireGuardDefaultsValue
 	guardSettings := app.NewGuardSettings(db, systemClock, guardDefaults)
-	randomIDs := app.RandomIDs{}
 	fraudGuard := app.NewFraudGuard(guardSettings, db, db, systemClock, randomIDs)
 	policy := provideWebhookPolicy(cfg)
 	guard := webhook.NewGuard(policy)
-	cobIntents := provideCobIntents(cfg, client, idempotencyCache)
-	chargesConfig := provideChargesConfig(cfg, links, db, guard, cobIntents)
-	chargeService := app.NewChargeService(db, db, idempotencyCache, portsAcquirer, fraudGuard, systemClock, randomIDs, log, chargesConfig)
+	chargesConfig := provideChargesConfig(cfg, links, db, guard)
+	chargeService := app.NewChargeService(db, runner, portsAcquirer, fraudGuard, systemClock, randomIDs, log, chargesConfig)
 	params := _wireParamsValue
 	argon2id := password.New(params)
 	authCacheTTL := provideAuthCacheTTL(cfg)
@@ -152,15 +153,16 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 		return nil, nil, err
 	}
 	idempotencyCache := provideCache(cfg, client, clock)
+	cobIntents := provideCobIntents(cfg, client, idempotencyCache)
+	randomIDs := app.RandomIDs{}
+	runner := provideExactlyOnce(db, idempotencyCache, cobIntents, clock, randomIDs, log)
 	guardDefaults := _wireGuardDefaultsValue
 	guardSettings := app.NewGuardSettings(db, clock, guardDefaults)
-	randomIDs := app.RandomIDs{}
 	fraudGuard := app.NewFraudGuard(guardSettings, db, db, clock, randomIDs)
 	policy := provideWebhookPolicy(cfg)
 	guard := webhook.NewGuard(policy)
-	cobIntents := provideCobIntents(cfg, client, idempotencyCache)
-	chargesConfig := provideChargesConfig(cfg, links, db, guard, cobIntents)
-	chargeService := app.NewChargeService(db, db, idempotencyCache, acquirer, fraudGuard, clock, randomIDs, log, chargesConfig)
+	chargesConfig := provideChargesConfig(cfg, links, db, guard)
+	chargeService := app.NewChargeService(db, runner, acquirer, fraudGuard, clock, randomIDs, log, chargesConfig)
 	params := _wireParamsValue
 	argon2id := password.New(params)
 	authCacheTTL := provideAuthCacheTTL(cfg)

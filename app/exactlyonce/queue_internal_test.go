@@ -1,4 +1,4 @@
-package app
+package exactlyonce
 
 import (
 	"slices"
@@ -10,10 +10,10 @@ import (
 // order they were added; no call gets none or more than maxBatch; the
 // goroutine ends once the queue is empty and the next item starts one
 // again.
-func TestBatcherGathersWhatArrivesWhileBusy(t *testing.T) {
+func TestQueueGathersWhatArrivesWhileBusy(t *testing.T) {
 	t.Parallel()
 	var (
-		b       batcher[int]
+		b       queue[int]
 		wg      sync.WaitGroup
 		mu      sync.Mutex
 		batches [][]int
@@ -62,10 +62,10 @@ func TestBatcherGathersWhatArrivesWhileBusy(t *testing.T) {
 }
 
 // Many goroutines adding at once: every item reaches run exactly once.
-func TestBatcherLosesNothingUnderContention(t *testing.T) {
+func TestQueueLosesNothingUnderContention(t *testing.T) {
 	t.Parallel()
 	var (
-		b   batcher[int]
+		b   queue[int]
 		bg  sync.WaitGroup
 		mu  sync.Mutex
 		got []int
