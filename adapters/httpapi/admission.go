@@ -10,8 +10,8 @@ import (
 	"github.com/gorilla/mux"
 )
 
-// AdmissionConfig bounds the requests the API works on at once (issue 17,
-// graceful overload). The zero value of a field takes its default.
+// AdmissionConfig bounds the requests the API works on at once, so
+// overload is refused rather than queued. The zero value of a field takes its default.
 type AdmissionConfig struct {
 	// MaxInFlight is how many requests may run at once (default 32). Tie
 	// it to the database pool: quitad uses twice the pool size, since a
