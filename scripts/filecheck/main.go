@@ -197,9 +197,7 @@ func checkGo(path string, src []byte) ([]string, error) {
 		return nil, fmt.Errorf("parse %s: %w", path, err)
 	}
 	for _, group := range file.Comments {
-		for _, c := range group.List {
-			out = append(out, checkComment(fset, c)...)
-		}
+		out = append(out, checkComments(fset, group)...)
 	}
 	return out, nil
 }
@@ -216,28 +214,73 @@ func hasLongFileMark(src []byte) bool {
 	return false
 }
 
-// checkComment reports each line of one comment that narrates history.
-func checkComment(fset *token.FileSet, c *ast.Comment) []string {
-	var out []string
-	start := fset.Position(c.Slash)
-	for i, line := range strings.Split(c.Text, "\n") {
-		if what := narration(line); what != "" {
-			out = append(out, fmt.Sprintf("%s:%d: history: comment %s: %s", start.Filename, start.Line+i, what, strings.TrimSpace(line)))
+// commentLine is one line of a comment's text and where it is.
+type commentLine struct {
+	line  int
+	text  string
+	start int // offset of text in the group's joined text
+}
+
+// checkComments reports each finding in one comment group once, at the
+// line where it starts. The group's lines are joined with spaces first,
+// so a citation wrapped across two lines ("(issue" / "17)") is found too.
+func checkComments(fset *token.FileSet, group *ast.CommentGroup) []string {
+	var lines []commentLine
+	var joined strings.Builder
+	for _, c := range group.List {
+		first := fset.Position(c.Slash)
+		text := strings.TrimPrefix(strings.TrimPrefix(c.Text, "//"), "/*")
+		text = strings.TrimSuffix(text, "*/")
+		for i, l := range strings.Split(text, "\n") {
+			// One space between lines, as between words, so a citation
+			// wrapped across two lines reads as one.
+			l = strings.TrimPrefix(strings.TrimRight(l, " \t"), " ")
+			if joined.Len() > 0 {
+				joined.WriteByte(' ')
+			}
+			lines = append(lines, commentLine{line: first.Line + i, text: strings.TrimSpace(l), start: joined.Len()})
+			joined.WriteString(l)
 		}
+	}
+	var out []string
+	reported := map[int]bool{}
+	for _, f := range findings(joined.String()) {
+		i := sort.Search(len(lines), func(i int) bool { return lines[i].start > f.at }) - 1
+		if i < 0 || reported[i] {
+			continue
+		}
+		reported[i] = true
+		out = append(out, fmt.Sprintf("%s:%d: history: comment %s: %s", fset.Position(group.Pos()).Filename, lines[i].line, f.what, lines[i].text))
 	}
 	return out
 }
 
-// narration returns what is wrong with one comment line, or "".
-func narration(line string) string {
-	text := roundTrip.ReplaceAllString(line, "$1_$3")
+// A finding is what is wrong at an offset of a comment's text.
+type finding struct {
+	at   int
+	what string
+}
+
+// findings lists every stretch of text that narrates history.
+func findings(text string) []finding {
+	text = roundTrip.ReplaceAllString(text, "$1_$3") // same length: offsets hold
+	var out []finding
 	for _, p := range historyPatterns {
 		for _, loc := range p.re.FindAllStringIndex(text, -1) {
 			if p.what == "holds a date" && dateOK(text, loc) {
 				continue
 			}
-			return p.what
+			out = append(out, finding{at: loc[0], what: p.what})
 		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].at < out[j].at })
+	return out
+}
+
+// narration returns what is wrong with one line of comment text, or "".
+func narration(line string) string {
+	if f := findings(line); len(f) > 0 {
+		return f[0].what
 	}
 	return ""
 }

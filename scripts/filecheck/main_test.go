@@ -1,6 +1,11 @@
 package main
 
-import "testing"
+import (
+	"go/parser"
+	"go/token"
+	"strings"
+	"testing"
+)
 
 // The history patterns catch narration and leave comments that state what
 // holds alone.
@@ -59,5 +64,32 @@ func TestLongFileMark(t *testing.T) {
 		if got := hasLongFileMark([]byte(src)); got != want {
 			t.Errorf("hasLongFileMark(%q) = %v, want %v", src, got, want)
 		}
+	}
+}
+
+// A citation wrapped across two lines of a comment is found, at the line
+// where it starts, and a comment line is reported once.
+func TestWrappedCitation(t *testing.T) {
+	t.Parallel()
+	src := `package x
+
+// The claim renews by a timer, not a goroutine (issue
+// 17). It stops with the request.
+//
+// Nothing else here, one round
+// trip. The PSP no longer accepts the token.
+func f() {}
+`
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, "x.go", src, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, g := range file.Comments {
+		got = append(got, checkComments(fset, g)...)
+	}
+	if len(got) != 1 || !strings.HasPrefix(got[0], "x.go:3: history: comment cites an issue number") {
+		t.Errorf("findings = %q, want one issue number at x.go:3", got)
 	}
 }
