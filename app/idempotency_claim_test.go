@@ -14,7 +14,7 @@ import (
 	"github.com/quitapix/quita/ports"
 )
 
-// Issue 12 item 3: the claim is short (5 s by default), so a request that
+// The claim is short (5 s by default), so a request that
 // dies with its process frees the key within seconds.
 func TestIdempotencyClaimIsShort(t *testing.T) {
 	t.Parallel()
@@ -32,8 +32,7 @@ func TestIdempotencyClaimIsShort(t *testing.T) {
 	}
 }
 
-// Issue 12 item 3 and issue 11 item 19: a live request keeps renewing its
-// short claim, so a retry during a slow acquirer call gets 409 in use (with
+// A live request keeps renewing its short claim (security.md, item 19), so a retry during a slow acquirer call gets 409 in use (with
 // the claim's remaining time) rather than running a second time; once the
 // first answers, the retry replays it.
 func TestSlowRequestKeepsRenewingItsClaim(t *testing.T) {
@@ -91,8 +90,7 @@ func TestSlowRequestKeepsRenewingItsClaim(t *testing.T) {
 
 // Renewal ends with the request: once Create has answered, the claim is
 // never extended again, and a renewal stuck on a hanging cache is cut
-// short rather than holding the answer back (the claim renews by a timer,
-// issue 17).
+// short rather than holding the answer back (the claim renews by a timer).
 func TestClaimRenewalEndsWithTheRequest(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)

@@ -13,7 +13,7 @@ import (
 	"github.com/quitapix/quita/ports"
 )
 
-// Issue 11 item 10: a live create records its cob before calling the
+// security.md, item 10: a live create records its cob before calling the
 // acquirer; when no charge holding its txid commits, the sweep cancels that
 // cob, and when one did, the sweep only forgets the intent.
 func TestOrphanCobIsCancelled(t *testing.T) {

@@ -58,7 +58,7 @@ func (p *slowPSP) Refund(ctx context.Context, req ports.RefundRequest) (string, 
 	return p.Acquirer.Refund(ctx, req)
 }
 
-// Issue 12 item 1: two workers ("processes", each its own PaymentService)
+// Two workers ("processes", each its own PaymentService)
 // on one database, against a PSP that takes 10 ms per call, share a batch
 // of refunds instead of doing it twice: every refund is started once and
 // ends REFUNDED, and each worker started a real share of them (at least a

@@ -125,7 +125,7 @@ func TestLoginUnknownEmailVerifiesADummyHash(t *testing.T) {
 	}
 }
 
-// Failures lock one e-mail from one address only (issue 11, item 14): the
+// Failures lock one e-mail from one address only (security.md, item 14): the
 // attacker's address is throttled, the real user elsewhere logs in.
 func TestLoginThrottlesPerEmailAndAddress(t *testing.T) {
 	t.Parallel()
@@ -213,7 +213,7 @@ func TestLoginThrottlesPerAddress(t *testing.T) {
 	}
 }
 
-// Issue 11, item 4: the count is taken before the hash runs. 29 wrong
+// security.md, item 4: the count is taken before the hash runs. 29 wrong
 // passwords still hashing must not let the right one through.
 func TestLoginCountsBeforeVerifying(t *testing.T) {
 	t.Parallel()
@@ -273,7 +273,7 @@ func TestLoginCountsBeforeVerifying(t *testing.T) {
 	}
 }
 
-// Issue 11, item 5: at most MaxConcurrentHashes verifications run; the
+// security.md, item 5: at most MaxConcurrentHashes verifications run; the
 // rest are refused quickly instead of each holding 19 MiB.
 func TestLoginBoundsConcurrentHashes(t *testing.T) {
 	t.Parallel()

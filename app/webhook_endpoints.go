@@ -30,7 +30,7 @@ func (s *WebhookService) newSecret() (string, error) { return domain.NewWebhookS
 
 // MaxEndpoints bounds an account's endpoints in one mode, so one tenant
 // cannot multiply the deliveries (and the slow receivers) it puts in front
-// of everyone else's (security.md, issue 11 item 7).
+// of everyone else's (security.md, item 7).
 const MaxEndpoints = 16
 
 // ErrTooManyEndpoints: the account already has MaxEndpoints in this mode.

@@ -45,7 +45,7 @@ type WebhooksConfig struct {
 	// passes that are woken rather than following a full batch (default
 	// 50 ms): under load one pass fans out the events of many commits in
 	// one transaction instead of one pass — six statements and a commit —
-	// per create (issue 17). It is the most a commit's events wait for
+	// per create. It is the most a commit's events wait for
 	// the dispatcher beyond the pass itself.
 	DispatchGap time.Duration
 	// PollInterval is how often idle loops look for work (default 100 ms).
@@ -227,7 +227,7 @@ func (s *WebhookService) caps() ports.ClaimCaps {
 // deliverFree is Run's delivery step: it claims at most as many due
 // deliveries as there are free places and starts each attempt without
 // waiting for the others, so one slow receiver never holds up the next
-// claim (issue 11 item 7). A finished attempt frees its place and wakes
+// claim (security.md, item 7). A finished attempt frees its place and wakes
 // the loops.
 func (s *WebhookService) deliverFree(ctx context.Context, attempts *sync.WaitGroup) (int, error) {
 	free := min(cap(s.slots)-len(s.slots), s.cfg.ClaimBatch)

@@ -220,7 +220,7 @@ func TestDeliverSavesTheOutcomeAfterADatabaseBlip(t *testing.T) {
 // Woken by commits, the dispatcher runs at most once per DispatchGap, so
 // under load one pass fans out many commits' events; and only a pass that
 // made deliveries wakes the delivery loops (a dispatch of events nobody
-// subscribes to used to send every delivery loop to the database).
+// subscribes to sends no delivery loop to the database).
 func TestDispatcherBatchesCommitsAndWakesDeliveryOnlyForDeliveries(t *testing.T) {
 	t.Parallel()
 	var passes, claims atomic.Int64

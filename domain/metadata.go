@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// Limits of a metadata object (security.md, issue 11 items 6 and 10).
+// Limits of a metadata object (security.md, items 6 and 10).
 const (
 	// MaxMetadataValueLen bounds a string value in characters, and any
 	// other value in bytes of its JSON text.

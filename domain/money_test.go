@@ -234,7 +234,7 @@ func FuzzParseDecimal(f *testing.F) {
 	})
 }
 
-// Issue 11, item 13: money sums never wrap.
+// security.md, item 13: money sums never wrap.
 func TestCheckedMoney(t *testing.T) {
 	t.Parallel()
 	const maxI, minI = math.MaxInt64, math.MinInt64
@@ -261,7 +261,7 @@ func TestCheckedMoney(t *testing.T) {
 	}
 }
 
-// Issue 11, item 13: fees are bounded, and a fee built past the bounds
+// security.md, item 13: fees are bounded, and a fee built past the bounds
 // saturates rather than wrapping into a negative or tiny charge.
 func TestFeeBounds(t *testing.T) {
 	t.Parallel()
@@ -286,7 +286,7 @@ func TestFeeBounds(t *testing.T) {
 	}
 }
 
-// Issue 11, item 13: postings that balance only modulo 2^64 are refused.
+// security.md, item 13: postings that balance only modulo 2^64 are refused.
 func TestEntryThatBalancesOnlyByWrapping(t *testing.T) {
 	t.Parallel()
 	e := domain.JournalEntry{ID: "je_1", Postings: []domain.Posting{

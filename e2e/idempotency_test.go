@@ -307,9 +307,8 @@ func redisDB(t *testing.T, db int) string {
 	return u.String()
 }
 
-// Redis keeps that a money write's key was answered, not the answer
-// (issue 17): the key's value is a few bytes with nothing of the charge
-// in it, and a retry is answered from the durable record, byte for byte.
+// Redis keeps that a money write's key was answered, not the answer: the
+// key's value is a few bytes with nothing of the charge in it, and a retry is answered from the durable record, byte for byte.
 func TestRedisKeepsNoAnswerOfAMoneyWrite(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, backends[0])

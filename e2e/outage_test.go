@@ -30,7 +30,7 @@ func terminateBackends(t *testing.T, admin *sql.DB) int {
 	return n
 }
 
-// Issue 12 item 2 and issue 11 item 20: when Postgres drops quitad's
+// security.md, item 20: when Postgres drops quitad's
 // connections, the pool recovers before the next statement is sent (no
 // request fails after the drop), and while connections keep dropping under
 // load every answer is 201 or 503 with Retry-After — never a 500 — and the
@@ -159,7 +159,7 @@ func TestPostgresConnectionLoss(t *testing.T) {
 	}
 }
 
-// Issue 11 item 8: Redis is optional, so it is not part of readiness: with
+// security.md, item 8: Redis is optional, so it is not part of readiness: with
 // Redis unreachable /readyz stays 200 and /healthz reports it.
 func TestRedisIsNotPartOfReadiness(t *testing.T) {
 	t.Parallel()
@@ -177,7 +177,7 @@ func TestRedisIsNotPartOfReadiness(t *testing.T) {
 	a.test.mustCreate(t, pixBody(1000))
 }
 
-// Issue 11 item 8: a Redis that accepts connections and never answers is
+// security.md, item 8: a Redis that accepts connections and never answers is
 // worse than a refused one; quitad still creates, replays and refuses a
 // reused key from the database, and /readyz stays 200.
 func TestHangingRedis(t *testing.T) {
@@ -199,7 +199,7 @@ func TestHangingRedis(t *testing.T) {
 	}
 }
 
-// Issue 12 item 5: the velocity guard's count is atomic. 50 concurrent
+// The velocity guard's count is atomic. 50 concurrent
 // creates for one payer, each with its own key, against the default limit
 // of 20 per hour: exactly 20 are created and 30 refused; retrying an
 // admitted key replays and does not count again.

@@ -13,7 +13,7 @@ import (
 	"github.com/quitapix/quita/quitatest"
 )
 
-// Issue 17 (idle): with every webhook loop polling only once an hour, a
+// With every webhook loop polling only once an hour, a
 // committed event still reaches the receiver at once (the store's commit
 // signal wakes the dispatcher) and a failed attempt is retried when its
 // retry falls due (a timer of the process that scheduled it), not at the

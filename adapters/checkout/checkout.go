@@ -65,7 +65,7 @@ func New(src Source, log *slog.Logger, cfg Config) *Controller {
 
 // Routes registers the page on the checkout subrouter (the path of
 // {checkout_url_base}). Asset names cannot collide with raw ids, which are
-// 35 (or, made before 2026-11-28, 26) base32 characters.
+// 35 (or, in the older format, 26) base32 characters.
 func (c *Controller) Routes(r *mux.Router) {
 	r.HandleFunc("/static/{name}", c.asset).Methods(http.MethodGet, http.MethodHead).Name("checkout.asset")
 	r.HandleFunc("/{id}/status", c.status).Methods(http.MethodGet).Name("checkout.status")

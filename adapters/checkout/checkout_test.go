@@ -19,7 +19,7 @@ import (
 	"github.com/quitapix/quita/ports"
 )
 
-// Raw ids of the length made before 2026-11-28 (26 base32 characters), still
+// Raw ids of the older format (26 base32 characters), still
 // valid; fresh ones, 35, come from the e2e tests.
 const (
 	rawPending = "pendingpendingpendingpendi"

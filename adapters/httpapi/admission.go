@@ -10,12 +10,14 @@ import (
 	"github.com/gorilla/mux"
 )
 
-// AdmissionConfig bounds the requests the API works on at once (issue 17,
-// graceful overload). The zero value of a field takes its default.
+// AdmissionConfig bounds the requests the API works on at once, so
+// overload is refused rather than queued. The zero value of a field takes
+// its default.
 type AdmissionConfig struct {
 	// MaxInFlight is how many requests may run at once (default 32). Tie
-	// it to the database pool: quitad uses twice the pool size, since a
-	// request holds a connection for only part of its life.
+	// it to the database pool: quitad uses four places per pooled
+	// connection, since a request holds a connection for only part of its
+	// life.
 	MaxInFlight int
 	// QueueWait is the longest a request waits for a place before it is
 	// refused (default 10 ms), so a refusal is quick, never a timeout.

@@ -15,7 +15,7 @@ import (
 // create: the access log, the admission limiter (which reads the body
 // before it takes a place) and the strict decode of a 300-byte body, with
 // the app's work left out. It measures what reading ahead costs the hot
-// path (docs/performance.md, "Overload: admission control").
+// path (docs/performance.md, "Overload: admission control and shedding").
 func BenchmarkAdmittedCreateBody(b *testing.B) {
 	adm := NewAdmission(AdmissionConfig{MaxInFlight: 64})
 	r := mux.NewRouter()

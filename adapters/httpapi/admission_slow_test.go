@@ -81,7 +81,7 @@ type rawAnswer struct {
 // at a time (no credential needed, up to the server's 30 s ReadTimeout)
 // do not take the admission places: with four times as many of them as
 // there are places, all being read at once, a merchant's API request is
-// still served — before the fix they held every place and it got 503.
+// still served: the slow bodies hold no place, so it gets none of the 503s.
 // The body, once complete, reaches the login handler as sent.
 func TestSlowLoginBodiesHoldNoPlace(t *testing.T) {
 	t.Parallel()
@@ -259,9 +259,9 @@ func questionName(msg []byte) string {
 // never answers — endpoint creates and payment creates with webhookUrl,
 // on a test key, twice as many as there are admission places — keep their
 // requests in the SSRF guard's DNS lookup (up to 5 s each), but not in the
-// admission places: another request of the API is still served. Before
-// the fix the first lookups held every place and the third request got
-// 503. When the name server gives up, each is answered 400.
+// admission places: another request of the API is still served (were the
+// lookups to hold places, the third request would get 503). When the name
+// server gives up, each is answered 400.
 func TestSlowWebhookDNSHoldsNoPlace(t *testing.T) {
 	t.Parallel()
 	srv := quitatest.NewServer(t, quitatest.Options{})

@@ -36,7 +36,7 @@ func APIKeyAuth(d Deps) mux.MiddlewareFunc {
 // key spends tokens it leased from the shared bucket) and the key's
 // account comes from the process's key cache, so the two are asked one
 // after the other: overlapping them cost every request a goroutine for a
-// round trip saved about once a second per key (issue 17).
+// round trip saved about once a second per key.
 //
 // Anything that keeps the limiter from deciding (settings or Redis errors)
 // lets the request through: the limiter protects the service, it must
@@ -57,14 +57,14 @@ func newLimiter(src RateLimitSource, l ports.RateLimiter) *keyLimiter {
 }
 
 // accountLimitFactor scales a key's limit into its account's: keys share
-// the account budget, so minting keys cannot multiply it (issue 11, item
-// 16), while a few keys still each get their full rate.
+// the account budget, so minting keys cannot multiply it (security.md,
+// item 16), while a few keys still each get their full rate.
 //
 // So the account's limit can only refuse when the account has more than
 // accountLimitFactor keys: each key's bucket (burst B, rate R) admits at
 // most B + R·t requests in any t, k keys at most k(B + R·t), and the
 // account's (4B, 4R) at least 4B + 4R·t — more whenever k ≤ 4. Its Redis
-// call is skipped then (issue 17: one round trip of four per create);
+// call is skipped then (one round trip of four per create);
 // from a fifth key on, the account's bucket is charged and starts full.
 const accountLimitFactor = 4
 

@@ -34,7 +34,7 @@ func canonicalJSON(body []byte) ([]byte, bool) {
 // or U+2029). For anything else it returns false and canonicalJSON
 // decodes — so the two agree by construction (FuzzCanonicalJSON checks
 // it). A create's fingerprint was decoding and re-encoding its body, a
-// few per cent of the create path's CPU (issue 17).
+// few per cent of the create path's CPU.
 func canonicalFast(body []byte) ([]byte, bool) {
 	c := canonicalizer{in: body}
 	out, ok := c.value(make([]byte, 0, len(body)), 0)

@@ -113,8 +113,8 @@ func ParseTrustedProxies(s string) ([]netip.Prefix, error) {
 	return out, nil
 }
 
-// Limits of failed API-key authentications per client address (issue 11,
-// item 16): each 401 costs a database lookup.
+// Limits of failed API-key authentications per client address
+// (security.md, item 16): each 401 costs a database lookup.
 const (
 	maxAuthFailuresPerIP = 60
 	authFailureWindow    = time.Minute

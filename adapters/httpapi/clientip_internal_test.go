@@ -8,7 +8,7 @@ import (
 	"github.com/quitapix/quita/mocks"
 )
 
-// Issue 17: a key this process has authenticated passes whatever its
+// A key this process has authenticated passes whatever its
 // address's failure count, so its requests do not ask the counter (a Redis
 // round trip each); an unknown key from a blocked address is refused.
 func TestAuthFailuresSkipTheCounterForKnownKeys(t *testing.T) {

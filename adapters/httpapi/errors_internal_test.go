@@ -10,7 +10,7 @@ import (
 	"github.com/quitapix/quita/ports"
 )
 
-// Issue 11 item 19: a key in use says how long its claim lasts, rounded
+// A key in use says how long its claim lasts (security.md, item 19), rounded
 // up to whole seconds, instead of a fixed second.
 func TestKeyInUseRetryAfterIsTheClaimsRemainingTime(t *testing.T) {
 	t.Parallel()

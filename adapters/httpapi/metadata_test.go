@@ -10,8 +10,8 @@ import (
 	"github.com/quitapix/quita/quitatest"
 )
 
-// Issue 11, items 6 and 10: metadata that a store cannot keep, or that is
-// too big, is a 400 naming metadata on both wire formats and on both
+// Metadata that a store cannot keep, or that is too big (security.md,
+// items 6 and 10), is a 400 naming metadata on both wire formats and on both
 // databases, never a 500; the limits' edges are accepted.
 func TestMetadataBounds(t *testing.T) {
 	t.Parallel()

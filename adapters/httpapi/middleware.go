@@ -109,7 +109,7 @@ func requestLog(log *slog.Logger, sink RequestRecorder, metrics *httpMetrics) mu
 // logRequest writes the access-log line. It builds the record itself:
 // Logger.InfoContext would box every value and walk the stack for a
 // source position the handler does not print, for each request (a few
-// per cent of the create path's CPU, issue 17).
+// per cent of the create path's CPU).
 func logRequest(ctx context.Context, log *slog.Logger, id, method, route string, status int, took time.Duration, holder *requestState) {
 	h := log.Handler()
 	if !h.Enabled(ctx, slog.LevelInfo) {
@@ -257,7 +257,7 @@ func capText(s string, n int) string {
 
 // methodLabel maps the request method to one of a fixed set, so a client
 // cannot grow the metrics, the access log or the request-log table by
-// inventing methods (issue 11, item 3).
+// inventing methods (security.md, item 3).
 func methodLabel(m string) string {
 	switch m {
 	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete,

@@ -80,7 +80,7 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 }
 
 // BenchmarkPayments200k measures the payments surface through HTTP on an
-// account with 200,000 transactions on Postgres. Targets (issue 3): list
+// account with 200,000 transactions on Postgres. Targets: list
 // page p99 ≤ 20 ms; stats and metrics for 30 days ≤ 150 ms; refund create
 // ≥ 300/s. Each sub-benchmark reports p50/p99 in ms (refunds: refunds/s).
 func BenchmarkPayments200k(b *testing.B) {

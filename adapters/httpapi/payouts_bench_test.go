@@ -14,7 +14,7 @@ import (
 
 // BenchmarkPayoutCreate measures POST /v1/payouts through HTTP on
 // Postgres, 32 clients at once against one merchant's wallet (the hot row
-// every create updates). Target (issue 13): ≥ 300 payouts/s. It reports
+// every create updates). Target: ≥ 300 payouts/s. It reports
 // payouts/s and the p99 in ms; the ledger must verify afterwards.
 func BenchmarkPayoutCreate(b *testing.B) {
 	e := newPayEnv(b, testenv.PostgresDSN(b))

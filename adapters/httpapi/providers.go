@@ -28,7 +28,7 @@ type PixCallbackAuth interface {
 	VerifyCallback(ctx context.Context, accountID, token string) (ok bool, err error)
 }
 
-// Limits of the PSP callback (issue 11, item 9). A refused callback costs
+// Limits of the PSP callback (security.md, item 9). A refused callback costs
 // a configuration read; an accepted one up to 100 PSP reads.
 const (
 	maxCallbackFailuresPerIP = 20

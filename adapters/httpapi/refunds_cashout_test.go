@@ -9,7 +9,7 @@ import (
 	"github.com/quitapix/quita/ports"
 )
 
-// TestSandboxCashoutRefunds (issue 13): in test mode a cashout refund is a
+// TestSandboxCashoutRefunds: in test mode a cashout refund is a
 // Pix out through the sandbox's PixSender, the capability payouts use,
 // under the send id derived from the refund; it completes as before. A
 // failing test key fails it and the money comes back; a devolution is

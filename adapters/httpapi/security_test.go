@@ -19,7 +19,7 @@ import (
 	"github.com/quitapix/quita/quitatest"
 )
 
-// Issue 11, item 3: invented methods share one label, and neither a
+// security.md, item 3: invented methods share one label, and neither a
 // huge method nor a huge path grows /metrics or the access log.
 func TestMetricsAndLogsBoundTheMethod(t *testing.T) {
 	t.Parallel()
@@ -96,7 +96,7 @@ func loginBurst(t *testing.T, base string, bodies []string) map[int]int {
 	return got
 }
 
-// Issue 11, item 4: parallel wrong passwords are counted before they are
+// security.md, item 4: parallel wrong passwords are counted before they are
 // hashed, so a burst cannot outrun the throttle.
 func TestLoginBurstIsThrottled(t *testing.T) {
 	t.Parallel()
@@ -110,7 +110,7 @@ func TestLoginBurstIsThrottled(t *testing.T) {
 	}
 }
 
-// Issue 11, item 4: 29 wrong passwords still hashing, then the right one
+// security.md, item 4: 29 wrong passwords still hashing, then the right one
 // in the same burst: it must not log in.
 func TestLoginRightPasswordInsideABurstIsRefused(t *testing.T) {
 	t.Parallel()
@@ -123,9 +123,10 @@ func TestLoginRightPasswordInsideABurstIsRefused(t *testing.T) {
 		go func() { done <- call(t, http.MethodPost, srv.BaseURL+"/auth/login", nil, wrong).Status }()
 	}
 	// The right password goes in once the burst has been counted: after
-	// the first refusal (with the fix, the sixth attempt's 429), or, if
-	// none comes, after every wrong attempt has been answered (without the
-	// fix, all 29 hashed to 401, and the right one then logs in). Waiting
+	// the first refusal (the sixth attempt's 429), or, if none comes, after
+	// every wrong attempt has been answered (a throttle that counted after
+	// hashing would answer all 29 with 401, and the right one would then
+	// log in). Waiting
 	// for a fixed time instead let a loaded machine send the right
 	// password among the first five attempts the server saw.
 	statuses := map[int]int{}
@@ -162,7 +163,7 @@ func slicesRepeat(s string, n int) []string {
 	return out
 }
 
-// Issue 11, item 16: one address's failed API keys are limited; keys this
+// security.md, item 16: one address's failed API keys are limited; keys this
 // process already authenticated keep working from it; the window ends.
 func TestAPIKeyFailuresAreLimitedPerAddress(t *testing.T) {
 	t.Parallel()

@@ -344,7 +344,7 @@ func TestPaymentWebhookURLCheckedAtCreate(t *testing.T) {
 	}
 }
 
-// Issue 11 item 7: an account has at most 16 endpoints per mode, so one
+// security.md, item 7: an account has at most 16 endpoints per mode, so one
 // tenant cannot multiply the receivers in front of everyone else's.
 func TestEndpointLimitPerAccount(t *testing.T) {
 	t.Parallel()

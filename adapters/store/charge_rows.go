@@ -223,7 +223,7 @@ func (r *chargeRow) toDomain() (*domain.Charge, error) {
 // optString stores "" as NULL: the method does not apply.
 // optString is s as a nullable column: nil when empty. The copy is made
 // only then (&s would move every s to the heap, empty or not: ten
-// allocations per create, issue 17).
+// allocations per create).
 func optString(s string) *string {
 	if s == "" {
 		return nil

@@ -193,7 +193,7 @@ func (db *DB) ListAuditEntries(ctx context.Context, accountID string, limit int)
 // On Postgres the batch goes by COPY (binary, on the main pool): one
 // INSERT of a few hundred interpolated rows was ~60 KB of SQL text for
 // Postgres to parse and plan every 250 ms under load, 8 ms of execution
-// each (issue 17, docs/performance.md).
+// each.
 func (db *DB) InsertRequestLogs(ctx context.Context, entries []ports.RequestLogEntry) error {
 	if len(entries) == 0 {
 		return nil

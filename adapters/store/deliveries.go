@@ -348,7 +348,7 @@ func (db *DB) DeliveryStats(ctx context.Context, scope ports.Scope) (ports.Deliv
 // index and stop after n rows. Left to statistics that lag a young,
 // fast-growing table, the outbox read chose bitmap scans, a sort and a
 // hash join over a sequential scan of every charge: 62 ms a pass, a fifth
-// of the machine during the create benchmark (issue 17).
+// of the machine during the create benchmark.
 const pinIndexPlan = `SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off;
 SET LOCAL enable_hashjoin = off; SET LOCAL enable_mergejoin = off; SET LOCAL enable_sort = off`
 

@@ -317,7 +317,7 @@ func testConcurrentClaimsNeverOverlap(t *testing.T, db *store.DB) {
 	}
 }
 
-// Issue 11 item 7: with a per-endpoint cap, a claim takes at most that
+// security.md, item 7: with a per-endpoint cap, a claim takes at most that
 // many of one endpoint's deliveries, counts those already in flight, and
 // reaches past one endpoint's backlog to another's.
 func testClaimCapsEachEndpoint(t *testing.T, db *store.DB) {

@@ -12,7 +12,7 @@ import (
 	"github.com/quitapix/quita/ports"
 )
 
-// Issue 12 item 2: losing the database is "unavailable, retry later",
+// Losing the database is "unavailable, retry later",
 // never an internal error; statement errors stay what they are.
 func TestMapErrorUnavailable(t *testing.T) {
 	t.Parallel()

@@ -41,7 +41,7 @@ type eventRow struct {
 // to a row where they can share one (pairable): as two rows, a create's
 // charge.created and payment.created cost a second heap row and four
 // more index entries, a tenth of the create benchmark's Postgres time
-// (issue 17, docs/performance.md).
+// (docs/performance.md).
 func eventsFromDomain(evs []domain.Event) []eventRow {
 	rows := make([]eventRow, 0, len(evs))
 	for i := 0; i < len(evs); i++ {

@@ -79,11 +79,10 @@ func (r *payoutRow) toDomain() (*domain.Payout, error) {
 // conditional update last. On Postgres that is one multi-statement query —
 // one round trip, its own implicit transaction — so the wallet row every
 // payout of the account updates is held from its update to the commit
-// only, not across another round trip (issue 13: payout creates/s); and
-// concurrent payouts share that query (db.payouts, coalesce.go): one
-// commit, one WAL flush for many, where each used to hold its account's
-// wallet row through a flush of its own, so one account's payouts went
-// one flush at a time (issue 17: payout creates on a slow disk).
+// only, not across another round trip; and concurrent payouts share that
+// query (db.payouts, coalesce.go): one commit, one WAL flush for many.
+// Alone, each would hold its account's wallet row through a flush of its
+// own, and one account's payouts would go one flush at a time.
 func (db *DB) CreatePayout(ctx context.Context, p *domain.Payout, events []domain.Event, entries []domain.JournalEntry, rec *ports.IdempotencyRecord) error {
 	row, err := payoutFromDomain(p)
 	if err != nil {
@@ -223,8 +222,8 @@ func (db *DB) UpdatePayout(ctx context.Context, scope ports.Scope, id string, fn
 // the write lock), and the updates, every event (one INSERT) and the
 // ledger statements of all the changes go as one text: a claim of the
 // payout worker costs one transaction and one commit, not one per payout
-// (issue 17: the worker's steps took more of the machine than the creates
-// it followed).
+// (one transaction per payout took more of the machine than the creates it
+// followed).
 func (db *DB) UpdatePayouts(ctx context.Context, refs []ports.PayoutRef, fn ports.PayoutChangeFunc) ([]error, error) {
 	if len(refs) == 0 {
 		return []error{}, nil

@@ -12,8 +12,7 @@ import (
 
 // Webhook signing secrets (endpoint secrets and the per-mode transaction
 // secrets) are sealed at rest with AES-256-GCM under QUITA_MASTER_KEY when
-// one is configured, as the PSP credentials are (security.md, issue 11
-// item 15). A sealed value is text, so the columns stay as they are:
+// one is configured, as the PSP credentials are (security.md, item 15). A sealed value is text, so the columns stay as they are:
 //
 //	sealed:v1:<base64 of nonce || ciphertext>
 //

@@ -35,7 +35,7 @@ func TestWebhooksSealedPostgres(t *testing.T) {
 	runWebhookContract(t, func(t *testing.T) *store.DB { return openSealed(t, testenv.PostgresDSN(t)) })
 }
 
-// Issue 11 item 15: with a master key no webhook secret is in clear in the
+// security.md, item 15: with a master key no webhook secret is in clear in the
 // database; secrets written before the key still work, and a process
 // without the key signs nothing with a sealed secret.
 func TestWebhookSecretsSealedAtRest(t *testing.T) {

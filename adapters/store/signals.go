@@ -44,8 +44,8 @@ const notifyGap = 20 * time.Millisecond
 
 // signals wakes the workers of this process when it commits work, and
 // those of the other processes on the database through LISTEN/NOTIFY
-// (Postgres only), so idle workers need not poll the database often
-// (issue 17: idle). Signals are hints: workers keep a slow safety poll.
+// (Postgres only), so idle workers need not poll the database often.
+// Signals are hints: workers keep a slow safety poll.
 type signals struct {
 	process string
 

@@ -13,7 +13,7 @@ import (
 
 // The charge counters (charge_counts: charges per status; charge_day_totals:
 // charges, volume and refunds per day, currency, status and method) are
-// kept exact without the write path updating them (issue 17). Every charge
+// kept exact without the write path updating them. Every charge
 // change inserts its delta into charge_stat_deltas in its own transaction —
 // an append, no row shared with another writer — and FoldChargeStats moves
 // the deltas into the totals in one atomic statement. Readers sum totals and

@@ -70,7 +70,7 @@ func TestEventsPairOnlyWithinOneChange(t *testing.T) {
 
 // A create stores its two events as one row on Postgres (the bound batch)
 // and SQLite: the second heap row and its four index entries are what
-// this saves (issue 17).
+// this saves.
 func TestACreateWritesOneEventRow(t *testing.T) {
 	t.Parallel()
 	for _, dsn := range []string{testenv.PostgresDSN(t), testenv.SQLiteDSN(t)} {

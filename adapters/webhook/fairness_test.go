@@ -10,7 +10,7 @@ import (
 	"github.com/quitapix/quita/internal/testenv"
 )
 
-// Issue 11 item 7: one account's slow receivers do not delay another's
+// security.md, item 7: one account's slow receivers do not delay another's
 // webhooks. Tenant A has eight endpoints that never answer while the test
 // runs (each attempt would wait the full 10 s attempt timeout) and a
 // backlog of deliveries older than tenant B's; B's one delivery still

@@ -39,7 +39,7 @@ func TestGuardRefusesInternalAddresses(t *testing.T) {
 		{"https://0.0.0.0/hook", domain.ModeLive, ports.ErrURLForbidden, ports.ErrURLForbidden},
 		{"https://localhost/hook", domain.ModeLive, ports.ErrURLForbidden, nil},
 		{"https://localhost:8443/hook", domain.ModeTest, ports.ErrURLForbidden, nil},
-		// Issue 11, item 11: the IANA special-purpose blocks and the forms
+		// security.md, item 11: the IANA special-purpose blocks and the forms
 		// that embed an IPv4 address.
 		{"https://[::127.0.0.1]/hook", domain.ModeLive, ports.ErrURLForbidden, nil},
 		{"https://[64:ff9b::7f00:1]/hook", domain.ModeLive, ports.ErrURLForbidden, nil},

@@ -1,6 +1,6 @@
 package main
 
-// The load generator (issue 17): it runs in a process of its own
+// The load generator: it runs in a process of its own
 // (quitabench re-executes itself with -loadgen), so the server's process
 // shares nothing with it but the machine. In an open loop it measures each
 // request from its scheduled send time: a server that falls behind cannot

@@ -1,6 +1,6 @@
 package main
 
-// Overload, idle and memory figures (issue 17).
+// Overload, idle and memory figures.
 
 import (
 	"bufio"

@@ -1,6 +1,6 @@
 package main
 
-// The payout benchmark (issue 13: "payout create ≥ 300/s on Postgres"):
+// The payout benchmark (target: payout creates ≥ 300/s on Postgres):
 // quitad runs as its own process on a scratch Postgres database and
 // Redis, as in the refund benchmark; its test-mode wallet is funded first
 // through the public API (charges paid by their test helper), so no payout
@@ -193,7 +193,7 @@ func (b *refundBench) payoutStatuses(wait time.Duration) (map[string]int, error)
 	}
 }
 
-// payoutTargets prints the phase and returns issue 13's target: at least
+// payoutTargets prints the phase and returns the payout target: at least
 // 300 payout creates/s on Postgres; the latencies, shed and failed
 // requests stand beside it. How many payouts reached paid is reported
 // without a target (the sandbox pays a payout only through its test

@@ -4,7 +4,7 @@ package main
 // generator 0.07–0.3 ms of CPU per request (two goroutines and their
 // channel hand-offs per connection, a cloned request, a header map each
 // way, a timer), which on 2 cores it takes from the server it measures:
-// at twice the closed loop's rate that was half a core (issue 17). This
+// at twice the closed loop's rate that is half a core. This
 // one writes each request from a template into a per-connection buffer
 // and reads back only what the figures need — the status, whether
 // Retry-After was set — and discards the body, on keep-alive connections

@@ -1,6 +1,6 @@
 package main
 
-// The reference of the create throughput (issue 17): the minimal durable
+// The reference of the create throughput: the minimal durable
 // create — one charge row and one outbox row, committed in one round trip
 // — run against the same database in the same run, by pgbench when it is
 // installed, else by this process over pgx. The HTTP create's target is a

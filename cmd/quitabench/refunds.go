@@ -1,6 +1,6 @@
 package main
 
-// The refund pipeline benchmark (issue 12 item 1): quitad runs as its own
+// The refund pipeline benchmark: quitad runs as its own
 // process (one, then two on the same Postgres), this process is the load
 // generator over real HTTP, and each refund's latency runs from its
 // scheduled send time to the moment the database marked it REFUNDED.

@@ -34,7 +34,7 @@ func (t *tailBuffer) String() string {
 	return strings.TrimSpace(string(t.b))
 }
 
-// refundTargets prints each phase and returns issue 12's targets: at least
+// refundTargets prints each phase and returns the refund targets: at least
 // 300 refunds/s completed by one process when twice that is offered, p99
 // from send to REFUNDED at most 1 s at the base rate (both with the
 // sandbox answering at once), and throughput that grows with a second

@@ -65,8 +65,8 @@ func TestFeesSetAndShow(t *testing.T) {
 		{"fees"},
 		{"fees", "set", "--account", "acct_x", "--method", "PAYPAL", "--provider", "1", "--platform", "1", "--database-url", db},
 		{"fees", "set", "--account", "acct_x", "--method", "PIX", "--provider", "20000", "--platform", "1", "--database-url", db},
-		// Issue 11, item 13: a fixed part near int64's range once wrapped
-		// into a balanced-looking entry.
+		// security.md, item 13: a fixed part near int64's range must not
+		// wrap into a balanced-looking entry.
 		{"fees", "set", "--account", "acct_x", "--method", "PIX", "--provider", "50+9223372036854775807", "--platform", "0", "--database-url", db},
 		{"fees", "set", "--account", "acct_x", "--method", "PIX", "--provider", "0", "--platform", "0+100000001", "--database-url", db},
 		{"fees", "show", "--database-url", db},

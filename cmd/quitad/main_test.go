@@ -66,7 +66,7 @@ func TestServeSeedsDemoServesAndShutsDownGracefully(t *testing.T) {
 
 // The demo account gets a random password, printed once on stdout and
 // never logged, with a loud warning; a restart prints the key again but
-// not the password (issue 11, item 1).
+// not the password (security.md, item 1).
 func TestDemoPasswordIsRandomAndPrintedOnce(t *testing.T) {
 	t.Parallel()
 	db := "sqlite:" + filepath.Join(t.TempDir(), "quita.db")

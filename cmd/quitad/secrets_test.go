@@ -37,7 +37,7 @@ func loginWorks(t *testing.T, db, email, password string) bool {
 	return err == nil
 }
 
-// Issue 11, item 18: the password need not be on the command line.
+// security.md, item 18: the password need not be on the command line.
 func TestAccountCreateTakesThePasswordFromStdinOrEnv(t *testing.T) {
 	db := "sqlite:" + filepath.Join(t.TempDir(), "quita.db")
 	create := func(email string, getenv func(string) string, extra ...string) string {
@@ -81,7 +81,7 @@ func TestAccountCreateTakesThePasswordFromStdinOrEnv(t *testing.T) {
 	}
 }
 
-// Issue 11, item 18: the PSP client secret can come from stdin; the PSP
+// security.md, item 18: the PSP client secret can come from stdin; the PSP
 // simulator accepts the webhook registration only with the right one.
 func TestAcquirerConfigureReadsTheClientSecretFromStdin(t *testing.T) {
 	const secret = "psp-client-secret-from-stdin"

@@ -32,7 +32,7 @@ func demoFile(dsn string) string {
 // demoEmail is the demo account's dashboard login.
 const demoEmail = "demo@quita.test"
 
-// shouldSeed decides whether serve creates the demo account (issue 11,
+// shouldSeed decides whether serve creates the demo account (security.md,
 // item 1). Unset, only the embedded SQLite database gets one: that is
 // `make run` on a laptop, never a shared Postgres. QUITA_SEED_DEMO=true
 // seeds any database, loudly; with the bcbpix acquirer (live keys move

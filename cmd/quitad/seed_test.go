@@ -73,7 +73,7 @@ func (s *served) login(t *testing.T, email, password string) int {
 	return resp.StatusCode
 }
 
-// Issue 11, item 1: a Postgres database is never seeded unless asked, and
+// security.md, item 1: a Postgres database is never seeded unless asked, and
 // the old fixed demo password opens nothing.
 func TestServeDoesNotSeedPostgresByDefault(t *testing.T) {
 	t.Parallel()

@@ -353,8 +353,8 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 // placesPerConnection is the default admission places per pooled
 // connection. A request holds a connection for only part of its life
 // (Redis, the acquirer, encoding), so four per connection keep the pool
-// busy without queueing long in it (three were measured and not kept:
-// docs/performance.md).
+// busy without queueing long in it (with three, a burst of 50 creates got
+// 503s under load: docs/performance.md's git history).
 const placesPerConnection = 4
 
 // checkoutSet is the hosted checkout page and the service behind it.

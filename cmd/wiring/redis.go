@@ -53,7 +53,7 @@ func provideRedis(ctx context.Context, cfg Config) (*redis.Client, func(), error
 	if !hasQuery(cfg.RedisURL, "protocol") {
 		// RESP2: Quita subscribes to nothing, and under RESP3 go-redis
 		// looks for push notifications before every reply it reads (~2 %
-		// of the create path's CPU, issue 17).
+		// of the create path's CPU).
 		opts.Protocol = 2
 	}
 	opts.ContextTimeoutEnabled = true // the callers' deadlines (idempotency.Guarded) bound each plain command

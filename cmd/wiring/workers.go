@@ -10,7 +10,7 @@ import (
 
 // provideWorkers is the schedule of quitad's periodic workers (the webhook
 // dispatcher and delivery loop runs apart, woken by new events). An idle
-// quitad stays under 5 queries a second (issue 17): work committed in this
+// quitad stays under 5 queries a second: work committed in this
 // process or another wakes its worker at once (the refund worker through
 // the store's signals), so an idle worker backs off to a slow safety poll —
 // except expiry, which is due by the clock.

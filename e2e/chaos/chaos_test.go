@@ -79,7 +79,7 @@ func TestChaos(t *testing.T) {
 	ctx := context.Background()
 	// The drain waits for every event and refund, up to CHAOS_DRAIN; the
 	// refunds still open CHAOS_REFUND_DRAIN after the load are counted
-	// against CHAOS_MAX_OPEN_REFUNDS (issue 12 item 1: refunds keep up).
+	// against CHAOS_MAX_OPEN_REFUNDS (refunds keep up).
 	drainStart := time.Now()
 	var events, deliveries, refunds, openAtLoadEnd int
 	openAfterRefundDrain, refundsDrained := -1, time.Duration(-1)

@@ -230,7 +230,7 @@ func (c *checker) refunds(ctx context.Context, rec *recorder, charges map[string
 		return err
 	}
 	c.figures["refunds in database"] = len(ids)
-	// How long refunds took from create to REFUNDED (issue 12 item 1).
+	// How long refunds took from create to REFUNDED.
 	var p50, p99, slowest sql.NullFloat64
 	if err := c.db.QueryRowContext(ctx, `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY d), percentile_cont(0.99) WITHIN GROUP (ORDER BY d), max(d)
 		FROM (SELECT extract(epoch FROM updated_at - created_at)*1000 AS d FROM refunds WHERE account_id = $1 AND status = 'REFUNDED') r`,

@@ -24,27 +24,26 @@ type config struct {
 
 // thresholds are the figures the run must stay within. Those that today's
 // code does not meet yet have a loose default that names the target, so
-// the fix that meets it can tighten the default (docs/operations.md lists
+// the change that meets it can tighten the default (docs/operations.md lists
 // them); a negative count means "report only".
 type thresholds struct {
 	// keyBlocked bounds how long one Idempotency-Key may answer
 	// 409 idempotency_key_in_use before it answers for good. A request
 	// cut off by a kill holds its claim for the 5 s lock TTL (renewed
-	// every 2 s only while the request lives; issue 12, item 3), plus the
+	// every 2 s only while the request lives), plus the
 	// client's back-off; the default leaves room for a loaded machine.
-	// (With the old 30 s claim this measured 29–34 s.)
 	keyBlocked time.Duration
 	// outside5xx bounds the 5xx answers outside every fault window.
 	outside5xx int
 	// db500 bounds the 500s inside database fault windows: a lost
-	// connection answers 503 with Retry-After (issue 12, item 2; it
-	// measured 32–45 per outage before). Negative = report only.
+	// connection answers 503 with Retry-After, so the default is 0.
+	// Negative = report only.
 	db500 int
 	// recovery bounds the time from a fault to the first 2xx on every
 	// running process.
 	recovery time.Duration
 	// openRefunds bounds the refunds still PENDING or IN_PROGRESS
-	// CHAOS_REFUND_DRAIN after the load (issue 12, item 1: claimed,
+	// CHAOS_REFUND_DRAIN after the load (claimed,
 	// batched, one-pass refunds keep up; 1,183 to 1,568 were still open
 	// when the load ended before, and took 20–60 s to drain). Negative =
 	// report only.

@@ -187,7 +187,7 @@ func testQuitadWithPixsimCallbackFaults(t *testing.T, w *world) {
 	})
 }
 
-// The callback is authenticated (issue 11, item 9): the account's token
+// The callback is authenticated (security.md, item 9): the account's token
 // in the path and the PSP's client certificate, before any PSP call. It
 // has a world of its own: its refusals count against the test's address.
 func TestPixCallbackAuthentication(t *testing.T) {

@@ -172,7 +172,7 @@ func (a *Acquirer) ChargeStatus(ctx context.Context, providerRef string) (ports.
 // received for it) that provider-status may show: the charge's own terms
 // and the payment's identifiers. The payer (devedor, the Pix's pagador and
 // infoPagador), free-text fields that may name people, and anything a PSP
-// adds beyond the API Pix schema stay out (security.md, issue 11 item 12).
+// adds beyond the API Pix schema stay out (security.md, item 12).
 var (
 	cobFields       = []string{"txid", "revisao", "status", "calendario", "valor", "chave", "loc", "location", "pixCopiaECola"}
 	pixFields       = []string{"endToEndId", "txid", "valor", "horario"}

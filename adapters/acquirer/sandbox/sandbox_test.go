@@ -13,7 +13,7 @@ import (
 	"github.com/quitapix/quita/ports"
 )
 
-// Issue 11, item 17: the returns the sandbox keeps are bounded; the
+// The returns the sandbox keeps are bounded (security.md, item 17); the
 // oldest go first and a retried id is neither stored twice nor refused.
 func TestReturnsAreBounded(t *testing.T) {
 	t.Parallel()
@@ -44,7 +44,7 @@ func TestReturnsAreBounded(t *testing.T) {
 	}
 }
 
-// Issue 13: a cashout refund is a Pix out through SendPix, as a payout
+// A cashout refund is a Pix out through SendPix, as a payout
 // is, under the send id derived from the refund: started twice, it is one
 // Pix. It completes on its first status check unless the key fails it; a
 // devolution stays a return of the original Pix.

@@ -1,6 +1,6 @@
 package pixsim_test
 
-// The API Pix rules of issue 16, each written here in our own words and
+// The API Pix rules pixsim keeps (docs/bcbpix.md), each written here in our own words and
 // checked over HTTP as a PSP client sees them.
 
 import (
