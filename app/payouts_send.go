@@ -82,7 +82,7 @@ var errNotPending = errors.New("payout is not pending")
 // can no longer release money that may be on its way), and returns the
 // claimed payouts that are still open: the started ones and those already
 // processing. One transaction per claim, not one per payout: under load the
-// worker's steps cost more than the creates they follow (issue 17). failed
+// worker's steps cost more than the creates they follow. failed
 // is the first payout the step could not take (the others still go on);
 // err, the transaction's failure (none was started).
 func (s *PayoutService) startClaimed(ctx context.Context, refs []ports.PayoutRef) (open []claimedPayout, failed, err error) {

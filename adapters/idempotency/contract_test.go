@@ -311,8 +311,8 @@ func testContract(t *testing.T, newHarness func(t *testing.T) harness) {
 		}
 	})
 
-	// Issue 12 item 3, issue 11 item 19: a claim reports how long it lasts,
-	// and only its holder's Extend keeps it alive.
+	// A claim reports how long it lasts, and only its holder's Extend
+	// keeps it alive.
 	t.Run("in-flight claim reports its remaining time", func(t *testing.T) {
 		t.Parallel()
 		h := newHarness(t)

@@ -25,10 +25,9 @@ type Guarded struct {
 	// answered claims (CompleteInRecord) and dropping cob intents
 	// (RedisIntents.DropCobIntent), batches of concurrent requests' writes
 	// (default 1 s). A busy machine can keep such a batch past Timeout
-	// without anything being wrong with Redis; held to Timeout, it opened
-	// the breaker and sent every create to the database for a cooldown,
-	// and the intents whose drops fell in it stayed for the sweep (issue
-	// 17). A call past BackgroundTimeout, or one that fails, opens it.
+	// without anything being wrong with Redis, and held to Timeout it
+	// would open the breaker and send every create to the database for a
+	// cooldown. A call past BackgroundTimeout, or one that fails, opens it.
 	BackgroundTimeout time.Duration
 	// Cooldown is how long the cache is skipped after a failure (default
 	// 5 s); the first call after it probes the cache again.

@@ -15,8 +15,7 @@ import (
 	"github.com/quitapix/quita/ports"
 )
 
-// Issue 11 item 8: a failing cache is tried once per cooldown, not once
-// per request; meanwhile every call answers ErrCacheUnavailable at once.
+// A failing cache is tried once per cooldown, not once per request; meanwhile every call answers ErrCacheUnavailable at once.
 func TestGuardedSkipsAFailingCache(t *testing.T) {
 	t.Parallel()
 	hang := &mocks.IdempotencyCacheMock{
