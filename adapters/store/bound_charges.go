@@ -6,6 +6,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun/schema"
+
+	"github.com/quitapix/quita/internal/groupcommit"
 )
 
 // chargeCreate is one create's rows, as insertChargeBound writes them.
@@ -53,12 +55,13 @@ func (db *DB) insertChargeBound(ctx context.Context, c chargeCreate) error {
 	if err := c.encode(db.bun.Dialect()); err != nil {
 		return err
 	}
-	return db.creates.do(ctx, c)
+	_, err := db.creates.Do(ctx, c)
+	return err
 }
 
 // insertChargesBound writes creates in one batch: one round trip, one
 // transaction (batchCharges).
-func (db *DB) insertChargesBound(ctx context.Context, creates []chargeCreate) error {
+func (db *DB) insertChargesBound(ctx context.Context, creates []chargeCreate, _ []groupcommit.Result[struct{}]) error {
 	return mapError(retryLostConn(func() error {
 		conn, err := acquire(ctx, db.hot)
 		if err != nil {
@@ -73,8 +76,8 @@ func (db *DB) insertChargesBound(ctx context.Context, creates []chargeCreate) er
 	}))
 }
 
-func (db *DB) insertOneChargeBound(ctx context.Context, c chargeCreate) error {
-	return db.insertChargesBound(ctx, []chargeCreate{c})
+func (db *DB) insertOneChargeBound(ctx context.Context, c chargeCreate) (struct{}, error) {
+	return struct{}{}, db.insertChargesBound(ctx, []chargeCreate{c}, nil)
 }
 
 // batchCharges is creates as one batch for conn, each INSERT carrying the

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 
 	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/internal/groupcommit"
 	"github.com/quitapix/quita/ports"
 )
 
@@ -94,19 +94,7 @@ func (db *DB) IdempotencyRecordOrIntent(ctx context.Context, in ports.ProviderIn
 		}
 		return nil, ports.ErrNotFound
 	}
-	q := &recordOrIntent{in: in}
-	if err := db.recordOrIntents.do(ctx, q); err != nil {
-		return nil, err
-	}
-	return q.rec, q.err
-}
-
-// recordOrIntent is one IdempotencyRecordOrIntent: its intent, and its
-// answer once run (rec, or err ErrNotFound with the intent recorded).
-type recordOrIntent struct {
-	in  ports.ProviderIntent
-	rec *ports.IdempotencyRecord
-	err error
+	return db.recordOrIntents.Do(ctx, in)
 }
 
 // recordOrIntentsSQL is recordOrIntentSQL for many keys in one statement:
@@ -131,39 +119,34 @@ ins AS (INSERT INTO provider_intents (account_id, mode, idem_key, txid, created_
 	ON CONFLICT (account_id, mode, idem_key) DO NOTHING)
 SELECT i, fingerprint, resource_id, status_code, body, in_event, created_at FROM rec`
 
-// recordOrIntentsBound runs qs as one batch on the hot pool: one round
-// trip, one transaction committed without waiting for its WAL flush.
-// Concurrent creates share a batch (db.recordOrIntents, coalesce.go).
-func (db *DB) recordOrIntentsBound(ctx context.Context, qs []*recordOrIntent) error {
-	return mapError(retryLostConn(func() error { return db.sendRecordOrIntents(ctx, qs) }))
+// recordOrIntentsBound runs the replay checks of ins as one batch on the
+// hot pool: one round trip, one transaction committed without waiting for
+// its WAL flush. Each key's answer is its result: its record, or
+// ErrNotFound with the intent recorded. Concurrent creates share a batch
+// (db.recordOrIntents, coalesce.go).
+func (db *DB) recordOrIntentsBound(ctx context.Context, ins []ports.ProviderIntent, results []groupcommit.Result[*ports.IdempotencyRecord]) error {
+	return mapError(retryLostConn(func() error { return db.sendRecordOrIntents(ctx, ins, results) }))
 }
 
-// sendRecordOrIntents sends the keys of qs as one statement
-// (recordOrIntentsSQL; recordOrIntentSQL for one) and reads each one's
-// answer.
-func (db *DB) sendRecordOrIntents(ctx context.Context, qs []*recordOrIntent) error {
+// sendRecordOrIntents sends the keys of ins as one statement
+// (recordOrIntentsSQL) and reads each one's answer into results.
+func (db *DB) sendRecordOrIntents(ctx context.Context, ins []ports.ProviderIntent, results []groupcommit.Result[*ports.IdempotencyRecord]) error {
 	conn, err := acquire(ctx, db.hot)
 	if err != nil {
 		return err
 	}
 	defer conn.Release()
-	if len(qs) == 1 {
-		q := qs[0]
-		row := conn.QueryRow(ctx, recordOrIntentSQL, q.in.Key.AccountID, string(q.in.Key.Mode), q.in.Key.Key, q.in.TxID,
-			q.in.CreatedAt.UTC().Truncate(time.Microsecond))
-		return q.scan(row.Scan)
-	}
 	var (
-		accounts = make([]string, len(qs))
-		modes    = make([]string, len(qs))
-		keys     = make([]string, len(qs))
-		txids    = make([]string, len(qs))
-		times    = make([]time.Time, len(qs))
+		accounts = make([]string, len(ins))
+		modes    = make([]string, len(ins))
+		keys     = make([]string, len(ins))
+		txids    = make([]string, len(ins))
+		times    = make([]time.Time, len(ins))
 	)
-	for i, q := range qs {
-		accounts[i], modes[i], keys[i], txids[i] = q.in.Key.AccountID, string(q.in.Key.Mode), q.in.Key.Key, q.in.TxID
-		times[i] = q.in.CreatedAt.UTC().Truncate(time.Microsecond)
-		q.rec, q.err = nil, ports.ErrNotFound // unless a record comes back
+	for i, in := range ins {
+		accounts[i], modes[i], keys[i], txids[i] = in.Key.AccountID, string(in.Key.Mode), in.Key.Key, in.TxID
+		times[i] = in.CreatedAt.UTC().Truncate(time.Microsecond)
+		results[i] = groupcommit.Result[*ports.IdempotencyRecord]{Err: ports.ErrNotFound} // unless a record comes back
 	}
 	rows, err := conn.Query(ctx, recordOrIntentsSQL, accounts, modes, keys, txids, times)
 	if err != nil {
@@ -177,45 +160,45 @@ func (db *DB) sendRecordOrIntents(ctx context.Context, qs []*recordOrIntent) err
 		if err := rows.Scan(&i, &row.Fingerprint, &row.ResourceID, &row.StatusCode, &row.Body, &row.InEvent, &created); err != nil {
 			return err
 		}
-		if i < 1 || i > len(qs) {
-			return fmt.Errorf("store: replay check answered for key %d of %d", i, len(qs))
+		if i < 1 || i > len(ins) {
+			return fmt.Errorf("store: replay check answered for key %d of %d", i, len(ins))
 		}
-		q := qs[i-1]
-		row.AccountID, row.Mode, row.Key = q.in.Key.AccountID, string(q.in.Key.Mode), q.in.Key.Key
+		in := ins[i-1]
+		row.AccountID, row.Mode, row.Key = in.Key.AccountID, string(in.Key.Mode), in.Key.Key
 		row.CreatedAt = newDBTime(created)
 		if err := row.resolve(); err != nil {
-			q.rec, q.err = nil, err // this key's alone
+			results[i-1] = groupcommit.Result[*ports.IdempotencyRecord]{Err: err} // this key's alone
 			continue
 		}
-		q.rec, q.err = row.toPort(), nil
+		results[i-1] = groupcommit.Result[*ports.IdempotencyRecord]{Value: row.toPort()}
 	}
 	// Err reports the commit too: an answer is only good once it is done.
 	return rows.Err()
 }
 
-// scan reads one key's answer: its record, or ErrNotFound with the intent
-// recorded.
-func (q *recordOrIntent) scan(scan func(dest ...any) error) error {
-	row := &idempotencyRow{AccountID: q.in.Key.AccountID, Mode: string(q.in.Key.Mode), Key: q.in.Key.Key}
+// recordOrIntentBound is one replay check alone (recordOrIntentSQL): the
+// key's record, or ErrNotFound with the intent recorded.
+func (db *DB) recordOrIntentBound(ctx context.Context, in ports.ProviderIntent) (*ports.IdempotencyRecord, error) {
+	row := &idempotencyRow{AccountID: in.Key.AccountID, Mode: string(in.Key.Mode), Key: in.Key.Key}
 	var created time.Time
-	err := scan(&row.Fingerprint, &row.ResourceID, &row.StatusCode, &row.Body, &row.InEvent, &created)
-	switch {
-	case err == nil:
-		row.CreatedAt = newDBTime(created)
-		if err := row.resolve(); err != nil {
+	err := mapError(retryLostConn(func() error {
+		conn, err := acquire(ctx, db.hot)
+		if err != nil {
 			return err
 		}
-		q.rec, q.err = row.toPort(), nil
-	case errors.Is(err, pgx.ErrNoRows):
-		q.rec, q.err = nil, ports.ErrNotFound // the intent recorded
-	default:
-		return err
+		defer conn.Release()
+		return conn.QueryRow(ctx, recordOrIntentSQL, in.Key.AccountID, string(in.Key.Mode), in.Key.Key, in.TxID,
+			in.CreatedAt.UTC().Truncate(time.Microsecond)).
+			Scan(&row.Fingerprint, &row.ResourceID, &row.StatusCode, &row.Body, &row.InEvent, &created)
+	}))
+	if err != nil {
+		return nil, err // ErrNotFound: no record, the intent recorded
 	}
-	return nil
-}
-
-func (db *DB) recordOrIntentBound(ctx context.Context, q *recordOrIntent) error {
-	return db.recordOrIntentsBound(ctx, []*recordOrIntent{q})
+	row.CreatedAt = newDBTime(created)
+	if err := row.resolve(); err != nil {
+		return nil, err
+	}
+	return row.toPort(), nil
 }
 
 // ProviderIntentsBefore implements ports.ProviderIntents.

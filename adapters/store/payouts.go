@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun/schema"
 
 	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/internal/groupcommit"
 	"github.com/quitapix/quita/ports"
 )
 
@@ -94,7 +95,7 @@ func (db *DB) CreatePayout(ctx context.Context, p *domain.Payout, events []domai
 		if c.sql, err = payoutSQL(ctx, db.bun, row, events, entries, rec); err != nil {
 			return err
 		}
-		err = db.payouts.do(ctx, c)
+		_, err = db.payouts.Do(ctx, c)
 	} else {
 		err = mapError(db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 			// On SQLite, or when the entries read the holds first
@@ -147,12 +148,12 @@ func payoutSQL(ctx context.Context, idb bun.IDB, row *payoutRow, events []domain
 
 // insertPayouts writes payouts as one multi-statement query on Postgres:
 // one implicit transaction, so the first failure (a wallet's
-// non-negative check, a repeated key) rolls back all, and the coalescer
+// non-negative check, a repeated key) rolls back all, and the group
 // then runs each alone for its own outcome. The payouts go in the order
 // of their wallets (account, mode, currency; arrival order within one):
 // every writer takes wallet rows in that order (walletLess), so two
 // batches never wait on each other's wallets in a cycle.
-func (db *DB) insertPayouts(ctx context.Context, cs []payoutCreate) error {
+func (db *DB) insertPayouts(ctx context.Context, cs []payoutCreate, _ []groupcommit.Result[struct{}]) error {
 	cs = slices.Clone(cs)
 	slices.SortStableFunc(cs, func(a, b payoutCreate) int {
 		switch {
@@ -178,8 +179,8 @@ func (db *DB) insertPayouts(ctx context.Context, cs []payoutCreate) error {
 	return mapError(err)
 }
 
-func (db *DB) insertPayout(ctx context.Context, c payoutCreate) error {
-	return db.insertPayouts(ctx, []payoutCreate{c})
+func (db *DB) insertPayout(ctx context.Context, c payoutCreate) (struct{}, error) {
+	return struct{}{}, db.insertPayouts(ctx, []payoutCreate{c}, nil)
 }
 
 func (r *payoutRow) walletKey() domain.WalletKey {

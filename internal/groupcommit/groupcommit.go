@@ -118,6 +118,13 @@ func (g *Group[T, R]) Stats() Stats {
 	return Stats{Flushes: g.flushes.Load(), Items: g.items.Load(), Busy: time.Duration(g.busyNanos.Load())}
 }
 
+// Queued is how many calls wait for a flight.
+func (g *Group[T, R]) Queued() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.queue)
+}
+
 // Do runs item, in a batch with others when some are waiting, and returns
 // its own outcome. It waits for the flush that carries item even when ctx
 // ends first: the answer is then the true one, not a guess. An item whose

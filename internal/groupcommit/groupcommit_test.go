@@ -123,9 +123,7 @@ func startHeld(t *testing.T, f *fakeStore, g *Group[string, string], items []str
 func waitQueued[T, R any](t *testing.T, g *Group[T, R], n int) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
-		g.mu.Lock()
-		queued := len(g.queue)
-		g.mu.Unlock()
+		queued := g.Queued()
 		if queued == n {
 			return
 		}
