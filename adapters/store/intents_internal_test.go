@@ -23,7 +23,7 @@ import (
 func TestIntentInsertCommitsAsynchronouslyAlone(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	_, conn := migratedHotConn(t)
+	_, conn := migratedFastConn(t)
 	setting := func() string {
 		var v string
 		if err := conn.QueryRow(ctx, "SELECT current_setting('synchronous_commit')").Scan(&v); err != nil {
@@ -103,7 +103,8 @@ func TestRecordOrIntentsOneStatement(t *testing.T) {
 		ins[i] = ports.ProviderIntent{Key: ports.IdempotencyKey{Scope: scope, Key: k}, TxID: fmt.Sprint("tx", i), CreatedAt: now}
 	}
 	results := make([]groupcommit.Result[*ports.IdempotencyRecord], len(keys))
-	if err := db.sendRecordOrIntents(ctx, ins, results); err != nil {
+	err := fastPool(db).Run(ctx, func(conn *pgx.Conn) error { return sendReplayChecks(ctx, conn, ins, results) })
+	if err != nil {
 		t.Fatal(err)
 	}
 	for i, q := range results {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"github.com/quitapix/quita/adapters/store/pgfast"
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/internal/testenv"
 	"github.com/quitapix/quita/ports"
@@ -44,7 +45,7 @@ func TestChargeLookupsUseThePrimaryKey(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	conn, err := db.hot.Acquire(ctx)
+	conn, err := fastPool(db).Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,8 +60,8 @@ func TestChargeLookupsUseThePrimaryKey(t *testing.T) {
 		return strings.Join(indexes, ",")
 	}
 	row := new(chargeRow)
-	hot := planSelect(db.bun.Dialect(), row, "id = $1")
-	if got := index(hot.sql, last); got != "charges_pkey" {
+	prepared := db.charges.(*pgCharges).tables.Select(row, "id = $1").SQL()
+	if got := index(prepared, last); got != "charges_pkey" {
 		t.Errorf("GetCharge's prepared lookup uses %q, want charges_pkey", got)
 	}
 	for _, forUpdate := range []bool{false, true} {
@@ -71,7 +72,7 @@ func TestChargeLookupsUseThePrimaryKey(t *testing.T) {
 	// What the scoped form did (for the record; the planner's choice there
 	// depends on the statistics, which is the point).
 	t.Logf("with account and mode in the WHERE clause: %q",
-		index(strings.Replace(hot.sql, "id = $1", "id = $1 AND account_id = $2 AND mode = $3", 1), last, scope.AccountID, "live"))
+		index(strings.Replace(prepared, "id = $1", "id = $1 AND account_id = $2 AND mode = $3", 1), last, scope.AccountID, "live"))
 	// And the lookup still answers only in scope.
 	if _, err := db.GetCharge(ctx, ports.Scope{AccountID: "acct_other", Mode: domain.ModeLive}, last); err != ports.ErrNotFound {
 		t.Errorf("another account's lookup: %v, want ErrNotFound", err)
@@ -185,12 +186,15 @@ func openMigratedPostgres(t *testing.T) *DB {
 	return db
 }
 
-// migratedHotConn is openMigratedPostgres with one of the store's hot
-// connections held for the test.
-func migratedHotConn(t *testing.T) (*DB, *pgxpool.Conn) {
+// fastPool is the pool of db's chargePath on Postgres (pgCharges).
+func fastPool(db *DB) *pgfast.Pool { return db.charges.(*pgCharges).pool }
+
+// migratedFastConn is openMigratedPostgres with one connection of its
+// pgfast pool held for the test.
+func migratedFastConn(t *testing.T) (*DB, *pgxpool.Conn) {
 	t.Helper()
 	db := openMigratedPostgres(t)
-	conn, err := db.hot.Acquire(context.Background())
+	conn, err := fastPool(db).Acquire(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,11 +80,10 @@ func (r *payoutRow) toDomain() (*domain.Payout, error) {
 // conditional update last. On Postgres that is one multi-statement query —
 // one round trip, its own implicit transaction — so the wallet row every
 // payout of the account updates is held from its update to the commit
-// only, not across another round trip (issue 13: payout creates/s); and
-// concurrent payouts share that query (db.payouts, coalesce.go): one
-// commit, one WAL flush for many, where each used to hold its account's
-// wallet row through a flush of its own, so one account's payouts went
-// one flush at a time (issue 17: payout creates on a slow disk).
+// only, not across another round trip; and concurrent payouts share that
+// query (db.payouts, internal/groupcommit): one commit, one WAL flush for
+// many, so one account's payouts do not go one flush at a time, each
+// holding the wallet row through a flush of its own.
 func (db *DB) CreatePayout(ctx context.Context, p *domain.Payout, events []domain.Event, entries []domain.JournalEntry, rec *ports.IdempotencyRecord) error {
 	row, err := payoutFromDomain(p)
 	if err != nil {

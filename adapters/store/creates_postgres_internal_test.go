@@ -5,15 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/internal/groupcommit"
@@ -45,18 +42,19 @@ func TestBatchedCreatesOnPostgres(t *testing.T) {
 		hold       chan struct{}
 		started    chan struct{}
 	)
-	db.creates = newGroup(func(ctx context.Context, cs []chargeCreate, results []groupcommit.Result[struct{}]) error {
+	pg := db.charges.(*pgCharges)
+	pg.creates = newGroup(func(ctx context.Context, cs []pgCreate, results []groupcommit.Result[struct{}]) error {
 		mu.Lock()
 		batchSizes = append(batchSizes, len(cs))
 		mu.Unlock()
-		return db.insertChargesBound(ctx, cs, results)
-	}, func(ctx context.Context, c chargeCreate) (struct{}, error) {
+		return pg.insertCharges(ctx, cs, results)
+	}, func(ctx context.Context, c pgCreate) (struct{}, error) {
 		select {
 		case started <- struct{}{}:
 			<-hold // the round's first create keeps the only flight busy
 		default:
 		}
-		return db.insertOneChargeBound(ctx, c)
+		return pg.insertOneCharge(ctx, c)
 	})
 	scope := ports.Scope{AccountID: "acct_batch", Mode: domain.ModeLive}
 	type created struct {
@@ -96,7 +94,7 @@ func TestBatchedCreatesOnPostgres(t *testing.T) {
 		for i, k := range keys {
 			wg.Go(func() { out[i] = create(k, int64(1000+i)) })
 		}
-		waitQueued(t, db.creates, len(keys))
+		waitQueued(t, pg.creates, len(keys))
 		close(hold)
 		wg.Wait()
 		if !slices.Equal(batchSizes, []int{len(keys)}) {
@@ -209,45 +207,6 @@ func TestBatchedCreatesOnPostgres(t *testing.T) {
 	checkStats("after the fold")
 }
 
-// A hot-path write whose connection died under it runs once more on
-// another; any other failure is answered as it is.
-func TestRetryLostConn(t *testing.T) {
-	lost := &pgconn.PgError{Code: "57P01", Message: "terminating connection due to administrator command"}
-	for _, tt := range []struct {
-		name  string
-		first error
-		calls int
-	}{
-		{"terminated backend", fmt.Errorf("%w: %w", ports.ErrStoreUnavailable, lost), 2},
-		{"connection closed", errors.New("conn closed"), 2},
-		{"unexpected EOF", io.ErrUnexpectedEOF, 2},
-		{"no connection free in time", fmt.Errorf("%w: no database connection free within 10s", ports.ErrStoreUnavailable), 1},
-		{"deadline", context.DeadlineExceeded, 1},
-		{"key used", ports.ErrIdempotencyKeyExists, 1},
-		{"success", nil, 1},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			calls := 0
-			err := retryLostConn(func() error {
-				calls++
-				if calls == 1 {
-					return tt.first
-				}
-				return nil
-			})
-			if calls != tt.calls {
-				t.Errorf("%d runs, want %d", calls, tt.calls)
-			}
-			if tt.calls == 2 && err != nil {
-				t.Errorf("the second run succeeded, yet: %v", err)
-			}
-			if tt.calls == 1 && !errors.Is(err, tt.first) {
-				t.Errorf("err %v, want %v", err, tt.first)
-			}
-		})
-	}
-}
-
 // Creates right after every connection of the database was terminated —
 // before the backends' farewells may have reached the pool's sockets —
 // all succeed: a connection found dead under the batch is replaced once.
@@ -267,7 +226,7 @@ func TestCreatesSurviveTerminatedConnections(t *testing.T) {
 			Fingerprint: "fp", ResourceID: c.ID(), StatusCode: 201, Body: []byte(`{}`), CreatedAt: time.Now()})
 	}
 	for i := range 20 {
-		// Use a few hot connections as creates do, then terminate them all.
+		// Use a few pgfast connections as creates do, then terminate them all.
 		var wg sync.WaitGroup
 		for range 3 {
 			wg.Go(func() {
