@@ -32,8 +32,6 @@ type PaymentService struct {
 	// refundsWake is signalled when a refund commits in this process, so
 	// the refund worker starts on it at once instead of at its next poll.
 	refundsWake chan struct{}
-	// refundCreates writes concurrent refund creates together.
-	refundCreates *refundBatcher
 	// once is the charge service's runner: refunds share its key space.
 	once *exactlyonce.Runner
 }
@@ -43,7 +41,7 @@ func NewPaymentService(charges *ChargeService, store ports.PaymentStore, cstore 
 	clock ports.Clock, ids ports.IDGenerator, log *slog.Logger, cfg PaymentsConfig,
 ) *PaymentService {
 	return &PaymentService{charges: charges, store: store, cstore: cstore, acquirer: acquirerOf(acquirer), clock: clock, ids: ids, log: log, cfg: cfg,
-		refundsWake: make(chan struct{}, 1), refundCreates: &refundBatcher{store: store}, once: charges.once}
+		refundsWake: make(chan struct{}, 1), once: charges.once}
 }
 
 // RefundsWake is signalled each time a refund commits in this process; the

@@ -3,8 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"sync"
-	"time"
 
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/ports"
@@ -63,25 +61,16 @@ func (s *PaymentService) Refund(ctx context.Context, caller Caller, id string, i
 	if err != nil {
 		return Response{}, err
 	}
-	// First in a batch with the refunds other requests of this process
-	// are creating at the same moment: one transaction, one commit and one
-	// wallet update for all of them (every refund of an account takes the
-	// same wallet row, so one commit each would queue them behind each
-	// other). If the batch as a whole fails, this refund is created on its
-	// own below.
+	// The store writes the refund in one transaction with the refunds other
+	// requests are creating at the same moment (PaymentStore.RefundCharge).
+	// The wallet is read without a lock; the store refuses a debit that a
+	// concurrent one made stale (ErrInsufficientBalance after the entry was
+	// computed from a sufficient read), and a fresh read decides again.
 	change := s.refundChange(in, pixOut, payerOnly, idem, key, respond, &answer, &computed)
-	res := s.refundCreates.do(ports.ChargeRef{Scope: caller.Scope(), ID: id}, change)
-	err = res.err
-	// On its own: the wallet is read without a lock; the store refuses a
-	// debit that a concurrent one made stale (ErrInsufficientBalance after
-	// the entry was computed from a sufficient read), and a fresh read
-	// decides again.
-	for i := 0; !res.batched && i < 5; i++ {
-		computed = false
-		err = s.cstore.UpdateCharge(ctx, caller.Scope(), id, change)
-		if !computed || !errors.Is(err, domain.ErrInsufficientBalance) {
-			break
-		}
+	ref := ports.ChargeRef{Scope: caller.Scope(), ID: id}
+	err = s.store.RefundCharge(ctx, ref, change)
+	for i := 1; i < maxBalanceRetries && computed && errors.Is(err, domain.ErrInsufficientBalance); i++ {
+		err = s.store.RefundCharge(ctx, ref, change)
 	}
 	if errors.Is(err, ports.ErrIdempotencyKeyExists) {
 		return s.once.Replay(ctx, caller.Scope(), idem)
@@ -154,6 +143,7 @@ func (s *PaymentService) refundChange(in RefundInput, pixOut domain.FeeSchedule,
 	key ports.IdempotencyKey, respond Respond[domain.Refund], answer *Response, computed *bool,
 ) ports.ChargeChangeFunc {
 	return func(ctx context.Context, c *domain.Charge, tx ports.ChargeTx) (ports.ChargeChange, error) {
+		*computed = false // each run (the store may run it twice) says so of itself
 		now := s.clock.Now()
 		amount := c.RefundableAmount()
 		if in.Amount != nil {
@@ -224,107 +214,5 @@ func (s *PaymentService) refundChange(in RefundInput, pixOut domain.FeeSchedule,
 		return ports.ChargeChange{Events: []domain.Event{ev}, Entries: []domain.JournalEntry{entry}, Refunds: []domain.Refund{r},
 			Idempotency: &ports.IdempotencyRecord{IdempotencyKey: key, Fingerprint: idem.Fingerprint, ResourceID: rid,
 				StatusCode: answer.StatusCode, Body: answer.Body, CreatedAt: now}}, nil
-	}
-}
-
-// refundBatchSize bounds the refund creates one transaction writes.
-const refundBatchSize = 64
-
-// refundBatchTimeout bounds one batch's transaction.
-const refundBatchTimeout = 10 * time.Second
-
-// refundBatcher writes the refund creates that arrive together in one
-// transaction (group commit). A create joins the queue; one goroutine at a
-// time takes everything queued (one create per charge: a second create of
-// the same charge waits for the next batch) and writes it with
-// PaymentStore.UpdateCharges, so under load each batch carries the creates
-// that arrived while the previous one committed, and alone a create goes
-// at once.
-type refundBatcher struct {
-	store ports.PaymentStore
-	mu    sync.Mutex
-	queue []*refundJob
-	busy  bool
-}
-
-type refundJob struct {
-	ref    ports.ChargeRef
-	change ports.ChargeChangeFunc
-	done   chan refundResult
-}
-
-type refundResult struct {
-	err     error
-	batched bool // false: the batch failed as a whole, nothing of it was written
-}
-
-// do writes change in the next batch and returns its result, with batched
-// false when the batch failed as a whole (the caller then writes it alone).
-func (b *refundBatcher) do(ref ports.ChargeRef, change ports.ChargeChangeFunc) refundResult {
-	j := &refundJob{ref: ref, change: change, done: make(chan refundResult, 1)}
-	b.mu.Lock()
-	b.queue = append(b.queue, j)
-	if !b.busy {
-		b.busy = true
-		go b.drain()
-	}
-	b.mu.Unlock()
-	return <-j.done
-}
-
-// drain writes batches until the queue is empty.
-func (b *refundBatcher) drain() {
-	for {
-		b.mu.Lock()
-		var batch, rest []*refundJob
-		seen := map[string]bool{}
-		for _, j := range b.queue {
-			if len(batch) < refundBatchSize && !seen[j.ref.ID] {
-				seen[j.ref.ID] = true
-				batch = append(batch, j)
-			} else {
-				rest = append(rest, j)
-			}
-		}
-		b.queue = rest
-		if len(batch) == 0 {
-			b.busy = false
-			b.mu.Unlock()
-			return
-		}
-		b.mu.Unlock()
-		b.write(batch)
-	}
-}
-
-func (b *refundBatcher) write(batch []*refundJob) {
-	refs := make([]ports.ChargeRef, len(batch))
-	byCharge := make(map[string]ports.ChargeChangeFunc, len(batch))
-	for i, j := range batch {
-		refs[i] = j.ref
-		byCharge[j.ref.ID] = j.change
-	}
-	answered := 0
-	defer func() {
-		// A panic in a change must not leave its batch waiting: the rest
-		// is written one by one (where the request's own recovery applies).
-		if recover() != nil {
-			for _, j := range batch[answered:] {
-				j.done <- refundResult{}
-			}
-		}
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), refundBatchTimeout)
-	defer cancel()
-	errs, err := b.store.UpdateCharges(ctx, refs, func(ctx context.Context, c *domain.Charge, tx ports.ChargeTx) (ports.ChargeChange, error) {
-		return byCharge[c.ID()](ctx, c, tx)
-	})
-	for i, j := range batch {
-		answered++
-		if err != nil {
-			j.done <- refundResult{}
-			continue
-		}
-		j.done <- refundResult{err: errs[i], batched: true}
 	}
 }

@@ -208,10 +208,24 @@ func NewChargeEvents(c *Charge, prev TxStatus, types []EventType, l Links, newID
 	return out, nil
 }
 
-// canonicalObjectPrefix is what a canonical envelope has just before its
-// data.object: data is CanonicalEnvelope's last field, object its only one,
-// and no field before data holds a caller's text.
-var canonicalObjectPrefix = []byte(`"data":{"object":`)
+// canonicalObjectPrefix and canonicalObjectSuffix are what a canonical
+// envelope has around its data.object: data is CanonicalEnvelope's last
+// field, object its only one, and no field before data holds a caller's
+// text.
+var canonicalObjectPrefix, canonicalObjectSuffix = []byte(`"data":{"object":`), []byte(`}}`)
+
+// EnvelopeEndsWithObject reports whether payload's last bytes are
+// object as its data.object, laid out as a canonical envelope lays it out:
+// `"data":{"object":`, object, `}}`. The test is on the bytes, so the
+// data.object read back from payload is object byte for byte, whatever
+// encoded either; a store may then keep object once, in the event (a
+// charge create's 201 body is its charge.created event's object).
+func EnvelopeEndsWithObject(payload, object []byte) bool {
+	end := len(payload) - len(canonicalObjectSuffix)
+	start := end - len(object)
+	return len(object) > 0 && start >= len(canonicalObjectPrefix) && bytes.Equal(payload[end:], canonicalObjectSuffix) &&
+		bytes.Equal(payload[start:end], object) && bytes.Equal(payload[start-len(canonicalObjectPrefix):start], canonicalObjectPrefix)
+}
 
 // CanonicalObject is the data.object of e's envelope, as its bytes, when e
 // is a canonical event NewChargeEvents built: the charge's public object,
@@ -224,10 +238,11 @@ func (e Event) CanonicalObject() (object []byte, ok bool) {
 		return nil, false
 	}
 	i := bytes.Index(e.Payload, canonicalObjectPrefix)
-	if i < 0 || !bytes.HasSuffix(e.Payload, []byte("}}")) {
+	if i < 0 || !bytes.HasSuffix(e.Payload, canonicalObjectSuffix) {
 		return nil, false
 	}
-	return e.Payload[i+len(canonicalObjectPrefix) : len(e.Payload)-2 : len(e.Payload)-2], true
+	end := len(e.Payload) - len(canonicalObjectSuffix)
+	return e.Payload[i+len(canonicalObjectPrefix) : end : end], true
 }
 
 func (c *Charge) legacyEnvelope(t EventType, prev TxStatus, now time.Time) LegacyEnvelope {

@@ -320,6 +320,12 @@ func TestEventCanonicalObject(t *testing.T) {
 			if cap(got) != len(got) {
 				t.Errorf("%s: the object can grow into its payload (cap %d, len %d)", name, cap(got), len(got))
 			}
+			if !domain.EnvelopeEndsWithObject(ev.Payload, want) {
+				t.Errorf("%s: %s's payload does not end with its object", name, ev.Type)
+			}
+			if domain.EnvelopeEndsWithObject(ev.Payload, want[1:]) || domain.EnvelopeEndsWithObject(ev.Payload, nil) {
+				t.Errorf("%s: %s's payload ends with a part of its object, or with none", name, ev.Type)
+			}
 		}
 		if canonical != 1 {
 			t.Errorf("%s: %d canonical creation events, want 1", name, canonical)

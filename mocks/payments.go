@@ -51,6 +51,9 @@ var _ ports.PaymentStore = &PaymentStoreMock{}
 //			MedianSecondsToPayFunc: func(ctx context.Context, scope ports.Scope, since time.Time, currency domain.Currency) (*int64, error) {
 //				panic("mock out the MedianSecondsToPay method")
 //			},
+//			RefundChargeFunc: func(ctx context.Context, ref ports.ChargeRef, fn ports.ChargeChangeFunc) error {
+//				panic("mock out the RefundCharge method")
+//			},
 //			ReleaseHoldFunc: func(ctx context.Context, h ports.Hold, entry domain.JournalEntry) (bool, error) {
 //				panic("mock out the ReleaseHold method")
 //			},
@@ -99,6 +102,9 @@ type PaymentStoreMock struct {
 
 	// MedianSecondsToPayFunc mocks the MedianSecondsToPay method.
 	MedianSecondsToPayFunc func(ctx context.Context, scope ports.Scope, since time.Time, currency domain.Currency) (*int64, error)
+
+	// RefundChargeFunc mocks the RefundCharge method.
+	RefundChargeFunc func(ctx context.Context, ref ports.ChargeRef, fn ports.ChargeChangeFunc) error
 
 	// ReleaseHoldFunc mocks the ReleaseHold method.
 	ReleaseHoldFunc func(ctx context.Context, h ports.Hold, entry domain.JournalEntry) (bool, error)
@@ -202,6 +208,15 @@ type PaymentStoreMock struct {
 			// Currency is the currency argument value.
 			Currency domain.Currency
 		}
+		// RefundCharge holds details about calls to the RefundCharge method.
+		RefundCharge []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Ref is the ref argument value.
+			Ref ports.ChargeRef
+			// Fn is the fn argument value.
+			Fn ports.ChargeChangeFunc
+		}
 		// ReleaseHold holds details about calls to the ReleaseHold method.
 		ReleaseHold []struct {
 			// Ctx is the ctx argument value.
@@ -243,6 +258,7 @@ type PaymentStoreMock struct {
 	lockListRefunds        sync.RWMutex
 	lockListScopeRefunds   sync.RWMutex
 	lockMedianSecondsToPay sync.RWMutex
+	lockRefundCharge       sync.RWMutex
 	lockReleaseHold        sync.RWMutex
 	lockUpdateCharges      sync.RWMutex
 	lockVerifyDerived      sync.RWMutex
@@ -642,6 +658,46 @@ func (mock *PaymentStoreMock) MedianSecondsToPayCalls() []struct {
 	mock.lockMedianSecondsToPay.RLock()
 	calls = mock.calls.MedianSecondsToPay
 	mock.lockMedianSecondsToPay.RUnlock()
+	return calls
+}
+
+// RefundCharge calls RefundChargeFunc.
+func (mock *PaymentStoreMock) RefundCharge(ctx context.Context, ref ports.ChargeRef, fn ports.ChargeChangeFunc) error {
+	if mock.RefundChargeFunc == nil {
+		panic("PaymentStoreMock.RefundChargeFunc: method is nil but PaymentStore.RefundCharge was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		Ref ports.ChargeRef
+		Fn  ports.ChargeChangeFunc
+	}{
+		Ctx: ctx,
+		Ref: ref,
+		Fn:  fn,
+	}
+	mock.lockRefundCharge.Lock()
+	mock.calls.RefundCharge = append(mock.calls.RefundCharge, callInfo)
+	mock.lockRefundCharge.Unlock()
+	return mock.RefundChargeFunc(ctx, ref, fn)
+}
+
+// RefundChargeCalls gets all the calls that were made to RefundCharge.
+// Check the length with:
+//
+//	len(mockedPaymentStore.RefundChargeCalls())
+func (mock *PaymentStoreMock) RefundChargeCalls() []struct {
+	Ctx context.Context
+	Ref ports.ChargeRef
+	Fn  ports.ChargeChangeFunc
+} {
+	var calls []struct {
+		Ctx context.Context
+		Ref ports.ChargeRef
+		Fn  ports.ChargeChangeFunc
+	}
+	mock.lockRefundCharge.RLock()
+	calls = mock.calls.RefundCharge
+	mock.lockRefundCharge.RUnlock()
 	return calls
 }
 

@@ -116,6 +116,17 @@ type PaymentStore interface {
 	// it and is the second result (then none was written). A charge may be
 	// named once.
 	UpdateCharges(ctx context.Context, refs []ChargeRef, fn ChargeChangeFunc) ([]error, error)
+	// RefundCharge is ChargeStore.UpdateCharge for the change that creates
+	// a refund. The adapter may write it in one transaction with the
+	// RefundCharge calls of other charges made at the same moment (one
+	// commit and one wallet update for all: every refund of an account
+	// debits the same wallet row). The outcome is the one UpdateCharge
+	// alone would give: fn's error exactly as fn returned it, ErrNotFound,
+	// ErrIdempotencyKeyExists, domain.ErrInsufficientBalance when the
+	// wallet check refused the debit, ErrStoreUnavailable. fn may run more
+	// than once (in a batch that failed as a whole, then alone); only the
+	// change of the run that commits is written.
+	RefundCharge(ctx context.Context, ref ChargeRef, fn ChargeChangeFunc) error
 	// Wallets returns the scope's wallets by currency.
 	Wallets(ctx context.Context, scope Scope) ([]Wallet, error)
 	// ListDueHolds returns holds whose release is at or before now.

@@ -8,7 +8,7 @@ import (
 )
 
 // A busy key's process takes its tokens from the shared bucket a few at a
-// time (issue 17): one Redis call for several requests, where the GCRA
+// time: one Redis call for several requests, where the GCRA
 // script is most of Redis's work per request. Tokens are counted against
 // the bucket when taken, so the processes together never admit more than
 // the limit; a token a process still holds when its lease ends is dropped

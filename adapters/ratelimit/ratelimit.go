@@ -168,7 +168,7 @@ func (f *Fallback) Allow(ctx context.Context, key string, l ports.RateLimit) (po
 // primary asks Primary within Timeout. The Redis limiter answers from a
 // token this process holds without calling Redis, so the deadline (a
 // timer) is set up only for a call that goes to Redis: most of a busy
-// key's requests make none (issue 17).
+// key's requests make none.
 func (f *Fallback) primary(ctx context.Context, key string, l ports.RateLimit) (ports.RateDecision, error) {
 	r, leased := f.Primary.(*Redis)
 	ask := 0

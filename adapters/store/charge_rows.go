@@ -220,10 +220,9 @@ func (r *chargeRow) toDomain() (*domain.Charge, error) {
 	return domain.UnmarshalChargeFromStorage(s), nil
 }
 
-// optString stores "" as NULL: the method does not apply.
-// optString is s as a nullable column: nil when empty. The copy is made
-// only then (&s would move every s to the heap, empty or not: ten
-// allocations per create).
+// optString is s as a nullable column: nil when empty ("" as NULL: the
+// method does not apply). The copy is made only then (&s would move every
+// s to the heap, empty or not: ten allocations per create).
 func optString(s string) *string {
 	if s == "" {
 		return nil

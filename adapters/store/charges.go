@@ -21,10 +21,21 @@ const maxListLimit = 100
 // need to use that index.
 const openStatusesSQL = "c.status IN ('PENDING', 'WAITING_PAYMENT')"
 
+// chargeCreate is one create's rows.
+type chargeCreate struct {
+	row  *chargeRow
+	evs  []eventRow
+	idem *idempotencyRow
+	// settle: delete the key's cob intent of the charge's txid
+	// (ports.IdempotencyRecord.SettlesIntent).
+	settle bool
+}
+
 // CreateCharge writes the idempotency record (first, so that a concurrent
 // request with the same key waits on it and fails before doing more), the
-// charge and its events atomically: on Postgres in one round trip with
-// bound parameters (insertChargeBound), on SQLite in a transaction.
+// charge and its events atomically (db.charges: on Postgres in one round
+// trip with bound parameters, batched with concurrent creates; on SQLite
+// in a transaction).
 func (db *DB) CreateCharge(ctx context.Context, c *domain.Charge, events []domain.Event, rec *ports.IdempotencyRecord) error {
 	row, err := chargeFromDomain(c.Snapshot())
 	if err != nil {
@@ -35,13 +46,7 @@ func (db *DB) CreateCharge(ctx context.Context, c *domain.Charge, events []domai
 		cc.idem, cc.settle = idempotencyFromPort(rec), rec.SettlesIntent
 		cc.pointAnswer()
 	}
-	if db.hot != nil {
-		err = db.insertChargeBound(ctx, cc)
-	} else {
-		err = mapError(db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			return insertCharge(ctx, tx, cc)
-		}))
-	}
+	err = db.charges.insertCharge(ctx, cc)
 	if err == nil && len(cc.evs) > 0 {
 		db.signals.committed(SignalEvents)
 	}
@@ -109,17 +114,12 @@ func appendStatements(idb bun.IDB, b []byte, qs ...schema.QueryAppender) ([]byte
 
 // GetCharge loads a charge of the scope.
 func (db *DB) GetCharge(ctx context.Context, scope ports.Scope, id string) (*domain.Charge, error) {
-	var (
-		row *chargeRow
-		err error
-	)
-	if db.hot != nil {
-		row, err = db.getChargeBound(ctx, scope, id)
-	} else {
-		row, err = selectCharge(ctx, db.bun, &scope, id, false)
-	}
+	row, err := db.charges.chargeByID(ctx, id)
 	if err != nil {
 		return nil, err
+	}
+	if !row.inScope(scope) {
+		return nil, ports.ErrNotFound
 	}
 	return row.toDomain()
 }
@@ -276,43 +276,7 @@ func (db *DB) ListChargeEvents(ctx context.Context, scope ports.Scope, chargeID 
 	return out, nil
 }
 
-// idempotencyRecordSQL is GetIdempotencyRecord on the hot pool: every
-// create asks it once, so it is prepared once per connection rather than
-// parsed and planned each time.
-const idempotencyRecordSQL = `SELECT fingerprint, resource_id, status_code, ` + answerColumns + `, created_at
-FROM idempotency_records WHERE account_id = $1 AND mode = $2 AND "key" = $3`
-
 // GetIdempotencyRecord returns the record of a used key.
 func (db *DB) GetIdempotencyRecord(ctx context.Context, key ports.IdempotencyKey) (*ports.IdempotencyRecord, error) {
-	row := &idempotencyRow{AccountID: key.AccountID, Mode: string(key.Mode), Key: key.Key}
-	if db.hot != nil {
-		var created time.Time
-		err := retryLostConn(func() error {
-			conn, err := acquire(ctx, db.hot)
-			if err != nil {
-				return err
-			}
-			defer conn.Release()
-			return conn.QueryRow(ctx, idempotencyRecordSQL, key.AccountID, string(key.Mode), key.Key).
-				Scan(&row.Fingerprint, &row.ResourceID, &row.StatusCode, &row.Body, &row.InEvent, &created)
-		})
-		if err != nil {
-			return nil, mapError(err)
-		}
-		row.CreatedAt = newDBTime(created)
-		if err := row.resolve(); err != nil {
-			return nil, err
-		}
-		return row.toPort(), nil
-	}
-	err := db.bun.NewSelect().Model(row).ExcludeColumn("body").ColumnExpr(answerColumns).
-		Where("i.account_id = ?", key.AccountID).Where("i.mode = ?", string(key.Mode)).Where(`i."key" = ?`, key.Key).
-		Scan(ctx)
-	if err != nil {
-		return nil, mapError(err)
-	}
-	if err := row.resolve(); err != nil {
-		return nil, err
-	}
-	return row.toPort(), nil
+	return db.charges.idempotencyRecord(ctx, key)
 }

@@ -61,7 +61,9 @@ func terminateOthers(t *testing.T, admin *pgx.Conn) int {
 
 // holdConns has n connections of pool open at once, then back in the pool
 // idle.
-func holdConns(t *testing.T, pool *pgxpool.Pool, n int) {
+func holdConns(t *testing.T, pool interface {
+	Acquire(context.Context) (*pgxpool.Conn, error)
+}, n int) {
 	t.Helper()
 	conns := make([]*pgxpool.Conn, 0, n)
 	for range n {
@@ -125,7 +127,7 @@ func TestTerminatedConnectionsAreReplacedBeforeUse(t *testing.T) {
 				t.Fatal(err)
 			}
 			// One request of each kind: a read and a write through
-			// database/sql, a read and a create batch on the hot pool.
+			// database/sql, a read and a create batch on the pool of pgfast.
 			requests := []struct {
 				name string
 				run  func() error
@@ -150,20 +152,20 @@ func TestTerminatedConnectionsAreReplacedBeforeUse(t *testing.T) {
 
 			// A quiet pool keeps its live connections: the check does not
 			// mistake one for a dead one.
-			opened := db.pool.Stat().NewConnsCount() + db.hot.Stat().NewConnsCount()
+			opened := db.pool.Stat().NewConnsCount() + fastPool(db).Stat().NewConnsCount()
 			for i := range 12 {
 				if r := requests[i%len(requests)]; r.run() != nil {
 					t.Fatalf("%s on a quiet pool failed", r.name)
 				}
 			}
-			if more := db.pool.Stat().NewConnsCount() + db.hot.Stat().NewConnsCount() - opened; more > 2 {
+			if more := db.pool.Stat().NewConnsCount() + fastPool(db).Stat().NewConnsCount() - opened; more > 2 {
 				t.Errorf("12 requests in a row on a quiet pool opened %d connections", more)
 			}
 
 			for round := range 3 {
 				holdConns(t, db.pool, 8)
-				holdConns(t, db.hot, 4)
-				idle := db.pool.Stat().IdleConns() + db.hot.Stat().IdleConns()
+				holdConns(t, fastPool(db), 4)
+				idle := db.pool.Stat().IdleConns() + fastPool(db).Stat().IdleConns()
 				if killed := terminateOthers(t, admin); killed < int(idle) {
 					t.Fatalf("round %d: %d sessions terminated, fewer than the %d pooled", round, killed, idle)
 				}

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 
+	"github.com/quitapix/quita/adapters/store/pgfast"
 	"github.com/quitapix/quita/ports"
 )
 
@@ -199,9 +200,9 @@ func (db *DB) InsertRequestLogs(ctx context.Context, entries []ports.RequestLogE
 		return nil
 	}
 	if db.pool != nil {
-		conn, err := acquire(ctx, db.pool)
+		conn, err := pgfast.AcquireWithin(ctx, db.pool, poolAcquireTimeout)
 		if err != nil {
-			return err
+			return mapError(err)
 		}
 		defer conn.Release()
 		_, err = conn.CopyFrom(ctx, pgx.Identifier{"request_logs"}, requestLogColumns,

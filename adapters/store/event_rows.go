@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -74,17 +73,10 @@ func pairable(a, b domain.Event) bool {
 }
 
 // events appends the row's events to out in their order: its own, then
-// its twin's.
+// its twin's. It is the one place a row is split into events: every
+// reader of charge_events goes through it, whatever columns it read.
 func (r *eventRow) events(out []domain.Event) []domain.Event {
-	out = append(out, r.toDomain())
-	if t, ok := r.twin(); ok {
-		out = append(out, t)
-	}
-	return out
-}
-
-func (r *eventRow) toDomain() domain.Event {
-	return domain.Event{
+	e := domain.Event{
 		ID:        r.ID,
 		Type:      domain.EventType(r.Type),
 		AccountID: r.AccountID,
@@ -93,16 +85,12 @@ func (r *eventRow) toDomain() domain.Event {
 		CreatedAt: r.CreatedAt.Time,
 		Payload:   r.Payload,
 	}
-}
-
-// twin returns the row's second event, if it holds one.
-func (r *eventRow) twin() (domain.Event, bool) {
-	if r.TwinID == nil {
-		return domain.Event{}, false
+	out = append(out, e)
+	if r.TwinID != nil {
+		e.ID, e.Type, e.Payload = *r.TwinID, domain.EventType(deref(r.TwinType)), r.TwinPayload
+		out = append(out, e)
 	}
-	e := r.toDomain()
-	e.ID, e.Type, e.Payload = *r.TwinID, domain.EventType(deref(r.TwinType)), r.TwinPayload
-	return e, true
+	return out
 }
 
 // nonNil keeps an empty body from becoming NULL in a NOT NULL column.
@@ -171,29 +159,19 @@ func answerOf(payload []byte) ([]byte, error) {
 	return env.Data.Object, nil
 }
 
-// answerPrefix and answerSuffix are what a canonical envelope has around
-// its data.object (domain.CanonicalEnvelope: data is its last field, and
-// object data's only one).
-var answerPrefix, answerSuffix = []byte(`"data":{"object":`), []byte(`}}`)
-
 // pointAnswer stores c's answer once: when one of its events' envelopes
 // ends with the answer as its data.object — a charge create's 201 body is
 // its charge.created event's object, encoded alike — the record names
 // that event and keeps no body of its own, and the event names the
-// record's key. The test is on the bytes, so the answer read back
-// (resolve) is the one given, whatever encoded it; any other answer (the
-// payments surface's, say) is stored as it is.
+// record's key. The test is on the bytes (domain.EnvelopeEndsWithObject),
+// so the answer read back (resolve) is the one given, whatever encoded
+// it; any other answer (the payments surface's, say) is stored as it is.
 func (c *chargeCreate) pointAnswer() {
 	if c.idem == nil || len(c.idem.Body) == 0 {
 		return
 	}
-	body := c.idem.Body
 	for i := range c.evs {
-		p := c.evs[i].Payload
-		end := len(p) - len(answerSuffix)
-		start := end - len(body)
-		if start < len(answerPrefix) || !bytes.Equal(p[end:], answerSuffix) || !bytes.Equal(p[start:end], body) ||
-			!bytes.Equal(p[start-len(answerPrefix):start], answerPrefix) {
+		if !domain.EnvelopeEndsWithObject(c.evs[i].Payload, c.idem.Body) {
 			continue
 		}
 		id := c.evs[i].ID

@@ -120,9 +120,10 @@ func (db *DB) ListEvents(ctx context.Context, q ports.EventQuery) (ports.EventPa
 	case edge != nil:
 		// Short of a full page at the scan's edge: continue past the last
 		// row examined, both of whose events were.
-		page.More, page.Next = true, edge.ID
-		if t, ok := edge.twin(); ok && newer {
-			page.Next = t.ID
+		pair := edge.events(nil)
+		page.More, page.Next = true, pair[0].ID
+		if newer {
+			page.Next = pair[len(pair)-1].ID
 		}
 	}
 	if newer {
@@ -222,11 +223,12 @@ func (db *DB) GetEvent(ctx context.Context, scope ports.Scope, id string) (*doma
 	if err != nil {
 		return nil, err
 	}
-	ev := row.toDomain()
-	if t, ok := row.twin(); ok && t.ID == id {
-		ev = t
+	for _, ev := range row.events(nil) {
+		if ev.ID == id {
+			return &ev, nil
+		}
 	}
-	return &ev, nil
+	return nil, ports.ErrNotFound
 }
 
 // DeleteEventsBefore implements ports.EventOutbox. On Postgres the old

@@ -7,7 +7,7 @@ func (db *DB) PayoutFlights() ports.FlightStats {
 	if db.payouts == nil {
 		return ports.FlightStats{}
 	}
-	return db.payouts.stats()
+	return flightStats(db.payouts.Stats())
 }
 
 // SetEventScan makes a filtered events page examine at most n rows

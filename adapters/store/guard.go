@@ -19,8 +19,8 @@ import (
 // the error's text reached the server and its log. Every connection the
 // store opens through database/sql is a guardedConn, which refuses such a
 // statement with ports.ErrUnstorableValue before a byte of it is sent.
-// (The create's bound statements, bound.go, carry values as parameters
-// and check instants while encoding them.)
+// (The statements of adapters/store/pgfast carry values as parameters and
+// check instants while encoding them.)
 const appendErrorMark = "?!("
 
 // errUnstorable is a statement guardedConn refused. It names neither the

@@ -2,11 +2,8 @@ package store
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 
 	"github.com/quitapix/quita/domain"
@@ -25,197 +22,14 @@ type providerIntentRow struct {
 	CreatedAt dbTime `bun:"created_at"`
 }
 
-// intentInsertAsync is the intent's INSERT on Postgres, committed without
-// waiting for its WAL flush (synchronous_commit off for this one
-// transaction; docs/decisions.md, "The cob intent is committed
-// asynchronously"). quitad dying cannot lose it — the server has it;
-// only a crash of Postgres itself within its WAL writer's delay can, and
-// then the create that follows (committed synchronously, after the
-// intent in the WAL) cannot have been acknowledged either: what is lost
-// is at worst one unpaid cob the sweep does not cancel, which expires at
-// the PSP. The create keeps one WAL flush instead of two.
-const intentInsertAsync = `WITH async AS (SELECT set_config('synchronous_commit', 'off', true))
-INSERT INTO provider_intents (account_id, mode, idem_key, txid, created_at)
-SELECT $1, $2, $3, $4, $5 FROM async
-ON CONFLICT (account_id, mode, idem_key) DO NOTHING`
-
-// settleIntentSQL deletes a key's intent in the transaction that commits
-// the key's idempotency record (and so its charge): a committed create has
-// no orphan to look for, and the sweep then sees only the intents of
-// creates that never committed. Before, the sweep dropped every create's
-// intent itself, 100 a minute — far fewer than a busy merchant creates, so
-// the table grew and a real orphan waited behind the backlog. Only the
-// intent of the committed charge's own txid goes: an earlier attempt of
-// the key may have opened another cob (a create that skipped the replay
-// check asks for a txid of its own, ports.CobIntents), and that one is
-// still the sweep's. $4 is the charge's txid, or NULL for a charge without
-// a cob (nothing of the key's is left to cancel then).
-const settleIntentSQL = `DELETE FROM provider_intents WHERE account_id = $1 AND mode = $2 AND idem_key = $3
-AND ($4::text IS NULL OR txid = $4)`
-
 // RecordProviderIntent implements ports.IdempotencyStore.
 func (db *DB) RecordProviderIntent(ctx context.Context, in ports.ProviderIntent) error {
-	if db.hot != nil {
-		conn, err := acquire(ctx, db.hot)
-		if err != nil {
-			return err
-		}
-		defer conn.Release()
-		_, err = conn.Exec(ctx, intentInsertAsync, in.Key.AccountID, string(in.Key.Mode), in.Key.Key, in.TxID,
-			in.CreatedAt.UTC().Truncate(time.Microsecond))
-		return mapError(err)
-	}
-	_, err := db.bun.NewInsert().Model(&providerIntentRow{AccountID: in.Key.AccountID, Mode: string(in.Key.Mode),
-		IdemKey: in.Key.Key, TxID: in.TxID, CreatedAt: newDBTime(in.CreatedAt)}).
-		On("CONFLICT (account_id, mode, idem_key) DO NOTHING").Exec(ctx)
-	return mapError(err)
+	return db.charges.recordIntent(ctx, in)
 }
-
-// recordOrIntentSQL is IdempotencyRecordOrIntent on Postgres: the key's
-// record if any, and otherwise the intent's INSERT, committed without
-// waiting for its WAL flush like intentInsertAsync — one statement.
-const recordOrIntentSQL = `WITH async AS (SELECT set_config('synchronous_commit', 'off', true)),
-rec AS (SELECT fingerprint, resource_id, status_code, ` + answerColumns + `, created_at
-	FROM idempotency_records WHERE account_id = $1 AND mode = $2 AND "key" = $3),
-ins AS (INSERT INTO provider_intents (account_id, mode, idem_key, txid, created_at)
-	SELECT $1, $2, $3, $4, $5 FROM async WHERE NOT EXISTS (SELECT 1 FROM rec)
-	ON CONFLICT (account_id, mode, idem_key) DO NOTHING)
-SELECT fingerprint, resource_id, status_code, body, in_event, created_at FROM rec`
 
 // IdempotencyRecordOrIntent implements ports.IdempotencyStore.
 func (db *DB) IdempotencyRecordOrIntent(ctx context.Context, in ports.ProviderIntent) (*ports.IdempotencyRecord, error) {
-	if db.hot == nil {
-		rec, err := db.GetIdempotencyRecord(ctx, in.Key)
-		if !errors.Is(err, ports.ErrNotFound) {
-			return rec, err
-		}
-		if err := db.RecordProviderIntent(ctx, in); err != nil {
-			return nil, err
-		}
-		return nil, ports.ErrNotFound
-	}
-	q := &recordOrIntent{in: in}
-	if err := db.recordOrIntents.do(ctx, q); err != nil {
-		return nil, err
-	}
-	return q.rec, q.err
-}
-
-// recordOrIntent is one IdempotencyRecordOrIntent: its intent, and its
-// answer once run (rec, or err ErrNotFound with the intent recorded).
-type recordOrIntent struct {
-	in  ports.ProviderIntent
-	rec *ports.IdempotencyRecord
-	err error
-}
-
-// recordOrIntentsSQL is recordOrIntentSQL for many keys in one statement:
-// the keys are arrays, each looked up by primary key (a LATERAL probe with
-// LIMIT 1 cannot become a hash join over the whole table, whatever the
-// statistics say), and the intents of those without a record inserted.
-// Rows come back numbered by their key's place in the arrays. One
-// statement instead of one per key sends one Bind/Execute and one result
-// per batch instead of per key; Postgres's execution time per key stayed
-// where it was (0.046 against 0.047 ms, pg_stat_statements, issue 17,
-// docs/performance.md): the probe and the intent's row are the cost.
-const recordOrIntentsSQL = `WITH async AS (SELECT set_config('synchronous_commit', 'off', true)),
-k AS (SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])
-	WITH ORDINALITY AS k(account_id, mode, idem_key, txid, created_at, i)),
-rec AS (SELECT k.i, r.fingerprint, r.resource_id, r.status_code, r.body, r.in_event, r.created_at
-	FROM k CROSS JOIN LATERAL (SELECT fingerprint, resource_id, status_code, ` + answerColumns + `, created_at
-		FROM idempotency_records AS ir
-		WHERE ir.account_id = k.account_id AND ir.mode = k.mode AND ir."key" = k.idem_key LIMIT 1) AS r),
-ins AS (INSERT INTO provider_intents (account_id, mode, idem_key, txid, created_at)
-	SELECT k.account_id, k.mode, k.idem_key, k.txid, k.created_at FROM k, async
-	WHERE NOT EXISTS (SELECT 1 FROM rec WHERE rec.i = k.i)
-	ON CONFLICT (account_id, mode, idem_key) DO NOTHING)
-SELECT i, fingerprint, resource_id, status_code, body, in_event, created_at FROM rec`
-
-// recordOrIntentsBound runs qs as one batch on the hot pool: one round
-// trip, one transaction committed without waiting for its WAL flush.
-// Concurrent creates share a batch (db.recordOrIntents, coalesce.go).
-func (db *DB) recordOrIntentsBound(ctx context.Context, qs []*recordOrIntent) error {
-	return mapError(retryLostConn(func() error { return db.sendRecordOrIntents(ctx, qs) }))
-}
-
-// sendRecordOrIntents sends the keys of qs as one statement
-// (recordOrIntentsSQL; recordOrIntentSQL for one) and reads each one's
-// answer.
-func (db *DB) sendRecordOrIntents(ctx context.Context, qs []*recordOrIntent) error {
-	conn, err := acquire(ctx, db.hot)
-	if err != nil {
-		return err
-	}
-	defer conn.Release()
-	if len(qs) == 1 {
-		q := qs[0]
-		row := conn.QueryRow(ctx, recordOrIntentSQL, q.in.Key.AccountID, string(q.in.Key.Mode), q.in.Key.Key, q.in.TxID,
-			q.in.CreatedAt.UTC().Truncate(time.Microsecond))
-		return q.scan(row.Scan)
-	}
-	var (
-		accounts = make([]string, len(qs))
-		modes    = make([]string, len(qs))
-		keys     = make([]string, len(qs))
-		txids    = make([]string, len(qs))
-		times    = make([]time.Time, len(qs))
-	)
-	for i, q := range qs {
-		accounts[i], modes[i], keys[i], txids[i] = q.in.Key.AccountID, string(q.in.Key.Mode), q.in.Key.Key, q.in.TxID
-		times[i] = q.in.CreatedAt.UTC().Truncate(time.Microsecond)
-		q.rec, q.err = nil, ports.ErrNotFound // unless a record comes back
-	}
-	rows, err := conn.Query(ctx, recordOrIntentsSQL, accounts, modes, keys, txids, times)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var i int
-		row := &idempotencyRow{}
-		var created time.Time
-		if err := rows.Scan(&i, &row.Fingerprint, &row.ResourceID, &row.StatusCode, &row.Body, &row.InEvent, &created); err != nil {
-			return err
-		}
-		if i < 1 || i > len(qs) {
-			return fmt.Errorf("store: replay check answered for key %d of %d", i, len(qs))
-		}
-		q := qs[i-1]
-		row.AccountID, row.Mode, row.Key = q.in.Key.AccountID, string(q.in.Key.Mode), q.in.Key.Key
-		row.CreatedAt = newDBTime(created)
-		if err := row.resolve(); err != nil {
-			q.rec, q.err = nil, err // this key's alone
-			continue
-		}
-		q.rec, q.err = row.toPort(), nil
-	}
-	// Err reports the commit too: an answer is only good once it is done.
-	return rows.Err()
-}
-
-// scan reads one key's answer: its record, or ErrNotFound with the intent
-// recorded.
-func (q *recordOrIntent) scan(scan func(dest ...any) error) error {
-	row := &idempotencyRow{AccountID: q.in.Key.AccountID, Mode: string(q.in.Key.Mode), Key: q.in.Key.Key}
-	var created time.Time
-	err := scan(&row.Fingerprint, &row.ResourceID, &row.StatusCode, &row.Body, &row.InEvent, &created)
-	switch {
-	case err == nil:
-		row.CreatedAt = newDBTime(created)
-		if err := row.resolve(); err != nil {
-			return err
-		}
-		q.rec, q.err = row.toPort(), nil
-	case errors.Is(err, pgx.ErrNoRows):
-		q.rec, q.err = nil, ports.ErrNotFound // the intent recorded
-	default:
-		return err
-	}
-	return nil
-}
-
-func (db *DB) recordOrIntentBound(ctx context.Context, q *recordOrIntent) error {
-	return db.recordOrIntentsBound(ctx, []*recordOrIntent{q})
+	return db.charges.recordOrIntent(ctx, in)
 }
 
 // ProviderIntentsBefore implements ports.IdempotencyStore.

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/internal/groupcommit"
 	"github.com/quitapix/quita/ports"
 )
 
@@ -22,7 +23,7 @@ import (
 func TestIntentInsertCommitsAsynchronouslyAlone(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	_, conn := migratedHotConn(t)
+	_, conn := migratedFastConn(t)
 	setting := func() string {
 		var v string
 		if err := conn.QueryRow(ctx, "SELECT current_setting('synchronous_commit')").Scan(&v); err != nil {
@@ -97,31 +98,32 @@ func TestRecordOrIntentsOneStatement(t *testing.T) {
 		}
 	}
 	keys := []string{"fresh-1", "used-a", "fresh-2", "used-d", "fresh-1", "used-b", "used-c", "fresh-3"}
-	qs := make([]*recordOrIntent, len(keys))
+	ins := make([]ports.ProviderIntent, len(keys))
 	for i, k := range keys {
-		qs[i] = &recordOrIntent{in: ports.ProviderIntent{Key: ports.IdempotencyKey{Scope: scope, Key: k},
-			TxID: fmt.Sprint("tx", i), CreatedAt: now}}
+		ins[i] = ports.ProviderIntent{Key: ports.IdempotencyKey{Scope: scope, Key: k}, TxID: fmt.Sprint("tx", i), CreatedAt: now}
 	}
-	if err := db.sendRecordOrIntents(ctx, qs); err != nil {
+	results := make([]groupcommit.Result[*ports.IdempotencyRecord], len(keys))
+	err := fastPool(db).Run(ctx, func(conn *pgx.Conn) error { return sendReplayChecks(ctx, conn, ins, results) })
+	if err != nil {
 		t.Fatal(err)
 	}
-	for i, q := range qs {
+	for i, q := range results {
 		k := keys[i]
 		if k == "used-d" {
-			if q.err == nil || errors.Is(q.err, ports.ErrNotFound) || q.rec != nil {
-				t.Errorf("%s (place %d): %+v, %v; want an error: its answer is gone", k, i, q.rec, q.err)
+			if q.Err == nil || errors.Is(q.Err, ports.ErrNotFound) || q.Value != nil {
+				t.Errorf("%s (place %d): %+v, %v; want an error: its answer is gone", k, i, q.Value, q.Err)
 			}
 			continue
 		}
 		if strings.HasPrefix(k, "used-") {
-			if q.err != nil || q.rec == nil || q.rec.ResourceID != "chg_"+k || q.rec.Fingerprint != "fp-"+k ||
-				q.rec.Key != k || string(q.rec.Body) != `{"id":"chg_`+k+`"}` || !q.rec.CreatedAt.Equal(now) {
-				t.Errorf("%s (place %d): %+v, %v; want its record", k, i, q.rec, q.err)
+			if q.Err != nil || q.Value == nil || q.Value.ResourceID != "chg_"+k || q.Value.Fingerprint != "fp-"+k ||
+				q.Value.Key != k || string(q.Value.Body) != `{"id":"chg_`+k+`"}` || !q.Value.CreatedAt.Equal(now) {
+				t.Errorf("%s (place %d): %+v, %v; want its record", k, i, q.Value, q.Err)
 			}
 			continue
 		}
-		if !errors.Is(q.err, ports.ErrNotFound) || q.rec != nil {
-			t.Errorf("%s (place %d): %+v, %v; want ErrNotFound", k, i, q.rec, q.err)
+		if !errors.Is(q.Err, ports.ErrNotFound) || q.Value != nil {
+			t.Errorf("%s (place %d): %+v, %v; want ErrNotFound", k, i, q.Value, q.Err)
 		}
 	}
 	got, err := db.ProviderIntentsBefore(ctx, now.Add(time.Hour), 100)

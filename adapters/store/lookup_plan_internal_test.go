@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"slices"
 	"strings"
 	"sync"
@@ -14,7 +13,6 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/quitapix/quita/domain"
-	"github.com/quitapix/quita/internal/testenv"
 	"github.com/quitapix/quita/ports"
 )
 
@@ -44,7 +42,7 @@ func TestChargeLookupsUseThePrimaryKey(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	conn, err := db.hot.Acquire(ctx)
+	conn, err := fastPool(db).Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,8 +57,8 @@ func TestChargeLookupsUseThePrimaryKey(t *testing.T) {
 		return strings.Join(indexes, ",")
 	}
 	row := new(chargeRow)
-	hot := planSelect(db.bun.Dialect(), row, "id = $1")
-	if got := index(hot.sql, last); got != "charges_pkey" {
+	prepared := db.charges.(*pgCharges).tables.Select(row, "id = $1").SQL()
+	if got := index(prepared, last); got != "charges_pkey" {
 		t.Errorf("GetCharge's prepared lookup uses %q, want charges_pkey", got)
 	}
 	for _, forUpdate := range []bool{false, true} {
@@ -71,7 +69,7 @@ func TestChargeLookupsUseThePrimaryKey(t *testing.T) {
 	// What the scoped form did (for the record; the planner's choice there
 	// depends on the statistics, which is the point).
 	t.Logf("with account and mode in the WHERE clause: %q",
-		index(strings.Replace(hot.sql, "id = $1", "id = $1 AND account_id = $2 AND mode = $3", 1), last, scope.AccountID, "live"))
+		index(strings.Replace(prepared, "id = $1", "id = $1 AND account_id = $2 AND mode = $3", 1), last, scope.AccountID, "live"))
 	// And the lookup still answers only in scope.
 	if _, err := db.GetCharge(ctx, ports.Scope{AccountID: "acct_other", Mode: domain.ModeLive}, last); err != ports.ErrNotFound {
 		t.Errorf("another account's lookup: %v, want ErrNotFound", err)
@@ -168,34 +166,6 @@ func newPixCharge(scope ports.Scope, amount int64, description string, now time.
 		return domain.NewRawID(rand.Reader)
 	}, now)
 	return c, evs, err
-}
-
-// openMigratedPostgres opens a store on a test database of its own.
-func openMigratedPostgres(t *testing.T) *DB {
-	t.Helper()
-	ctx := context.Background()
-	db, err := Open(ctx, testenv.PostgresDSN(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return db
-}
-
-// migratedHotConn is openMigratedPostgres with one of the store's hot
-// connections held for the test.
-func migratedHotConn(t *testing.T) (*DB, *pgxpool.Conn) {
-	t.Helper()
-	db := openMigratedPostgres(t)
-	conn, err := db.hot.Acquire(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(conn.Release)
-	return db, conn
 }
 
 // planNodes lists the node types and the index names of an EXPLAIN

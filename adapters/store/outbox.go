@@ -117,10 +117,10 @@ func eventPayloads(ctx context.Context, tx bun.Tx, ds []domain.WebhookDelivery, 
 	if err := q.Scan(ctx); err != nil {
 		return mapError(err)
 	}
-	for _, r := range rows {
-		payloads[r.ID] = r.Payload
-		if r.TwinID != nil {
-			payloads[*r.TwinID] = r.TwinPayload
+	var pair []domain.Event
+	for i := range rows {
+		for _, e := range rows[i].events(pair[:0]) {
+			payloads[e.ID] = e.Payload
 		}
 	}
 	return nil

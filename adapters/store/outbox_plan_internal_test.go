@@ -17,7 +17,7 @@ import (
 func TestOutboxReadProbesChargesOncePerLegacyEvent(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	db := openMigratedPostgres(t)
+	db, conn := migratedFastConn(t)
 	var seqs []int64
 	legacy := 0
 	for i := range 10 {
@@ -27,7 +27,7 @@ func TestOutboxReadProbesChargesOncePerLegacyEvent(t *testing.T) {
 			legacy++
 		}
 		var seq int64
-		err := db.hot.QueryRow(ctx, `INSERT INTO charge_events (id, account_id, mode, charge_id, type, payload, created_at)
+		err := conn.QueryRow(ctx, `INSERT INTO charge_events (id, account_id, mode, charge_id, type, payload, created_at)
 			VALUES ($1, 'acct_plan', 'live', $2, $3, '\x7b7d', now()) RETURNING seq`,
 			fmt.Sprintf("ev_plan%d", i), fmt.Sprintf("ch_plan%d", i/2), typ).Scan(&seq)
 		if err != nil {

@@ -31,6 +31,7 @@ func TestPaymentStore(t *testing.T) {
 			testListScopeRefunds(t, db)
 			testUpdateChargesBatch(t, db)
 			testUpdateChargesFailsAsAWhole(t, db)
+			testRefundChargeOwnOutcomes(t, db)
 			testClaimOpenRefunds(t, db)
 			testConcurrentBatchesLoseNothing(t, db)
 			testFoldDuringWrites(t, db)

@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun/schema"
 
 	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/internal/groupcommit"
 	"github.com/quitapix/quita/ports"
 )
 
@@ -80,9 +81,9 @@ func (r *payoutRow) toDomain() (*domain.Payout, error) {
 // one round trip, its own implicit transaction — so the wallet row every
 // payout of the account updates is held from its update to the commit
 // only, not across another round trip; and concurrent payouts share that
-// query (db.payouts, coalesce.go): one commit, one WAL flush for many.
-// Alone, each would hold its account's wallet row through a flush of its
-// own, and one account's payouts would go one flush at a time.
+// query (db.payouts, internal/groupcommit): one commit, one WAL flush for
+// many, so one account's payouts do not go one flush at a time, each
+// holding the wallet row through a flush of its own.
 func (db *DB) CreatePayout(ctx context.Context, p *domain.Payout, events []domain.Event, entries []domain.JournalEntry, rec *ports.IdempotencyRecord) error {
 	row, err := payoutFromDomain(p)
 	if err != nil {
@@ -93,7 +94,7 @@ func (db *DB) CreatePayout(ctx context.Context, p *domain.Payout, events []domai
 		if c.sql, err = payoutSQL(ctx, db.bun, row, events, entries, rec); err != nil {
 			return err
 		}
-		err = db.payouts.do(ctx, c)
+		_, err = db.payouts.Do(ctx, c)
 	} else {
 		err = mapError(db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 			// On SQLite, or when the entries read the holds first
@@ -146,12 +147,12 @@ func payoutSQL(ctx context.Context, idb bun.IDB, row *payoutRow, events []domain
 
 // insertPayouts writes payouts as one multi-statement query on Postgres:
 // one implicit transaction, so the first failure (a wallet's
-// non-negative check, a repeated key) rolls back all, and the coalescer
+// non-negative check, a repeated key) rolls back all, and the group
 // then runs each alone for its own outcome. The payouts go in the order
 // of their wallets (account, mode, currency; arrival order within one):
 // every writer takes wallet rows in that order (walletLess), so two
 // batches never wait on each other's wallets in a cycle.
-func (db *DB) insertPayouts(ctx context.Context, cs []payoutCreate) error {
+func (db *DB) insertPayouts(ctx context.Context, cs []payoutCreate, _ []groupcommit.Result[struct{}]) error {
 	cs = slices.Clone(cs)
 	slices.SortStableFunc(cs, func(a, b payoutCreate) int {
 		switch {
@@ -177,8 +178,8 @@ func (db *DB) insertPayouts(ctx context.Context, cs []payoutCreate) error {
 	return mapError(err)
 }
 
-func (db *DB) insertPayout(ctx context.Context, c payoutCreate) error {
-	return db.insertPayouts(ctx, []payoutCreate{c})
+func (db *DB) insertPayout(ctx context.Context, c payoutCreate) (struct{}, error) {
+	return struct{}{}, db.insertPayouts(ctx, []payoutCreate{c}, nil)
 }
 
 func (r *payoutRow) walletKey() domain.WalletKey {
@@ -222,8 +223,8 @@ func (db *DB) UpdatePayout(ctx context.Context, scope ports.Scope, id string, fn
 // the write lock), and the updates, every event (one INSERT) and the
 // ledger statements of all the changes go as one text: a claim of the
 // payout worker costs one transaction and one commit, not one per payout
-// (one transaction per payout took more of the machine than the creates it
-// followed).
+// (the worker's steps would otherwise take more of the machine than the
+// creates they follow).
 func (db *DB) UpdatePayouts(ctx context.Context, refs []ports.PayoutRef, fn ports.PayoutChangeFunc) ([]error, error) {
 	if len(refs) == 0 {
 		return []error{}, nil

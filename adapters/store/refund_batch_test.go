@@ -314,3 +314,67 @@ func testConcurrentBatchesLoseNothing(t *testing.T, db *store.DB) {
 	}
 	verifyDerived(t, db, scope)
 }
+
+// testRefundChargeOwnOutcomes: concurrent RefundCharge calls of different
+// charges, which the store may write in one transaction, each get the
+// outcome they would have had alone — a used idempotency key fails only
+// its own call (ErrIdempotencyKeyExists, nothing of it written), a change
+// that refuses fails only its own, every other refund is written once.
+func testRefundChargeOwnOutcomes(t *testing.T, db *store.DB) {
+	ctx := t.Context()
+	scope := ports.Scope{AccountID: "acct_refund_charge", Mode: domain.ModeTest}
+	rec := &ports.IdempotencyRecord{IdempotencyKey: ports.IdempotencyKey{Scope: scope, Key: "used-key"}, Fingerprint: "f",
+		StatusCode: 201, Body: []byte("{}"), CreatedAt: baseTime}
+	mustCreate(t, db, newCharge(t, scope, baseTime, nil), nil, rec)
+	const n = 24
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = paidIn(t, db, scope, 1000).ID()
+	}
+	errRefused := errors.New("refused")
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		wg.Go(func() {
+			errs[i] = db.RefundCharge(ctx, ports.ChargeRef{Scope: scope, ID: id},
+				func(ctx context.Context, c *domain.Charge, tx ports.ChargeTx) (ports.ChargeChange, error) {
+					if i == 7 {
+						return ports.ChargeChange{}, errRefused
+					}
+					ch, err := refundChange(t, 100, nil)(ctx, c, tx)
+					if i == 3 {
+						ch.Idempotency = rec
+					}
+					return ch, err
+				})
+		})
+	}
+	wg.Wait()
+	for i, id := range ids {
+		want := 100
+		switch i {
+		case 3:
+			if !errors.Is(errs[i], ports.ErrIdempotencyKeyExists) {
+				t.Errorf("refund %d with a used key: %v, want ErrIdempotencyKeyExists", i, errs[i])
+			}
+			want = 0
+		case 7:
+			if !errors.Is(errs[i], errRefused) {
+				t.Errorf("refused refund %d: %v, want its own error", i, errs[i])
+			}
+			want = 0
+		default:
+			if errs[i] != nil {
+				t.Errorf("refund %d: %v", i, errs[i])
+			}
+		}
+		rs, err := db.ListRefunds(ctx, scope, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(rs) * 100; got != want {
+			t.Errorf("charge %d has %d refunds, want %d of 100", i, len(rs), want/100)
+		}
+	}
+	verifyDerived(t, db, scope)
+}

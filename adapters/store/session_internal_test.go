@@ -27,16 +27,22 @@ func TestSessionDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var viaBun, viaHot string
+		var viaBun, viaFast string
 		if err := db.bun.QueryRowContext(ctx, "SHOW "+c.setting).Scan(&viaBun); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.hot.QueryRow(ctx, "SHOW "+c.setting).Scan(&viaHot); err != nil {
+		conn, err := fastPool(db).Acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = conn.QueryRow(ctx, "SHOW "+c.setting).Scan(&viaFast)
+		conn.Release()
+		if err != nil {
 			t.Fatal(err)
 		}
 		db.Close()
-		if viaBun != c.want || viaHot != c.want {
-			t.Errorf("DSN %s: %s %q (pool) and %q (hot pool), want %q", redactDSN(c.dsn), c.setting, viaBun, viaHot, c.want)
+		if viaBun != c.want || viaFast != c.want {
+			t.Errorf("DSN %s: %s %q (pool) and %q (pgfast pool), want %q", redactDSN(c.dsn), c.setting, viaBun, viaFast, c.want)
 		}
 	}
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 	"github.com/uptrace/bun/dialect/sqlitedialect"
 
+	"github.com/quitapix/quita/internal/groupcommit"
 	"github.com/quitapix/quita/ports"
 )
 
@@ -54,19 +55,14 @@ type DB struct {
 	signals *signals
 	// pool is the pgx pool on Postgres (nil on SQLite), for PoolStats.
 	pool *pgxpool.Pool
-	// hot is a second, smaller pool for the create's batch (bound.go): its
-	// connections use the extended protocol with cached prepared
-	// statements, which bun's interpolated multi-statement text cannot; it
-	// also keeps creates from queueing behind the workers' queries.
-	hot *pgxpool.Pool
-	// creates batches concurrent creates on hot (coalesce.go).
-	creates *coalescer[chargeCreate]
-	// recordOrIntents batches concurrent replay checks of live Pix
-	// creates with their cob intents on hot (coalesce.go).
-	recordOrIntents *coalescer[*recordOrIntent]
+	// charges writes creates and reads what every create reads
+	// (chargepath.go): pgCharges on Postgres, sqlCharges on SQLite.
+	charges chargePath
 	// payouts batches concurrent payout creates (CreatePayout); nil on
 	// SQLite.
-	payouts *coalescer[payoutCreate]
+	payouts *groupcommit.Group[payoutCreate, struct{}]
+	// refunds batches concurrent refund creates (RefundCharge).
+	refunds *groupcommit.Group[refundCreate, struct{}]
 	// eventScan, when > 0, replaces ports.MaxEventScan (tests).
 	eventScan int
 }
@@ -200,10 +196,7 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: postgres: %w", err)
 	}
-	hotCfg := cfg.Copy()
-	hotCfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
-	hotCfg.MaxConns = max(cfg.MaxConns/2, 4)
-	hot, err := pgxpool.NewWithConfig(ctx, hotCfg)
+	charges, err := newPGCharges(ctx, cfg, pgdialect.New())
 	if err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("store: postgres: %w", err)
@@ -217,20 +210,14 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	db := &DB{
 		bun:       bun.NewDB(sqldb, pgdialect.New()),
 		dialect:   DialectPostgres,
-		closePool: func() { sig.close(); hot.Close(); pool.Close() },
+		closePool: func() { sig.close(); charges.close(); pool.Close() },
 		poolSize:  int(cfg.MaxConns),
 		signals:   sig,
 		pool:      pool,
-		hot:       hot,
+		charges:   charges,
 	}
-	// One flight each: the fewer flushes in flight, the more each carries.
-	// Measured back to back (closed loop, 32 clients; docs/performance.md):
-	// 1 flight 1,281 and 1,325 creates/s at 0.57–0.62 ms of Postgres CPU
-	// per create; 2 flights 912 and 1,169 at 0.76–0.89 ms; 4 flights 885
-	// and 1,075 at 0.89–0.99 ms.
-	db.creates = newCoalescer(coalesceFlights, coalesceMaxBatch, db.insertChargesBound, db.insertOneChargeBound)
-	db.recordOrIntents = newCoalescer(coalesceFlights, coalesceMaxBatch, db.recordOrIntentsBound, db.recordOrIntentBound)
-	db.payouts = newCoalescer(coalesceFlights, coalesceMaxBatch, db.insertPayouts, db.insertPayout)
+	db.payouts = newGroup(db.insertPayouts, db.insertPayout)
+	db.refunds = db.newRefundGroup()
 	return db, nil
 }
 
@@ -263,14 +250,9 @@ func (c acquireWithin) Connect(ctx context.Context) (driver.Conn, error) {
 func (db *DB) PoolSize() int { return db.poolSize }
 
 // CreateFlights is what the create batches on Postgres did so far (the
-// one flight every create of this process waits on, coalesce.go); zero
-// on SQLite, which writes each create in its own transaction.
-func (db *DB) CreateFlights() ports.FlightStats {
-	if db.creates == nil {
-		return ports.FlightStats{}
-	}
-	return db.creates.stats()
-}
+// one flight every create of this process waits on, creates_postgres.go);
+// zero on SQLite, which writes each create in its own transaction.
+func (db *DB) CreateFlights() ports.FlightStats { return db.charges.flights() }
 
 func hasParam(dsn, name string) bool {
 	u, err := url.Parse(dsn)
@@ -291,13 +273,16 @@ func openSQLite(path string) (*DB, error) {
 	sqldb.SetMaxIdleConns(1)
 	sqldb.SetConnMaxLifetime(0)
 	sqldb.SetConnMaxIdleTime(0)
-	return &DB{
+	db := &DB{
 		bun:       bun.NewDB(sqldb, sqlitedialect.New()),
 		dialect:   DialectSQLite,
 		closePool: func() {},
 		poolSize:  1,
 		signals:   newSignals(),
-	}, nil
+	}
+	db.charges = sqlCharges{bun: db.bun}
+	db.refunds = db.newRefundGroup()
+	return db, nil
 }
 
 // Close closes the database. Queries in flight fail.
