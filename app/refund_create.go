@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/quitapix/quita/app/exactlyonce"
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/ports"
 )
@@ -32,12 +33,17 @@ type RefundInput struct {
 // Refund creates a refund exactly once per idempotency key: the key's
 // record, the refund, its ledger debit and the reservation on the charge
 // are written in one transaction under the charge's row lock, so
-// concurrent refunds can never exceed the amount.
+// concurrent refunds can never exceed the amount. The key is checked in
+// the database alone (exactlyonce.Options.DatabaseOnly): the charge's row
+// lock serialises the key's requests, and a request whose twin committed
+// first answers as the twin did.
 func (s *PaymentService) Refund(ctx context.Context, caller Caller, id string, in RefundInput, idem Idempotency, respond Respond[domain.Refund]) (Response, error) {
-	key := ports.IdempotencyKey{Scope: caller.Scope(), Key: idem.Key}
-	if resp, err := s.once.Replay(ctx, caller.Scope(), idem); err == nil || !errors.Is(err, ports.ErrNotFound) {
-		return resp, err
-	}
+	return s.once.Do(ctx, caller.Scope(), idem, exactlyonce.Options{DatabaseOnly: true}, func(a *exactlyonce.Attempt) (Response, error) {
+		return s.refund(ctx, caller, id, in, a, respond)
+	})
+}
+
+func (s *PaymentService) refund(ctx context.Context, caller Caller, id string, in RefundInput, a *exactlyonce.Attempt, respond Respond[domain.Refund]) (Response, error) {
 	// After the replay: a refund recorded before the bound existed still
 	// answers its retries as it did.
 	if err := domain.CheckRefundDestinationKey(in.DestinationKey); err != nil {
@@ -66,22 +72,13 @@ func (s *PaymentService) Refund(ctx context.Context, caller Caller, id string, i
 	// The wallet is read without a lock; the store refuses a debit that a
 	// concurrent one made stale (ErrInsufficientBalance after the entry was
 	// computed from a sufficient read), and a fresh read decides again.
-	change := s.refundChange(in, pixOut, payerOnly, idem, key, respond, &answer, &computed)
+	change := s.refundChange(in, pixOut, payerOnly, a, respond, &answer, &computed)
 	ref := ports.ChargeRef{Scope: caller.Scope(), ID: id}
 	err = s.store.RefundCharge(ctx, ref, change)
 	for i := 1; i < maxBalanceRetries && computed && errors.Is(err, domain.ErrInsufficientBalance); i++ {
 		err = s.store.RefundCharge(ctx, ref, change)
 	}
-	if errors.Is(err, ports.ErrIdempotencyKeyExists) {
-		return s.once.Replay(ctx, caller.Scope(), idem)
-	}
 	if err != nil {
-		// A twin of this request (same key) that committed first has
-		// changed what this one saw (a full refund leaves nothing to
-		// refund): its answer is this request's answer.
-		if resp, rerr := s.once.Replay(ctx, caller.Scope(), idem); rerr == nil || !errors.Is(rerr, ports.ErrNotFound) {
-			return resp, rerr
-		}
 		return Response{}, err
 	}
 	select {
@@ -139,9 +136,10 @@ func cashoutRoute(in RefundInput, st *domain.Settlement, payerOnly bool) (domain
 // account's Pix-out fee schedule, charged on a cashout with
 // passFeeToTenant, and payerOnly the account's restriction of cashouts
 // to the payer's own document (cashoutRoute).
-func (s *PaymentService) refundChange(in RefundInput, pixOut domain.FeeSchedule, payerOnly bool, idem Idempotency,
-	key ports.IdempotencyKey, respond Respond[domain.Refund], answer *Response, computed *bool,
+func (s *PaymentService) refundChange(in RefundInput, pixOut domain.FeeSchedule, payerOnly bool, a *exactlyonce.Attempt,
+	respond Respond[domain.Refund], answer *Response, computed *bool,
 ) ports.ChargeChangeFunc {
+	key := a.Key
 	return func(ctx context.Context, c *domain.Charge, tx ports.ChargeTx) (ports.ChargeChange, error) {
 		*computed = false // each run (the store may run it twice) says so of itself
 		now := s.clock.Now()
@@ -212,7 +210,6 @@ func (s *PaymentService) refundChange(in RefundInput, pixOut domain.FeeSchedule,
 			return ports.ChargeChange{}, err
 		}
 		return ports.ChargeChange{Events: []domain.Event{ev}, Entries: []domain.JournalEntry{entry}, Refunds: []domain.Refund{r},
-			Idempotency: &ports.IdempotencyRecord{IdempotencyKey: key, Fingerprint: idem.Fingerprint, ResourceID: rid,
-				StatusCode: answer.StatusCode, Body: answer.Body, CreatedAt: now}}, nil
+			Idempotency: a.Record(rid, *answer, now)}, nil
 	}
 }

@@ -254,12 +254,6 @@ func (r *Runner) replay(ctx context.Context, key ports.IdempotencyKey, fingerpri
 	return r.answer(r.store.GetIdempotencyRecord(ctx, key))(fingerprint)
 }
 
-// Replay is the durable record's answer to a request of req under scope,
-// or ports.ErrNotFound when the key is unused.
-func (r *Runner) Replay(ctx context.Context, scope ports.Scope, req Request) (Response, error) {
-	return r.replay(ctx, ports.IdempotencyKey{Scope: scope, Key: req.Key}, req.Fingerprint)
-}
-
 // answer turns a lookup of the durable record into replay's answer for a
 // request of fingerprint.
 func (r *Runner) answer(rec *ports.IdempotencyRecord, err error) func(fingerprint string) (Response, error) {
