@@ -129,11 +129,12 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 	if err != nil {
 		return Response{}, err
 	}
-	answer, err := s.answerCreate(c, events, respond)
+	answer, answerEvent, err := s.answerCreate(c, events, respond)
 	if err != nil {
 		return Response{}, err
 	}
 	rec := a.Record(id, answer, now)
+	rec.AnswerEvent = answerEvent
 	if err := s.store.CreateCharge(ctx, c, events, rec); err != nil {
 		return Response{}, err
 	}
@@ -144,24 +145,26 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 	return Response{StatusCode: rec.StatusCode, Body: rec.Body}, nil
 }
 
-// answerCreate is a create's answer by respond: for AnswerPublic, the
+// answerCreate is a create's answer by respond, and the id of the event
+// that carries it when it is taken from one: for AnswerPublic (nil), the
 // data.object of its canonical event, the charge's public object encoded
 // once for both.
-func (s *ChargeService) answerCreate(c *domain.Charge, events []domain.Event, respond Respond[*domain.Charge]) (Response, error) {
+func (s *ChargeService) answerCreate(c *domain.Charge, events []domain.Event, respond Respond[*domain.Charge]) (Response, string, error) {
 	if respond != nil {
-		return respond(c)
+		resp, err := respond(c)
+		return resp, "", err
 	}
 	for _, ev := range events {
 		if obj, ok := ev.CanonicalObject(); ok {
-			return Response{StatusCode: http.StatusCreated, Body: obj}, nil
+			return Response{StatusCode: http.StatusCreated, Body: obj}, ev.ID, nil
 		}
 	}
 	// Every create writes charge.created; should that change, encode.
 	body, err := json.Marshal(c.Public(s.cfg.Links))
 	if err != nil {
-		return Response{}, fmt.Errorf("encode the charge: %w", err)
+		return Response{}, "", fmt.Errorf("encode the charge: %w", err)
 	}
-	return Response{StatusCode: http.StatusCreated, Body: body}, nil
+	return Response{StatusCode: http.StatusCreated, Body: body}, "", nil
 }
 
 // logCreated writes the "charge created" line. It builds the record

@@ -292,10 +292,27 @@ func TestCreateAnswerPublicIsTheEventsObject(t *testing.T) {
 	found := false
 	for _, ev := range h.events {
 		if obj, ok := ev.CanonicalObject(); ok && ev.Type == domain.EventChargeCreated {
-			found = string(obj) == string(want.Body)
+			found = string(obj) == string(want.Body) && rec.AnswerEvent == ev.ID
 		}
 	}
 	if !found {
-		t.Errorf("no charge.created event carries the answer as its data.object: %d events", len(h.events))
+		t.Errorf("no charge.created event carries the answer as its data.object, named by the record (%q): %d events", rec.AnswerEvent, len(h.events))
+	}
+}
+
+// Another surface's answer is no event's: its record names none, and the
+// store keeps it whole.
+func TestRenderedAnswerNamesNoEvent(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	in := app.CreateChargeInput{Amount: 1990, Methods: []domain.Method{domain.MethodPix}}
+	if _, err := h.svc.Create(context.Background(), caller, in, app.Idempotency{Key: "answer-render-1", Fingerprint: "fp"}, render); err != nil {
+		t.Fatal(err)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	rec, ok := h.recs[ports.IdempotencyKey{Scope: caller.Scope(), Key: "answer-render-1"}]
+	if !ok || rec.AnswerEvent != "" {
+		t.Errorf("recorded %v, naming event %q: want a record naming none", ok, rec.AnswerEvent)
 	}
 }

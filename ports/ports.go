@@ -80,8 +80,14 @@ type IdempotencyRecord struct {
 	StatusCode  int
 	Body        []byte
 	CreatedAt   time.Time
+	// AnswerEvent is the id of one of the events committed with the
+	// record whose envelope carries Body as its data.object (a charge
+	// create's answer is its charge.created event's object): the store may
+	// keep Body once, in that event. Empty: Body stands alone. Written
+	// only.
+	AnswerEvent string
 	// SettlesIntent says the write recorded a cob intent of this key in
-	// the store (ProviderIntents) before asking for the cob: committing
+	// the store (IdempotencyStore) before asking for the cob: committing
 	// the record deletes that intent, if it is the one of the charge's
 	// txid. A create that recorded none (test mode, no Pix, or its intent
 	// went to CobIntents) leaves it false and costs no DELETE. Written

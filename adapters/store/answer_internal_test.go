@@ -32,7 +32,7 @@ func TestPointAnswerOnlyOnAnExactEnding(t *testing.T) {
 				idem: &idempotencyRow{Key: "k-1", Body: bytes.Clone(answer)},
 				evs:  []eventRow{{ID: "evt_legacy", Payload: []byte(`{"event":"payment.created","data":{}}`)}, {ID: "evt_1", Payload: tc.payload}},
 			}
-			c.pointAnswer()
+			c.pointAnswer("evt_1")
 			if !tc.moved {
 				if c.idem.BodyEvent != nil || !bytes.Equal(c.idem.Body, answer) || c.evs[0].AnswersKey != nil || c.evs[1].AnswersKey != nil {
 					t.Fatalf("moved: record names %v, keeps %q", c.idem.BodyEvent, c.idem.Body)
@@ -51,9 +51,16 @@ func TestPointAnswerOnlyOnAnExactEnding(t *testing.T) {
 			}
 		})
 	}
+	// The answer goes only to the event the write named.
+	named := chargeCreate{idem: &idempotencyRow{Key: "k-2", Body: bytes.Clone(answer)},
+		evs: []eventRow{{ID: "evt_1", Payload: envelope(string(answer))}}}
+	named.pointAnswer("evt_other")
+	if named.idem.BodyEvent != nil || named.evs[0].AnswersKey != nil {
+		t.Errorf("the answer moved to %v, an event the write did not name", named.idem.BodyEvent)
+	}
 	// A record without an answer, or without a record, moves nothing.
 	for _, c := range []chargeCreate{{evs: []eventRow{{Payload: envelope("{}")}}}, {idem: &idempotencyRow{Body: []byte{}}, evs: []eventRow{{Payload: envelope("")}}}} {
-		c.pointAnswer()
+		c.pointAnswer("")
 		if c.evs[0].AnswersKey != nil {
 			t.Errorf("an empty answer was pointed at %s", c.evs[0].Payload)
 		}

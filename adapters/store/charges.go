@@ -44,7 +44,7 @@ func (db *DB) CreateCharge(ctx context.Context, c *domain.Charge, events []domai
 	cc := chargeCreate{row: row, evs: eventsFromDomain(events)}
 	if rec != nil {
 		cc.idem, cc.settle = idempotencyFromPort(rec), rec.SettlesIntent
-		cc.pointAnswer()
+		cc.pointAnswer(rec.AnswerEvent)
 	}
 	err = db.charges.insertCharge(ctx, cc)
 	if err == nil && len(cc.evs) > 0 {

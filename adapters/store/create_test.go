@@ -161,11 +161,12 @@ func testConcurrentCreatesKeepTheirOwnOutcome(t *testing.T, db *store.DB) {
 	}
 }
 
-// A charge create's answer is its charge.created event's data.object: it
-// is stored once, in the event, and the record names the event. Replays
+// A charge create's answer is its charge.created event's data.object: when
+// the write names that event (AnswerEvent), it is stored once, in the
+// event, and the record names the event. Replays
 // read it back byte for byte, before and after the event's retention
 // sweep (which gives the answer back to the record). An answer that is no
-// event's object is stored in the record as before.
+// event's object, or whose write names no event, is stored in the record.
 func testAnswerIsStoredOnce(t *testing.T, db *store.DB) {
 	ctx := t.Context()
 	c := newCharge(t, liveA, baseTime, nil)
@@ -176,7 +177,7 @@ func testAnswerIsStoredOnce(t *testing.T, db *store.DB) {
 		t.Fatal(err)
 	}
 	rec := idemRecord(liveA, "answer-stored-once", c.ID())
-	rec.Body = answer
+	rec.Body, rec.AnswerEvent = answer, evs[0].ID
 	mustCreate(t, db, c, evs, rec)
 
 	other := newCharge(t, liveA, baseTime, nil)
@@ -194,9 +195,19 @@ func testAnswerIsStoredOnce(t *testing.T, db *store.DB) {
 			t.Fatal(err)
 		}
 		more[i] = idemRecord(liveA, fmt.Sprintf("answer-stored-once-%d", i), c.ID())
-		more[i].Body = body
-		mustCreate(t, db, c, chargeEvents(t, c, "", domain.CreationEvents(), baseTime), more[i])
+		cevs := chargeEvents(t, c, "", domain.CreationEvents(), baseTime)
+		more[i].Body, more[i].AnswerEvent = body, cevs[0].ID
+		mustCreate(t, db, c, cevs, more[i])
 	}
+	unnamed := newCharge(t, liveA, baseTime, nil)
+	attachPix(t, unnamed, baseTime)
+	unnamedBody, err := json.Marshal(unnamed.Public(links))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unnamedRec := idemRecord(liveA, "answer-unnamed", unnamed.ID())
+	unnamedRec.Body = unnamedBody // the event's object, but the write names no event
+	mustCreate(t, db, unnamed, chargeEvents(t, unnamed, "", domain.CreationEvents(), baseTime), unnamedRec)
 
 	stored := func(key string) (body []byte, event string) {
 		t.Helper()
@@ -213,7 +224,7 @@ func testAnswerIsStoredOnce(t *testing.T, db *store.DB) {
 	}
 	replays := func(when string) {
 		t.Helper()
-		for _, want := range append([]*ports.IdempotencyRecord{rec, otherRec}, more...) {
+		for _, want := range append([]*ports.IdempotencyRecord{rec, otherRec, unnamedRec}, more...) {
 			got, err := db.GetIdempotencyRecord(ctx, want.IdempotencyKey)
 			if err != nil {
 				t.Errorf("%s, key %s: %v", when, want.Key, err)
@@ -238,13 +249,16 @@ func testAnswerIsStoredOnce(t *testing.T, db *store.DB) {
 	if body, event := stored(otherRec.Key); !bytes.Equal(body, otherRec.Body) || event != "" {
 		t.Errorf("an answer of its own is stored as %q naming event %q, want itself and none", body, event)
 	}
+	if body, event := stored(unnamedRec.Key); !bytes.Equal(body, unnamedRec.Body) || event != "" {
+		t.Errorf("an answer whose write names no event is stored as %q naming event %q, want itself and none", body, event)
+	}
 	replays("before the retention sweep")
 
 	if _, err := db.DispatchEvents(ctx, 100, func(ports.OutboxBatch) ([]domain.WebhookDelivery, error) { return nil, nil }); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := db.DeleteEventsBefore(ctx, baseTime.Add(time.Hour), 100); err != nil || n != 8 {
-		t.Fatalf("the sweep deleted %d events (err %v), want 8", n, err)
+	if n, err := db.DeleteEventsBefore(ctx, baseTime.Add(time.Hour), 100); err != nil || n != 10 {
+		t.Fatalf("the sweep deleted %d events (err %v), want 10 (two of each of five creates)", n, err)
 	}
 	for _, r := range append([]*ports.IdempotencyRecord{rec}, more...) {
 		if body, event := stored(r.Key); !bytes.Equal(body, r.Body) || event != "" {

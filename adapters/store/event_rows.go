@@ -159,19 +159,20 @@ func answerOf(payload []byte) ([]byte, error) {
 	return env.Data.Object, nil
 }
 
-// pointAnswer stores c's answer once: when one of its events' envelopes
-// ends with the answer as its data.object — a charge create's 201 body is
-// its charge.created event's object, encoded alike — the record names
-// that event and keeps no body of its own, and the event names the
-// record's key. The test is on the bytes (domain.EnvelopeEndsWithObject),
-// so the answer read back (resolve) is the one given, whatever encoded
-// it; any other answer (the payments surface's, say) is stored as it is.
-func (c *chargeCreate) pointAnswer() {
-	if c.idem == nil || len(c.idem.Body) == 0 {
+// pointAnswer stores c's answer once: when the event the write names
+// (ports.IdempotencyRecord.AnswerEvent) carries the answer as its
+// envelope's data.object — a charge create's 201 body is its
+// charge.created event's object — the record names that event and keeps
+// no body of its own, and the event names the record's key. The bytes are
+// checked (domain.EnvelopeEndsWithObject), so the answer read back
+// (resolve) is the one given, whatever encoded it; any other answer (the
+// payments surface's, say) is stored as it is.
+func (c *chargeCreate) pointAnswer(answerEvent string) {
+	if c.idem == nil || len(c.idem.Body) == 0 || answerEvent == "" {
 		return
 	}
 	for i := range c.evs {
-		if !domain.EnvelopeEndsWithObject(c.evs[i].Payload, c.idem.Body) {
+		if c.evs[i].ID != answerEvent || !domain.EnvelopeEndsWithObject(c.evs[i].Payload, c.idem.Body) {
 			continue
 		}
 		id := c.evs[i].ID
