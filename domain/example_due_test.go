@@ -23,17 +23,18 @@ func ExampleDueTerms_AmountDue() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println("due", terms.EffectiveDue(), "payable until", terms.LastPayableDay())
+	show := func(d bizdays.Date) string { return fmt.Sprintf("%.3s %d %.3s", d.Weekday(), d.Day(), d.Month()) }
+	fmt.Println("due", show(terms.EffectiveDue()), "payable until", show(terms.LastPayableDay()))
 	for _, on := range []bizdays.Date{
 		bizdays.MustDate(2026, 2, 10), bizdays.MustDate(2026, 2, 18), bizdays.MustDate(2026, 3, 20),
 	} {
 		b, _ := terms.AmountDue(on)
-		fmt.Printf("%s: %s (discount %s, fine %s, interest %s)\n", on, domain.FormatDecimal(b.AmountDue),
+		fmt.Printf("%s: %s (discount %s, fine %s, interest %s)\n", show(on), domain.FormatDecimal(b.AmountDue),
 			domain.FormatDecimal(b.Discount), domain.FormatDecimal(b.Fine), domain.FormatDecimal(b.Interest))
 	}
 	// Output:
-	// due 2026-02-18 payable until 2026-03-20
-	// 2026-02-10: 475.00 (discount 25.00, fine 0.00, interest 0.00)
-	// 2026-02-18: 500.00 (discount 0.00, fine 0.00, interest 0.00)
-	// 2026-03-20: 515.00 (discount 0.00, fine 10.00, interest 5.00)
+	// due Wed 18 Feb payable until Fri 20 Mar
+	// Tue 10 Feb: 475.00 (discount 25.00, fine 0.00, interest 0.00)
+	// Wed 18 Feb: 500.00 (discount 0.00, fine 0.00, interest 0.00)
+	// Fri 20 Mar: 515.00 (discount 0.00, fine 10.00, interest 5.00)
 }
