@@ -1,7 +1,8 @@
 // Package domain is Quita's payment core: charges and their two status
 // vocabularies, the payer lock, Brazilian tax ids, money and fees, API-key
-// format, event envelopes and webhook signatures. Pix BR Codes live in the
-// subpackage brcode, which stands alone.
+// format, event envelopes and webhook signatures, and the amount a due-date
+// charge asks on a given day (DueTerms). Pix BR Codes live in the subpackage
+// brcode and the Brazilian bank calendar in bizdays; each stands alone.
 //
 // It imports only the standard library and never reads the clock or a random
 // source on its own: time and randomness come in as arguments, so another Go

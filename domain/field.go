@@ -47,6 +47,13 @@ const (
 	FieldCustomerRef      Field = "customer id"
 	FieldDisputeReason    Field = "dispute reason"
 	FieldPayerName        Field = "payer name"
+	FieldDueDate          Field = "due date"
+	FieldDaysAfterDue     Field = "days after due"
+	FieldFine             Field = "fine"
+	FieldInterest         Field = "interest"
+	FieldDiscount         Field = "discount"
+	FieldDiscountUntil    Field = "discount dates"
+	FieldAbatement        Field = "abatement"
 )
 
 // Fields lists every Field, so adapters can prove their translation tables
@@ -60,4 +67,5 @@ var Fields = []Field{
 	FieldAccountDocument, FieldLang,
 	FieldPixKey, FieldPixKeyType, FieldFailureCode, FieldRefundKey, FieldCustomerRef,
 	FieldDisputeReason, FieldPayerName,
+	FieldDueDate, FieldDaysAfterDue, FieldFine, FieldInterest, FieldDiscount, FieldDiscountUntil, FieldAbatement,
 }
