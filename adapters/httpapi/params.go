@@ -60,6 +60,13 @@ var chargesParams = wireParams{
 	domain.FieldCustomerRef:      "customerId",
 	domain.FieldDisputeReason:    "reason",
 	domain.FieldPayerName:        "payer_name",
+	domain.FieldDueDate:          "due_date",
+	domain.FieldDaysAfterDue:     "days_after_due",
+	domain.FieldFine:             "fine",
+	domain.FieldInterest:         "interest",
+	domain.FieldDiscount:         "discount",
+	domain.FieldDiscountUntil:    "discount.until",
+	domain.FieldAbatement:        "abatement",
 }
 
 // paymentsParams is the camelCase format of /v1/payments, /v1/wallets and

@@ -56,6 +56,13 @@ func TestWireParams(t *testing.T) {
 		{domain.FieldCustomerRef, "customerId", "customerId"},
 		{domain.FieldDisputeReason, "reason", "reason"},
 		{domain.FieldPayerName, "payer_name", "payer_name"},
+		{domain.FieldDueDate, "due_date", "due_date"},
+		{domain.FieldDaysAfterDue, "days_after_due", "days_after_due"},
+		{domain.FieldFine, "fine", "fine"},
+		{domain.FieldInterest, "interest", "interest"},
+		{domain.FieldDiscount, "discount", "discount"},
+		{domain.FieldDiscountUntil, "discount.until", "discount.until"},
+		{domain.FieldAbatement, "abatement", "abatement"},
 	}
 	if len(tests) != len(domain.Fields) {
 		t.Errorf("%d rows for %d domain.Fields: add the new field here", len(tests), len(domain.Fields))
