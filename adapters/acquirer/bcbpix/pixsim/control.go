@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/domain/bizdays"
 )
 
 // PayRequest pays a cob as the payer's bank would.
@@ -21,6 +22,9 @@ type PayRequest struct {
 	// Disclose adds the payer ("pagador") to the Pix, a PSP-specific
 	// extension; without it the document is never shown.
 	Disclose bool `json:"disclose"`
+	// Date is the payer's day (YYYY-MM-DD) for a due-date charge (cobv):
+	// Amount 0 pays the amount due that day. Empty: today in Brasília.
+	Date string `json:"date"`
 }
 
 // ErrNotPayable: the cob does not exist or is not ATIVA.
@@ -30,18 +34,14 @@ var ErrNotPayable = errors.New("pixsim: cob not payable")
 // returns. It returns the Pix as GET /pix/{e2eid} shows it.
 func (s *Server) Pay(ctx context.Context, req PayRequest) (Pix, error) {
 	s.mu.Lock()
-	rec, ok := s.cobs[req.TxID]
-	if ok {
-		s.expireLocked(rec)
-	}
-	if !ok || rec.cur.Status != CobActive {
+	c, amountDue, err := s.payableLocked(req)
+	if err != nil {
 		s.mu.Unlock()
-		return Pix{}, ErrNotPayable
+		return Pix{}, err
 	}
-	c := &rec.cur
 	amount := req.Amount
 	if amount == 0 {
-		amount, _ = domain.ParseDecimal(c.Valor.Original)
+		amount = amountDue
 	}
 	now := s.now()
 	e2e, err := domain.NewEndToEndID(s.cfg.ISPB, now, rand.Reader)
@@ -55,23 +55,59 @@ func (s *Server) Pay(ctx context.Context, req PayRequest) (Pix, error) {
 	} else {
 		payer.CPF = doc
 	}
-	p := &Pix{EndToEndID: e2e, TxID: c.TxID, Valor: domain.FormatDecimal(amount), Chave: c.Chave, Horario: stamp(now),
+	p := &Pix{EndToEndID: e2e, TxID: req.TxID, Valor: domain.FormatDecimal(amount), Chave: c.chave, Horario: stamp(now),
 		payer: payer, amount: amount, at: now}
 	if req.Disclose && payer.doc() != "" {
 		pp := payer
 		p.Pagador = &pp
 	}
-	c.Status = CobConcluded
-	c.Pix = append(c.Pix, p)
+	*c.status = CobConcluded
+	*c.pix = append(*c.pix, p)
 	s.pix[e2e] = p
 	s.pixOrder = append(s.pixOrder, e2e)
 	out := copyPix(p)
-	hook, mode := s.webhooks[c.Chave].URL, s.cbMode
+	hook, mode := s.webhooks[c.chave].URL, s.cbMode
 	s.mu.Unlock()
 	if hook != "" {
 		s.callback(ctx, hook, mode, CausePix, []string{out.EndToEndID}, []Pix{out})
 	}
 	return out, nil
+}
+
+// payable is the parts of a cob or cobv a payment changes.
+type payable struct {
+	chave  string
+	status *string
+	pix    *[]*Pix
+}
+
+// payableLocked finds the ATIVA cob or cobv req pays and the amount due:
+// a cob's original amount, or a cobv's amount due on req's day.
+func (s *Server) payableLocked(req PayRequest) (payable, int64, error) {
+	if rec, ok := s.cobs[req.TxID]; ok {
+		s.expireLocked(rec)
+		if rec.cur.Status != CobActive {
+			return payable{}, 0, ErrNotPayable
+		}
+		amount, _ := domain.ParseDecimal(rec.cur.Valor.Original)
+		return payable{chave: rec.cur.Chave, status: &rec.cur.Status, pix: &rec.cur.Pix}, amount, nil
+	}
+	rec, ok := s.cobvs[req.TxID]
+	if !ok {
+		return payable{}, 0, ErrNotPayable
+	}
+	day := today(s.now())
+	if req.Date != "" {
+		var err error
+		if day, err = bizdays.ParseDate(req.Date); err != nil {
+			return payable{}, 0, err
+		}
+	}
+	amount, err := s.amountDueLocked(rec, day)
+	if err != nil {
+		return payable{}, 0, err
+	}
+	return payable{chave: rec.cur.Chave, status: &rec.cur.Status, pix: &rec.cur.Pix}, amount, nil
 }
 
 // NotifyReturns sends, before it returns, a callback for the Pix with its

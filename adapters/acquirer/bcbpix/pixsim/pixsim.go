@@ -98,6 +98,7 @@ type Server struct {
 	mu        sync.Mutex
 	tokens    map[string]time.Time
 	cobs      map[string]*cobRecord
+	cobvs     map[string]*cobvRecord
 	locs      int64
 	pix       map[string]*Pix
 	pixOrder  []string
@@ -156,7 +157,7 @@ func New(cfg Config) *Server {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Server{cfg: cfg, tokens: map[string]time.Time{}, cobs: map[string]*cobRecord{}, pix: map[string]*Pix{},
+	s := &Server{cfg: cfg, tokens: map[string]time.Time{}, cobs: map[string]*cobRecord{}, cobvs: map[string]*cobvRecord{}, pix: map[string]*Pix{},
 		webhooks: map[string]webhook{}, cbMode: CallbacksNormal, closed: make(chan struct{}),
 		envios: map[string]*Envio{}, rejected: map[string]bool{}}
 	m := http.NewServeMux()
@@ -164,6 +165,9 @@ func New(cfg Config) *Server {
 	m.HandleFunc("PUT /cob/{txid}", s.auth(s.putCob))
 	m.HandleFunc("GET /cob/{txid}", s.auth(s.getCob))
 	m.HandleFunc("PATCH /cob/{txid}", s.auth(s.patchCob))
+	m.HandleFunc("PUT /cobv/{txid}", s.auth(s.putCobV))
+	m.HandleFunc("GET /cobv/{txid}", s.auth(s.getCobV))
+	m.HandleFunc("PATCH /cobv/{txid}", s.auth(s.patchCobV))
 	m.HandleFunc("GET /pix/{e2eid}", s.auth(s.getPix))
 	m.HandleFunc("GET /pix", s.auth(s.listPix))
 	m.HandleFunc("PUT /pix/{e2eid}/devolucao/{id}", s.auth(s.putReturn))
