@@ -19,7 +19,7 @@ type simClock struct {
 	now time.Time
 }
 
-func (c *simClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *simClock) Now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
 func (c *simClock) set(t time.Time) { c.mu.Lock(); c.now = t; c.mu.Unlock() }
 
 // due on Friday 20 March 2026, 10 days after; a 2 % fine, 1 % a month of
