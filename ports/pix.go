@@ -22,6 +22,14 @@ type CreatePixChargeRequest struct {
 	PayerName    string
 	MerchantName string
 	MerchantCity string
+	// Due, when set, makes a due-date charge (the API Pix's cobv): the
+	// payer's bank asks the amount due on the day of payment, ExpiresAt is
+	// the end of the last payable day, and the debtor (DebtorTaxID,
+	// DebtorName: the customer, whoever pays) is required. Only an
+	// acquirer that supports due-date charges takes it.
+	Due         *domain.DueTerms
+	DebtorTaxID string
+	DebtorName  string
 }
 
 // CreatePixChargeResponse is the acquirer's cob.

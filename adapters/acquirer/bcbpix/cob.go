@@ -58,6 +58,9 @@ func (a *Acquirer) CreatePixCharge(ctx context.Context, req ports.CreatePixCharg
 	if err != nil {
 		return nil, err
 	}
+	if req.Due != nil {
+		return a.createCobV(ctx, c, req)
+	}
 	var body cobBody
 	secs := int64(req.ExpiresAt.Sub(a.opts.Now()).Round(time.Second) / time.Second)
 	body.Calendario.Expiracao = max(secs, 1)
@@ -146,7 +149,15 @@ func (a *Acquirer) CancelPixCharge(ctx context.Context, req ports.CancelPixCharg
 	if err != nil {
 		return err
 	}
-	return c.do(ctx, "PATCH", "/cob/"+req.TxID, map[string]string{"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR"}, nil, true)
+	removal := map[string]string{"status": "REMOVIDA_PELO_USUARIO_RECEBEDOR"}
+	err = c.do(ctx, "PATCH", "/cob/"+req.TxID, removal, nil, true)
+	if errors.Is(err, ports.ErrNotFound) {
+		// A txid is a cob's or a cobv's; the caller need not know which.
+		if verr := c.do(ctx, "PATCH", "/cobv/"+req.TxID, removal, nil, true); verr == nil {
+			return nil
+		}
+	}
+	return err
 }
 
 // ChargeStatus implements ports.RefundAcquirer with GET /cob/{txid}: the

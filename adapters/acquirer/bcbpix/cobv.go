@@ -1,0 +1,101 @@
+package bcbpix
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/quitapix/quita/adapters/acquirer/bcbpix/cobv"
+	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
+)
+
+// cobvBody is a due-date charge as sent and answered (CobVSolicitada,
+// CobVCompleta): the terms in the API Pix's own fields, translated by
+// package cobv.
+type cobvBody struct {
+	Calendario         cobv.Calendario `json:"calendario"`
+	TxID               string          `json:"txid,omitempty"`
+	Status             string          `json:"status,omitempty"`
+	Devedor            devedor         `json:"devedor"`
+	Valor              cobv.Valor      `json:"valor"`
+	Chave              string          `json:"chave"`
+	SolicitacaoPagador string          `json:"solicitacaoPagador,omitempty"`
+	Location           string          `json:"location,omitempty"`
+	PixCopiaECola      string          `json:"pixCopiaECola,omitempty"`
+}
+
+// SupportsDueDate reports that the API Pix opens due-date charges (cobv)
+// for every account.
+func (a *Acquirer) SupportsDueDate(ports.Scope) bool { return true }
+
+// createCobV opens req's due-date charge with PUT /cobv/{txid}: one txid,
+// one cobv, so a retry after a lost answer meets its own cobv and takes it
+// when its terms are the ones asked for.
+func (a *Acquirer) createCobV(ctx context.Context, c *client, req ports.CreatePixChargeRequest) (*ports.CreatePixChargeResponse, error) {
+	doc := domain.NormalizeTaxID(req.DebtorTaxID)
+	if doc == "" || req.DebtorName == "" {
+		return nil, fmt.Errorf("%w: a due-date charge needs its debtor's document and name", ports.ErrAcquirerRejected)
+	}
+	body := cobvBody{Chave: c.cfg.PixKey, SolicitacaoPagador: truncateRunes(req.Description, 140),
+		Devedor: devedor{Nome: truncateRunes(req.DebtorName, 200)}}
+	if len(doc) == 14 {
+		body.Devedor.CNPJ = doc
+	} else {
+		body.Devedor.CPF = doc
+	}
+	body.Calendario, body.Valor = cobv.Encode(*req.Due)
+	path := "/cobv/" + req.TxID
+	var out cobvBody
+	err := c.do(ctx, "PUT", path, body, &out, true)
+	if errors.Is(err, ports.ErrAcquirerRejected) {
+		var existing cobvBody
+		if gerr := c.do(ctx, "GET", path, nil, &existing, true); gerr == nil && sameCobV(existing, body) {
+			out, err = existing, nil
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if out.PixCopiaECola == "" || out.Location == "" {
+		return nil, fmt.Errorf("%w: the PSP answered a cobv without pixCopiaECola or location", ports.ErrAcquirerUnavailable)
+	}
+	if !sameCobV(out, body) {
+		return nil, fmt.Errorf("%w: the PSP answered a cobv with other terms or key", ports.ErrAcquirerUnavailable)
+	}
+	return &ports.CreatePixChargeResponse{
+		BRCode:      out.PixCopiaECola,
+		TxID:        req.TxID,
+		Location:    out.Location,
+		ExpiresAt:   req.ExpiresAt,
+		ProviderRef: refPrefix + req.AccountID + ":" + req.TxID,
+	}, nil
+}
+
+// sameCobV reports whether got holds the terms and key asked for in want:
+// the amount, the due date and the rules. A PSP states
+// validadeAposVencimento when it was not sent; that is no difference.
+func sameCobV(got, want cobvBody) bool {
+	if got.Chave != want.Chave || got.Calendario.DataDeVencimento != want.Calendario.DataDeVencimento ||
+		(want.Calendario.ValidadeAposVencimento != nil && (got.Calendario.ValidadeAposVencimento == nil ||
+			*got.Calendario.ValidadeAposVencimento != *want.Calendario.ValidadeAposVencimento)) {
+		return false
+	}
+	g, w := got.Valor, want.Valor
+	return decimalEqual(g.Original, w.Original) && ruleEqual(g.Multa, w.Multa) && ruleEqual(g.Juros, w.Juros) &&
+		ruleEqual(g.Abatimento, w.Abatimento) && (g.Desconto == nil) == (w.Desconto == nil) &&
+		(w.Desconto == nil || g.Desconto.Modalidade == w.Desconto.Modalidade)
+}
+
+func ruleEqual(a, b *cobv.Rule) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Modalidade == b.Modalidade && decimalEqual(a.ValorPerc, b.ValorPerc)
+}
+
+func decimalEqual(a, b string) bool {
+	x, errA := domain.ParseDecimal(a)
+	y, errB := domain.ParseDecimal(b)
+	return errA == nil && errB == nil && x == y
+}
