@@ -76,6 +76,17 @@ func (c *Charge) DueTerms() (DueTerms, bool) {
 	return *c.s.Due, true
 }
 
+// PaidAmount is the amount the settling payment brought: the charge's
+// amount, or for a due-date charge its settlement's amount (the amount due
+// on the day it was paid). The credit, the fees, refunds and disputes
+// count from it.
+func (c *Charge) PaidAmount() int64 {
+	if c.s.Due != nil && c.s.Settlement != nil {
+		return c.s.Settlement.Amount
+	}
+	return c.s.Amount
+}
+
 // AmountDue is what a payment on day on (a Brasília date) must be for a
 // due-date charge: ErrNotDueDateCharge for a charge without a due date,
 // otherwise DueTerms.AmountDue's answer and errors.

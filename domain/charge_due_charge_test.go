@@ -138,8 +138,18 @@ func TestDueDateChargeSettlesForTheAmountDueThatDay(t *testing.T) {
 			if err != nil || got != tc.want {
 				t.Fatalf("SettlePix(%d at %v) = %q, %v; want %q", tc.amount, tc.at, got, err, tc.want)
 			}
-			if got == domain.OutcomePaid && c.Settlement().Amount != tc.amount {
-				t.Errorf("settled for %d, want %d", c.Settlement().Amount, tc.amount)
+			if got != domain.OutcomePaid {
+				return
+			}
+			if c.Settlement().Amount != tc.amount || c.PaidAmount() != tc.amount || c.RefundableAmount() != tc.amount {
+				t.Errorf("settled for %d, paid %d, refundable %d; want %d each", c.Settlement().Amount, c.PaidAmount(), c.RefundableAmount(), tc.amount)
+			}
+			if p := c.Public(chargeLinks).Paid; p == nil || p.Amount != tc.amount || p.Original != chargeAmount {
+				t.Errorf("public paid block %+v, want the amount %d of %d", p, tc.amount, chargeAmount)
+			}
+			e, err := domain.PaymentEntry("je_1", c, nil, false, 0, tc.at)
+			if err != nil || e.Postings[0].Amount != -tc.amount {
+				t.Errorf("PaymentEntry: %+v, %v; want the acquirer debited %d", e.Postings, err, tc.amount)
 			}
 		})
 	}

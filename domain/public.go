@@ -69,7 +69,9 @@ type PublicCharge struct {
 	Interest     *PublicDueRule `json:"interest,omitempty"`
 	Discount     *PublicDueRule `json:"discount,omitempty"`
 	Abatement    *PublicDueRule `json:"abatement,omitempty"`
-	CreatedAt    Timestamp      `json:"created_at"`
+	// Paid is the amount a credited due-date charge was paid, and its parts.
+	Paid      *PublicDuePaid `json:"paid,omitempty"`
+	CreatedAt Timestamp      `json:"created_at"`
 }
 
 // PublicCustomer carries the customer fields the merchant sent.

@@ -19,6 +19,19 @@ type PublicDiscountDay struct {
 	Rate   string `json:"rate,omitempty"`
 }
 
+// PublicDuePaid is what a credited due-date charge's payment was made of,
+// in centavos: Amount = Original − Abatement − Discount + Fine + Interest
+// on Date, the day of payment in Brasília.
+type PublicDuePaid struct {
+	Date      string `json:"date"`
+	Amount    int64  `json:"amount"`
+	Original  int64  `json:"original"`
+	Fine      int64  `json:"fine"`
+	Interest  int64  `json:"interest"`
+	Discount  int64  `json:"discount"`
+	Abatement int64  `json:"abatement"`
+}
+
 // publicDue adds a due-date charge's terms to its public object; an
 // immediate charge shows none of these members.
 func (c *Charge) publicDue(out *PublicCharge) {
@@ -42,5 +55,12 @@ func (c *Charge) publicDue(out *PublicCharge) {
 	}
 	if a := p.Abatement; a != nil {
 		out.Abatement = &PublicDueRule{Type: string(a.Type), Amount: a.Amount, Rate: a.Rate}
+	}
+	if c.credited() {
+		// SettlePix accepted exactly this day's amount due.
+		if b, err := c.s.Due.AmountDue(BrasiliaDate(c.s.Settlement.PaidAt)); err == nil && b.AmountDue == c.s.Settlement.Amount {
+			out.Paid = &PublicDuePaid{Date: b.Date.String(), Amount: b.AmountDue, Original: b.Original,
+				Fine: b.Fine, Interest: b.Interest, Discount: b.Discount, Abatement: b.Abatement}
+		}
 	}
 }

@@ -174,3 +174,81 @@ func TestDueDateChargeRefusals(t *testing.T) {
 		})
 	}
 }
+
+// The sandbox pays a due-date charge for the amount due on the day the pay
+// helper names: late with the fine and interest, early with the discount.
+// The charge's paid block, the ledger's credit and the fees count from the
+// amount paid; another amount is a wrong amount (the charge stays pending);
+// and a charge nobody pays expires after its last payable day.
+func TestDueDateChargeSettlesInTheSandbox(t *testing.T) {
+	t.Parallel()
+	for _, d := range payDialects {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			e := newDueEnv(t, d.dsn(t))
+			pay := func(id string, body map[string]any) apiResp {
+				return e.call("POST", "/test_helpers/charges/"+id+"/pay", e.acct.TestKey, body)
+			}
+			late := e.createCharge(e.body())
+			e.want(late, 201, "")
+			lateDay := e.effDue.AddDays(2).String()
+			// The original amount on a late day is a wrong amount.
+			wrong := pay(late.str("id"), map[string]any{"date": lateDay, "amount": 10000})
+			e.want(wrong, 200, "")
+			if wrong.str("status") != "pending" {
+				t.Fatalf("paid the original amount late: status %q, want pending", wrong.str("status"))
+			}
+			paid := pay(late.str("id"), map[string]any{"date": lateDay})
+			e.want(paid, 200, "")
+			if !strings.Contains(string(paid.Raw), `"paid":{"date":"`+lateDay+`","amount":10120,"original":10000,"fine":200,"interest":20,"discount":0,"abatement":100}`) {
+				t.Errorf("paid late: %s", paid.Raw)
+			}
+			if paid.str("status") != "paid" || paid.num("amount") != 10000 {
+				t.Errorf("paid late: status %q amount %d, want paid and the original 10000", paid.str("status"), paid.num("amount"))
+			}
+			credited := e.wantCredited(late.str("id"), 10120)
+
+			early := e.createCharge(e.body())
+			e.want(early, 201, "")
+			paid = pay(early.str("id"), nil)
+			e.want(paid, 200, "")
+			if !strings.Contains(string(paid.Raw), `"paid":{"date":"`+e.today.String()+`","amount":9600,"original":10000,"fine":0,"interest":0,"discount":300,"abatement":100}`) {
+				t.Errorf("paid early: %s", paid.Raw)
+			}
+			credited += e.wantCredited(early.str("id"), 9600)
+			e.verifyLedger()
+			if avail, pending := e.balance("BRL"); avail+pending != credited {
+				t.Errorf("wallet holds %d + %d, want the two payments' net %d", avail, pending, credited)
+			}
+
+			open := e.createCharge(e.body())
+			e.want(open, 201, "")
+			wantParam(t, pay(open.str("id"), map[string]any{"date": e.today.AddDays(-1).String()}), 400, "parameter_invalid", "date")
+			wantParam(t, pay(open.str("id"), map[string]any{"date": "2026-13-01"}), 400, "parameter_invalid", "date")
+			e.want(pay(open.str("id"), map[string]any{"date": e.last.AddDays(1).String()}), 409, "charge_expired")
+			plain := e.createCharge(map[string]any{"amount": 500, "payment_method": "pix"})
+			wantParam(t, pay(plain.str("id"), map[string]any{"date": e.today.String()}), 400, "parameter_invalid", "date")
+
+			// Past the end of the last payable day in Brasília (and the
+			// expiry grace) the unpaid charge expires.
+			e.srv.Advance(t, domain.EndOfBrasiliaDay(e.last).Sub(e.clock.Now())+time.Hour)
+			got := e.call("GET", "/charges/"+open.str("id"), e.acct.TestKey, nil)
+			if got.str("status") != "expired" {
+				t.Errorf("after the last payable day the charge reads %q, want expired", got.str("status"))
+			}
+		})
+	}
+}
+
+// wantCredited checks that the payment of charge id (ch_) credited amount:
+// the transaction reads it as its amount, and its fees and net count from
+// it.
+func (e *dueEnv) wantCredited(id string, amount int64) (net int64) {
+	e.t.Helper()
+	tx := e.call("GET", "/payments/tx_"+strings.TrimPrefix(id, "ch_"), e.acct.TestKey, nil)
+	e.want(tx, 200, "")
+	if net := tx.num("netAmount"); tx.num("amount") != amount || net <= 0 || net != amount-tx.num("providerFee")-tx.num("platformFee") {
+		e.t.Errorf("charge %s: netAmount %d, want %d less the fees (%d, %d): %s", id, net, amount, tx.num("providerFee"), tx.num("platformFee"), tx.Raw)
+	}
+	return tx.num("netAmount")
+}

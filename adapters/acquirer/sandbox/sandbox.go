@@ -239,6 +239,9 @@ func (a *Acquirer) SimulatePixPayment(_ context.Context, req ports.SimulatePayme
 		return domain.PixPayment{}, ports.ErrAcquirerUnavailable
 	}
 	now := a.now().UTC()
+	if !req.PaidAt.IsZero() {
+		now = req.PaidAt.UTC()
+	}
 	e2e, err := domain.NewEndToEndID(ISPB, now, a.rnd)
 	if err != nil {
 		return domain.PixPayment{}, err
