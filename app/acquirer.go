@@ -37,3 +37,9 @@ func (a acquirer) nameFor(scope ports.Scope) string {
 func (a acquirer) supportsCashout(scope ports.Scope) bool {
 	return ports.SupportsCashout(a.Acquirer, scope)
 }
+
+// supportsDueDate reports whether due-date charges in scope can be opened
+// at the acquirer.
+func (a acquirer) supportsDueDate(scope ports.Scope) bool {
+	return ports.SupportsDueDate(a.Acquirer, scope)
+}

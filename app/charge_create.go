@@ -28,6 +28,8 @@ type CreateChargeInput struct {
 	ExpectedPayer  string
 	Metadata       map[string]any
 	WebhookURL     string
+	// Due makes a due-date charge (domain.NewChargeParams.Due).
+	Due *domain.DueTermsParams
 }
 
 // Idempotency identifies a financial write: the merchant's key and the
@@ -76,10 +78,13 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 		Amount: in.Amount, Currency: in.Currency, Methods: in.Methods,
 		Description: in.Description, ExpiresIn: in.ExpiresIn, DefaultExpiry: caller.Account.DefaultExpiry,
 		Customer: in.Customer, StrictDocument: in.StrictDocument, CustomerRef: in.CustomerRef,
-		ExpectedPayer: in.ExpectedPayer, Metadata: in.Metadata, WebhookURL: in.WebhookURL, Now: now,
+		ExpectedPayer: in.ExpectedPayer, Metadata: in.Metadata, WebhookURL: in.WebhookURL, Due: in.Due, Now: now,
 	})
 	if err != nil {
 		return Response{}, err
+	}
+	if _, due := c.DueTerms(); due && !s.acquirer.supportsDueDate(caller.Scope()) {
+		return Response{}, ErrDueDateNotSupported
 	}
 	// The one check of a create that depends on the network (DNS), so it
 	// runs here, inside the idempotent run, never before the replay check:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/quitapix/quita/app/exactlyonce"
 	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/domain/bizdays"
 	"github.com/quitapix/quita/ports"
 )
 
@@ -129,6 +130,23 @@ func (s *ChargeService) Get(ctx context.Context, caller Caller, id string) (*dom
 		return nil, err
 	}
 	return s.expireIfDue(ctx, caller.Scope(), c)
+}
+
+// AmountDue is what a payment of the due-date charge id would have to be
+// on day on, today in Brasília when on is nil. It returns Get's errors,
+// domain.ErrNotDueDateCharge for an immediate charge, and
+// domain.ErrBeforeCreation or domain.ErrOverdueClosed for a day outside
+// the charge's payable days.
+func (s *ChargeService) AmountDue(ctx context.Context, caller Caller, id string, on *bizdays.Date) (domain.DueBreakdown, error) {
+	c, err := s.Get(ctx, caller, id)
+	if err != nil {
+		return domain.DueBreakdown{}, err
+	}
+	day := domain.BrasiliaDate(s.clock.Now())
+	if on != nil {
+		day = *on
+	}
+	return c.AmountDue(day)
 }
 
 // stored reads a charge of scope as stored, without expiring it.

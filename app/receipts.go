@@ -102,7 +102,7 @@ func (s *ReceiptService) PaymentReceipt(ctx context.Context, caller Caller, char
 	}
 	r := s.base(c, loc)
 	r.Kind = ports.ReceiptPayment
-	r.Amount, r.At, r.Method = c.Amount(), st.PaidAt, st.PaidWith
+	r.Amount, r.At, r.Method = c.PaidAmount(), st.PaidAt, st.PaidWith
 	r.To, r.From = s.merchant(caller), payer(c, st)
 	r.EndToEndID = st.EndToEndID
 	if d, ok := c.Metadata()["description"].(string); ok {

@@ -2,20 +2,27 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 	"unicode/utf8"
 
 	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/domain/bizdays"
 	"github.com/quitapix/quita/ports"
 )
 
 // PayInput is the test helper's description of a payment: amount defaults
-// to the charge amount; no payer document means the bank did not disclose
-// one.
+// to the charge amount, or for a due-date charge to the amount due on the
+// day of payment; no payer document means the bank did not disclose one.
+// Date, for a due-date charge only, is the day of payment in Brasília:
+// today (the default) or a later day, on which the payment is made at
+// noon; it never moves the server's clock.
 type PayInput struct {
 	Amount        *int64
 	PayerDocument string
 	PayerName     string
+	Date          *bizdays.Date
 }
 
 // Settled is the result of applying a Pix payment.
@@ -47,7 +54,10 @@ func (s *ChargeService) SimulatePayment(ctx context.Context, sim ports.PaymentSi
 	if err != nil {
 		return Settled{}, err
 	}
-	amount := c.Amount()
+	paidAt, amount, err := s.simulatedPayment(c, in.Date)
+	if err != nil {
+		return Settled{}, err
+	}
 	if in.Amount != nil {
 		if *in.Amount <= 0 || *in.Amount > domain.MaxAmount {
 			return Settled{}, domain.Invalid(domain.FieldAmount,
@@ -71,12 +81,40 @@ func (s *ChargeService) SimulatePayment(ctx context.Context, sim ports.PaymentSi
 		txid = p.TxID
 	}
 	p, err := sim.SimulatePixPayment(ctx, ports.SimulatePaymentRequest{
-		ChargeID: c.ID(), TxID: txid, Amount: amount, PayerTaxID: in.PayerDocument, PayerName: in.PayerName,
+		ChargeID: c.ID(), TxID: txid, Amount: amount, PayerTaxID: in.PayerDocument, PayerName: in.PayerName, PaidAt: paidAt,
 	})
 	if err != nil {
 		return Settled{}, fmt.Errorf("simulate payment: %w", err)
 	}
 	return s.ApplyPixPayment(ctx, caller.Scope(), c.ID(), p)
+}
+
+// simulatedPayment is when the sandbox's payment of c is made (zero: now)
+// and the amount it brings unless the caller says otherwise: the charge's
+// amount, or for a due-date charge the amount due on that day. A day after
+// the last payable day is the charge's expiry (domain.ErrChargeExpired).
+func (s *ChargeService) simulatedPayment(c *domain.Charge, on *bizdays.Date) (time.Time, int64, error) {
+	_, due := c.DueTerms()
+	if on != nil && !due {
+		return time.Time{}, 0, domain.Invalid(domain.FieldPaymentDate, "%s applies only to a charge with a %s", domain.FieldPaymentDate, domain.FieldDueDate)
+	}
+	if !due {
+		return time.Time{}, c.Amount(), nil
+	}
+	now := s.clock.Now()
+	var at time.Time
+	day := domain.BrasiliaDate(now)
+	if on != nil && *on != day {
+		if on.Before(day) {
+			return time.Time{}, 0, domain.Invalid(domain.FieldPaymentDate, "%s must not be before today in Brasília", domain.FieldPaymentDate)
+		}
+		day, at = *on, domain.EndOfBrasiliaDay(*on).Add(-12*time.Hour)
+	}
+	b, err := c.AmountDue(day)
+	if errors.Is(err, domain.ErrOverdueClosed) {
+		return time.Time{}, 0, domain.ErrChargeExpired
+	}
+	return at, b.AmountDue, err
 }
 
 // ApplyPixPayment settles a charge with a Pix the acquirer reported, under

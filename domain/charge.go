@@ -86,7 +86,10 @@ type ChargeSnapshot struct {
 	ReturnState    ReturnState
 	// Disputes are the returns the payer's PSP made without Quita asking
 	// (RecordDispute), oldest first.
-	Disputes  []Dispute
+	Disputes []Dispute
+	// Due holds the terms of a due-date charge (the API Pix's cobv), nil
+	// for an immediate charge. Its terms never change after create.
+	Due       *DueTerms
 	ExpiresAt time.Time
 	CreatedAt time.Time
 	UpdatedAt time.Time
@@ -118,6 +121,10 @@ func (c *Charge) Snapshot() ChargeSnapshot {
 	if s.Settlement != nil {
 		st := *s.Settlement
 		s.Settlement = &st
+	}
+	if s.Due != nil {
+		d := *s.Due
+		s.Due = &d
 	}
 	return s
 }

@@ -43,7 +43,11 @@ type NewChargeParams struct {
 	ExpectedPayer  string
 	Metadata       map[string]any
 	WebhookURL     string
-	Now            time.Time
+	// Due makes a due-date charge: NewCharge fills its Original (Amount)
+	// and Created (the day of Now in Brasília) and validates it with
+	// NewDueTerms. Nil makes an immediate charge.
+	Due *DueTermsParams
+	Now time.Time
 }
 
 // NewCharge validates p and returns a charge in PENDING, the internal
@@ -117,6 +121,14 @@ func NewCharge(p NewChargeParams) (*Charge, error) {
 		return nil, err
 	}
 	now := p.Now.UTC()
+	expiresAt := now.Add(expiry).Truncate(time.Second)
+	var due *DueTerms
+	if p.Due != nil {
+		if due, err = newChargeDueTerms(*p.Due, p.Amount, methods, cust, p.ExpiresIn, now); err != nil {
+			return nil, err
+		}
+		expiresAt = EndOfBrasiliaDay(due.LastPayableDay())
+	}
 	return &Charge{s: ChargeSnapshot{
 		ID:            p.ID,
 		AccountID:     p.AccountID,
@@ -131,7 +143,8 @@ func NewCharge(p NewChargeParams) (*Charge, error) {
 		ExpectedPayer: payer,
 		Metadata:      meta,
 		WebhookURL:    p.WebhookURL,
-		ExpiresAt:     now.Add(expiry).Truncate(time.Second),
+		Due:           due,
+		ExpiresAt:     expiresAt,
 		CreatedAt:     now,
 		UpdatedAt:     now,
 	}}, nil

@@ -39,10 +39,10 @@ func (c *Charge) ReserveRefund(amount int64, now time.Time) error {
 	return nil
 }
 
-// RefundableAmount is what may still be refunded: the amount less the
-// refunds not failed and what disputes took back.
+// RefundableAmount is what may still be refunded: the amount paid
+// (PaidAmount) less the refunds not failed and what disputes took back.
 func (c *Charge) RefundableAmount() int64 {
-	return c.s.Amount - c.s.RefundedAmount - c.DisputedAmount()
+	return c.PaidAmount() - c.s.RefundedAmount - c.DisputedAmount()
 }
 
 // CompleteRefund records a refund the acquirer confirmed. The refund
@@ -57,7 +57,7 @@ func (c *Charge) CompleteRefund(amount int64, now time.Time) error {
 	}
 	c.s.RefundCompleted += amount
 	c.s.UpdatedAt = now.UTC()
-	if c.s.RefundCompleted == c.s.Amount && CanTransition(c.s.Status, TxRefunded) {
+	if c.s.RefundCompleted == c.PaidAmount() && CanTransition(c.s.Status, TxRefunded) {
 		c.s.Status = TxRefunded
 	}
 	return nil

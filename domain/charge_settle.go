@@ -85,7 +85,7 @@ func (c *Charge) SettlePix(p PixPayment, fees FeeSchedule) (SettlementOutcome, e
 	if !p.PaidAt.Before(c.s.ExpiresAt) {
 		return "", ErrChargeExpired
 	}
-	if p.Amount != c.s.Amount {
+	if p.Amount != c.amountDueAt(p.PaidAt) {
 		return OutcomeUnderpaid, nil
 	}
 	settlement := &Settlement{
@@ -123,6 +123,21 @@ func (c *Charge) SettlePix(p PixPayment, fees FeeSchedule) (SettlementOutcome, e
 		c.s.ReturnState = ReturnRequested
 	}
 	return outcome, nil
+}
+
+// amountDueAt is the one amount a Pix made at at settles the charge with:
+// its amount, or for a due-date charge the amount due on at's day in
+// Brasília. A day the terms refuse (before the charge's creation) has no
+// such amount: 0, which no payment equals.
+func (c *Charge) amountDueAt(at time.Time) int64 {
+	if c.s.Due == nil {
+		return c.s.Amount
+	}
+	b, err := c.s.Due.AmountDue(BrasiliaDate(at))
+	if err != nil {
+		return 0
+	}
+	return b.AmountDue
 }
 
 // ConfirmReturn records that the payer's bank credited the automatic

@@ -249,7 +249,7 @@ func (c *Charge) legacyEnvelope(t EventType, prev TxStatus, now time.Time) Legac
 	d := LegacyData{
 		TransactionID: PrefixTransaction + c.s.ID,
 		CustomerID:    c.s.CustomerRef,
-		Amount:        c.s.Amount,
+		Amount:        c.PaidAmount(),
 		Status:        c.s.Status,
 		OccurredAt:    Timestamp(now),
 	}
@@ -259,7 +259,7 @@ func (c *Charge) legacyEnvelope(t EventType, prev TxStatus, now time.Time) Legac
 	}
 	if c.s.Status.Settled() && c.s.Settlement != nil {
 		m := c.s.Settlement.PaidWith
-		pf, plf, net := c.s.Fees.Provider, c.s.Fees.Platform, c.s.Fees.Net(c.s.Amount)
+		pf, plf, net := c.s.Fees.Provider, c.s.Fees.Platform, c.s.Fees.Net(c.PaidAmount())
 		d.PaidWith, d.ProviderFee, d.PlatformFee, d.NetAmount = &m, &pf, &plf, &net
 	}
 	return LegacyEnvelope{Event: t, Data: d}

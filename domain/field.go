@@ -54,6 +54,7 @@ const (
 	FieldDiscount         Field = "discount"
 	FieldDiscountUntil    Field = "discount dates"
 	FieldAbatement        Field = "abatement"
+	FieldPaymentDate      Field = "payment date"
 )
 
 // Fields lists every Field, so adapters can prove their translation tables
@@ -68,4 +69,5 @@ var Fields = []Field{
 	FieldPixKey, FieldPixKeyType, FieldFailureCode, FieldRefundKey, FieldCustomerRef,
 	FieldDisputeReason, FieldPayerName,
 	FieldDueDate, FieldDaysAfterDue, FieldFine, FieldInterest, FieldDiscount, FieldDiscountUntil, FieldAbatement,
+	FieldPaymentDate,
 }

@@ -139,7 +139,7 @@ func PaymentEntry(id string, c *Charge, holding HoldingPeriods, fromHeld bool, o
 	if st == nil || !c.Credited() {
 		return JournalEntry{}, fmt.Errorf("ledger: charge %s is not credited", c.s.ID)
 	}
-	cur, amt := c.s.Currency, c.s.Amount
+	cur, amt := c.s.Currency, c.PaidAmount()
 	net := c.s.Fees.Net(amt)
 	repay := min(net, max(owed, 0))
 	merchant := Posting{Account: LedgerAvailable, Currency: cur, Amount: net - repay}

@@ -62,7 +62,16 @@ type PublicCharge struct {
 	Disputes           []PublicDispute  `json:"disputes,omitempty"`
 	Metadata           map[string]any   `json:"metadata"`
 	ExpectedPayerTaxID string           `json:"expected_payer_tax_id,omitempty"`
-	CreatedAt          Timestamp        `json:"created_at"`
+	// The terms of a due-date charge; absent for an immediate charge.
+	DueDate      string         `json:"due_date,omitempty"`
+	DaysAfterDue *int           `json:"days_after_due,omitempty"`
+	Fine         *PublicDueRule `json:"fine,omitempty"`
+	Interest     *PublicDueRule `json:"interest,omitempty"`
+	Discount     *PublicDueRule `json:"discount,omitempty"`
+	Abatement    *PublicDueRule `json:"abatement,omitempty"`
+	// Paid is the amount a credited due-date charge was paid, and its parts.
+	Paid      *PublicDuePaid `json:"paid,omitempty"`
+	CreatedAt Timestamp      `json:"created_at"`
 }
 
 // PublicCustomer carries the customer fields the merchant sent.
@@ -133,6 +142,7 @@ func (c *Charge) Public(l Links) PublicCharge {
 		out.Disputes = append(out.Disputes, PublicDispute{Amount: d.Amount, Reason: d.Reason, EndToEndID: d.EndToEndID,
 			ReturnID: d.ReturnID, ReturnedAt: Timestamp(d.At)})
 	}
+	c.publicDue(&out)
 	return out
 }
 

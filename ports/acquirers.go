@@ -141,3 +141,19 @@ func SupportsCashout(a Acquirer, scope Scope) bool {
 	}
 	return true
 }
+
+// DueDateSupport is implemented by an acquirer that can open due-date
+// charges (the API Pix's cobv) in some scopes.
+type DueDateSupport interface {
+	SupportsDueDate(scope Scope) bool
+}
+
+// SupportsDueDate reports whether a can open a due-date charge in scope.
+// An acquirer that does not say cannot: its cob would carry neither the due
+// date nor the rules, so the payer's bank would ask the wrong amount.
+func SupportsDueDate(a Acquirer, scope Scope) bool {
+	if d, ok := a.(DueDateSupport); ok {
+		return d.SupportsDueDate(scope)
+	}
+	return false
+}

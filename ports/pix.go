@@ -105,6 +105,8 @@ type SimulatePaymentRequest struct {
 	Amount     int64
 	PayerTaxID string
 	PayerName  string
+	// PaidAt is when the payer's bank makes the payment; zero is now.
+	PaidAt time.Time
 }
 
 // PaymentSimulator is the sandbox's bank: it pays a cob as a payer's bank

@@ -26,6 +26,7 @@ func (c *ChargesController) Routes(r *mux.Router) {
 	r.Handle("/pix/charges", ownsKey(handle(c.create(true)))).Methods(http.MethodPost).Name("pix_charges.create")
 	r.HandleFunc("/charges", handle(c.list)).Methods(http.MethodGet).Name("charges.list")
 	r.HandleFunc("/charges/{id}", onCharge(c.get)).Methods(http.MethodGet).Name("charges.get")
+	r.HandleFunc("/charges/{id}/amount_due", onCharge(c.amountDue)).Methods(http.MethodGet).Name("charges.amount_due")
 }
 
 type customerJSON struct {
@@ -44,6 +45,12 @@ type createChargeRequest struct {
 	Customer           *customerJSON  `json:"customer"`
 	ExpectedPayerTaxID string         `json:"expected_payer_tax_id"`
 	Metadata           metadataObject `json:"metadata"`
+	DueDate            *string        `json:"due_date"`
+	DaysAfterDue       *int           `json:"days_after_due"`
+	Fine               *fineJSON      `json:"fine"`
+	Interest           *interestJSON  `json:"interest"`
+	Discount           *discountJSON  `json:"discount"`
+	Abatement          *abatementJSON `json:"abatement"`
 }
 
 func (c *ChargesController) create(pixShortcut bool) answerFunc {
@@ -70,10 +77,14 @@ func (c *ChargesController) create(pixShortcut bool) answerFunc {
 		if req.Customer != nil {
 			cust = domain.Customer{Name: req.Customer.Name, Document: req.Customer.Document, Email: req.Customer.Email, Phone: req.Customer.Phone}
 		}
+		due, err := req.dueTerms()
+		if err != nil {
+			return nil, err
+		}
 		in := app.CreateChargeInput{
 			Amount: *req.Amount, Currency: req.Currency, Methods: []domain.Method{domain.MethodPix},
 			Description: req.Description, ExpiresIn: req.ExpiresIn, Customer: cust, StrictDocument: true,
-			ExpectedPayer: req.ExpectedPayerTaxID, Metadata: req.Metadata.values(),
+			ExpectedPayer: req.ExpectedPayerTaxID, Metadata: req.Metadata.values(), Due: due,
 		}
 		idem := app.Idempotency{Key: key, Fingerprint: fingerprint(r.Method, r.URL.Path, body)}
 		return c.charges.Create(r.Context(), callerFrom(r.Context()), in, idem, app.AnswerPublic)

@@ -104,6 +104,18 @@ func classify(params wireParams, err error) *apiError {
 		}
 		return &apiError{Status: http.StatusConflict, Type: typeIdempotency, Code: "idempotency_key_in_use",
 			Message: "a request with this Idempotency-Key is still in progress; retry shortly", retryAfter: retry}
+	case errors.Is(err, app.ErrDueDateNotSupported):
+		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeInvalidRequest, Code: "due_date_not_supported",
+			Message: "the acquirer of this account does not support due-date charges yet; create the charge without due_date",
+			Param:   params.name(domain.FieldDueDate)}
+	case errors.Is(err, domain.ErrNotDueDateCharge):
+		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeInvalidRequest, Code: "charge_not_due_date",
+			Message: "the charge has no due date: it is paid for its amount"}
+	case errors.Is(err, domain.ErrOverdueClosed):
+		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeInvalidRequest, Code: "charge_overdue_closed",
+			Message: "the date is after the charge's last payable day (due_date plus days_after_due): it can no longer be paid"}
+	case errors.Is(err, domain.ErrBeforeCreation):
+		return badRequest("date", "parameter_invalid", "date must not be before the day the charge was created (in Brasília)")
 	case errors.Is(err, domain.ErrChargeExpired):
 		return &apiError{Status: http.StatusConflict, Type: typeInvalidRequest, Code: "charge_expired",
 			Message: "the charge has expired; create a new charge"}

@@ -67,6 +67,7 @@ var chargesParams = wireParams{
 	domain.FieldDiscount:         "discount",
 	domain.FieldDiscountUntil:    "discount.until",
 	domain.FieldAbatement:        "abatement",
+	domain.FieldPaymentDate:      "date",
 }
 
 // paymentsParams is the camelCase format of /v1/payments, /v1/wallets and

@@ -63,6 +63,7 @@ func TestWireParams(t *testing.T) {
 		{domain.FieldDiscount, "discount", "discount"},
 		{domain.FieldDiscountUntil, "discount.until", "discount.until"},
 		{domain.FieldAbatement, "abatement", "abatement"},
+		{domain.FieldPaymentDate, "date", "date"},
 	}
 	if len(tests) != len(domain.Fields) {
 		t.Errorf("%d rows for %d domain.Fields: add the new field here", len(tests), len(domain.Fields))

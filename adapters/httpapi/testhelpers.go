@@ -7,6 +7,7 @@ import (
 
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/domain/bizdays"
 	"github.com/quitapix/quita/ports"
 )
 
@@ -29,6 +30,7 @@ type payRequest struct {
 	Amount        *int64 `json:"amount"`
 	PayerDocument string `json:"payer_document"`
 	PayerName     string `json:"payer_name"`
+	Date          string `json:"date"`
 }
 
 // testCharge resolves the path id for a test helper, refusing live keys.
@@ -56,9 +58,15 @@ func (c *TestHelpersController) pay(w http.ResponseWriter, r *http.Request) (any
 			return nil, err
 		}
 	}
-	res, err := c.charges.SimulatePayment(r.Context(), c.sim, caller, raw, app.PayInput{
-		Amount: req.Amount, PayerDocument: req.PayerDocument, PayerName: req.PayerName,
-	})
+	in := app.PayInput{Amount: req.Amount, PayerDocument: req.PayerDocument, PayerName: req.PayerName}
+	if req.Date != "" {
+		d, err := bizdays.ParseDate(req.Date)
+		if err != nil {
+			return nil, badRequest("date", "parameter_invalid", "date must be a date written YYYY-MM-DD")
+		}
+		in.Date = &d
+	}
+	res, err := c.charges.SimulatePayment(r.Context(), c.sim, caller, raw, in)
 	if err != nil {
 		return nil, err
 	}

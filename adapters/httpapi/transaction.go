@@ -80,13 +80,16 @@ func txCreateBody(c *domain.Charge) txCreated {
 func (c *PaymentsController) txBody(ch *domain.Charge, withQR bool) txRead {
 	s := ch.Snapshot()
 	d := s.Details
-	out := txRead{ID: domain.PrefixTransaction + s.ID, Status: s.Status, Amount: s.Amount, Currency: s.Currency,
+	// A paid due-date charge reads as the amount it was paid, so that
+	// netAmount = amount − providerFee − platformFee holds.
+	amount := ch.PaidAmount()
+	out := txRead{ID: domain.PrefixTransaction + s.ID, Status: s.Status, Amount: amount, Currency: s.Currency,
 		PaymentMethods: s.Methods, CardRedirectURL: optStr(d.CardRedirectURL), MBEntity: optStr(d.MBEntity),
 		MBReference: optStr(d.MBReference), MBExpiresAt: optTime(d.MBExpiresAt), BoletoBarcode: optStr(d.BoletoBarcode),
 		BoletoLine: optStr(d.BoletoLine), BoletoPDFURL: optStr(d.BoletoPDFURL), BoletoExpiresAt: optTime(d.BoletoExpiresAt),
 		CryptoAddress: optStr(d.CryptoAddress), CryptoNetwork: optStr(d.CryptoNetwork), CryptoCurrency: optStr(d.CryptoCurrency),
 		CryptoAmount: optStr(d.CryptoAmount), ProviderFee: s.Fees.Provider, PlatformFee: s.Fees.Platform,
-		NetAmount: s.Fees.Net(s.Amount), Metadata: s.Metadata, CreatedAt: domain.Timestamp(s.CreatedAt)}
+		NetAmount: s.Fees.Net(amount), Metadata: s.Metadata, CreatedAt: domain.Timestamp(s.CreatedAt)}
 	if out.Metadata == nil {
 		out.Metadata = map[string]any{}
 	}

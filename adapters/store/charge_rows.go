@@ -64,7 +64,8 @@ type chargeRow struct {
 	CryptoAmount         *string `bun:"crypto_amount"`
 	MethodsPending       bool    `bun:"methods_pending"`
 	ReturnState          string  `bun:"return_state"`
-	Disputes             *string `bun:"disputes"` // JSON, NULL when none
+	Disputes             *string `bun:"disputes"`  // JSON, NULL when none
+	DueTerms             *string `bun:"due_terms"` // JSON, NULL for an immediate charge
 	ExpiresAt            dbTime  `bun:"expires_at"`
 	CreatedAt            dbTime  `bun:"created_at"`
 	UpdatedAt            dbTime  `bun:"updated_at"`
@@ -86,8 +87,13 @@ func chargeFromDomain(s domain.ChargeSnapshot) (*chargeRow, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: encode disputes of charge %s: %w", s.ID, err)
 	}
+	due, err := encodeDueTerms(s.Due)
+	if err != nil {
+		return nil, fmt.Errorf("store: encode due terms of charge %s: %w", s.ID, err)
+	}
 	r := &chargeRow{
 		Disputes:             disputes,
+		DueTerms:             due,
 		ID:                   s.ID,
 		AccountID:            s.AccountID,
 		Mode:                 string(s.Mode),
@@ -188,6 +194,9 @@ func (r *chargeRow) toDomain() (*domain.Charge, error) {
 	var err error
 	if s.Disputes, err = decodeDisputes(r.Disputes); err != nil {
 		return nil, fmt.Errorf("store: decode disputes of charge %s: %w", r.ID, err)
+	}
+	if s.Due, err = decodeDueTerms(r.DueTerms); err != nil {
+		return nil, fmt.Errorf("store: decode due terms of charge %s: %w", r.ID, err)
 	}
 	if err := json.Unmarshal([]byte(r.Methods), &s.Methods); err != nil {
 		return nil, fmt.Errorf("store: decode methods of charge %s: %w", r.ID, err)

@@ -78,6 +78,7 @@ func fullSnapshot(t testing.TB, scope ports.Scope) domain.ChargeSnapshot {
 		ReturnState:    domain.ReturnRequested,
 		Disputes: []domain.Dispute{{ReturnID: "MED0001", EndToEndID: "E00000000202611221200abcdefghijk", Amount: 300,
 			Reason: domain.DisputeFraud, At: baseTime.Add(time.Minute + 7*time.Microsecond)}},
+		Due:       fullDueTerms(t),
 		ExpiresAt: baseTime.Add(time.Hour),
 		CreatedAt: baseTime,
 		UpdatedAt: baseTime.Add(10*time.Minute + 1),
@@ -94,6 +95,14 @@ func assertNoZeroField(t testing.TB, v reflect.Value, path string) {
 	if v.IsZero() {
 		t.Fatalf("fixture leaves %s zero: set it so the round trip covers it", path)
 	}
+	if terms, ok := v.Interface().(domain.DueTerms); ok {
+		// Its state is unexported: its rules stand for it, and one
+		// discount type leaves the other's fields zero.
+		if p := terms.Params(); p.Fine == nil || p.Interest == nil || p.Discount == nil || p.Abatement == nil {
+			t.Fatalf("fixture leaves a rule of %s nil: set every one so the round trip covers it", path)
+		}
+		return
+	}
 	switch v.Kind() {
 	case reflect.Pointer:
 		assertNoZeroField(t, v.Elem(), path)
@@ -105,6 +114,25 @@ func assertNoZeroField(t testing.TB, v reflect.Value, path string) {
 			assertNoZeroField(t, v.Field(i), path+"."+v.Type().Field(i).Name)
 		}
 	}
+}
+
+// fullDueTerms are due-date terms with every rule but the per-day
+// discount, which testChargeRoundTripFromDomain covers.
+func fullDueTerms(t testing.TB) *domain.DueTerms {
+	created := domain.BrasiliaDate(baseTime)
+	days := 12
+	terms, err := domain.NewDueTerms(domain.DueTermsParams{
+		Original: 1990, Created: created, Due: created.AddDays(10), DaysAfterDue: &days,
+		Fine:     &domain.Fine{Type: domain.FinePercent, Rate: "2.00"},
+		Interest: &domain.Interest{Type: domain.InterestPercentPerMonth, Rate: "1.00", BusinessDays: true},
+		Discount: &domain.Discount{Type: domain.DiscountFixedUntil, Until: []domain.DiscountUntil{
+			{Date: created.AddDays(2), Amount: 100}, {Date: created.AddDays(5), Amount: 50}}},
+		Abatement: &domain.Abatement{Type: domain.AbatementFixed, Amount: 10},
+	})
+	if err != nil {
+		t.Fatalf("NewDueTerms: %v", err)
+	}
+	return &terms
 }
 
 func testChargeRoundTripsEveryField(t *testing.T, db *store.DB) {
@@ -124,7 +152,7 @@ func testChargeRoundTripsEveryField(t *testing.T, db *store.DB) {
 
 	// Optional parts absent, nil slices and maps: they stay absent.
 	s2 := fullSnapshot(t, liveA)
-	s2.Pix, s2.Settlement, s2.Metadata, s2.Methods = nil, nil, nil, nil
+	s2.Pix, s2.Settlement, s2.Metadata, s2.Methods, s2.Due = nil, nil, nil, nil, nil
 	s2.Customer = domain.Customer{}
 	mustCreate(t, db, domain.UnmarshalChargeFromStorage(s2), nil, nil)
 	assertSnapshot(t, mustGet(t, db, liveA, s2.ID), s2)
@@ -153,6 +181,23 @@ func testChargeRoundTripFromDomain(t *testing.T, db *store.DB) {
 		t.Errorf("status %s pix %v, want WAITING_PAYMENT with pix", got.Status(), got.Pix())
 	}
 	assertEvents(t, db, liveA, c.ID(), evs)
+
+	// A due-date charge made by NewCharge keeps its terms and its expiry.
+	created := domain.BrasiliaDate(baseTime)
+	due := newCharge(t, liveA, baseTime, func(p *domain.NewChargeParams) {
+		p.Customer = domain.Customer{Name: "Ana", Document: "529.982.247-25"}
+		p.Due = &domain.DueTermsParams{Due: created.AddDays(20),
+			Discount:  &domain.Discount{Type: domain.DiscountPercentPerDayBefore, Rate: "0.10", BusinessDays: true},
+			Interest:  &domain.Interest{Type: domain.InterestAmountPerDay, Amount: 3},
+			Abatement: &domain.Abatement{Type: domain.AbatementPercent, Rate: "5.00"}}
+	})
+	attachPix(t, due, baseTime.Add(time.Second))
+	mustCreate(t, db, due, chargeEvents(t, due, "", domain.CreationEvents(), baseTime), nil)
+	gotDue := mustGet(t, db, liveA, due.ID())
+	assertSnapshot(t, gotDue, due.Snapshot())
+	if _, err := gotDue.AmountDue(created); err != nil {
+		t.Errorf("AmountDue of the stored due-date charge: %v", err)
+	}
 }
 
 func testChargeScopeIsolation(t *testing.T, db *store.DB) {

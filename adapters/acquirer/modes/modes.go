@@ -111,6 +111,11 @@ func (r *Router) NameFor(s ports.Scope) string { return r.pick(s).Name() }
 // SupportsCashout implements ports.CashoutSupport for the provider of s.
 func (r *Router) SupportsCashout(s ports.Scope) bool { return ports.SupportsCashout(r.pick(s), s) }
 
+// SupportsDueDate implements ports.DueDateSupport for the provider of s.
+func (r *Router) SupportsDueDate(s ports.Scope) bool { return ports.SupportsDueDate(r.pick(s), s) }
+
+var _ ports.DueDateSupport = (*Router)(nil)
+
 // SendPix implements ports.PixSender: test mode sends through the
 // sandbox, live mode through the live provider when it can send Pix.
 func (r *Router) SendPix(ctx context.Context, req ports.PixSendRequest) (ports.PixSendResult, error) {

@@ -154,6 +154,13 @@ func (a *Acquirer) call(ctx context.Context) error {
 // Name implements ports.Acquirer.
 func (a *Acquirer) Name() string { return Name }
 
+// SupportsDueDate implements ports.DueDateSupport: the sandbox's cob is
+// the charge itself, and its payments are settled against the amount due
+// on their day (the pay test helper's date).
+func (a *Acquirer) SupportsDueDate(ports.Scope) bool { return true }
+
+var _ ports.DueDateSupport = (*Acquirer)(nil)
+
 // CreatePixCharge implements ports.Acquirer. The answer depends only on the
 // request, so a retry with the same txid gets the same cob.
 func (a *Acquirer) CreatePixCharge(ctx context.Context, req ports.CreatePixChargeRequest) (*ports.CreatePixChargeResponse, error) {
@@ -232,6 +239,9 @@ func (a *Acquirer) SimulatePixPayment(_ context.Context, req ports.SimulatePayme
 		return domain.PixPayment{}, ports.ErrAcquirerUnavailable
 	}
 	now := a.now().UTC()
+	if !req.PaidAt.IsZero() {
+		now = req.PaidAt.UTC()
+	}
 	e2e, err := domain.NewEndToEndID(ISPB, now, a.rnd)
 	if err != nil {
 		return domain.PixPayment{}, err
