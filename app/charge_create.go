@@ -107,11 +107,15 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 		if err != nil {
 			return Response{}, err
 		}
-		cob, err := s.acquirer.CreatePixCharge(ctx, ports.CreatePixChargeRequest{
+		req := ports.CreatePixChargeRequest{
 			Scope: scope, ChargeID: id, TxID: txid, Amount: c.Amount(), ExpiresAt: c.ExpiresAt(),
 			Description: in.Description, PayerTaxID: c.ExpectedPayer(), PayerName: in.Customer.Name,
 			MerchantName: caller.Account.MerchantName, MerchantCity: caller.Account.MerchantCity,
-		})
+		}
+		if terms, due := c.DueTerms(); due {
+			req.Due, req.DebtorTaxID, req.DebtorName = &terms, c.Customer().Document, c.Customer().Name
+		}
+		cob, err := s.acquirer.CreatePixCharge(ctx, req)
 		if err != nil {
 			return Response{}, fmt.Errorf("create pix charge: %w", err)
 		}

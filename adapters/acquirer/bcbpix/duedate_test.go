@@ -5,31 +5,61 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/quitapix/quita/adapters/acquirer/bcbpix/pixsim"
+	"github.com/quitapix/quita/domain/bizdays"
 )
 
-// Until the adapter opens cobv, it does not declare ports.DueDateSupport:
-// a live due-date create is refused with 422 due_date_not_supported naming
-// due_date, and the PSP is never called. The same request with the test
-// key (the sandbox, which supports them) is created.
-func TestLiveDueDateChargeIsRefusedBeforeThePSP(t *testing.T) {
+// A live due-date charge is a cobv at the PSP: its BR Code is the cobv's;
+// a payer's bank paying late pays the amount due that day (fine and
+// interest), the callback settles the charge with it, and the wallet is
+// credited what was paid; the payer who pays the original amount late
+// pays the wrong amount, which is returned.
+func TestLiveDueDateChargeThroughPixsim(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, backends[0].dsn(t))
+	brasilia, err := time.LoadLocation("America/Sao_Paulo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	due := bizdays.NextBusinessDay(bizdays.DateOf(time.Now().In(brasilia)).AddDays(10))
 	body := map[string]any{"amount": 10000, "payment_method": "pix",
 		"customer": map[string]any{"name": "Joao Souza", "document": expectedDoc},
-		"due_date": time.Now().AddDate(0, 0, 10).Format(time.DateOnly)}
-	_, before := w.sim.Hits()
-	code, raw := w.do(t, w.acct.LiveKey, http.MethodPost, "/charges", body, newIdem())
-	var e struct {
-		Error struct{ Code, Param, Message string } `json:"error"`
+		"due_date": due.String(), "days_after_due": 15,
+		"fine":     map[string]any{"type": "fixed", "amount": 200},
+		"interest": map[string]any{"type": "amount_per_day", "amount": 10}}
+	c := w.create(t, body)
+	cob, ok := w.sim.CobVByTxID(c.Pix.TxID)
+	if !ok || cob.Status != pixsim.CobActive || cob.PixCopiaECola != c.Pix.BRCode || cob.Valor.Multa == nil ||
+		cob.Calendario.DataDeVencimento != due.String() || cob.Devedor.Nome != "Joao Souza" {
+		t.Fatalf("the PSP's cobv %+v for charge %+v", cob, c)
 	}
-	_ = json.Unmarshal(raw, &e)
-	if code != http.StatusUnprocessableEntity || e.Error.Code != "due_date_not_supported" || e.Error.Param != "due_date" {
-		t.Fatalf("live due-date create: %d %s", code, raw)
+	// Three days after the due date: 100.00 + fine 2.00 + 3 × 0.10.
+	late := due.AddDays(3)
+	p := w.pay(t, pixsim.PayRequest{TxID: c.Pix.TxID, PayerTaxID: expectedDoc, Date: late.String()})
+	if p.Valor != "102.30" {
+		t.Fatalf("paid %s, want the amount due on %s, 102.30", p.Valor, late)
 	}
-	if _, after := w.sim.Hits(); after != before {
-		t.Errorf("the PSP was called %d times for a refused due-date charge", after-before)
+	code, raw := w.do(t, w.acct.LiveKey, http.MethodGet, "/charges/"+c.ID, nil, "")
+	var got struct {
+		Status string `json:"status"`
+		Paid   struct {
+			Amount int64 `json:"amount"`
+			Fine   int64 `json:"fine"`
+		} `json:"paid"`
 	}
-	if code, raw := w.do(t, w.acct.TestKey, http.MethodPost, "/charges", body, newIdem()); code != http.StatusCreated {
-		t.Errorf("test-mode due-date create: %d %s", code, raw)
+	if err := json.Unmarshal(raw, &got); err != nil || code != 200 || got.Status != "paid" || got.Paid.Amount != 10230 || got.Paid.Fine != 200 {
+		t.Fatalf("after the callback: %d %s", code, raw)
+	}
+
+	// The original amount paid late is the wrong amount: returned.
+	c2 := w.create(t, body)
+	p2 := w.pay(t, pixsim.PayRequest{TxID: c2.Pix.TxID, PayerTaxID: expectedDoc, Date: late.String(), Amount: 10000})
+	w.runReturns(t, 1)
+	if rets := w.sim.Returns(p2.EndToEndID); len(rets) != 1 || rets[0].Valor != "100.00" {
+		t.Fatalf("devoluções %+v, want the 100.00 paid back", rets)
+	}
+	if got := w.get(t, c2.ID); got.Status == "paid" {
+		t.Fatalf("a wrong amount settled the charge: %+v", got)
 	}
 }

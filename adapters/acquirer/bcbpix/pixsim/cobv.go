@@ -326,3 +326,16 @@ func (s *Server) amountDueLocked(rec *cobvRecord, day bizdays.Date) (int64, erro
 	}
 	return b.AmountDue, nil
 }
+
+// CobVByTxID returns the cobv of txid as GET /cobv/{txid} answers it, for
+// tests.
+func (s *Server) CobVByTxID(txid string) (CobV, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec, ok := s.cobvs[txid]
+	if !ok {
+		return CobV{}, false
+	}
+	s.expireCobVLocked(rec)
+	return rec.view(), true
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/domain/bizdays"
@@ -23,7 +24,8 @@ type PayRequest struct {
 	// extension; without it the document is never shown.
 	Disclose bool `json:"disclose"`
 	// Date is the payer's day (YYYY-MM-DD) for a due-date charge (cobv):
-	// Amount 0 pays the amount due that day. Empty: today in Brasília.
+	// Amount 0 pays the amount due that day, and the Pix is made at noon
+	// of that day in Brasília. Empty: today, now.
 	Date string `json:"date"`
 }
 
@@ -44,6 +46,9 @@ func (s *Server) Pay(ctx context.Context, req PayRequest) (Pix, error) {
 		amount = amountDue
 	}
 	now := s.now()
+	if !c.at.IsZero() {
+		now = c.at
+	}
 	e2e, err := domain.NewEndToEndID(s.cfg.ISPB, now, rand.Reader)
 	if err != nil {
 		s.mu.Unlock()
@@ -79,6 +84,7 @@ type payable struct {
 	chave  string
 	status *string
 	pix    *[]*Pix
+	at     time.Time // when the Pix is made, if not now
 }
 
 // payableLocked finds the ATIVA cob or cobv req pays and the amount due:
@@ -96,18 +102,19 @@ func (s *Server) payableLocked(req PayRequest) (payable, int64, error) {
 	if !ok {
 		return payable{}, 0, ErrNotPayable
 	}
-	day := today(s.now())
+	day, at := today(s.now()), time.Time{}
 	if req.Date != "" {
 		var err error
 		if day, err = bizdays.ParseDate(req.Date); err != nil {
 			return payable{}, 0, err
 		}
+		at = time.Date(day.Year(), day.Month(), day.Day(), 12, 0, 0, 0, brasilia)
 	}
 	amount, err := s.amountDueLocked(rec, day)
 	if err != nil {
 		return payable{}, 0, err
 	}
-	return payable{chave: rec.cur.Chave, status: &rec.cur.Status, pix: &rec.cur.Pix}, amount, nil
+	return payable{chave: rec.cur.Chave, status: &rec.cur.Status, pix: &rec.cur.Pix, at: at}, amount, nil
 }
 
 // NotifyReturns sends, before it returns, a callback for the Pix with its
