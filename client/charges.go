@@ -52,8 +52,18 @@ type Charge struct {
 	// create's description as metadata["description"].
 	Metadata map[string]any `json:"metadata"`
 	// ExpectedPayerTaxID is the payer lock, when set (masked in lists).
-	ExpectedPayerTaxID string    `json:"expected_payer_tax_id,omitempty"`
-	CreatedAt          time.Time `json:"created_at"`
+	ExpectedPayerTaxID string `json:"expected_payer_tax_id,omitempty"`
+	// DueDate (YYYY-MM-DD) and its rules, for a due-date charge; empty for
+	// an immediate one.
+	DueDate      string        `json:"due_date,omitempty"`
+	DaysAfterDue int           `json:"days_after_due,omitempty"`
+	Fine         *DueFine      `json:"fine,omitempty"`
+	Interest     *DueInterest  `json:"interest,omitempty"`
+	Discount     *DueDiscount  `json:"discount,omitempty"`
+	Abatement    *DueAbatement `json:"abatement,omitempty"`
+	// Paid is a credited due-date charge's payment and its parts.
+	Paid      *DuePaid  `json:"paid,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 // Customer is the payer as the merchant described them. In lists the
@@ -113,6 +123,16 @@ type ChargeParams struct {
 	// it needs Customer.Name. Anyone else's payment is returned.
 	ExpectedPayerTaxID string         `json:"expected_payer_tax_id,omitempty"`
 	Metadata           map[string]any `json:"metadata,omitempty"`
+	// DueDate (YYYY-MM-DD, Brasília) makes a due-date charge, payable until
+	// DaysAfterDue (default 30) days after it, for the amount its rules
+	// give on the day of payment; it needs Customer with a name and a
+	// CPF/CNPJ and no ExpiresIn.
+	DueDate      string        `json:"due_date,omitempty"`
+	DaysAfterDue *int          `json:"days_after_due,omitempty"`
+	Fine         *DueFine      `json:"fine,omitempty"`
+	Interest     *DueInterest  `json:"interest,omitempty"`
+	Discount     *DueDiscount  `json:"discount,omitempty"`
+	Abatement    *DueAbatement `json:"abatement,omitempty"`
 	// IdempotencyKey (8–128 characters) makes the create safe to retry:
 	// the same key and body return the original charge. Empty: the
 	// client generates one, and reuses it for its own retries.

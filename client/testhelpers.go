@@ -19,6 +19,9 @@ type PayParams struct {
 	// processing (held for review).
 	PayerDocument string `json:"payer_document,omitempty"`
 	PayerName     string `json:"payer_name,omitempty"`
+	// Date (YYYY-MM-DD) is a due-date charge's day of payment: Amount 0
+	// pays the amount due that day. Empty: today.
+	Date string `json:"date,omitempty"`
 }
 
 // PayCharge pays a pending test charge and returns it after settlement.
