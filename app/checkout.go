@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/domain/bizdays"
 	"github.com/quitapix/quita/ports"
 )
 
@@ -58,9 +59,19 @@ type CheckoutView struct {
 	MBWayPhoneEnding string
 	// TestMode marks a charge made with a test key: no real money moves.
 	TestMode bool
+	// Due is a due-date charge's due date and what it asks today
+	// (Brasília); nil for an immediate charge. Today is nil once the last
+	// payable day has passed.
+	Due *CheckoutDue
 	// Now is the server's clock when the view was read, so the page can
 	// count down against server time rather than the payer's clock.
 	Now time.Time
+}
+
+// CheckoutDue is what the page shows of a due-date charge.
+type CheckoutDue struct {
+	Date  bizdays.Date
+	Today *domain.DueBreakdown
 }
 
 // CheckoutPix is the Pix panel: the copy-and-paste code and the public QR.
@@ -141,6 +152,12 @@ func (s *CheckoutService) View(ctx context.Context, rawID string) (CheckoutView,
 	}
 	if d, ok := pub.Metadata["description"].(string); ok {
 		v.Description = d
+	}
+	if terms, due := c.DueTerms(); due {
+		v.Due = &CheckoutDue{Date: terms.Due()}
+		if b, err := terms.AmountDue(domain.BrasiliaDate(v.Now)); err == nil {
+			v.Due.Today = &b
+		}
 	}
 	if pub.Pix != nil {
 		v.Pix = &CheckoutPix{BRCode: pub.Pix.BRCode, QRCodeURL: pub.Pix.QRCodeURL}

@@ -59,36 +59,41 @@ type stateText struct {
 
 // messages is every string on the page in one language.
 type messages struct {
-	Lang            string
-	Other           string // the other language's name, for the switch link
-	OtherLang       string
-	PayTitle        string // title while pending, before the amount
-	PayTo           string
-	TestMode        string
-	ExpiresIn       string
-	PayBy           string
-	BrasiliaTime    string
-	CodeLabel       string
-	CodeHint        string
-	CopyButton      string
-	Copied          string
-	CopiedAnnounce  string
-	CopyFailed      string
-	QRCaption       string
-	QRAlt           string // format: amount, merchant
-	HowTitle        string
-	Steps           []string
-	NoScript        string
-	Footer          string
-	Unavailable     string
-	NoMethod        string
-	StatusRegion    string
-	States          map[string]stateText
-	NotFoundTitle   string
-	NotFoundBody    string
-	ErrorTitle      string
-	ErrorBody       string
-	ExpiredCounting string
+	Lang      string
+	Other     string // the other language's name, for the switch link
+	OtherLang string
+	PayTitle  string // title while pending, before the amount
+	PayTo     string
+	TestMode  string
+	ExpiresIn string
+	PayBy     string
+	// A due-date charge's lines: its due date, the last day it can be
+	// paid, and what today's amount is made of.
+	DueOn, PayUntil, AmountToday                   string
+	DueOriginal, DueFine, DueInterest, DueDiscount string
+	DueAbatement                                   string
+	BrasiliaTime                                   string
+	CodeLabel                                      string
+	CodeHint                                       string
+	CopyButton                                     string
+	Copied                                         string
+	CopiedAnnounce                                 string
+	CopyFailed                                     string
+	QRCaption                                      string
+	QRAlt                                          string // format: amount, merchant
+	HowTitle                                       string
+	Steps                                          []string
+	NoScript                                       string
+	Footer                                         string
+	Unavailable                                    string
+	NoMethod                                       string
+	StatusRegion                                   string
+	States                                         map[string]stateText
+	NotFoundTitle                                  string
+	NotFoundBody                                   string
+	ErrorTitle                                     string
+	ErrorBody                                      string
+	ExpiredCounting                                string
 	// TimeUpNote replaces the ways to pay once the deadline has passed,
 	// while the charge still waits for news of a payment made in time.
 	TimeUpNote string
@@ -149,6 +154,14 @@ var catalog = map[string]*messages{
 		TestMode:       "Modo de teste: nenhum dinheiro real é movimentado.",
 		ExpiresIn:      "Expira em",
 		PayBy:          "Pague até",
+		DueOn:          "Vencimento",
+		PayUntil:       "Pode ser paga até",
+		AmountToday:    "Valor para pagamento hoje",
+		DueOriginal:    "Valor original",
+		DueFine:        "Multa",
+		DueInterest:    "Juros",
+		DueDiscount:    "Desconto",
+		DueAbatement:   "Abatimento",
 		BrasiliaTime:   "(horário de Brasília)",
 		CodeLabel:      "Pix copia e cola",
 		CodeHint:       "Copie o código e cole no app do seu banco, na opção Pix copia e cola.",
@@ -239,6 +252,14 @@ var catalog = map[string]*messages{
 		TestMode:       "Test mode: no real money moves.",
 		ExpiresIn:      "Expires in",
 		PayBy:          "Pay by",
+		DueOn:          "Due",
+		PayUntil:       "Can be paid until",
+		AmountToday:    "Amount to pay today",
+		DueOriginal:    "Original amount",
+		DueFine:        "Fine",
+		DueInterest:    "Interest",
+		DueDiscount:    "Discount",
+		DueAbatement:   "Rebate",
 		BrasiliaTime:   "(Brasília time)",
 		CodeLabel:      "Pix copy and paste code",
 		CodeHint:       "Copy the code and paste it in your bank app under Pix copy and paste (Pix copia e cola).",

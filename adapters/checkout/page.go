@@ -103,11 +103,15 @@ type pageData struct {
 	TestMode    bool
 	ExpiresISO  string
 	ExpiresText string
-	Countdown   string
-	NowMS       int64
-	PollMS      int64
-	StatusURL   string
-	SwitchURL   string
+	// DueDate and LastDay are a due-date charge's dates as the payer reads
+	// them; DueLines what today's amount is made of ("" for none).
+	DueDate, LastDay string
+	DueLines         []dueLine
+	Countdown        string
+	NowMS            int64
+	PollMS           int64
+	StatusURL        string
+	SwitchURL        string
 }
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -180,6 +184,9 @@ func (c *Controller) page(w http.ResponseWriter, r *http.Request) {
 	d.TestMode = v.TestMode
 	d.ExpiresISO = v.ExpiresAt.UTC().Format(domain.TimestampLayout)
 	d.ExpiresText = v.ExpiresAt.In(brasilia).Format("15:04")
+	if v.Due != nil {
+		dueView(d, v, lang)
+	}
 	d.Countdown = countdown(v.ExpiresAt.Sub(v.Now))
 	d.NowMS = v.Now.UnixMilli()
 	d.PollMS = c.poll.Milliseconds()
