@@ -83,8 +83,23 @@ func sameCobV(got, want cobvBody) bool {
 	}
 	g, w := got.Valor, want.Valor
 	return decimalEqual(g.Original, w.Original) && ruleEqual(g.Multa, w.Multa) && ruleEqual(g.Juros, w.Juros) &&
-		ruleEqual(g.Abatimento, w.Abatimento) && (g.Desconto == nil) == (w.Desconto == nil) &&
-		(w.Desconto == nil || g.Desconto.Modalidade == w.Desconto.Modalidade)
+		ruleEqual(g.Abatimento, w.Abatimento) && discountEqual(g.Desconto, w.Desconto)
+}
+
+func discountEqual(a, b *cobv.Desconto) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if a.Modalidade != b.Modalidade || len(a.DescontoDataFixa) != len(b.DescontoDataFixa) ||
+		(b.ValorPerc != "" && !decimalEqual(a.ValorPerc, b.ValorPerc)) {
+		return false
+	}
+	for i, t := range b.DescontoDataFixa {
+		if a.DescontoDataFixa[i].Data != t.Data || !decimalEqual(a.DescontoDataFixa[i].ValorPerc, t.ValorPerc) {
+			return false
+		}
+	}
+	return true
 }
 
 func ruleEqual(a, b *cobv.Rule) bool {

@@ -80,3 +80,41 @@ func TestCreateDueDateChargeAsCobV(t *testing.T) {
 		t.Error("a due-date charge without a debtor was opened")
 	}
 }
+
+// A retry of a txid whose cobv holds other terms (another discount) is
+// not taken as this charge's cobv.
+func TestCobVRetryWithOtherTermsIsRefused(t *testing.T) {
+	t.Parallel()
+	pki := newPKI(t)
+	_, psp := startPSP(t, pki)
+	a, _ := newAdapter(t, pki, psp.URL, acct)
+	ctx := context.Background()
+	brasilia, err := time.LoadLocation("America/Sao_Paulo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	today := bizdays.DateOf(time.Now().In(brasilia))
+	due := bizdays.NextBusinessDay(today.AddDays(10))
+	withDiscount := func(amount int64) *domain.DueTerms {
+		terms, err := domain.NewDueTerms(domain.DueTermsParams{Original: 10000, Created: today, Due: due,
+			Discount: &domain.Discount{Type: domain.DiscountFixedUntil, Until: []domain.DiscountUntil{{Date: today.AddDays(2), Amount: amount}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &terms
+	}
+	req := createReq("due-other", 10000)
+	req.Due, req.DebtorTaxID, req.DebtorName = withDiscount(500), "529.982.247-25", "Joao Souza"
+	if _, err := a.CreatePixCharge(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	// The PSP revises an ATIVA cobv on a second PUT, so the answer holds
+	// the new terms; close the first so the second PUT is refused.
+	if err := a.CancelPixCharge(ctx, ports.CancelPixChargeRequest{Scope: scope(), TxID: req.TxID}); err != nil {
+		t.Fatal(err)
+	}
+	req.Due = withDiscount(700)
+	if _, err := a.CreatePixCharge(ctx, req); err == nil {
+		t.Fatal("a cobv with another discount was taken as this charge's")
+	}
+}

@@ -76,15 +76,7 @@ type cobvRecord struct {
 
 func (r *cobvRecord) view() CobV {
 	out := r.cur
-	if r.cur.Loc != nil {
-		l := *r.cur.Loc
-		out.Loc = &l
-	}
-	out.Pix = nil
-	for _, p := range r.cur.Pix {
-		pp := copyPix(p)
-		out.Pix = append(out.Pix, &pp)
-	}
+	out.Loc, out.Pix = copyLoc(r.cur.Loc), copyPixes(r.cur.Pix)
 	return out
 }
 
@@ -257,15 +249,25 @@ func decodeCobV(w http.ResponseWriter, r *http.Request, req *cobvRequest, full b
 	return true
 }
 
-func (s *Server) getCobV(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// findCobVLocked is the request's cobv, brought up to date, or nil after
+// answering 404.
+func (s *Server) findCobVLocked(w http.ResponseWriter, r *http.Request) *cobvRecord {
 	rec, ok := s.cobvs[r.PathValue("txid")]
 	if !ok {
 		problem(w, http.StatusNotFound, ProblemCobVNotFound, "Cobrança não encontrada.", "")
-		return
+		return nil
 	}
 	s.expireCobVLocked(rec)
+	return rec
+}
+
+func (s *Server) getCobV(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec := s.findCobVLocked(w, r)
+	if rec == nil {
+		return
+	}
 	if q := r.URL.Query().Get("revisao"); q != "" {
 		n, err := strconv.Atoi(q)
 		if err != nil || n < 0 || n >= len(rec.revs) {
@@ -286,12 +288,10 @@ func (s *Server) patchCobV(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec, ok := s.cobvs[r.PathValue("txid")]
-	if !ok {
-		problem(w, http.StatusNotFound, ProblemCobVNotFound, "Cobrança não encontrada.", "")
+	rec := s.findCobVLocked(w, r)
+	if rec == nil {
 		return
 	}
-	s.expireCobVLocked(rec)
 	switch {
 	case req.Status == CobRemoved && rec.cur.Status == CobRemoved:
 		writeJSON(w, http.StatusOK, rec.view()) // removing twice is the same removal

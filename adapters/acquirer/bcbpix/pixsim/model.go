@@ -68,15 +68,7 @@ type cobRecord struct {
 // lock is released.
 func (c *cobRecord) view() Cob {
 	out := c.cur
-	if c.cur.Loc != nil {
-		l := *c.cur.Loc
-		out.Loc = &l
-	}
-	out.Pix = nil
-	for _, p := range c.cur.Pix {
-		pp := copyPix(p)
-		out.Pix = append(out.Pix, &pp)
-	}
+	out.Loc, out.Pix = copyLoc(c.cur.Loc), copyPixes(c.cur.Pix)
 	return out
 }
 
@@ -172,4 +164,24 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func badJSON(w http.ResponseWriter) {
 	problem(w, http.StatusBadRequest, ProblemRequestInvalid, "Requisição inválida.", "JSON inválido")
+}
+
+// copyLoc is a copy of l (nil for none) the caller may keep.
+func copyLoc(l *Loc) *Loc {
+	if l == nil {
+		return nil
+	}
+	c := *l
+	return &c
+}
+
+// copyPixes is a copy of ps the caller may encode after the lock is
+// released.
+func copyPixes(ps []*Pix) []*Pix {
+	var out []*Pix
+	for _, p := range ps {
+		pp := copyPix(p)
+		out = append(out, &pp)
+	}
+	return out
 }
