@@ -1,0 +1,4 @@
+package httpapi
+
+// OwnsKeyRoute is ownsKeyRoute, for the tests of the whole router.
+var OwnsKeyRoute = ownsKeyRoute
