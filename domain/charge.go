@@ -89,10 +89,13 @@ type ChargeSnapshot struct {
 	Disputes []Dispute
 	// Due holds the terms of a due-date charge (the API Pix's cobv), nil
 	// for an immediate charge. Its terms never change after create.
-	Due       *DueTerms
-	ExpiresAt time.Time
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	Due *DueTerms
+	// Subscription links the charge of a subscription's cycle (or first
+	// payment), nil for any other charge. It never changes after create.
+	Subscription *ChargeSubscription
+	ExpiresAt    time.Time
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 }
 
 // Charge is a request for money from one payer. Its stored status is a
@@ -125,6 +128,10 @@ func (c *Charge) Snapshot() ChargeSnapshot {
 	if s.Due != nil {
 		d := *s.Due
 		s.Due = &d
+	}
+	if s.Subscription != nil {
+		l := *s.Subscription
+		s.Subscription = &l
 	}
 	return s
 }

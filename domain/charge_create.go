@@ -47,7 +47,12 @@ type NewChargeParams struct {
 	// and Created (the day of Now in Brasília) and validates it with
 	// NewDueTerms. Nil makes an immediate charge.
 	Due *DueTermsParams
-	Now time.Time
+	// Subscription makes the charge of a subscription's cycle or first
+	// payment (checkChargeSubscription): Pix only, payable until
+	// ExpiresAt, which only such a charge takes.
+	Subscription *ChargeSubscription
+	ExpiresAt    time.Time
+	Now          time.Time
 }
 
 // NewCharge validates p and returns a charge in PENDING, the internal
@@ -129,6 +134,14 @@ func NewCharge(p NewChargeParams) (*Charge, error) {
 		}
 		expiresAt = EndOfBrasiliaDay(due.LastPayableDay())
 	}
+	var link *ChargeSubscription
+	if p.Subscription != nil {
+		if expiresAt, err = checkChargeSubscription(p, methods, now); err != nil {
+			return nil, err
+		}
+		l := *p.Subscription
+		link = &l
+	}
 	return &Charge{s: ChargeSnapshot{
 		ID:            p.ID,
 		AccountID:     p.AccountID,
@@ -144,6 +157,7 @@ func NewCharge(p NewChargeParams) (*Charge, error) {
 		Metadata:      meta,
 		WebhookURL:    p.WebhookURL,
 		Due:           due,
+		Subscription:  link,
 		ExpiresAt:     expiresAt,
 		CreatedAt:     now,
 		UpdatedAt:     now,

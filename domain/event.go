@@ -25,6 +25,18 @@ const (
 	EventPayoutCreated  EventType = "payout.created"
 	EventPayoutPaid     EventType = "payout.paid"
 	EventPayoutFailed   EventType = "payout.failed"
+	// Subscriptions (Pix Automático): the mandate's life and each cycle's
+	// charge, with the subscription as data.object.
+	EventSubscriptionCreated         EventType = "subscription.created"
+	EventSubscriptionAuthorized      EventType = "subscription.authorized"
+	EventSubscriptionRejected        EventType = "subscription.rejected"
+	EventSubscriptionCancelled       EventType = "subscription.cancelled"
+	EventSubscriptionExpired         EventType = "subscription.expired"
+	EventSubscriptionCompleted       EventType = "subscription.completed"
+	EventSubscriptionChargeScheduled EventType = "subscription.charge_scheduled"
+	EventSubscriptionChargePaid      EventType = "subscription.charge_paid"
+	EventSubscriptionChargeFailed    EventType = "subscription.charge_failed"
+	EventSubscriptionChargeRetrying  EventType = "subscription.charge_retrying"
 )
 
 // Legacy events (payment.* and withdrawal.*).
@@ -65,6 +77,16 @@ var EventCatalog = []EventDefinition{
 	{EventPayoutCreated, "Withdrawal requested.", false},
 	{EventPayoutPaid, "Withdrawal settled.", false},
 	{EventPayoutFailed, "Withdrawal failed or rejected.", false},
+	{EventSubscriptionCreated, "Subscription created, awaiting the payer's authorization.", false},
+	{EventSubscriptionAuthorized, "Subscription's mandate authorized by the payer: cycles are scheduled.", false},
+	{EventSubscriptionRejected, "Subscription's mandate rejected by the payer.", false},
+	{EventSubscriptionCancelled, "Subscription cancelled by the merchant or revoked by the payer.", false},
+	{EventSubscriptionExpired, "Subscription's mandate not authorized before its deadline.", false},
+	{EventSubscriptionCompleted, "Subscription's last cycle closed (end_date reached).", false},
+	{EventSubscriptionChargeScheduled, "A cycle's charge was created and sent to the payer's bank for debit.", false},
+	{EventSubscriptionChargePaid, "A cycle's debit was paid.", false},
+	{EventSubscriptionChargeFailed, "A cycle's debit failed and no retry is left.", false},
+	{EventSubscriptionChargeRetrying, "A cycle's debit failed; a retry is scheduled.", false},
 	{EventPaymentCreated, "Transaction created (legacy name of charge.created).", true},
 	{EventPaymentCompleted, "Transaction PAID or APPROVED (legacy name of charge.paid).", true},
 	{EventPaymentFailed, "Transaction REFUSED, CANCELLED, EXPIRED, CHARGEBACK or DISPUTE.", true},
@@ -137,7 +159,8 @@ type Event struct {
 	Payload   []byte
 }
 
-// CanonicalEnvelope is the body of charge.* and payout.* deliveries.
+// CanonicalEnvelope is the body of charge.*, payout.* and subscription.*
+// deliveries.
 type CanonicalEnvelope struct {
 	ID         string    `json:"id"`
 	Object     string    `json:"object"`

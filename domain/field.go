@@ -55,6 +55,15 @@ const (
 	FieldDiscountUntil    Field = "discount dates"
 	FieldAbatement        Field = "abatement"
 	FieldPaymentDate      Field = "payment date"
+	FieldInterval         Field = "interval"
+	FieldStartDate        Field = "start date"
+	FieldEndDate          Field = "end date"
+	FieldContract         Field = "contract"
+	FieldRetryPolicy      Field = "retry policy"
+	FieldJourney          Field = "authorization journey"
+	FieldVariable         Field = "variable amount"
+	FieldMaxAmount        Field = "maximum amount"
+	FieldFirstPayment     Field = "first payment amount"
 )
 
 // Fields lists every Field, so adapters can prove their translation tables
@@ -70,4 +79,6 @@ var Fields = []Field{
 	FieldDisputeReason, FieldPayerName,
 	FieldDueDate, FieldDaysAfterDue, FieldFine, FieldInterest, FieldDiscount, FieldDiscountUntil, FieldAbatement,
 	FieldPaymentDate,
+	FieldInterval, FieldStartDate, FieldEndDate, FieldContract, FieldRetryPolicy, FieldJourney,
+	FieldVariable, FieldMaxAmount, FieldFirstPayment,
 }

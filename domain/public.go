@@ -70,8 +70,11 @@ type PublicCharge struct {
 	Discount     *PublicDueRule `json:"discount,omitempty"`
 	Abatement    *PublicDueRule `json:"abatement,omitempty"`
 	// Paid is the amount a credited due-date charge was paid, and its parts.
-	Paid      *PublicDuePaid `json:"paid,omitempty"`
-	CreatedAt Timestamp      `json:"created_at"`
+	Paid *PublicDuePaid `json:"paid,omitempty"`
+	// Subscription links the charge of a subscription's cycle or first
+	// payment; absent for any other charge.
+	Subscription *PublicChargeSubscription `json:"subscription,omitempty"`
+	CreatedAt    Timestamp                 `json:"created_at"`
 }
 
 // PublicCustomer carries the customer fields the merchant sent.
@@ -143,6 +146,7 @@ func (c *Charge) Public(l Links) PublicCharge {
 			ReturnID: d.ReturnID, ReturnedAt: Timestamp(d.At)})
 	}
 	c.publicDue(&out)
+	c.publicSubscription(&out)
 	return out
 }
 

@@ -68,6 +68,15 @@ var chargesParams = wireParams{
 	domain.FieldDiscountUntil:    "discount.until",
 	domain.FieldAbatement:        "abatement",
 	domain.FieldPaymentDate:      "date",
+	domain.FieldInterval:         "interval",
+	domain.FieldStartDate:        "start_date",
+	domain.FieldEndDate:          "end_date",
+	domain.FieldContract:         "contract",
+	domain.FieldRetryPolicy:      "retry_policy",
+	domain.FieldJourney:          "journey",
+	domain.FieldVariable:         "variable",
+	domain.FieldMaxAmount:        "variable.max_amount",
+	domain.FieldFirstPayment:     "first_payment.amount",
 }
 
 // paymentsParams is the camelCase format of /v1/payments, /v1/wallets and

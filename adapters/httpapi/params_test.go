@@ -64,6 +64,15 @@ func TestWireParams(t *testing.T) {
 		{domain.FieldDiscountUntil, "discount.until", "discount.until"},
 		{domain.FieldAbatement, "abatement", "abatement"},
 		{domain.FieldPaymentDate, "date", "date"},
+		{domain.FieldInterval, "interval", "interval"},
+		{domain.FieldStartDate, "start_date", "start_date"},
+		{domain.FieldEndDate, "end_date", "end_date"},
+		{domain.FieldContract, "contract", "contract"},
+		{domain.FieldRetryPolicy, "retry_policy", "retry_policy"},
+		{domain.FieldJourney, "journey", "journey"},
+		{domain.FieldVariable, "variable", "variable"},
+		{domain.FieldMaxAmount, "variable.max_amount", "variable.max_amount"},
+		{domain.FieldFirstPayment, "first_payment.amount", "first_payment.amount"},
 	}
 	if len(tests) != len(domain.Fields) {
 		t.Errorf("%d rows for %d domain.Fields: add the new field here", len(tests), len(domain.Fields))
