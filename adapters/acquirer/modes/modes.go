@@ -24,6 +24,7 @@ type Sandbox interface {
 	Provider
 	ports.MethodAcquirer
 	ports.PixSender
+	ports.RecurringAcquirer
 }
 
 // Router is an acquirer that sends test mode to Test and live mode to Live.
