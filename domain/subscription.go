@@ -186,6 +186,13 @@ type Mandate struct {
 	Location string
 }
 
+// Payer is who a mandate names, the API Pix's devedor: a name and a CPF
+// or CNPJ.
+type Payer struct {
+	Name     string
+	Document string
+}
+
 // CycleCounts counts a subscription's cycles by outcome.
 type CycleCounts struct {
 	Open, Paid, Failed, Skipped int
@@ -214,8 +221,7 @@ type SubscriptionSnapshot struct {
 	Mode        Mode
 	Status      SubscriptionStatus
 	CancelledBy CancelledBy
-	// Customer is the payer (the API Pix's devedor): Name and Document.
-	Customer Customer
+	Payer       Payer
 	// Amount is each cycle's amount; 0 for a variable subscription.
 	Amount   int64
 	Variable bool
@@ -297,7 +303,7 @@ func NewSubscription(p NewSubscriptionParams) (*Subscription, error) {
 		return nil, err
 	}
 	s := SubscriptionSnapshot{ID: p.ID, AccountID: p.AccountID, Mode: p.Mode, Status: SubscriptionPendingAuthorization,
-		Customer: cust, Variable: p.Variable, Interval: p.Interval, StartDate: p.StartDate, EndDate: p.EndDate,
+		Payer: Payer{Name: cust.Name, Document: cust.Document}, Variable: p.Variable, Interval: p.Interval, StartDate: p.StartDate, EndDate: p.EndDate,
 		Contract: p.Contract, Description: p.Description, RetryPolicy: p.RetryPolicy, Journey: p.Journey, NextCycle: 1}
 	if s.Amount, s.MaxAmount, err = validateSubscriptionAmount(p); err != nil {
 		return nil, err
@@ -448,8 +454,13 @@ func (s *Subscription) Mode() Mode { return s.s.Mode }
 // Status is the current status.
 func (s *Subscription) Status() SubscriptionStatus { return s.s.Status }
 
-// Customer is the payer.
-func (s *Subscription) Customer() Customer { return s.s.Customer }
+// Payer is who the mandate names.
+func (s *Subscription) Payer() Payer { return s.s.Payer }
+
+// Customer is the payer as a charge's customer (name and document).
+func (s *Subscription) Customer() Customer {
+	return Customer{Name: s.s.Payer.Name, Document: s.s.Payer.Document}
+}
 
 // Journey is how the payer authorises the mandate.
 func (s *Subscription) Journey() Journey { return s.s.Journey }

@@ -130,7 +130,7 @@ func (s *Subscription) Public(l Links) PublicSubscription {
 	v := s.s
 	out := PublicSubscription{
 		ID: PrefixSubscription + v.ID, Object: "subscription", Status: v.Status,
-		Customer: PublicCustomer{Name: v.Customer.Name, Document: v.Customer.Document},
+		Customer: PublicCustomer{Name: v.Payer.Name, Document: v.Payer.Document},
 		Currency: CurrencyBRL, Interval: v.Interval, StartDate: v.StartDate.String(), Contract: v.Contract,
 		Description: optStr(v.Description), RetryPolicy: v.RetryPolicy, Journey: v.Journey,
 		AuthExpires: Timestamp(v.AuthorizationExpiresAt),

@@ -66,9 +66,14 @@ type chargeRow struct {
 	ReturnState          string  `bun:"return_state"`
 	Disputes             *string `bun:"disputes"`  // JSON, NULL when none
 	DueTerms             *string `bun:"due_terms"` // JSON, NULL for an immediate charge
-	ExpiresAt            dbTime  `bun:"expires_at"`
-	CreatedAt            dbTime  `bun:"created_at"`
-	UpdatedAt            dbTime  `bun:"updated_at"`
+	// SubscriptionID, SubscriptionCycle and SubscriptionDueDate link a
+	// subscription's charge (charge_subscription_rows.go), NULL otherwise.
+	SubscriptionID      *string `bun:"subscription_id"`
+	SubscriptionCycle   *int64  `bun:"subscription_cycle"`
+	SubscriptionDueDate *string `bun:"subscription_due_date"`
+	ExpiresAt           dbTime  `bun:"expires_at"`
+	CreatedAt           dbTime  `bun:"created_at"`
+	UpdatedAt           dbTime  `bun:"updated_at"`
 }
 
 // chargeImmutableColumns are never rewritten by UpdateCharge.
@@ -135,6 +140,7 @@ func chargeFromDomain(s domain.ChargeSnapshot) (*chargeRow, error) {
 		CreatedAt:            newDBTime(s.CreatedAt),
 		UpdatedAt:            newDBTime(s.UpdatedAt),
 	}
+	r.SubscriptionID, r.SubscriptionCycle, r.SubscriptionDueDate = encodeChargeSubscription(s.Subscription)
 	if p := s.Pix; p != nil {
 		r.PixBRCode, r.PixTxID, r.PixLocation = &p.BRCode, &p.TxID, &p.Location
 		r.PixExpiresAt = newDBTime(p.ExpiresAt)
@@ -197,6 +203,9 @@ func (r *chargeRow) toDomain() (*domain.Charge, error) {
 	}
 	if s.Due, err = decodeDueTerms(r.DueTerms); err != nil {
 		return nil, fmt.Errorf("store: decode due terms of charge %s: %w", r.ID, err)
+	}
+	if s.Subscription, err = decodeChargeSubscription(r.SubscriptionID, r.SubscriptionCycle, r.SubscriptionDueDate); err != nil {
+		return nil, fmt.Errorf("store: decode the subscription of charge %s: %w", r.ID, err)
 	}
 	if err := json.Unmarshal([]byte(r.Methods), &s.Methods); err != nil {
 		return nil, fmt.Errorf("store: decode methods of charge %s: %w", r.ID, err)
