@@ -88,6 +88,11 @@ type ChargeService struct {
 	background sync.WaitGroup
 	// returns counts what automatic returns did (ReturnStats).
 	returns returnCounters
+	// subscriptionCharge, when set (NewSubscriptionService), is told of
+	// every committed change of a subscription's charge, so the cycle it
+	// collects follows at once (a charge paid by a notification or a test
+	// helper).
+	subscriptionCharge func(ctx context.Context, scope ports.Scope, c *domain.Charge)
 }
 
 // NewChargeService wires a charge service. Create refuses what guard
@@ -264,7 +269,12 @@ func (s *ChargeService) updateOwing(ctx context.Context, scope ports.Scope, id s
 	if len(owed) > 0 {
 		s.sendReturns(ctx, owed)
 		// The return may have moved the charge on (a mismatch confirmed).
-		return s.store.GetCharge(ctx, scope, id)
+		if out, err = s.store.GetCharge(ctx, scope, id); err != nil {
+			return nil, err
+		}
+	}
+	if _, linked := out.Subscription(); linked && s.subscriptionCharge != nil {
+		s.subscriptionCharge(ctx, scope, out)
 	}
 	return out, nil
 }

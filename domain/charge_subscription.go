@@ -42,6 +42,20 @@ func checkChargeSubscription(p NewChargeParams, methods []Method, now time.Time)
 	return p.ExpiresAt.UTC().Truncate(time.Second), nil
 }
 
+// FailDebit closes the open charge of a subscription's cycle whose debit
+// failed for good (WAITING_PAYMENT → REFUSED, public "failed"): no retry
+// is left under the subscription's policy. ErrInvalidTransition for any
+// other charge, ErrChargeNotPayable for one already closed.
+func (c *Charge) FailDebit(now time.Time) error {
+	if l := c.s.Subscription; l == nil || l.FirstPayment() {
+		return ErrInvalidTransition
+	}
+	if !c.s.Status.Open() {
+		return ErrChargeNotPayable
+	}
+	return c.setStatus(TxRefused, now)
+}
+
 // Subscription returns the charge's link to its subscription, and false
 // for a charge that collects for none.
 func (c *Charge) Subscription() (ChargeSubscription, bool) {

@@ -514,6 +514,16 @@ func (s *Subscription) Cycles() CycleCounts { return s.s.Cycles }
 // nothing is due by the clock).
 func (s *Subscription) NextRunAt() time.Time { return s.s.NextRunAt }
 
+// SetNextRunAt sets when the worker next looks at the subscription (zero:
+// not by the clock).
+func (s *Subscription) SetNextRunAt(t time.Time) {
+	if t.IsZero() {
+		s.s.NextRunAt = time.Time{}
+		return
+	}
+	s.s.NextRunAt = t.UTC()
+}
+
 // CycleDate is the due date of cycle k.
 func (s *Subscription) CycleDate(k int) bizdays.Date {
 	return CycleDate(s.s.StartDate, s.s.Interval, k)

@@ -349,11 +349,12 @@ func (c *Cycle) Expire(now time.Time) error {
 	return c.move(CobRExpired, now)
 }
 
-// Reject closes a cycle as failed (REJEITADA) whatever its policy: the
-// charge that collects it closed unpaid (refused or cancelled elsewhere).
-func (c *Cycle) Reject(now time.Time) error {
+// Reject closes a cycle as failed (REJEITADA) whatever its policy, its
+// pending debit rejected with code ("" when none is known): the charge
+// that collects it was refused.
+func (c *Cycle) Reject(code string, now time.Time) error {
 	if _, ok := c.PendingDebit(); ok {
-		if err := c.settleDebit(AttemptRejected, "", "", now); err != nil {
+		if err := c.settleDebit(AttemptRejected, "", code, now); err != nil {
 			return err
 		}
 	}

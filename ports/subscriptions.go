@@ -100,6 +100,9 @@ type SubscriptionStore interface {
 	// more follow. ErrNotFound when q.StartingAfter is not one of the
 	// scope's.
 	ListSubscriptions(ctx context.Context, q SubscriptionQuery) ([]*domain.Subscription, bool, error)
+	// GetCycle loads cycle k of a subscription of the scope. ErrNotFound
+	// when there is none.
+	GetCycle(ctx context.Context, scope Scope, subscriptionID string, k int) (*domain.Cycle, error)
 	// ListCycles returns the subscription's cycles, oldest first.
 	ListCycles(ctx context.Context, scope Scope, subscriptionID string) ([]*domain.Cycle, error)
 	// ListSubscriptionCharges returns up to q.Limit charges of the
@@ -113,9 +116,9 @@ type SubscriptionStore interface {
 	// held comes back at leaseUntil. The change that handles one sets its
 	// next run.
 	ClaimDueSubscriptions(ctx context.Context, now, leaseUntil time.Time, limit int) ([]SubscriptionRef, error)
-	// ClaimDueCycles leases up to limit open cycles whose check is due at
-	// now, in every scope, in the same way (their check_at becomes
-	// leaseUntil).
+	// ClaimDueCycles leases up to limit cycles whose check is due at now
+	// (open ones, and closed ones whose charge has yet to follow them), in
+	// every scope, in the same way (their check_at becomes leaseUntil).
 	ClaimDueCycles(ctx context.Context, now, leaseUntil time.Time, limit int) ([]CycleRef, error)
 }
 
@@ -265,7 +268,9 @@ type RecurringAcquirer interface {
 	// GetRecurringCharge reads a cobr (GET /cobr/{txid}). ErrNotFound
 	// when the acquirer does not know it.
 	GetRecurringCharge(ctx context.Context, scope Scope, txid string) (*RecurringCharge, error)
-	// RetryRecurringCharge asks for a retry of a failed debit.
+	// RetryRecurringCharge asks for a retry of a failed debit; asking
+	// again for a retry the acquirer already holds for the same date
+	// answers the cobr.
 	RetryRecurringCharge(ctx context.Context, req RetryRecurringChargeRequest) (*RecurringCharge, error)
 	// CancelRecurringCharge cancels a cobr whose debit has not come;
 	// cancelling one already closed succeeds.

@@ -43,11 +43,15 @@ type Config struct {
 	// charge is pending (default 3 s; slower while processing and after
 	// errors).
 	PollInterval time.Duration
+	// Subscriptions, when set, serves the hosted pages of QR-journey
+	// subscriptions (subscription.go).
+	Subscriptions SubscriptionSource
 }
 
 // Controller serves the checkout page, its status endpoint and its assets.
 type Controller struct {
 	src  Source
+	subs SubscriptionSource
 	log  *slog.Logger
 	poll time.Duration
 }
@@ -60,7 +64,7 @@ func New(src Source, log *slog.Logger, cfg Config) *Controller {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Controller{src: src, log: log, poll: cfg.PollInterval}
+	return &Controller{src: src, subs: cfg.Subscriptions, log: log, poll: cfg.PollInterval}
 }
 
 // Routes registers the page on the checkout subrouter (the path of
@@ -73,6 +77,7 @@ func (c *Controller) Routes(r *mux.Router) {
 	r.HandleFunc("/{id}/card", c.cardDecide).Methods(http.MethodPost).Name("checkout.card_decide")
 	// The sandbox acquirer's cardRedirectUrl ({base}/pix/card/{id}).
 	r.HandleFunc("/pix/card/{id}", c.cardRedirect).Methods(http.MethodGet, http.MethodHead).Name("checkout.card_redirect")
+	c.subscriptionRoutes(r)
 	r.HandleFunc("/{id}", c.page).Methods(http.MethodGet, http.MethodHead).Name("checkout.page")
 	// The bare checkout path is a link cut short. No catch-all beyond
 	// that: it would shadow pages other controllers mount here later.

@@ -70,6 +70,9 @@ func classify(params wireParams, err error) *apiError {
 		te *app.ThrottledError
 		fe *app.FraudError
 	)
+	if sub := classifySubscription(params, err); sub != nil {
+		return sub
+	}
 	switch {
 	case errors.As(err, &ae):
 		return ae

@@ -43,7 +43,8 @@ func TestOnlyTheMoneyWritesAndLogoutOwnTheirKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	slices.Sort(owners)
-	want := []string{"auth.logout", "charges.create", "payments.create", "payments.refund", "payouts.create", "pix_charges.create"}
+	want := []string{"auth.logout", "charges.create", "payments.create", "payments.refund", "payouts.create", "pix_charges.create",
+		"subscriptions.create"}
 	if !slices.Equal(owners, want) || posts <= len(want) {
 		t.Fatalf("routes owning their key %v (of %d POST routes), want %v", owners, posts, want)
 	}

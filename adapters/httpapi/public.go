@@ -38,7 +38,8 @@ func (c *PublicController) qrPNG(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pix := ch.Pix()
-	if pix == nil {
+	if pix == nil || pix.BRCode == "" { // a subscription cycle's charge is debited: no code
+
 		writeError(w, r, errNoCharge)
 		return
 	}

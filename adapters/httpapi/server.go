@@ -83,6 +83,9 @@ type Deps struct {
 	Receipts *app.ReceiptService
 	// Payouts serves /v1/payouts and its test helpers; nil serves none.
 	Payouts *app.PayoutService
+	// Subscriptions serves /v1/subscriptions, its test helpers and the
+	// subscriptions' hosted pages; nil serves none.
+	Subscriptions *app.SubscriptionService
 	// PixReceipts handles API Pix notifications; with PixCallbacks, which
 	// authenticates them, it serves the callback route (else no route).
 	PixReceipts  *app.PixReceiptService
@@ -143,6 +146,9 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 	public := &PublicController{charges: d.Charges, qr: d.QR}
 	checkout := r.PathPrefix(cfg.CheckoutPath).Subrouter()
 	public.Routes(checkout)
+	if d.Subscriptions != nil {
+		(&subscriptionQR{subs: d.Subscriptions, qr: d.QR}).Routes(checkout)
+	}
 	if d.Checkout != nil {
 		d.Checkout.Routes(checkout)
 	}
@@ -180,6 +186,9 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 	}
 	if d.Payouts != nil {
 		(&PayoutsController{payouts: d.Payouts, receipts: d.Receipts}).Routes(v1)
+	}
+	if d.Subscriptions != nil {
+		(&SubscriptionsController{subs: d.Subscriptions, sim: d.Simulator, links: cfg.Links, qr: d.QR}).Routes(v1)
 	}
 	// The fallback routes are on r, whose middleware already logs them.
 	methodFallbacks(r, notAllowed)

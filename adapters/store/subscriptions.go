@@ -243,6 +243,19 @@ func (db *DB) ListSubscriptions(ctx context.Context, q ports.SubscriptionQuery) 
 	return out, more, nil
 }
 
+// GetCycle implements ports.SubscriptionStore.
+func (db *DB) GetCycle(ctx context.Context, scope ports.Scope, subscriptionID string, k int) (*domain.Cycle, error) {
+	row := new(cycleRow)
+	err := db.bun.NewSelect().Model(row).Where("sc.subscription_id = ?", subscriptionID).Where("sc.cycle = ?", k).Scan(ctx)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	if row.AccountID != scope.AccountID || row.Mode != string(scope.Mode) {
+		return nil, ports.ErrNotFound
+	}
+	return row.toDomain()
+}
+
 // ListCycles implements ports.SubscriptionStore.
 func (db *DB) ListCycles(ctx context.Context, scope ports.Scope, subscriptionID string) ([]*domain.Cycle, error) {
 	var rows []cycleRow
@@ -328,7 +341,7 @@ func (db *DB) ClaimDueCycles(ctx context.Context, now, leaseUntil time.Time, lim
 	var rows []cycleRow
 	err := db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		q := tx.NewSelect().Model(&rows).Column("subscription_id", "cycle", "account_id", "mode").
-			Where("sc.status IN ('CRIADA', 'ATIVA')").Where("sc.check_at IS NOT NULL").
+			Where("sc.check_at IS NOT NULL").
 			Where("sc.check_at <= ?", newDBTime(now)).OrderExpr("sc.check_at, sc.subscription_id, sc.cycle").Limit(int64(limit))
 		if postgres(tx) {
 			q = q.For("UPDATE SKIP LOCKED")

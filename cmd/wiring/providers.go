@@ -50,6 +50,9 @@ type App struct {
 	Events *app.EventService
 	// Payouts creates and sends payouts.
 	Payouts *app.PayoutService
+	// Subscriptions runs Pix Automático: mandates, cycles and their
+	// charges.
+	Subscriptions *app.SubscriptionService
 	// BCBPix is the API Pix adapter (per-account PSP configuration).
 	BCBPix *bcbpix.Acquirer
 	// PixReceipts applies PSP notifications and runs reconciliation.
@@ -79,6 +82,9 @@ type Config struct {
 	// PayoutRecheck is how often a payout the PSP is working on is
 	// reconciled (zero: app's default).
 	PayoutRecheck time.Duration
+	// SubscriptionRecheck is how often an open subscription cycle (and a
+	// live mandate) is looked at again without news (zero: app's default).
+	SubscriptionRecheck time.Duration
 	// ReturnAttempts and ReturnRetryWait bound the retries of an automatic
 	// Pix return the payer's bank refuses (zero: app's defaults).
 	ReturnAttempts  int
@@ -158,6 +164,7 @@ var storeSet = wire.NewSet(
 	wire.Bind(new(ports.AcquirerAccountStore), new(*store.DB)),
 	wire.Bind(new(ports.PixReconcileMarks), new(*store.DB)),
 	wire.Bind(new(ports.PayoutStore), new(*store.DB)),
+	wire.Bind(new(ports.SubscriptionStore), new(*store.DB)),
 )
 
 // acquirerSet provides the acquirer (the sandbox, or API Pix in live mode)
@@ -244,6 +251,8 @@ var appSet = wire.NewSet(
 	app.NewReceiptService,
 	providePayoutsConfig,
 	app.NewPayoutService,
+	provideSubscriptionsConfig,
+	app.NewSubscriptionService,
 	provideWorkers,
 )
 
@@ -323,13 +332,17 @@ func providePayoutsConfig(cfg Config) app.PayoutsConfig {
 	return app.PayoutsConfig{PixOutFee: cfg.PixOutFee, Recheck: cfg.PayoutRecheck}
 }
 
+func provideSubscriptionsConfig(cfg Config, links domain.Links) app.SubscriptionsConfig {
+	return app.SubscriptionsConfig{Links: links, Recheck: cfg.SubscriptionRecheck}
+}
+
 func provideQR() *qr.Renderer { return qr.NewRenderer(512, 4096) }
 
 func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *app.ChargeService, accounts *app.AccountService,
 	sim ports.PaymentSimulator, qrr *qr.Renderer, db *store.DB, rdb *redis.Client, co *checkout.Controller,
 	dash *Dashboard, webhooks *app.WebhookService, payments *app.PaymentService, pixReceipts *app.PixReceiptService,
 	live *bcbpix.Acquirer, events *app.EventService, receipts *app.ReceiptService, web *dashboard.Controller, payouts *app.PayoutService,
-	keyed *idempotency.Sealed,
+	keyed *idempotency.Sealed, subs *app.SubscriptionService,
 ) http.Handler {
 	if cfg.Acquirer != AcquirerBCBPix {
 		pixReceipts = nil // no PSP callbacks without the API Pix provider
@@ -346,7 +359,7 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 			Sessions: dash.Sessions, Keys: dash.Keys, RateLimits: dash.GuardSettings, Limiter: dash.Limiter, RequestLogs: dash.RequestLogs,
 			AuthFailures: dash.Attempts, Webhooks: webhooks, Payments: payments, PixReceipts: pixReceipts, PixCallbacks: live,
 			Events: events, Receipts: receipts, Dashboard: web, Admission: admission(cfg, db),
-			Payouts: payouts, KeyedWrites: keyed, CreateFlight: createFlight(db)},
+			Payouts: payouts, KeyedWrites: keyed, CreateFlight: createFlight(db), Subscriptions: subs},
 	)
 }
 
@@ -360,8 +373,8 @@ const placesPerConnection = 4
 // checkoutSet is the hosted checkout page and the service behind it.
 var checkoutSet = wire.NewSet(app.NewCheckoutService, provideCheckout)
 
-func provideCheckout(cs *app.CheckoutService, log *slog.Logger) *checkout.Controller {
-	return checkout.New(cs, log, checkout.Config{})
+func provideCheckout(cs *app.CheckoutService, subs *app.SubscriptionService, log *slog.Logger) *checkout.Controller {
+	return checkout.New(cs, log, checkout.Config{Subscriptions: subs})
 }
 
 func provideAuthCacheTTL(cfg Config) app.AuthCacheTTL {

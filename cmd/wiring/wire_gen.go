@@ -61,7 +61,9 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	accountService := app.NewAccountService(db, db, argon2id, systemClock, randomIDs, authCacheTTL)
 	renderer := provideQR()
 	checkoutService := app.NewCheckoutService(chargeService, db, systemClock, chargesConfig)
-	controller := provideCheckout(checkoutService, log)
+	subscriptionsConfig := provideSubscriptionsConfig(cfg, links)
+	subscriptionService := app.NewSubscriptionService(chargeService, db, db, portsAcquirer, systemClock, randomIDs, log, subscriptionsConfig)
+	controller := provideCheckout(checkoutService, subscriptionService, log)
 	sessionTokens, err := provideSessionTokens(cfg, log)
 	if err != nil {
 		cleanup2()
@@ -106,22 +108,23 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 		cleanup()
 		return nil, nil, err
 	}
-	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed)
-	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService, db, payoutService)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService)
+	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService, db, payoutService, subscriptionService)
 	wiringApp := &App{
-		Handler:     handler,
-		Charges:     chargeService,
-		Accounts:    accountService,
-		DB:          db,
-		Dashboard:   dashboard,
-		Webhooks:    webhookService,
-		Payments:    paymentService,
-		Events:      eventService,
-		Payouts:     payoutService,
-		BCBPix:      bcbpixAcquirer,
-		PixReceipts: pixReceiptService,
-		Receipts:    receiptService,
-		Workers:     workerRunner,
+		Handler:       handler,
+		Charges:       chargeService,
+		Accounts:      accountService,
+		DB:            db,
+		Dashboard:     dashboard,
+		Webhooks:      webhookService,
+		Payments:      paymentService,
+		Events:        eventService,
+		Payouts:       payoutService,
+		Subscriptions: subscriptionService,
+		BCBPix:        bcbpixAcquirer,
+		PixReceipts:   pixReceiptService,
+		Receipts:      receiptService,
+		Workers:       workerRunner,
 	}
 	return wiringApp, func() {
 		cleanup3()
@@ -169,7 +172,9 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	accountService := app.NewAccountService(db, db, argon2id, clock, randomIDs, authCacheTTL)
 	renderer := provideQR()
 	checkoutService := app.NewCheckoutService(chargeService, db, clock, chargesConfig)
-	controller := provideCheckout(checkoutService, log)
+	subscriptionsConfig := provideSubscriptionsConfig(cfg, links)
+	subscriptionService := app.NewSubscriptionService(chargeService, db, db, acquirer, clock, randomIDs, log, subscriptionsConfig)
+	controller := provideCheckout(checkoutService, subscriptionService, log)
 	sessionTokens, err := provideSessionTokens(cfg, log)
 	if err != nil {
 		cleanup2()
@@ -221,22 +226,23 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 		cleanup()
 		return nil, nil, err
 	}
-	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed)
-	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService, db, payoutService)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService)
+	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService, db, payoutService, subscriptionService)
 	wiringApp := &App{
-		Handler:     handler,
-		Charges:     chargeService,
-		Accounts:    accountService,
-		DB:          db,
-		Dashboard:   dashboard,
-		Webhooks:    webhookService,
-		Payments:    paymentService,
-		Events:      eventService,
-		Payouts:     payoutService,
-		BCBPix:      bcbpixAcquirer,
-		PixReceipts: pixReceiptService,
-		Receipts:    receiptService,
-		Workers:     workerRunner,
+		Handler:       handler,
+		Charges:       chargeService,
+		Accounts:      accountService,
+		DB:            db,
+		Dashboard:     dashboard,
+		Webhooks:      webhookService,
+		Payments:      paymentService,
+		Events:        eventService,
+		Payouts:       payoutService,
+		Subscriptions: subscriptionService,
+		BCBPix:        bcbpixAcquirer,
+		PixReceipts:   pixReceiptService,
+		Receipts:      receiptService,
+		Workers:       workerRunner,
 	}
 	return wiringApp, func() {
 		cleanup3()

@@ -16,7 +16,7 @@ import (
 // except expiry, which is due by the clock.
 func provideWorkers(cfg Config, log *slog.Logger, charges *app.ChargeService, payments *app.PaymentService,
 	receipts *app.PixReceiptService, dash *Dashboard, events *app.EventService, db *store.DB,
-	payouts *app.PayoutService,
+	payouts *app.PayoutService, subs *app.SubscriptionService,
 ) *app.WorkerRunner {
 	ws := []app.Worker{
 		{Name: "expiry", Interval: time.Second, Tick: charges.ExpireDue},
@@ -31,6 +31,13 @@ func provideWorkers(cfg Config, log *slog.Logger, charges *app.ChargeService, pa
 		{Name: "payouts", Interval: time.Second, IdleInterval: 10 * time.Second, Tick: payouts.SendPayouts,
 			Wake: merge(payouts.Wake(), db.Wake(store.SignalPayouts))},
 		{Name: "releases", Interval: 10 * time.Second, Tick: payments.ReleaseDue},
+		// Subscriptions (Pix Automático): mandates past their deadline,
+		// cycles whose creation window opened (their charges), open cycles
+		// to follow. What is due comes from the clock (a window opens at
+		// midnight in Brasília), so it polls; an authorisation or an
+		// amount set in this process wakes it.
+		{Name: "subscriptions", Interval: 5 * time.Second, IdleInterval: 30 * time.Second, Tick: subs.RunSubscriptions,
+			Wake: subs.Wake()},
 		// Creates finalize their method data in the background at once;
 		// this only catches what a crash or a failed acquirer call left.
 		{Name: "methods", Interval: time.Second, IdleInterval: 10 * time.Second, Tick: payments.FinalizePendingMethods},

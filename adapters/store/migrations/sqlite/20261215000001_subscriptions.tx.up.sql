@@ -66,5 +66,8 @@ CREATE TABLE IF NOT EXISTS subscription_cycles (
     PRIMARY KEY (subscription_id, cycle)
 ) STRICT;
 
+-- check_at: when the worker next looks at the cycle (also its lease): an
+-- open one, or a closed one whose charge has yet to follow it; NULL once
+-- nothing is left to do.
 CREATE INDEX IF NOT EXISTS subscription_cycles_due_idx ON subscription_cycles (check_at, subscription_id, cycle)
-    WHERE status IN ('CRIADA', 'ATIVA') AND check_at IS NOT NULL;
+    WHERE check_at IS NOT NULL;
