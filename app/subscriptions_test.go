@@ -72,7 +72,7 @@ func newSubRig(t *testing.T, dsn string) *subRig {
 	}
 	clock := testkit.NewClock(time.Date(2027, 3, 1, 15, 0, 0, 0, time.UTC))
 	return &subRig{t: t, db: db, clock: clock,
-		psp: &recurringPSP{Acquirer: sandbox.New(sandbox.Config{LocationHost: "pay.example.com/pix"}, clock), cobrs: map[string]int{}},
+		psp:    &recurringPSP{Acquirer: sandbox.New(sandbox.Config{LocationHost: "pay.example.com/pix"}, clock), cobrs: map[string]int{}},
 		caller: app.Caller{Account: domain.Account{ID: "acct_subs", MerchantName: "Loja", MerchantCity: "Sao Paulo"}, Mode: domain.ModeTest}}
 }
 
@@ -92,7 +92,9 @@ func (r *subRig) authorized(svc *app.SubscriptionService) string {
 	resp, err := svc.Create(context.Background(), r.caller, app.CreateSubscriptionInput{
 		Customer: domain.Customer{Name: "Maria Silva", Document: "52998224725"}, Amount: &amount, Interval: domain.IntervalMonthly,
 		StartDate: start, Contract: "CTR-7"}, app.Idempotency{Key: "create-sub-0001", Fingerprint: "fp"},
-		func(s *domain.Subscription) (app.Response, error) { return app.Response{StatusCode: 201, Body: []byte(s.ID())}, nil })
+		func(s *domain.Subscription) (app.Response, error) {
+			return app.Response{StatusCode: 201, Body: []byte(s.ID())}, nil
+		})
 	if err != nil {
 		r.t.Fatal(err)
 	}
