@@ -62,8 +62,12 @@ type Charge struct {
 	Discount     *DueDiscount  `json:"discount,omitempty"`
 	Abatement    *DueAbatement `json:"abatement,omitempty"`
 	// Paid is a credited due-date charge's payment and its parts.
-	Paid      *DuePaid  `json:"paid,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
+	Paid *DuePaid `json:"paid,omitempty"`
+	// Subscription links the charge of a subscription's cycle (or first
+	// payment); nil for any other charge. A cycle's charge is debited: its
+	// Pix.BRCode is empty.
+	Subscription *ChargeSubscription `json:"subscription,omitempty"`
+	CreatedAt    time.Time           `json:"created_at"`
 }
 
 // Customer is the payer as the merchant described them. In lists the

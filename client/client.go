@@ -57,6 +57,9 @@ type Client struct {
 	Events *EventsService
 	// Payouts withdraw the available balance to a Pix key (/v1/payouts).
 	Payouts *PayoutsService
+	// Subscriptions are recurring Pix charges under the payer's mandate
+	// (Pix Automático, /v1/subscriptions).
+	Subscriptions *SubscriptionsService
 }
 
 // RetryPolicy is how a Client retries a request that failed in a way a
@@ -162,6 +165,7 @@ func (c *Client) init() {
 	c.TestHelpers = &TestHelpersService{c}
 	c.Events = &EventsService{c}
 	c.Payouts = &PayoutsService{c}
+	c.Subscriptions = &SubscriptionsService{c}
 }
 
 // With returns a copy of c with more options applied, e.g.

@@ -98,6 +98,18 @@ func TestTypesMatchTheOpenAPIDocument(t *testing.T) {
 		{method: "POST", path: "/test_helpers/payouts/{id}/fail", body: struct {
 			FailureCode string `json:"failure_code"`
 		}{}, answer: Payout{}},
+		{method: "POST", path: "/subscriptions", body: SubscriptionParams{}, answer: Subscription{}},
+		{method: "GET", path: "/subscriptions", answer: SubscriptionList{}, query: SubscriptionListParams{Limit: 1, StartingAfter: "x", Status: "x"}.query()},
+		{method: "GET", path: "/subscriptions/{id}", answer: Subscription{}, query: allQuery("include")},
+		{method: "POST", path: "/subscriptions/{id}/cancel", answer: Subscription{}},
+		{method: "GET", path: "/subscriptions/{id}/charges", answer: ChargeList{}, query: SubscriptionChargeListParams{Limit: 1, StartingAfter: "x"}.query()},
+		{method: "POST", path: "/subscriptions/{id}/charges", body: struct {
+			Amount int64 `json:"amount"`
+		}{}, answer: Subscription{}},
+		{method: "POST", path: "/test_helpers/subscriptions/{id}/authorize", answer: Subscription{}},
+		{method: "POST", path: "/test_helpers/subscriptions/{id}/reject", answer: Subscription{}},
+		{method: "POST", path: "/test_helpers/subscriptions/{id}/revoke", answer: Subscription{}},
+		{method: "POST", path: "/test_helpers/subscriptions/{id}/advance", body: AdvanceParams{}, answer: Subscription{}},
 		{method: "POST", path: "/auth/login", body: struct {
 			Email    string `json:"email"`
 			Password string `json:"password"`
