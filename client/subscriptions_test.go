@@ -99,4 +99,3 @@ func TestSubscriptionsAgainstServer(t *testing.T) {
 		}
 	})
 }
-
