@@ -136,6 +136,11 @@ var messages = map[string]map[string]string{
 		"ev_payment.created": "Transação criada (legado)", "ev_payment.completed": "Transação concluída (legado)",
 		"ev_payment.failed": "Transação falhou (legado)", "ev_payment.expired": "Transação expirou (legado)",
 		"ev_payment.refunded": "Devolução da transação (legado)", "ev_payment.status_changed": "Status da transação mudou (legado)",
+		"ev_subscription.created": "Assinatura criada", "ev_subscription.authorized": "Assinatura autorizada",
+		"ev_subscription.rejected": "Assinatura recusada", "ev_subscription.cancelled": "Assinatura cancelada",
+		"ev_subscription.expired": "Autorização da assinatura expirou", "ev_subscription.completed": "Assinatura concluída",
+		"ev_subscription.charge_scheduled": "Cobrança da assinatura agendada", "ev_subscription.charge_paid": "Cobrança da assinatura paga",
+		"ev_subscription.charge_failed": "Cobrança da assinatura falhou", "ev_subscription.charge_retrying": "Cobrança da assinatura em nova tentativa",
 	},
 	langEN: {
 		"skip": "Skip to content", "account": "Account", "nav_label": "Dashboard sections",
@@ -249,5 +254,10 @@ var messages = map[string]map[string]string{
 		"ev_payment.created": "Transaction created (legacy)", "ev_payment.completed": "Transaction completed (legacy)",
 		"ev_payment.failed": "Transaction failed (legacy)", "ev_payment.expired": "Transaction expired (legacy)",
 		"ev_payment.refunded": "Transaction refund (legacy)", "ev_payment.status_changed": "Transaction status changed (legacy)",
+		"ev_subscription.created": "Subscription created", "ev_subscription.authorized": "Subscription authorized",
+		"ev_subscription.rejected": "Subscription rejected", "ev_subscription.cancelled": "Subscription cancelled",
+		"ev_subscription.expired": "Subscription authorization expired", "ev_subscription.completed": "Subscription completed",
+		"ev_subscription.charge_scheduled": "Subscription charge scheduled", "ev_subscription.charge_paid": "Subscription charge paid",
+		"ev_subscription.charge_failed": "Subscription charge failed", "ev_subscription.charge_retrying": "Subscription charge retrying",
 	},
 }

@@ -107,11 +107,24 @@ var triggerRecipes = map[domain.EventType]triggerRecipe{
 	domain.EventWithdrawalStatusChanged: recipePayoutPaid,
 	domain.EventPayoutFailed:            recipePayoutFailed,
 	domain.EventWithdrawalFailed:        recipePayoutFailed,
+
+	domain.EventSubscriptionCreated:         recipeSubscriptionCreated,
+	domain.EventSubscriptionAuthorized:      recipeSubscriptionAuthorized,
+	domain.EventSubscriptionRejected:        recipeSubscriptionRejected,
+	domain.EventSubscriptionCancelled:       recipeSubscriptionCancelled,
+	domain.EventSubscriptionChargeScheduled: recipeSubscriptionPaid,
+	domain.EventSubscriptionChargePaid:      recipeSubscriptionPaid,
+	domain.EventSubscriptionCompleted:       recipeSubscriptionPaid,
+	domain.EventSubscriptionChargeFailed:    recipeSubscriptionFailed,
+	domain.EventSubscriptionChargeRetrying:  recipeSubscriptionRetrying,
 }
 
-// triggerUnsupported names the event families nothing emits yet (none
-// today: payouts landed), each with the reason trigger gives.
-var triggerUnsupported = map[string]string{}
+// triggerUnsupported names the events (or families, by prefix) trigger
+// cannot make the server emit, each with the reason trigger gives.
+var triggerUnsupported = map[string]string{
+	string(domain.EventSubscriptionExpired): "a mandate expires at its authorization deadline (the end of the day two days before " +
+		"start_date, in Brasília), which only the server's clock reaches; no test helper moves it",
+}
 
 func unsupportedReason(t domain.EventType) (string, bool) {
 	for prefix, why := range triggerUnsupported {
