@@ -150,8 +150,8 @@ func (s *ChargeService) SimulateMedReturn(ctx context.Context, caller Caller, id
 	if caller.Mode != domain.ModeTest {
 		return nil, ErrTestModeOnly
 	}
-	if in.Reason != domain.DisputeFraud && in.Reason != domain.DisputeOperational {
-		return nil, domain.Invalid(domain.FieldDisputeReason, "%s must be \"fraud\" or \"operational\"", domain.FieldDisputeReason)
+	if in.Reason != domain.DisputeFraud && in.Reason != domain.DisputeOperational && in.Reason != domain.DisputePixAutomatico {
+		return nil, domain.Invalid(domain.FieldDisputeReason, "%s must be \"fraud\", \"operational\" or, for a subscription cycle's charge, \"pix_automatico\"", domain.FieldDisputeReason)
 	}
 	if in.Amount != nil && (*in.Amount <= 0 || *in.Amount > domain.MaxAmount) {
 		return nil, domain.Invalid(domain.FieldAmount, "%s must be a positive integer", domain.FieldAmount)
@@ -163,6 +163,9 @@ func (s *ChargeService) SimulateMedReturn(ctx context.Context, caller Caller, id
 	st := c.Settlement()
 	if st == nil || !c.Credited() || st.PaidWith != domain.MethodPix {
 		return nil, domain.ErrChargeNotDisputable
+	}
+	if l, ok := c.Subscription(); in.Reason == domain.DisputePixAutomatico && (!ok || l.FirstPayment()) {
+		return nil, domain.Invalid(domain.FieldDisputeReason, "%s \"pix_automatico\" is for the charge of a subscription's cycle (a Pix Automático debit)", domain.FieldDisputeReason)
 	}
 	amount := c.RefundableAmount()
 	if in.Amount != nil {

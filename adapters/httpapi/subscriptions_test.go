@@ -487,3 +487,57 @@ func TestSubscriptionInputsAndStates(t *testing.T) {
 		t.Errorf("status filter: %s", f.Raw)
 	}
 }
+
+// A cycle's charge is a Pix charge like any: it can be refunded, has a
+// receipt once paid, and the payer's PSP can take money back under the
+// MED of Pix Automático (MED_PIX_AUTOMATICO), which no other charge takes;
+// the wallet and the ledger follow.
+func TestSubscriptionCycleChargeIsAnyPix(t *testing.T) {
+	t.Parallel()
+	for _, d := range payDialects {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			e := newSubEnv(t, d.dsn(t))
+			id := e.create(e.subBody("authorization_request")).str("id")
+			e.want(e.post("/test_helpers/subscriptions/"+id+"/authorize", nil), 200, "")
+			var charges []string
+			for range 2 {
+				adv := e.post("/test_helpers/subscriptions/"+id+"/advance", nil)
+				e.want(adv, 200, "")
+				charges = append(charges, obj(adv, "latest_cycle")["charge"].(string))
+			}
+			tx := func(ch string) string { return "tx_" + strings.TrimPrefix(ch, "ch_") }
+			rc := e.call("GET", "/payments/"+tx(charges[0])+"/receipt", e.acct.TestKey, nil)
+			e.want(rc, 200, "")
+			e.want(e.call("POST", "/payments/"+tx(charges[0])+"/refund", e.acct.TestKey,
+				map[string]any{"idempotencyKey": e.key(), "amount": 1000}), 201, "")
+			e.advanceRefunds()
+			med := e.post("/test_helpers/charges/"+charges[1]+"/med_return", map[string]any{"reason": "pix_automatico", "amount": 990})
+			e.want(med, 200, "")
+			if med.str("status") != "disputed" {
+				t.Errorf("after the MED return: %s", med.Raw)
+			}
+			if ds, _ := med.Body["disputes"].([]any); len(ds) != 1 || ds[0].(map[string]any)["reason"] != "pix_automatico" {
+				t.Errorf("disputes %v", med.Body["disputes"])
+			}
+			fees := domain.FeeSchedule{Provider: domain.Fee{BPS: 50}, Platform: domain.Fee{BPS: 49}}.Apply(4990)
+			if avail, _ := e.balance("BRL"); avail != 2*fees.Net(4990)-1000-990 {
+				t.Errorf("available %d, want two credits less the refund and the MED return", avail)
+			}
+			e.verifyLedger()
+			one := e.createCharge(map[string]any{"amount": 500, "payment_method": "pix"})
+			e.payPix(one.str("id"))
+			wantParam(t, e.post("/test_helpers/charges/"+one.str("id")+"/med_return", map[string]any{"reason": "pix_automatico"}),
+				400, "parameter_invalid", "reason")
+			if g := e.call("GET", "/subscriptions/"+id, e.acct.TestKey, nil); obj(g, "cycles")["paid"] != float64(2) {
+				t.Errorf("the subscription after a refund and a MED return: %s", g.Raw)
+			}
+		})
+	}
+}
+
+func (e *subEnv) createCharge(body map[string]any) apiResp {
+	e.t.Helper()
+	h := testkit.Header{"apikey": e.acct.TestKey, "Idempotency-Key": e.key()}
+	return decodeResp(e.t, testkit.Do(e.t, "POST", e.srv.BaseURL+"/charges", body, h))
+}

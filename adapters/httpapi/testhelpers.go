@@ -111,7 +111,7 @@ func (c *TestHelpersController) medReturn(w http.ResponseWriter, r *http.Request
 		return nil, err
 	}
 	if req.Reason == nil {
-		return nil, badRequest("reason", "parameter_missing", "reason is required: \"fraud\" or \"operational\"")
+		return nil, badRequest("reason", "parameter_missing", "reason is required: \"fraud\", \"operational\" or, for a subscription cycle's charge, \"pix_automatico\"")
 	}
 	ch, err := c.charges.SimulateMedReturn(r.Context(), caller, raw, app.MedReturnInput{Amount: req.Amount, Reason: domain.DisputeReason(*req.Reason)})
 	if err != nil {
