@@ -1,3 +1,5 @@
+// long-file: one state machine, the cobr's and its debits', with the tables and transitions that keep them together.
+
 package domain
 
 import (

@@ -10,7 +10,8 @@ import (
 	"github.com/quitapix/quita/domain/bizdays"
 )
 
-// subT0 is noon of 2027-01-10 in Brasília.
+// subT0 is noon in Brasília, three weeks before the test subscriptions'
+// first cycle.
 var subT0 = time.Date(2027, 1, 10, 15, 0, 0, 0, time.UTC)
 
 var subIDs = newIDSource()
@@ -32,8 +33,8 @@ func (s *idSource) raw() string {
 
 func i64(v int64) *int64 { return &v }
 
-// newSub is a monthly R$ 49.90 subscription from 2027-01-31, created at
-// subT0, changed by edit.
+// newSub is a monthly R$ 49.90 subscription whose first cycle falls due
+// on the last day of subT0's month, created at subT0, changed by edit.
 func newSub(t testing.TB, edit func(*domain.NewSubscriptionParams)) *domain.Subscription {
 	t.Helper()
 	p := domain.NewSubscriptionParams{
