@@ -171,6 +171,9 @@ func (s *SubscriptionService) create(ctx context.Context, caller Caller, in Crea
 	if err := sub.AttachMandate(m, now); err != nil {
 		return Response{}, err
 	}
+	if recheck := now.Add(s.cfg.Recheck); scope.Mode == domain.ModeLive && recheck.Before(sub.NextRunAt()) {
+		sub.SetNextRunAt(recheck) // the payer answers at the PSP: ask it
+	}
 	evs, err := domain.NewSubscriptionEvents(sub, []domain.EventType{domain.EventSubscriptionCreated}, s.cfg.Links, s.ids.NewID, now)
 	if err != nil {
 		return Response{}, err
