@@ -75,7 +75,9 @@ func TestLiveSubscriptionFollowsTheAcquirer(t *testing.T) {
 		Customer: domain.Customer{Name: "Maria Silva", Document: "52998224725"}, Amount: &amount, Interval: domain.IntervalMonthly,
 		StartDate: start, Contract: "CTR-L", RetryPolicy: domain.RetryThreeInSevenDays},
 		app.Idempotency{Key: "live-sub-0001", Fingerprint: "fp"},
-		func(s *domain.Subscription) (app.Response, error) { return app.Response{StatusCode: 201, Body: []byte(s.ID())}, nil })
+		func(s *domain.Subscription) (app.Response, error) {
+			return app.Response{StatusCode: 201, Body: []byte(s.ID())}, nil
+		})
 	if err != nil {
 		t.Fatal(err)
 	}
