@@ -159,7 +159,7 @@ func (s *CheckoutService) View(ctx context.Context, rawID string) (CheckoutView,
 			v.Due.Today = &b
 		}
 	}
-	if pub.Pix != nil {
+	if pub.Pix != nil && pub.Pix.BRCode != "" { // a subscription cycle's charge is debited: nothing to scan
 		v.Pix = &CheckoutPix{BRCode: pub.Pix.BRCode, QRCodeURL: pub.Pix.QRCodeURL}
 	}
 	v.MethodsPending = c.MethodsPending()
