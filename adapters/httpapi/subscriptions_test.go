@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -540,4 +541,46 @@ func (e *subEnv) createCharge(body map[string]any) apiResp {
 	e.t.Helper()
 	h := testkit.Header{"apikey": e.acct.TestKey, "Idempotency-Key": e.key()}
 	return decodeResp(e.t, testkit.Do(e.t, "POST", e.srv.BaseURL+"/charges", body, h))
+}
+
+// The subscription.* events are delivered like the charge.* ones: to the
+// endpoints subscribed to them, signed with the endpoint's secret, the
+// subscription as data.object.
+func TestSubscriptionEventsAreDelivered(t *testing.T) {
+	t.Parallel()
+	e := newSubEnv(t, "")
+	rc := newWHReceiver(t)
+	ep := e.post("/webhooks/endpoints", map[string]any{"url": rc.srv.URL, "events": []string{"subscription.created",
+		"subscription.authorized", "subscription.charge_scheduled", "subscription.charge_paid"}})
+	e.want(ep, 201, "")
+	rc.mu.Lock()
+	rc.secret = ep.str("secret")
+	rc.mu.Unlock()
+	id := e.create(e.subBody("authorization_request")).str("id")
+	e.want(e.post("/test_helpers/subscriptions/"+id+"/authorize", nil), 200, "")
+	e.want(e.post("/test_helpers/subscriptions/"+id+"/advance", nil), 200, "")
+	e.srv.FlushWebhooks(t)
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	var types []string
+	for _, b := range rc.bodies {
+		var env struct {
+			Type string `json:"type"`
+			Data struct {
+				Object struct {
+					ID     string `json:"id"`
+					Object string `json:"object"`
+				} `json:"object"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(b, &env); err != nil || env.Data.Object.ID != id || env.Data.Object.Object != "subscription" {
+			t.Errorf("delivery %s: %v", b, err)
+		}
+		types = append(types, env.Type)
+	}
+	want := []string{"subscription.authorized", "subscription.charge_paid", "subscription.charge_scheduled", "subscription.created"}
+	slices.Sort(types) // deliveries run concurrently: any order
+	if rc.bad != 0 || !slices.Equal(types, want) {
+		t.Errorf("delivered %v (%d badly signed), want %v", types, rc.bad, want)
+	}
 }
