@@ -89,10 +89,13 @@ type ChargeSnapshot struct {
 	Disputes []Dispute
 	// Due holds the terms of a due-date charge (the API Pix's cobv), nil
 	// for an immediate charge. Its terms never change after create.
-	Due       *DueTerms
-	ExpiresAt time.Time
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	Due *DueTerms
+	// OverdueNotified records that charge.overdue was sent for a due-date
+	// charge (MarkOverdue).
+	OverdueNotified bool
+	ExpiresAt       time.Time
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
 }
 
 // Charge is a request for money from one payer. Its stored status is a
