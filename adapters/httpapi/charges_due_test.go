@@ -207,6 +207,9 @@ func TestDueDateChargeSettlesInTheSandbox(t *testing.T) {
 				t.Errorf("paid late: status %q amount %d, want paid and the original 10000", paid.str("status"), paid.num("amount"))
 			}
 			credited := e.wantCredited(late.str("id"), 10120)
+			txID := "tx_" + strings.TrimPrefix(late.str("id"), "ch_")
+			receipt := testkit.PDFText(t, receiptPDF(t, e.payEnv, "/payments/"+txID+"/receipt", e.acct.TestKey, "comprovante-"+txID+".pdf"))
+			wantReceiptText(t, receipt, "R$ 101,20", "Valor original", "R$ 100,00", "Abatimento", "Multa", "+ R$ 2,00", "Juros", "+ R$ 0,20")
 
 			early := e.createCharge(e.body())
 			e.want(early, 201, "")

@@ -64,8 +64,8 @@ type chargeRow struct {
 	CryptoAmount         *string `bun:"crypto_amount"`
 	MethodsPending       bool    `bun:"methods_pending"`
 	ReturnState          string  `bun:"return_state"`
-	Disputes             *string `bun:"disputes"`  // JSON, NULL when none
-	DueTerms             *string `bun:"due_terms"` // JSON, NULL for an immediate charge
+	Disputes             *string `bun:"disputes"`   // JSON, NULL when none
+	DueTerms             *string `bun:"due_terms"`  // JSON, NULL for an immediate charge
 	OverdueAt            dbTime  `bun:"overdue_at"` // NULL unless charge.overdue is still to be sent
 	ExpiresAt            dbTime  `bun:"expires_at"`
 	CreatedAt            dbTime  `bun:"created_at"`
