@@ -67,6 +67,7 @@ type chargeRow struct {
 	Disputes             *string `bun:"disputes"`   // JSON, NULL when none
 	DueTerms             *string `bun:"due_terms"`  // JSON, NULL for an immediate charge
 	OverdueAt            dbTime  `bun:"overdue_at"` // NULL unless charge.overdue is still to be sent
+	OverdueNotified      bool    `bun:"overdue_notified"`
 	ExpiresAt            dbTime  `bun:"expires_at"`
 	CreatedAt            dbTime  `bun:"created_at"`
 	UpdatedAt            dbTime  `bun:"updated_at"`
@@ -96,6 +97,7 @@ func chargeFromDomain(s domain.ChargeSnapshot) (*chargeRow, error) {
 		Disputes:             disputes,
 		DueTerms:             due,
 		OverdueAt:            overdueAt(s),
+		OverdueNotified:      s.OverdueNotified,
 		ID:                   s.ID,
 		AccountID:            s.AccountID,
 		Mode:                 string(s.Mode),
@@ -200,8 +202,7 @@ func (r *chargeRow) toDomain() (*domain.Charge, error) {
 	if s.Due, err = decodeDueTerms(r.DueTerms); err != nil {
 		return nil, fmt.Errorf("store: decode due terms of charge %s: %w", r.ID, err)
 	}
-	// An open due-date charge without a notice time has had its notice.
-	s.OverdueNotified = s.Due != nil && s.Status.Open() && r.OverdueAt.IsZero()
+	s.OverdueNotified = r.OverdueNotified
 	if err := json.Unmarshal([]byte(r.Methods), &s.Methods); err != nil {
 		return nil, fmt.Errorf("store: decode methods of charge %s: %w", r.ID, err)
 	}
