@@ -1,10 +1,11 @@
 package pixsim
 
 // Pix Automático (API Pix 2.9 tags Rec, SolicRec, CobR, PayloadLocationRec,
-// RecPayload, WebhookRec and WebhookCobR): the bodies, statuses, problem
-// types and the state the simulator keeps. The operations live in
-// locrec.go, rec.go, solicrec.go, cobr.go, webhookrec.go; the payer's side
-// in control_rec.go.
+// RecPayload, WebhookRec and WebhookCobR): the statuses, problem types and
+// the state the simulator keeps; the bodies are in automatico_types.go. The
+// operations live in locrec.go, rec.go, rec_revise.go, solicrec.go,
+// cobr.go, cobr_tentativa.go and webhookrec.go; the payer's side in
+// control_rec.go and control_cobr.go.
 
 import (
 	"crypto/rand"
@@ -233,6 +234,25 @@ func (s *Server) takeOutboxLocked() []callbackOut {
 	out := s.auto.outbox
 	s.auto.outbox = nil
 	return out
+}
+
+// refreshAutoLocked applies what time decides: a request for confirmation
+// past dataExpiracaoSolicitacao expires, and with it its recurrence if
+// still CRIADA; a recurring charge that failed and can no longer be
+// retried expires.
+func (s *Server) refreshAutoLocked() {
+	now := s.now()
+	for _, id := range s.auto.recOrder {
+		rec := s.auto.recs[id]
+		for _, sid := range rec.solics {
+			if sr := s.auto.solics[sid]; solicOpen(sr.cur.Status) && !now.Before(sr.expires) {
+				s.expireSolicLocked(sr)
+			}
+		}
+	}
+	for _, txid := range s.auto.cobrOrder {
+		s.expireCobRLocked(s.auto.cobrs[txid])
+	}
 }
 
 // lockAuto takes the lock and applies what time decided; the function it

@@ -159,21 +159,22 @@ func TestAutomaticoLists(t *testing.T) {
 	for range 3 {
 		approvedRec(t, c, "NAO_PERMITE")
 	}
+	c.must(201, "POST", "/rec", recWith("NAO_PERMITE", `"recebedor":{"convenio":"Master"}`))
 	c.must(201, "POST", "/rec", strings.Replace(recBody, "12345678909", "52998224725", 1))
 	q := "?inicio=2026-03-01T00:00:00Z&fim=2026-03-03T00:00:00Z&paginacao.itensPorPagina=50"
 	seen := 0
-	for page := range 2 {
+	for page := range 3 {
 		got := c.must(200, "GET", "/rec"+q+"&paginacao.paginaAtual="+string(rune('0'+page)), "")
 		pg := got["parametros"].(map[string]any)["paginacao"].(map[string]any)
-		if pg["itensPorPagina"] != 2.0 || pg["quantidadeDePaginas"] != 2.0 || pg["quantidadeTotalDeItens"] != 4.0 {
+		if pg["itensPorPagina"] != 2.0 || pg["quantidadeDePaginas"] != 3.0 || pg["quantidadeTotalDeItens"] != 5.0 {
 			t.Fatalf("page %d: %v", page, pg)
 		}
 		seen += len(got["recs"].([]any))
 	}
-	if seen != 4 {
-		t.Errorf("%d recurrences over two pages, want 4", seen)
+	if seen != 5 {
+		t.Errorf("%d recurrences over three pages, want 5", seen)
 	}
-	for query, want := range map[string]float64{"&cpf=52998224725": 1, "&status=APROVADA": 3, "&locationPresente=false": 1} {
+	for query, want := range map[string]float64{"&cpf=52998224725": 1, "&status=APROVADA": 3, "&locationPresente=false": 2, "&convenio=Master": 1} {
 		got := c.must(200, "GET", "/rec"+q+query, "")
 		if n := got["parametros"].(map[string]any)["paginacao"].(map[string]any)["quantidadeTotalDeItens"]; n != want {
 			t.Errorf("%s: %v, want %v", query, n, want)

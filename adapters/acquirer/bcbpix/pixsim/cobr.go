@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/domain/bizdays"
 )
 
@@ -192,13 +193,21 @@ func (s *Server) createCobR(w http.ResponseWriter, r *http.Request, txid string)
 	rec.cobrs = append(rec.cobrs, txid)
 	t := s.addTentativaLocked(c, TentativaAgendamento, c.due)
 	writeJSON(w, http.StatusCreated, cobrView(c))
-	if fixed := rec.cur.Valor; fixed != nil && fixed.ValorRec != "" && fixed.ValorRec != cur.Valor.Original {
+	if fixed := rec.cur.Valor; fixed != nil && fixed.ValorRec != "" && !sameAmount(fixed.ValorRec, cur.Valor.Original) {
 		s.rejectTentativaLocked(c, t, Rejeicao{Codigo: "AM09", Descricao: "valor diferente do valor fixo da recorrência"})
 	} else {
 		s.setTentativaLocked(t, TentativaAgendada)
 		s.setCobRStatusLocked(c, CobRAtiva)
 	}
 	s.notifyCobRLocked(c)
+}
+
+// sameAmount reports whether two decimal amounts are the same number of
+// centavos.
+func sameAmount(a, b string) bool {
+	x, err1 := domain.ParseDecimal(a)
+	y, err2 := domain.ParseDecimal(b)
+	return err1 == nil && err2 == nil && x == y
 }
 
 // findCobRLocked is the request's {txid}, or nil after answering 404.
@@ -265,13 +274,8 @@ type cobrPage struct {
 }
 
 func (s *Server) listCobR(w http.ResponseWriter, r *http.Request) {
-	lq, ok := s.parseListQuery(w, r, ProblemCobRQuery)
+	lq, ok := s.parseListQuery(w, r, ProblemCobRQuery, "cpf", "status", "convenio", "idRec")
 	if !ok {
-		return
-	}
-	if id := lq.params.IDRec; id != "" && !recIDRE.MatchString(id) {
-		problem(w, http.StatusBadRequest, ProblemCobRQuery, "Consulta inválida.", "idRec não respeita o schema",
-			Violacao{Razao: "idRec não respeita o schema", Propriedade: "idRec"})
 		return
 	}
 	defer s.lockAuto()()

@@ -114,8 +114,8 @@ func (s *Server) expireCobRLocked(c *cobrRecord) {
 
 // postRetentativa asks for a new attempt (NTAG) of a failed recurring
 // charge on {data}: the recurrence must allow retries, no attempt may be
-// pending, the day must be in the future, within seven days of the first
-// settlement date and not taken, and at most three may be asked. The
+// pending, the day must be in the future, in the seven days after the
+// first settlement date and not taken, and at most three may be asked. The
 // answer shows it SOLICITADA; the payer's PSP schedules it at once.
 func (s *Server) postRetentativa(w http.ResponseWriter, r *http.Request) {
 	defer s.lockAuto()()
@@ -139,6 +139,8 @@ func (s *Server) postRetentativa(w http.ResponseWriter, r *http.Request) {
 		bad("cobr.status", "a cobrança está "+c.cur.Status+" e não admite retentativa")
 	case !day.After(today(s.now())):
 		bad("data", "O parâmetro data não corresponde a uma data futura.")
+	case !day.After(retryLimit(c).AddDays(-retryWindowDays)):
+		bad("data", "a retentativa deve ser posterior à data prevista da primeira tentativa")
 	case day.After(retryLimit(c)):
 		bad("data", "a retentativa deve ser liquidada em até 7 dias após a data prevista da primeira tentativa")
 	case taken:

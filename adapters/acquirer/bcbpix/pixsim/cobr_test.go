@@ -155,6 +155,9 @@ func TestCobRRetries(t *testing.T) {
 	three := domain.DeriveTxID("pixsim", "three")
 	c.must(201, "PUT", "/cobr/"+three, cobrFor(idRec, "2026-04-10", "49.90"))
 	c.must(200, "POST", "/_sim/cobr/fail", `{"txid":"`+three+`"}`)
+	if code, _ := c.do("POST", "/cobr/"+three+"/retentativa/2026-04-09", ""); code != 400 {
+		t.Errorf("a retry before the first attempt's date: %d", code)
+	}
 	for _, day := range []string{"2026-04-11", "2026-04-12", "2026-04-13"} {
 		c.must(201, "POST", "/cobr/"+three+"/retentativa/"+day, "")
 		c.must(200, "POST", "/_sim/cobr/fail", `{"txid":"`+three+`"}`)

@@ -2,8 +2,8 @@ package pixsim
 
 import (
 	"net/http"
-	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -46,15 +46,21 @@ var (
 type listQuery struct {
 	inicio, fim time.Time
 	page, per   int
-	q           url.Values
 	params      ListParametros
 }
 
-// parseListQuery reads inicio, fim, paginacao, cpf/cnpj, status, convenio
-// and the boolean filters named in bools; a query that breaks a rule is
-// answered 400 with typ, and the request goes no further.
-func (s *Server) parseListQuery(w http.ResponseWriter, r *http.Request, typ string, bools ...string) (listQuery, bool) {
+// parseListQuery reads inicio, fim, paginacao and the filters the list
+// takes ("cpf" with "cnpj", "status", "convenio", "idRec",
+// "locationPresente", "idRecPresente"; others are ignored); a query that
+// breaks a rule is answered 400 with typ, and the request goes no further.
+func (s *Server) parseListQuery(w http.ResponseWriter, r *http.Request, typ string, filters ...string) (listQuery, bool) {
 	q := r.URL.Query()
+	get := func(name string) string {
+		if slices.Contains(filters, name) || (name == "cnpj" && slices.Contains(filters, "cpf")) {
+			return q.Get(name)
+		}
+		return ""
+	}
 	invalid := func(detail, prop string) (listQuery, bool) {
 		problem(w, http.StatusBadRequest, typ, "Consulta inválida.", detail, Violacao{Razao: detail, Propriedade: prop})
 		return listQuery{}, false
@@ -70,16 +76,31 @@ func (s *Server) parseListQuery(w http.ResponseWriter, r *http.Request, typ stri
 	if lq.fim.Before(lq.inicio) {
 		return invalid("fim é anterior a inicio", "fim")
 	}
-	cpf, cnpj := q.Get("cpf"), q.Get("cnpj")
-	switch {
-	case cpf != "" && cnpj != "":
+	p := &lq.params
+	p.Inicio, p.Fim = stamp(lq.inicio), stamp(lq.fim)
+	p.CPF, p.CNPJ, p.Status, p.IDRec = get("cpf"), get("cnpj"), get("status"), get("idRec")
+	switch c := get("convenio"); {
+	case p.CPF != "" && p.CNPJ != "":
 		return invalid("cpf e cnpj não podem ser usados juntos", "cpf")
-	case cpf != "" && !cpfRE.MatchString(cpf):
+	case p.CPF != "" && !cpfRE.MatchString(p.CPF):
 		return invalid("cpf não respeita o schema", "cpf")
-	case cnpj != "" && !cnpjRE.MatchString(cnpj):
+	case p.CNPJ != "" && !cnpjRE.MatchString(p.CNPJ):
 		return invalid("cnpj não respeita o schema", "cnpj")
-	case len([]rune(q.Get("convenio"))) > 60:
+	case p.IDRec != "" && !recIDRE.MatchString(p.IDRec):
+		return invalid("idRec não respeita o schema", "idRec")
+	case len([]rune(c)) > 60:
 		return invalid("convenio tem mais de 60 caracteres", "convenio")
+	case c != "":
+		p.Recebedor = &ConvenioFiltro{Convenio: c}
+	}
+	for name, dst := range map[string]**bool{"locationPresente": &p.LocationPresente, "idRecPresente": &p.IDRecPresente} {
+		if v := get(name); v != "" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return invalid(name+" deve ser true ou false", name)
+			}
+			*dst = &b
+		}
 	}
 	lq.page, lq.per = 0, 100
 	if v := q.Get("paginacao.paginaAtual"); v != "" {
@@ -93,28 +114,6 @@ func (s *Server) parseListQuery(w http.ResponseWriter, r *http.Request, typ stri
 		}
 	}
 	lq.per = min(lq.per, s.cfg.MaxPageSize)
-	lq.q = q
-	p := &lq.params
-	p.Inicio, p.Fim, p.CPF, p.CNPJ, p.Status, p.IDRec = stamp(lq.inicio), stamp(lq.fim), cpf, cnpj, q.Get("status"), q.Get("idRec")
-	if c := q.Get("convenio"); c != "" {
-		p.Recebedor = &ConvenioFiltro{Convenio: c}
-	}
-	for _, name := range bools {
-		v := q.Get(name)
-		if v == "" {
-			continue
-		}
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return invalid(name+" deve ser true ou false", name)
-		}
-		switch name {
-		case "locationPresente":
-			p.LocationPresente = &b
-		case "idRecPresente":
-			p.IDRecPresente = &b
-		}
-	}
 	return lq, true
 }
 

@@ -88,7 +88,7 @@ type locRecPage struct {
 }
 
 func (s *Server) listLocRec(w http.ResponseWriter, r *http.Request) {
-	lq, ok := s.parseListQuery(w, r, ProblemLocRecQuery, "idRecPresente")
+	lq, ok := s.parseListQuery(w, r, ProblemLocRecQuery, "convenio", "idRecPresente")
 	if !ok {
 		return
 	}
@@ -102,7 +102,7 @@ func (s *Server) listLocRec(w http.ResponseWriter, r *http.Request) {
 		if p := lq.params.IDRecPresente; p != nil && *p != (l.idRec != "") {
 			continue
 		}
-		if c := lq.q.Get("convenio"); c != "" && (l.idRec == "" || s.auto.recs[l.idRec].cur.Recebedor.Convenio != c) {
+		if c := lq.params.Recebedor; c != nil && (l.idRec == "" || s.auto.recs[l.idRec].cur.Recebedor.Convenio != c.Convenio) {
 			continue
 		}
 		all = append(all, s.locRecViewLocked(l))

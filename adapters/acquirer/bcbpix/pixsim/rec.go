@@ -51,6 +51,15 @@ func positiveDecimal(v string) bool {
 	return decimalRE.MatchString(v) && err == nil && a > 0
 }
 
+// validDoc reports whether the one document given is a valid CPF (11
+// digits) or CNPJ (14 of [0-9A-Z]).
+func validDoc(cpf, cnpj string) bool {
+	if cpf != "" {
+		return cpfRE.MatchString(cpf) && domain.ValidCPF(cpf)
+	}
+	return cnpjRE.MatchString(cnpj) && domain.ValidCNPJ(cnpj)
+}
+
 // devedorViolations checks a recurrence's debtor: a valid CPF or CNPJ
 // and a name of up to 140 characters.
 func devedorViolations(d *Person, prop string) []Violacao {
@@ -60,7 +69,7 @@ func devedorViolations(d *Person, prop string) []Violacao {
 		return bad("campo obrigatório")
 	case (d.CPF == "") == (d.CNPJ == ""):
 		return bad("informe cpf ou cnpj")
-	case d.CPF != "" && !domain.ValidCPF(d.CPF), d.CNPJ != "" && !domain.ValidCNPJ(d.CNPJ):
+	case !validDoc(d.CPF, d.CNPJ):
 		return bad("documento inválido")
 	case d.Nome == "" || len([]rune(d.Nome)) > 140:
 		return bad("nome obrigatório, até 140 caracteres")
@@ -297,7 +306,7 @@ type recPage struct {
 }
 
 func (s *Server) listRec(w http.ResponseWriter, r *http.Request) {
-	lq, ok := s.parseListQuery(w, r, ProblemRecQuery, "locationPresente")
+	lq, ok := s.parseListQuery(w, r, ProblemRecQuery, "cpf", "status", "convenio", "locationPresente")
 	if !ok {
 		return
 	}

@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"slices"
 	"time"
-
-	"github.com/quitapix/quita/domain"
 )
 
 // solicRecRequest is the body of POST /solicrec (SolicRecSolicitada) and
@@ -37,8 +35,7 @@ func destinatarioViolations(d *Destinatario) []Violacao {
 	bad := []Violacao{{Razao: "O objeto solicrec.destinatario não respeita o schema.", Propriedade: "solicrec.destinatario"}}
 	switch {
 	case d == nil, d.Conta == "", len(d.Conta) > 20, !ispbRE.MatchString(d.ISPBParticipante), len(d.Agencia) > 4,
-		(d.CPF == "") == (d.CNPJ == ""),
-		d.CPF != "" && !domain.ValidCPF(d.CPF), d.CNPJ != "" && !domain.ValidCNPJ(d.CNPJ):
+		(d.CPF == "") == (d.CNPJ == ""), !validDoc(d.CPF, d.CNPJ):
 		return bad
 	}
 	return nil
@@ -161,25 +158,6 @@ func (s *Server) solicViewLocked(sr *solicRecord) SolicRec {
 		out.RecPayload = &p
 	}
 	return out
-}
-
-// refreshAutoLocked applies what time decides: a request for confirmation
-// past dataExpiracaoSolicitacao expires, and with it its recurrence if
-// still CRIADA; a recurring charge that failed and can no longer be
-// retried expires.
-func (s *Server) refreshAutoLocked() {
-	now := s.now()
-	for _, id := range s.auto.recOrder {
-		rec := s.auto.recs[id]
-		for _, sid := range rec.solics {
-			if sr := s.auto.solics[sid]; solicOpen(sr.cur.Status) && !now.Before(sr.expires) {
-				s.expireSolicLocked(sr)
-			}
-		}
-	}
-	for _, txid := range s.auto.cobrOrder {
-		s.expireCobRLocked(s.auto.cobrs[txid])
-	}
 }
 
 // expireSolicLocked ends an unanswered request as EXPIRADA; its recurrence,
