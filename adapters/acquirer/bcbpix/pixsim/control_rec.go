@@ -222,7 +222,9 @@ func (s *Server) ApproveRec(ctx context.Context, a RecApproval) (Rec, error) {
 	if err == nil {
 		payer = rec.cur.Vinculo.Devedor
 	}
+	queued := s.takeOutboxLocked()
 	s.mu.Unlock()
+	s.deliver(ctx, queued)
 	if err != nil {
 		return Rec{}, err
 	}
