@@ -88,7 +88,8 @@ type ChargeSnapshot struct {
 	// (RecordDispute), oldest first.
 	Disputes []Dispute
 	// Due holds the terms of a due-date charge (the API Pix's cobv), nil
-	// for an immediate charge. Its terms never change after create.
+	// for an immediate charge. Only ReviseDueTerms changes them after
+	// create, and ExpiresAt with them.
 	Due       *DueTerms
 	ExpiresAt time.Time
 	CreatedAt time.Time
