@@ -75,9 +75,13 @@ type Config struct {
 	// EM_PROCESSAMENTO before it settles and the webhook is called
 	// (default 0: at once, after the PUT has been answered).
 	SendDelay time.Duration
-	// MaxPageSize caps paginacao.itensPorPagina of GET /pix, as a PSP may
-	// (default 1000).
+	// MaxPageSize caps paginacao.itensPorPagina of GET /pix and GET
+	// /cobv, as a PSP may (default 1000).
 	MaxPageSize int
+	// PayloadCert signs the cobv payloads the locations serve (JWS), its
+	// chain published at the jku; an ECDSA P-256 (ES256) or RSA (RS256)
+	// key. Nil: a certificate of a throwaway TestPKI, made on first use.
+	PayloadCert *tls.Certificate
 	// Now defaults to time.Now.
 	Now func() time.Time
 }
@@ -99,6 +103,7 @@ type Server struct {
 	tokens    map[string]time.Time
 	cobs      map[string]*cobRecord
 	cobvs     map[string]*cobvRecord
+	cobvLoc   cobvLocations
 	locs      int64
 	pix       map[string]*Pix
 	pixOrder  []string
@@ -168,6 +173,7 @@ func New(cfg Config) *Server {
 	m.HandleFunc("PUT /cobv/{txid}", s.auth(s.putCobV))
 	m.HandleFunc("GET /cobv/{txid}", s.auth(s.getCobV))
 	m.HandleFunc("PATCH /cobv/{txid}", s.auth(s.patchCobV))
+	s.cobvRoutes(m)
 	m.HandleFunc("GET /pix/{e2eid}", s.auth(s.getPix))
 	m.HandleFunc("GET /pix", s.auth(s.listPix))
 	m.HandleFunc("PUT /pix/{e2eid}/devolucao/{id}", s.auth(s.putReturn))
