@@ -1,7 +1,8 @@
 // Package pixsim is a PSP simulator that speaks the subset of the Banco
 // Central "API Pix" (v2) that Quita uses: the OAuth2 token endpoint (client
-// credentials), immediate charges (cob), received Pix (pix), devoluções and
-// the webhook with its callbacks. A control API pays cobs from a chosen
+// credentials), immediate charges (cob), due-date charges (cobv, their
+// list and payload locations), received Pix (pix), devoluções and the
+// webhook with its callbacks. A control API pays cobs from a chosen
 // payer, drops or duplicates callbacks and takes the PSP down.
 //
 // The package is the handler; cmd/pixsim serves it (optionally over mTLS)
@@ -9,7 +10,9 @@
 // operation and what the simulator simplifies in it.
 //
 // Files: pixsim.go (server, knobs, test accessors), model.go (bodies and
-// problems), token.go, cob.go, pix.go, devolucao.go, webhook.go (the
+// problems), token.go, cob.go, cobv.go, cobv_merge.go and cobv_list.go
+// (due-date charges, their revisions and list), payload.go (the cobv
+// payload locations and their JWS), pix.go, devolucao.go, webhook.go (the
 // webhook and its callbacks), control.go (the /_sim API and Pay), pki.go
 // (test certificates).
 package pixsim
@@ -53,8 +56,9 @@ type Config struct {
 	ClientSecret string
 	// ISPB signs end-to-end ids (default 99999998).
 	ISPB string
-	// LocationHost is where payload locations live (default
-	// "pixsim.local/qr/v2").
+	// LocationHost is where payload locations live, host[:port][/path]
+	// without scheme (default "pixsim.local/qr/v2"). The handler serves
+	// the cobv locations under its path ("/qr" when it names none).
 	LocationHost string
 	// TokenTTL is the lifetime of access tokens (default one hour).
 	TokenTTL time.Duration
