@@ -57,8 +57,11 @@ func (s *ChargeService) ReviseDueTerms(ctx context.Context, caller Caller, id st
 			return nil, err
 		}
 		base, want, changed, err := revised(c, rev, s.clock.Now())
-		if err != nil || !changed {
-			return c, err
+		if err != nil {
+			return nil, err
+		}
+		if !changed {
+			return c, nil
 		}
 		if err := s.reviseAtAcquirer(ctx, scope, c, want); err != nil {
 			if errors.Is(err, ports.ErrAcquirerRejected) {
