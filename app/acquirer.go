@@ -16,6 +16,9 @@ type acquirer struct {
 	// sender sends Pix out to a key (payouts); nil when the acquirer
 	// cannot.
 	sender ports.PixSender
+	// reviser revises due-date charges' terms; nil when the acquirer
+	// cannot.
+	reviser ports.DueDateReviser
 }
 
 func acquirerOf(a ports.Acquirer) acquirer {
@@ -23,6 +26,7 @@ func acquirerOf(a ports.Acquirer) acquirer {
 	out.methods, _ = a.(ports.MethodAcquirer)
 	out.refunds, _ = a.(ports.RefundAcquirer)
 	out.sender, _ = a.(ports.PixSender)
+	out.reviser, _ = a.(ports.DueDateReviser)
 	return out
 }
 

@@ -88,10 +88,12 @@ type ChargeSnapshot struct {
 	// (RecordDispute), oldest first.
 	Disputes []Dispute
 	// Due holds the terms of a due-date charge (the API Pix's cobv), nil
-	// for an immediate charge. Its terms never change after create.
+	// for an immediate charge. Only ReviseDueTerms changes them after
+	// create, and ExpiresAt with them.
 	Due *DueTerms
 	// OverdueNotified records that charge.overdue was sent for a due-date
-	// charge (MarkOverdue).
+	// charge (MarkOverdue); a revision that moves the due date past now
+	// clears it.
 	OverdueNotified bool
 	ExpiresAt       time.Time
 	CreatedAt       time.Time

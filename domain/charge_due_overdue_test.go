@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/domain/bizdays"
 )
 
 // An open due-date charge's overdue notice is due at the end of its due
@@ -45,5 +46,25 @@ func TestOverdueNoticeIsGivenOnceAfterTheDueDate(t *testing.T) {
 	plain := chargeNew(t, nil)
 	if _, ok := plain.OverdueAt(); ok || plain.MarkOverdue(at) == nil {
 		t.Error("an immediate charge has an overdue time or can be marked")
+	}
+}
+
+// A revision that moves the due date past now takes back a notice given
+// under the old terms: the charge is owed one for its new due date.
+func TestRevisionMovingTheDueDateRenewsTheOverdueNotice(t *testing.T) {
+	t.Parallel()
+	c := dueCharge(t)
+	at, _ := c.OverdueNoticeAt()
+	if err := c.MarkOverdue(at); err != nil {
+		t.Fatal(err)
+	}
+	due := bizdays.MustDate(2026, time.December, 4) // a Friday
+	changed, err := c.ReviseDueTerms(domain.DueRevision{Due: &due}, at.Add(time.Hour))
+	if err != nil || !changed {
+		t.Fatalf("ReviseDueTerms = %v, %v", changed, err)
+	}
+	next, ok := c.OverdueNoticeAt()
+	if want := time.Date(2026, 12, 5, 3, 0, 0, 0, time.UTC); !ok || !next.Equal(want) {
+		t.Errorf("after the revision the notice is due at %v, %v; want %v", next, ok, want)
 	}
 }

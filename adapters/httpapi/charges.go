@@ -26,6 +26,7 @@ func (c *ChargesController) Routes(r *mux.Router) {
 	r.Handle("/pix/charges", ownsKey(handle(c.create(true)))).Methods(http.MethodPost).Name("pix_charges.create")
 	r.HandleFunc("/charges", handle(c.list)).Methods(http.MethodGet).Name("charges.list")
 	r.HandleFunc("/charges/{id}", onCharge(c.get)).Methods(http.MethodGet).Name("charges.get")
+	r.HandleFunc("/charges/{id}", onCharge(c.update)).Methods(http.MethodPost).Name("charges.update")
 	r.HandleFunc("/charges/{id}/amount_due", onCharge(c.amountDue)).Methods(http.MethodGet).Name("charges.amount_due")
 }
 

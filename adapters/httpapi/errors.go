@@ -122,6 +122,12 @@ func classify(params wireParams, err error) *apiError {
 	case errors.Is(err, domain.ErrChargeNotPayable), errors.Is(err, domain.ErrChargeNotExpirable):
 		return &apiError{Status: http.StatusConflict, Type: typeInvalidRequest, Code: "charge_not_pending",
 			Message: "the charge is not awaiting payment"}
+	case errors.Is(err, domain.ErrChargeNotRevisable):
+		return &apiError{Status: http.StatusConflict, Type: typeInvalidRequest, Code: "charge_not_pending",
+			Message: "the charge is not awaiting payment (paid, expired, cancelled or past its last payable day): its terms cannot be revised"}
+	case errors.Is(err, app.ErrRevisionConflict):
+		return &apiError{Status: http.StatusConflict, Type: typeInvalidRequest, Code: "charge_revision_conflict",
+			Message: "other revisions of this charge's terms kept committing first; read the charge and revise again"}
 	case errors.Is(err, domain.ErrChargeNotCancellable):
 		return &apiError{Status: http.StatusConflict, Type: typeInvalidRequest, Code: "charge_not_cancellable",
 			Message: "only WAITING_PAYMENT, PENDING and PROCESSING charges can be cancelled"}

@@ -80,6 +80,14 @@ func run(args []string) error {
 		}
 		cfg.CallbackCert = &pair
 	}
+	if *certFile != "" {
+		// The PSP's server certificate also signs the cobv payloads.
+		pair, err := tls.LoadX509KeyPair(*certFile, *keyFile)
+		if err != nil {
+			return fmt.Errorf("server certificate: %w", err)
+		}
+		cfg.PayloadCert = &pair
+	}
 	sim := pixsim.New(cfg)
 	defer sim.Close()
 	srv := &http.Server{Addr: *addr, Handler: sim, ReadHeaderTimeout: 5 * time.Second}

@@ -9,7 +9,6 @@ package pixsim
 
 import (
 	"crypto/rand"
-	"crypto/rsa"
 	"regexp"
 	"time"
 
@@ -184,8 +183,6 @@ type automatico struct {
 	hookRec    *webhook
 	hookCobR   *webhook
 	outbox     []callbackOut
-	jwsKey     *rsa.PrivateKey
-	jwsKeyID   string
 }
 
 func newAutomatico() automatico {

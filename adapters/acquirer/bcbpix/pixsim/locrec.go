@@ -1,14 +1,8 @@
 package pixsim
 
 import (
-	"crypto"
 	"crypto/rand"
-	"crypto/rsa"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
-	"math/big"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -113,7 +107,7 @@ func (s *Server) listLocRec(w http.ResponseWriter, r *http.Request) {
 
 // handleRecAndPayload routes GET /rec/{idRec}, the payload locations
 // (GET <path of Config.LocationHost>/rec/{recUrlAccessToken}, open to any
-// client) and the key set their JWS is signed with (…/rec/jwks.json).
+// client); their JWS is signed like the cobv payloads' (payload.go).
 func (s *Server) handleRecAndPayload(m *http.ServeMux) {
 	p := s.recPayloadPrefix()
 	if p == "" {
@@ -122,7 +116,6 @@ func (s *Server) handleRecAndPayload(m *http.ServeMux) {
 		m.HandleFunc("GET /rec/{idRec}", s.auth(s.getRec))
 		m.HandleFunc("GET "+p+"/rec/{recUrlAccessToken}", s.public(s.getRecPayload))
 	}
-	m.HandleFunc("GET "+p+"/rec/jwks.json", s.public(s.getRecJWKS))
 }
 
 // recOrPayload serves GET /rec/{x} when the payload location shares the
@@ -177,10 +170,10 @@ func (s *Server) getRecPayload(w http.ResponseWriter, r *http.Request) {
 			Violacao{Razao: "recorrência " + strings.ToLower(rec.cur.Status), Propriedade: "recUrlAccessToken"})
 		return
 	}
-	body, err := json.Marshal(s.recPayloadLocked(rec))
+	signer, err := s.payloadSignerLocked()
 	if err == nil {
 		var jws string
-		if jws, err = s.signLocked(body); err == nil {
+		if jws, err = signer.sign(s.recPayloadLocked(rec)); err == nil {
 			w.Header().Set("Content-Type", "application/jose")
 			w.WriteHeader(http.StatusOK)
 			_, _ = w.Write([]byte(jws))
@@ -196,61 +189,4 @@ func (s *Server) recPayloadLocked(rec *recRecord) RecPayload {
 	v.Recebedor.ISPBParticipante = s.cfg.ISPB
 	return RecPayload{IDRec: v.IDRec, Vinculo: v.Vinculo, Calendario: v.Calendario, Valor: v.Valor, Recebedor: v.Recebedor,
 		PoliticaRetentativa: v.PoliticaRetentativa, Atualizacao: v.Atualizacao}
-}
-
-var b64 = base64.RawURLEncoding
-
-// signLocked is a compact JWS (RS256) of payload under the simulator's key,
-// made on first use; the header names the key (kid) and where its JWKS is
-// served (jku).
-func (s *Server) signLocked(payload []byte) (string, error) {
-	if err := s.jwsKeyLocked(); err != nil {
-		return "", err
-	}
-	header, _ := json.Marshal(map[string]string{"alg": "RS256", "typ": "JWT", "kid": s.auto.jwsKeyID,
-		"jku": "https://" + s.cfg.LocationHost + "/rec/jwks.json"})
-	signing := b64.EncodeToString(header) + "." + b64.EncodeToString(payload)
-	sum := sha256.Sum256([]byte(signing))
-	sig, err := rsa.SignPKCS1v15(rand.Reader, s.auto.jwsKey, crypto.SHA256, sum[:])
-	if err != nil {
-		return "", err
-	}
-	return signing + "." + b64.EncodeToString(sig), nil
-}
-
-func (s *Server) jwsKeyLocked() error {
-	if s.auto.jwsKey != nil {
-		return nil
-	}
-	k, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		return err
-	}
-	sum := sha256.Sum256(k.N.Bytes())
-	s.auto.jwsKey, s.auto.jwsKeyID = k, b64.EncodeToString(sum[:12])
-	return nil
-}
-
-// getRecJWKS serves the public key payloads are signed with, as a JWK set.
-func (s *Server) getRecJWKS(w http.ResponseWriter, _ *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.jwsKeyLocked(); err != nil {
-		problem(w, http.StatusInternalServerError, ProblemInternal, "Erro interno", "")
-		return
-	}
-	pub := s.auto.jwsKey.PublicKey
-	writeJSON(w, http.StatusOK, map[string]any{"keys": []map[string]string{{"kty": "RSA", "use": "sig", "alg": "RS256",
-		"kid": s.auto.jwsKeyID, "n": b64.EncodeToString(pub.N.Bytes()), "e": b64.EncodeToString(big.NewInt(int64(pub.E)).Bytes())}}})
-}
-
-// RecPayloadKey is the public key payload locations are signed with, for
-// tests that check the JWS.
-func (s *Server) RecPayloadKey() (*rsa.PublicKey, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.jwsKeyLocked(); err != nil {
-		return nil, err
-	}
-	return &s.auto.jwsKey.PublicKey, nil
 }

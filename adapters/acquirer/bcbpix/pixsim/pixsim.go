@@ -1,17 +1,20 @@
 // Package pixsim is a PSP simulator that speaks the subset of the Banco
 // Central "API Pix" (v2) that Quita uses: the OAuth2 token endpoint (client
-// credentials), immediate charges (cob), received Pix (pix), devoluções and
-// the webhook with its callbacks, and Pix Automático (locrec, rec,
-// solicrec, cobr and their webhooks). A control API pays cobs from a chosen
-// payer, plays the payer's side of Pix Automático, drops or duplicates
-// callbacks and takes the PSP down.
+// credentials), immediate charges (cob), due-date charges (cobv, their
+// list and payload locations), received Pix (pix), devoluções and the
+// webhook with its callbacks, and Pix Automático (locrec, rec, solicrec,
+// cobr and their webhooks). A control API pays cobs from a chosen payer,
+// plays the payer's side of Pix Automático, drops or duplicates callbacks
+// and takes the PSP down.
 //
 // The package is the handler; cmd/pixsim serves it (optionally over mTLS)
 // and tests run it in process with httptest. docs/bcbpix.md lists every
 // operation and what the simulator simplifies in it.
 //
 // Files: pixsim.go (server, knobs, test accessors), model.go (bodies and
-// problems), token.go, cob.go, pix.go, devolucao.go, webhook.go (the
+// problems), token.go, cob.go, cobv.go, cobv_merge.go and cobv_list.go
+// (due-date charges, their revisions and list), payload.go (the cobv
+// payload locations and their JWS), pix.go, devolucao.go, webhook.go (the
 // webhook and its callbacks), control.go (the /_sim API and Pay), pki.go
 // (test certificates); Pix Automático: automatico.go (statuses, problem
 // types, state), automatico_types.go (bodies), listquery.go, locrec.go
@@ -59,8 +62,9 @@ type Config struct {
 	ClientSecret string
 	// ISPB signs end-to-end ids (default 99999998).
 	ISPB string
-	// LocationHost is where payload locations live (default
-	// "pixsim.local/qr/v2").
+	// LocationHost is where payload locations live, host[:port][/path]
+	// without scheme (default "pixsim.local/qr/v2"). The handler serves
+	// the cobv locations under its path ("/qr" when it names none).
 	LocationHost string
 	// TokenTTL is the lifetime of access tokens (default one hour).
 	TokenTTL time.Duration
@@ -81,9 +85,13 @@ type Config struct {
 	// EM_PROCESSAMENTO before it settles and the webhook is called
 	// (default 0: at once, after the PUT has been answered).
 	SendDelay time.Duration
-	// MaxPageSize caps paginacao.itensPorPagina of GET /pix, as a PSP may
-	// (default 1000).
+	// MaxPageSize caps paginacao.itensPorPagina of GET /pix and GET
+	// /cobv, as a PSP may (default 1000).
 	MaxPageSize int
+	// PayloadCert signs the cobv payloads the locations serve (JWS), its
+	// chain published at the jku; an ECDSA P-256 (ES256) or RSA (RS256)
+	// key. Nil: a certificate of a throwaway TestPKI, made on first use.
+	PayloadCert *tls.Certificate
 	// Now defaults to time.Now.
 	Now func() time.Time
 }
@@ -105,6 +113,7 @@ type Server struct {
 	tokens    map[string]time.Time
 	cobs      map[string]*cobRecord
 	cobvs     map[string]*cobvRecord
+	cobvLoc   cobvLocations
 	locs      int64
 	pix       map[string]*Pix
 	pixOrder  []string
@@ -179,6 +188,7 @@ func New(cfg Config) *Server {
 	m.HandleFunc("PUT /cobv/{txid}", s.auth(s.putCobV))
 	m.HandleFunc("GET /cobv/{txid}", s.auth(s.getCobV))
 	m.HandleFunc("PATCH /cobv/{txid}", s.auth(s.patchCobV))
+	s.cobvRoutes(m)
 	m.HandleFunc("GET /pix/{e2eid}", s.auth(s.getPix))
 	m.HandleFunc("GET /pix", s.auth(s.listPix))
 	m.HandleFunc("PUT /pix/{e2eid}/devolucao/{id}", s.auth(s.putReturn))
