@@ -1,17 +1,18 @@
 // Package pixsim is a PSP simulator that speaks the subset of the Banco
 // Central "API Pix" (v2) that Quita uses: the OAuth2 token endpoint (client
-// credentials), immediate charges (cob), received Pix (pix), devoluções and
-// the webhook with its callbacks. A control API pays cobs from a chosen
-// payer, drops or duplicates callbacks and takes the PSP down.
+// credentials), immediate charges (cob), due-date charges (cobv) and their
+// lotes (lotecobv), received Pix (pix), devoluções and the webhook with its
+// callbacks. A control API pays cobs from a chosen payer, drops or
+// duplicates callbacks and takes the PSP down.
 //
 // The package is the handler; cmd/pixsim serves it (optionally over mTLS)
 // and tests run it in process with httptest. docs/bcbpix.md lists every
 // operation and what the simulator simplifies in it.
 //
 // Files: pixsim.go (server, knobs, test accessors), model.go (bodies and
-// problems), token.go, cob.go, pix.go, devolucao.go, webhook.go (the
-// webhook and its callbacks), control.go (the /_sim API and Pay), pki.go
-// (test certificates).
+// problems), token.go, cob.go, cobv.go, lotecobv.go, pix.go, devolucao.go,
+// webhook.go (the webhook and its callbacks), control.go (the /_sim API
+// and Pay), pki.go (test certificates).
 package pixsim
 
 import (
@@ -75,8 +76,13 @@ type Config struct {
 	// EM_PROCESSAMENTO before it settles and the webhook is called
 	// (default 0: at once, after the PUT has been answered).
 	SendDelay time.Duration
-	// MaxPageSize caps paginacao.itensPorPagina of GET /pix, as a PSP may
-	// (default 1000).
+	// LoteDelay is how long the cobvs of a lote (PUT or PATCH
+	// /lotecobv/{id}) stay EM_PROCESSAMENTO before the PSP decides them
+	// (default 0: at once, after the request has been answered). A read of
+	// the lote after the delay also decides them.
+	LoteDelay time.Duration
+	// MaxPageSize caps paginacao.itensPorPagina of GET /pix and GET
+	// /lotecobv, as a PSP may (default 1000).
 	MaxPageSize int
 	// Now defaults to time.Now.
 	Now func() time.Time
@@ -112,6 +118,13 @@ type Server struct {
 	envios     map[string]*Envio
 	envioOrder []string
 	rejected   map[string]bool
+	// lotes are the lotes of cobvs by id, loteOrder their ids as
+	// created, loteOf the lote of each txid a lote names.
+	lotes     map[int64]*loteRecord
+	loteOrder []int64
+	loteOf    map[string]int64
+	// opHits counts the API Pix calls served, by route pattern.
+	opHits map[string]int
 }
 
 // Callback is a delivered (or dropped) callback, for tests.
@@ -159,7 +172,8 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, tokens: map[string]time.Time{}, cobs: map[string]*cobRecord{}, cobvs: map[string]*cobvRecord{}, pix: map[string]*Pix{},
 		webhooks: map[string]webhook{}, cbMode: CallbacksNormal, closed: make(chan struct{}),
-		envios: map[string]*Envio{}, rejected: map[string]bool{}}
+		envios: map[string]*Envio{}, rejected: map[string]bool{},
+		lotes: map[int64]*loteRecord{}, loteOf: map[string]int64{}, opHits: map[string]int{}}
 	m := http.NewServeMux()
 	m.HandleFunc("POST /oauth/token", s.token)
 	m.HandleFunc("PUT /cob/{txid}", s.auth(s.putCob))
@@ -168,6 +182,10 @@ func New(cfg Config) *Server {
 	m.HandleFunc("PUT /cobv/{txid}", s.auth(s.putCobV))
 	m.HandleFunc("GET /cobv/{txid}", s.auth(s.getCobV))
 	m.HandleFunc("PATCH /cobv/{txid}", s.auth(s.patchCobV))
+	m.HandleFunc("PUT /lotecobv/{id}", s.auth(s.putLote))
+	m.HandleFunc("PATCH /lotecobv/{id}", s.auth(s.patchLote))
+	m.HandleFunc("GET /lotecobv/{id}", s.auth(s.getLote))
+	m.HandleFunc("GET /lotecobv", s.auth(s.listLotes))
 	m.HandleFunc("GET /pix/{e2eid}", s.auth(s.getPix))
 	m.HandleFunc("GET /pix", s.auth(s.listPix))
 	m.HandleFunc("PUT /pix/{e2eid}/devolucao/{id}", s.auth(s.putReturn))
@@ -234,6 +252,14 @@ func (s *Server) FailNextReturns(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failNext = max(n, 0)
+}
+
+// OperationHits reports how many API Pix calls of one operation were
+// served, named as pixsim routes it ("PUT /lotecobv/{id}").
+func (s *Server) OperationHits(pattern string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opHits[pattern]
 }
 
 // Hits reports how many tokens were issued and API calls served.
