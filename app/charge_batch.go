@@ -191,7 +191,7 @@ func finalRefusal(err error, e ports.ChargeBatchError) bool {
 
 // plainBatchError is DescribeError for a service wired without the HTTP
 // layer's: validation errors with the domain's field names, the
-// capability refusals; anything else is left to be retried.
+// capability refusals, the outages (retried); anything else is unknown.
 func plainBatchError(err error) (ports.ChargeBatchError, bool) {
 	var ve *domain.ValidationError
 	switch {
@@ -204,6 +204,9 @@ func plainBatchError(err error) (ports.ChargeBatchError, bool) {
 	case errors.Is(err, ports.ErrAcquirerRejected):
 		return ports.ChargeBatchError{Status: http.StatusUnprocessableEntity, Type: "provider_error",
 			Code: "acquirer_rejected", Message: "the acquirer rejected the request"}, true
+	case errors.Is(err, ports.ErrAcquirerUnavailable), errors.Is(err, ports.ErrStoreUnavailable):
+		return ports.ChargeBatchError{Status: http.StatusServiceUnavailable, Type: "api_error",
+			Code: "service_unavailable", Message: "unavailable for now"}, true
 	}
 	return ports.ChargeBatchError{}, false
 }
