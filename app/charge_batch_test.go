@@ -31,7 +31,7 @@ type batchStore struct {
 	// state (nothing of the save is written).
 	dieOnLote string
 	commits   int
-	dead     bool
+	dead      bool
 	// died closes when the process dies.
 	died chan struct{}
 }
@@ -128,7 +128,9 @@ func cpfNumber(n int) string {
 func (r *batchRig) create(svc *app.ChargeService, items []app.BatchItem, key string) string {
 	r.t.Helper()
 	resp, err := svc.CreateBatch(context.Background(), r.caller, items, app.Idempotency{Key: key, Fingerprint: "fp-" + key},
-		func(b *app.ChargeBatch) (app.Response, error) { return app.Response{StatusCode: 202, Body: []byte(b.ID)}, nil })
+		func(b *app.ChargeBatch) (app.Response, error) {
+			return app.Response{StatusCode: 202, Body: []byte(b.ID)}, nil
+		})
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -182,7 +182,9 @@ func TestChargeBatchRefusesInvalidItemsOneByOne(t *testing.T) {
 			items := []any{
 				e.batchItem(0),
 				edit(1, func(m map[string]any) { delete(m, "due_date"); delete(m, "fine") }),
-				edit(2, func(m map[string]any) { m["customer"] = map[string]any{"name": "Sem Documento", "document": "12345678900"} }),
+				edit(2, func(m map[string]any) {
+					m["customer"] = map[string]any{"name": "Sem Documento", "document": "12345678900"}
+				}),
 				edit(3, func(m map[string]any) { m["colour"] = "blue" }),
 				edit(4, func(m map[string]any) { m["amount"] = "1000" }),
 				"not a charge",
