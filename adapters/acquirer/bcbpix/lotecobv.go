@@ -108,7 +108,9 @@ func (a *Acquirer) DueDateBatchStatus(ctx context.Context, scope ports.Scope, ba
 				p = &Problem{Title: "cobrança negada"}
 			}
 			it.Refusal = fmt.Errorf("%w: %w", ports.ErrAcquirerRejected, p)
-		default: // loteProcessing, or a status the API Pix does not name
+		case loteProcessing:
+			it.Pending = true
+		default: // a status the API Pix does not name: undecided, as far as Quita knows
 			it.Pending = true
 		}
 		items[i] = it
