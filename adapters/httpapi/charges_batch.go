@@ -47,7 +47,7 @@ func (c *ChargeBatchesController) create(w http.ResponseWriter, r *http.Request)
 		return nil, err
 	}
 	var req createBatchRequest
-	if err := decodeStrict(body, &req); err != nil {
+	if err := decodeEnvelope(body, &req); err != nil {
 		return nil, err
 	}
 	switch {
@@ -69,6 +69,24 @@ func (c *ChargeBatchesController) create(w http.ResponseWriter, r *http.Request)
 		}
 		return app.Response{StatusCode: http.StatusAccepted, Body: out}, nil
 	})
+}
+
+// decodeEnvelope is decodeStrict for the batch's envelope, without its
+// NUL check: the text of a charge is checked with the charge, so a NUL in
+// one refuses that item rather than the batch.
+func decodeEnvelope(body []byte, req *createBatchRequest) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return badRequest("", "body_missing", "the request needs a JSON body")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(req); err != nil {
+		return jsonError(err, body, req)
+	}
+	if dec.More() {
+		return badRequest("", "body_invalid", "the body must hold exactly one JSON object")
+	}
+	return nil
 }
 
 // decodeBatchItem decodes one charge of a batch as POST /v1/charges

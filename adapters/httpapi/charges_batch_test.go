@@ -136,7 +136,7 @@ func TestChargeBatchOfAThousand(t *testing.T) {
 					t.Fatalf("item %d in the 202: %+v", i, it)
 				}
 			}
-			done := e.awaitBatch(b.ID, 3*time.Minute)
+			done := e.awaitBatch(b.ID, 10*time.Minute)
 			if done.Created != 1000 || done.Refused != 0 || done.Pending != 0 || done.CompletedAt == nil {
 				t.Fatalf("completed batch: %d created %d refused %d pending, completed_at %v", done.Created, done.Refused, done.Pending, done.CompletedAt)
 			}
@@ -192,25 +192,27 @@ func TestChargeBatchRefusesInvalidItemsOneByOne(t *testing.T) {
 				edit(7, func(m map[string]any) { m["customer"].(map[string]any)["cpf"] = "x" }),
 				edit(8, func(m map[string]any) { delete(m, "payment_method") }),
 				e.batchItem(9),
+				edit(10, func(m map[string]any) { m["description"] = "nul \x00 here" }),
 			}
 			r := e.postBatch(e.acct.TestKey, map[string]any{"charges": items}, e.key())
 			e.want(r, 202, "")
 			b := batchOf(t, r)
-			if b.Total != 10 || b.Refused != 8 || b.Pending != 2 {
+			if b.Total != 11 || b.Refused != 9 || b.Pending != 2 {
 				t.Fatalf("202 counts: %.600s", r.Raw)
 			}
 			want := map[int][3]string{ // code, param, type
-				1: {"parameter_missing", "due_date", "invalid_request_error"},
-				2: {"parameter_invalid", "customer.document", "invalid_request_error"},
-				3: {"parameter_unknown", "colour", "invalid_request_error"},
-				4: {"parameter_invalid", "amount", "invalid_request_error"},
-				5: {"parameter_invalid", "", "invalid_request_error"},
-				6: {"parameter_invalid", "due_date", "invalid_request_error"},
-				7: {"parameter_unknown", "customer.cpf", "invalid_request_error"},
-				8: {"parameter_missing", "payment_method", "invalid_request_error"},
+				1:  {"parameter_missing", "due_date", "invalid_request_error"},
+				2:  {"parameter_invalid", "customer.document", "invalid_request_error"},
+				3:  {"parameter_unknown", "colour", "invalid_request_error"},
+				4:  {"parameter_invalid", "amount", "invalid_request_error"},
+				5:  {"parameter_invalid", "", "invalid_request_error"},
+				6:  {"parameter_invalid", "due_date", "invalid_request_error"},
+				7:  {"parameter_unknown", "customer.cpf", "invalid_request_error"},
+				8:  {"parameter_missing", "payment_method", "invalid_request_error"},
+				10: {"body_invalid", "", "invalid_request_error"},
 			}
 			done := e.awaitBatch(b.ID, time.Minute)
-			if done.Created != 2 || done.Refused != 8 || done.Pending != 0 {
+			if done.Created != 2 || done.Refused != 9 || done.Pending != 0 {
 				t.Fatalf("completed counts: %+v", done)
 			}
 			for i, it := range done.Items {
