@@ -1,7 +1,9 @@
 package bcbpix_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"testing"
@@ -10,6 +12,7 @@ import (
 	"github.com/quitapix/quita/adapters/acquirer/bcbpix/pixsim"
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/domain/bizdays"
+	"github.com/quitapix/quita/ports"
 )
 
 // batchCPF is the n-th of a run of valid CPFs.
@@ -115,5 +118,75 @@ func TestLiveBatchGoesThroughLoteCobV(t *testing.T) {
 	}
 	if c := w.get(t, first.ID); c.Status != "paid" {
 		t.Errorf("after the PSP's callback the batch's charge is %s", c.Status)
+	}
+}
+
+// The adapter's lote: OpenDueDateBatch PUTs one lotecobv (asking again
+// with the same cobvs is taken, and names the same lote);
+// DueDateBatchStatus reads each cobv as opened or refused with the PSP's
+// problem (a due date the PSP finds past); a create of an opened cobv
+// reads it (GET, no PUT) and carries its BR Code; a batch the PSP never
+// received is not found; a lote without cobvs is refused before any call.
+func TestOpenDueDateBatchAsLoteCobV(t *testing.T) {
+	t.Parallel()
+	pki := newPKI(t)
+	sim, psp := startPSP(t, pki)
+	a, _ := newAdapter(t, pki, psp.URL, acct)
+	ctx := context.Background()
+	brasilia, err := time.LoadLocation("America/Sao_Paulo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	today := bizdays.DateOf(time.Now().In(brasilia))
+	terms := func(created, due bizdays.Date) *domain.DueTerms {
+		dt, err := domain.NewDueTerms(domain.DueTermsParams{Original: 10000, Created: created, Due: due})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &dt
+	}
+	ok, past := createReq("lote-ok", 10000), createReq("lote-past", 10000)
+	ok.Due, ok.DebtorTaxID, ok.DebtorName = terms(today, today.AddDays(10)), batchCPF(1), "Ana"
+	// Valid when made (the day before); the PSP, today, finds it past.
+	past.Due, past.DebtorTaxID, past.DebtorName = terms(today.AddDays(-1), today.AddDays(-1)), batchCPF(2), "Bia"
+	req := ports.DueDateBatchRequest{Scope: scope(), BatchID: "2p5kfyztuadapterlotexxxxxxxxxxxxxxx",
+		Charges: []ports.CreatePixChargeRequest{ok, past}}
+	for range 2 {
+		if err := a.OpenDueDateBatch(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	items, err := a.DueDateBatchStatus(ctx, scope(), req.BatchID)
+	if err != nil || len(items) != 2 {
+		t.Fatalf("status: %+v %v", items, err)
+	}
+	byTxID := map[string]ports.DueDateBatchItem{}
+	for _, it := range items {
+		byTxID[it.TxID] = it
+	}
+	if it := byTxID[ok.TxID]; !it.Opened || it.Pending || it.Refusal != nil {
+		t.Errorf("the valid cobv: %+v", it)
+	}
+	if it := byTxID[past.TxID]; it.Opened || it.Pending || !errors.Is(it.Refusal, ports.ErrAcquirerRejected) {
+		t.Errorf("the past cobv: %+v", it)
+	}
+	if n := sim.OperationHits("PUT /lotecobv/{id}"); n != 2 {
+		t.Errorf("%d lote PUTs, want 2", n)
+	}
+	ok.OpenedInBatch = true
+	cob, err := a.CreatePixCharge(ctx, ok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := sim.CobVByTxID(ok.TxID); cob.BRCode != v.PixCopiaECola || sim.OperationHits("PUT /cobv/{txid}") != 0 {
+		t.Errorf("the opened cobv's create: %+v (%d cobv PUTs)", cob, sim.OperationHits("PUT /cobv/{txid}"))
+	}
+	if _, err := a.DueDateBatchStatus(ctx, scope(), "2p5kfyztuadapterloteyyyyyyyyyyyyyyy"); !errors.Is(err, ports.ErrNotFound) {
+		t.Errorf("a batch the PSP never received: %v", err)
+	}
+	calls := sim.OperationHits("PUT /lotecobv/{id}")
+	if err := a.OpenDueDateBatch(ctx, ports.DueDateBatchRequest{Scope: scope(), BatchID: "x"}); !errors.Is(err, ports.ErrAcquirerRejected) ||
+		sim.OperationHits("PUT /lotecobv/{id}") != calls {
+		t.Errorf("an empty lote: %v", err)
 	}
 }
