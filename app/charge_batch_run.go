@@ -158,19 +158,30 @@ func (r *batchRun) release(ctx context.Context) {
 }
 
 // createChunk creates the charges of items, batchConcurrency at a time,
-// and returns each item with its outcome.
+// and returns each item with its outcome; the items left pending are
+// logged in one line.
 func (r *batchRun) createChunk(ctx context.Context, items []ports.ChargeBatchItem) []ports.ChargeBatchItem {
 	out := make([]ports.ChargeBatchItem, len(items))
+	left := make([]error, len(items))
 	sem := make(chan struct{}, batchConcurrency)
 	var wg sync.WaitGroup
 	for i, it := range items {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			out[i] = r.createItem(ctx, it)
+			out[i], left[i] = r.createItem(ctx, it)
 		})
 	}
 	wg.Wait()
+	n, first := 0, error(nil)
+	for _, err := range left {
+		if err != nil {
+			n, first = n+1, cmp.Or(first, err)
+		}
+	}
+	if n > 0 && ctx.Err() == nil {
+		r.s.log.WarnContext(ctx, "charge batch items left pending", "batch", domain.PrefixChargeBatch+r.ref.ID, "items", n, "err", first)
+	}
 	return out
 }
 
@@ -181,14 +192,14 @@ func answerChargeID(c *domain.Charge) (Response, error) {
 	return Response{StatusCode: http.StatusCreated, Body: []byte(c.ID())}, nil
 }
 
-// createItem creates it's charge through the create path, under the
-// item's key (exactlyonce.Options.DatabaseOnly: its txid is the one
-// derived from the key, the one a batch request to the acquirer named),
-// and returns it created, refused with the create's error, or still
-// pending when the failure may pass. An item refused after the batch's
-// request opened its cob has that cob cancelled first, so that no cob
-// stays payable without a charge.
-func (r *batchRun) createItem(ctx context.Context, it ports.ChargeBatchItem) ports.ChargeBatchItem {
+// createItem creates the charge of item it through the create path,
+// under the item's key (exactlyonce.Options.DatabaseOnly: its txid is the
+// one derived from the key, the one a batch request to the acquirer
+// named), and returns it created, refused with the create's error, or
+// still pending, with the failure that may pass. An item refused after
+// the batch's request opened its cob has that cob cancelled first, so
+// that no cob stays payable without a charge.
+func (r *batchRun) createItem(ctx context.Context, it ports.ChargeBatchItem) (ports.ChargeBatchItem, error) {
 	in, err := decodeBatchInput(it.Input)
 	if err == nil {
 		in.openedInBatch = r.opened[it.Index]
@@ -200,7 +211,7 @@ func (r *batchRun) createItem(ctx context.Context, it ports.ChargeBatchItem) por
 			})
 		if err == nil {
 			it.Status, it.ChargeID = domain.BatchItemCreated, string(resp.Body)
-			return it
+			return it, nil
 		}
 	}
 	e, known := r.s.describeBatchError(err)
@@ -214,15 +225,14 @@ func (r *batchRun) createItem(ctx context.Context, it ports.ChargeBatchItem) por
 		if !known {
 			it.Attempts++
 		}
-		r.s.log.WarnContext(ctx, "charge batch item left pending", "batch", domain.PrefixChargeBatch+r.ref.ID, "item", it.Index, "err", err)
-		return it
+		return it, err
 	}
 	if it.TxID != "" && r.b.Lote == ports.LoteOpened {
 		cerr := r.s.acquirer.CancelPixCharge(ctx, ports.CancelPixChargeRequest{Scope: r.ref.Scope, TxID: it.TxID})
 		if errors.Is(cerr, ports.ErrAcquirerUnavailable) || errors.Is(cerr, ports.ErrAcquirerUnauthorized) {
-			return it // the cob must go before the item is refused
+			return it, cerr // the cob must go before the item is refused
 		}
 	}
 	it.Status, it.Error = domain.BatchItemRefused, &e
-	return it
+	return it, nil
 }
