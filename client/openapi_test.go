@@ -53,6 +53,8 @@ func TestTypesMatchTheOpenAPIDocument(t *testing.T) {
 		{method: "GET", path: "/charges", answer: ChargeList{}, query: ChargeListParams{Limit: 1, StartingAfter: "x", Status: "x", CreatedAfter: every, CreatedBefore: every, CustomerID: "x"}.query()},
 		{method: "GET", path: "/charges/{id}", answer: Charge{}, query: allQuery("include")},
 		{method: "POST", path: "/charges/{id}", body: ChargeUpdateParams{}, answer: Charge{}},
+		{method: "POST", path: "/charges/batch", body: ChargeBatchParams{}, answer: ChargeBatch{}},
+		{method: "GET", path: "/charges/batch/{id}", answer: ChargeBatch{}},
 		{method: "POST", path: "/test_helpers/charges/{id}/pay", body: PayParams{}, answer: Charge{}},
 		{method: "POST", path: "/test_helpers/charges/{id}/expire", answer: Charge{}},
 		{method: "POST", path: "/payments", body: PaymentParams{}, answer: Payment{}, also: []string{"Transaction"}},

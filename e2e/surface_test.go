@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/quitatest"
 )
 
@@ -193,6 +194,16 @@ func TestEveryOperation(t *testing.T) {
 		c.do(t, "POST", "/charges/"+due.ID, map[string]any{"days_after_due": 10, "interest": nil,
 			"fine": map[string]any{"type": "percent", "rate": "2.00"}}, hdr{"Idempotency-Key": newKey()}).want(t, 200)
 		c.do(t, "POST", "/charges/"+ch.ID, map[string]any{"days_after_due": 10}, nil).apiErr(t, 422, "charge_not_due_date", "")
+		// A batch of due-date charges: one created, one refused.
+		batchDue := domain.BrasiliaDate(time.Now()).AddDays(10).String()
+		dueCharge := map[string]any{"amount": 4500, "payment_method": "pix", "due_date": batchDue,
+			"customer": map[string]any{"name": "Maria Silva", "document": "52998224725"}}
+		batch := c.do(t, "POST", "/charges/batch", map[string]any{"charges": []any{dueCharge, pixBody(100)}},
+			hdr{"Idempotency-Key": newKey()}).want(t, 202)
+		e.srv.App.Charges.WaitBackground()
+		c.do(t, "GET", "/charges/batch/"+ids(batch, "id"), nil, nil).want(t, 200)
+		c.do(t, "POST", "/charges/batch", map[string]any{"charges": []any{}}, hdr{"Idempotency-Key": newKey()}).
+			apiErr(t, 400, "parameter_invalid", "charges")
 		exp := c.mustCreate(t, pixBody(800))
 		c.do(t, "POST", "/test_helpers/charges/"+exp.ID+"/expire", nil, nil).want(t, 200)
 		e.client(acct.LiveKey).do(t, "POST", "/test_helpers/charges/"+exp.ID+"/expire", nil, nil).apiErr(t, 404, "resource_not_found", "")

@@ -89,7 +89,8 @@ func (s *Server) Advance(t testing.TB, d time.Duration) {
 // (a payment's method data), then runs once, in order, every job a
 // deployed server runs on a timer — expiry, overdue notices, payer returns, refunds
 // (PENDING → IN_PROGRESS → REFUNDED), balance releases, method data,
-// payouts (pending → sent to the sandbox PSP) — then
+// payouts (pending → sent to the sandbox PSP), charge batches (what
+// their create's background run left) — then
 // FlushWebhooks. Call it from the test, not while requests are in flight. A test
 // server runs none of them by itself, so a test decides when time passes.
 func (s *Server) RunWorkers(t testing.TB) {
@@ -109,6 +110,7 @@ func (s *Server) RunWorkers(t testing.TB) {
 		{"releases", s.App.Payments.ReleaseDue},
 		{"methods", s.App.Payments.FinalizePendingMethods},
 		{"payouts", s.App.Payouts.SendPayouts},
+		{"charge batches", s.App.Charges.ProcessChargeBatches},
 	}
 	for _, j := range jobs {
 		if err := drain(ctx, j.tick); err != nil {

@@ -82,7 +82,7 @@ func classify(params wireParams, err error) *apiError {
 			"a value in the request is outside what can be stored (instants: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z)")
 	case errors.As(err, &mb):
 		return &apiError{Status: http.StatusRequestEntityTooLarge, Type: typeInvalidRequest, Code: "request_too_large",
-			Message: "request body is larger than 1 MiB"}
+			Message: fmt.Sprintf("request body is larger than %d MiB", max(mb.Limit>>20, 1))}
 	case errors.Is(err, app.ErrUnauthenticated):
 		return &apiError{Status: http.StatusUnauthorized, Type: typeAuthentication, Code: "api_key_invalid",
 			Message: "the apikey header does not hold a valid API key"}

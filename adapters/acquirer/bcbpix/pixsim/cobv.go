@@ -204,8 +204,7 @@ func (s *Server) putCobV(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec, exists := s.cobvs[txid]
-	if exists {
+	if rec, exists := s.cobvs[txid]; exists {
 		s.expireCobVLocked(rec)
 		if rec.cur.Status != CobActive {
 			problem(w, http.StatusBadRequest, ProblemCobVInvalid, "Cobrança inválida.", "a cobrança já existe e não está ATIVA")
@@ -214,31 +213,43 @@ func (s *Server) putCobV(w http.ResponseWriter, r *http.Request) {
 		s.reviseCobVLocked(w, rec, &req, true, http.StatusCreated)
 		return
 	}
+	rec, v, err := s.newCobVLocked(txid, &req)
+	switch {
+	case err != nil:
+		problem(w, http.StatusInternalServerError, ProblemInternal, "Erro interno", "")
+	case len(v) > 0:
+		problem(w, http.StatusBadRequest, ProblemCobVInvalid, "Cobrança inválida.", "A requisição não respeita as regras da cobrança.", v...)
+	default:
+		writeJSON(w, http.StatusCreated, rec.view())
+	}
+}
+
+// newCobVLocked creates the cobv txid asks for (a PUT's request, checked
+// against the schema), ATIVA with its location and BR Code; a request
+// whose terms break a rule creates nothing and gets its violations.
+func (s *Server) newCobVLocked(txid string, req *cobvRequest) (*cobvRecord, []Violacao, error) {
 	now := s.now()
-	rec = &cobvRecord{created: today(now)}
+	rec := &cobvRecord{created: today(now)}
 	rec.cur.TxID, rec.cur.Status, rec.cur.Recebedor = txid, CobActive, simRecebedor
 	rec.cur.Calendario.Criacao = stamp(now)
-	if _, v := rec.apply(&req, true); len(v) > 0 {
-		problem(w, http.StatusBadRequest, ProblemCobVInvalid, "Cobrança inválida.", "A requisição não respeita as regras da cobrança.", v...)
-		return
+	if _, v := rec.apply(req, true); len(v) > 0 {
+		return nil, v, nil
 	}
-	s.locs++
 	loc, err := s.newCobVLocationLocked(txid)
 	if err != nil {
-		problem(w, http.StatusInternalServerError, ProblemInternal, "Erro interno", "")
-		return
+		return nil, nil, err
 	}
-	rec.cur.Loc = &Loc{ID: s.locs, TxID: txid, Location: loc, TipoCob: "cobv", Criacao: stamp(now)}
-	rec.cur.Locat = loc
 	code, err := brcode.NewDynamic(loc, simRecebedor.Nome, simRecebedor.Cidade)
 	if err != nil {
-		problem(w, http.StatusInternalServerError, ProblemInternal, "Erro interno", "")
-		return
+		return nil, nil, err
 	}
+	s.locs++
+	rec.cur.Loc = &Loc{ID: s.locs, TxID: txid, Location: loc, TipoCob: "cobv", Criacao: stamp(now)}
+	rec.cur.Locat = loc
 	rec.cur.PixCopiaECola = code
 	rec.revs = []CobV{rec.view()}
 	s.cobvs[txid] = rec
-	writeJSON(w, http.StatusCreated, rec.view())
+	return rec, nil, nil
 }
 
 // reviseCobVLocked applies a revision and answers it with status; revisao

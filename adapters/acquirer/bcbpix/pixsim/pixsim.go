@@ -1,11 +1,11 @@
 // Package pixsim is a PSP simulator that speaks the subset of the Banco
 // Central "API Pix" (v2) that Quita uses: the OAuth2 token endpoint (client
 // credentials), immediate charges (cob), due-date charges (cobv, their
-// list and payload locations), received Pix (pix), devoluções and the
-// webhook with its callbacks, and Pix Automático (locrec, rec, solicrec,
-// cobr and their webhooks). A control API pays cobs from a chosen payer,
-// plays the payer's side of Pix Automático, drops or duplicates callbacks
-// and takes the PSP down.
+// list and payload locations) and their lotes (lotecobv), received Pix
+// (pix), devoluções and the webhook with its callbacks, and Pix Automático
+// (locrec, rec, solicrec, cobr and their webhooks). A control API pays cobs
+// from a chosen payer, plays the payer's side of Pix Automático, drops or
+// duplicates callbacks and takes the PSP down.
 //
 // The package is the handler; cmd/pixsim serves it (optionally over mTLS)
 // and tests run it in process with httptest. docs/bcbpix.md lists every
@@ -13,14 +13,14 @@
 //
 // Files: pixsim.go (server, knobs, test accessors), model.go (bodies and
 // problems), token.go, cob.go, cobv.go, cobv_merge.go and cobv_list.go
-// (due-date charges, their revisions and list), payload.go (the cobv
-// payload locations and their JWS), pix.go, devolucao.go, webhook.go (the
-// webhook and its callbacks), control.go (the /_sim API and Pay), pki.go
-// (test certificates); Pix Automático: automatico.go (statuses, problem
-// types, state), automatico_types.go (bodies), listquery.go, locrec.go
-// (locations and the signed payload), rec.go, rec_revise.go, solicrec.go,
-// cobr.go, cobr_tentativa.go, webhookrec.go, control_rec.go and
-// control_cobr.go (the payer's side).
+// (due-date charges, their revisions and list), lotecobv.go, payload.go
+// (the cobv payload locations and their JWS), pix.go, devolucao.go,
+// webhook.go (the webhook and its callbacks), control.go (the /_sim API
+// and Pay), pki.go (test certificates); Pix Automático: automatico.go
+// (statuses, problem types, state), automatico_types.go (bodies),
+// listquery.go, locrec.go (locations and the signed payload), rec.go,
+// rec_revise.go, solicrec.go, cobr.go, cobr_tentativa.go, webhookrec.go,
+// control_rec.go and control_cobr.go (the payer's side).
 package pixsim
 
 import (
@@ -85,8 +85,13 @@ type Config struct {
 	// EM_PROCESSAMENTO before it settles and the webhook is called
 	// (default 0: at once, after the PUT has been answered).
 	SendDelay time.Duration
-	// MaxPageSize caps paginacao.itensPorPagina of GET /pix and GET
-	// /cobv, as a PSP may (default 1000).
+	// LoteDelay is how long the cobvs of a lote (PUT or PATCH
+	// /lotecobv/{id}) stay EM_PROCESSAMENTO before the PSP decides them
+	// (default 0: at once, after the request has been answered). A read of
+	// the lote after the delay also decides them.
+	LoteDelay time.Duration
+	// MaxPageSize caps paginacao.itensPorPagina of GET /pix, GET /cobv and
+	// GET /lotecobv, as a PSP may (default 1000).
 	MaxPageSize int
 	// PayloadCert signs the cobv payloads the locations serve (JWS), its
 	// chain published at the jku; an ECDSA P-256 (ES256) or RSA (RS256)
@@ -129,6 +134,13 @@ type Server struct {
 	rejected   map[string]bool
 	// auto is the Pix Automático state.
 	auto automatico
+	// lotes are the lotes of cobvs by id, loteOrder their ids as
+	// created, loteOf the lote of each txid a lote names.
+	lotes     map[int64]*loteRecord
+	loteOrder []int64
+	loteOf    map[string]int64
+	// opHits counts the API Pix calls served, by route pattern.
+	opHits map[string]int
 }
 
 // Callback is a delivered (or dropped) callback, for tests.
@@ -179,7 +191,8 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, tokens: map[string]time.Time{}, cobs: map[string]*cobRecord{}, cobvs: map[string]*cobvRecord{}, pix: map[string]*Pix{},
 		webhooks: map[string]webhook{}, cbMode: CallbacksNormal, closed: make(chan struct{}),
-		envios: map[string]*Envio{}, rejected: map[string]bool{}, auto: newAutomatico()}
+		envios: map[string]*Envio{}, rejected: map[string]bool{}, auto: newAutomatico(),
+		lotes: map[int64]*loteRecord{}, loteOf: map[string]int64{}, opHits: map[string]int{}}
 	m := http.NewServeMux()
 	m.HandleFunc("POST /oauth/token", s.token)
 	m.HandleFunc("PUT /cob/{txid}", s.auth(s.putCob))
@@ -189,6 +202,10 @@ func New(cfg Config) *Server {
 	m.HandleFunc("GET /cobv/{txid}", s.auth(s.getCobV))
 	m.HandleFunc("PATCH /cobv/{txid}", s.auth(s.patchCobV))
 	s.cobvRoutes(m)
+	m.HandleFunc("PUT /lotecobv/{id}", s.auth(s.putLote))
+	m.HandleFunc("PATCH /lotecobv/{id}", s.auth(s.patchLote))
+	m.HandleFunc("GET /lotecobv/{id}", s.auth(s.getLote))
+	m.HandleFunc("GET /lotecobv", s.auth(s.listLotes))
 	m.HandleFunc("GET /pix/{e2eid}", s.auth(s.getPix))
 	m.HandleFunc("GET /pix", s.auth(s.listPix))
 	m.HandleFunc("PUT /pix/{e2eid}/devolucao/{id}", s.auth(s.putReturn))
@@ -287,6 +304,14 @@ func (s *Server) FailNextReturns(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failNext = max(n, 0)
+}
+
+// OperationHits reports how many API Pix calls of one operation were
+// served, named as pixsim routes it ("PUT /lotecobv/{id}").
+func (s *Server) OperationHits(pattern string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opHits[pattern]
 }
 
 // Hits reports how many tokens were issued and API calls served.
