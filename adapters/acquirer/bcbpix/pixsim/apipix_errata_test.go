@@ -102,6 +102,18 @@ var errata = []erratum{
 				}
 			})
 		}},
+	{"DadosRecebedor requires logradouro, cidade, uf and cep of the cob itself instead of its recebedor",
+		func(s openapi3.Schemas) error {
+			return withSchema(s, "DadosRecebedor", func(x *openapi3.Schema) { x.Required = nil })
+		}},
+	{"the items of CobsVConsultadas require idCob, which no schema defines",
+		func(s openapi3.Schemas) error {
+			return withSchema(s, "CobsVConsultadas", func(x *openapi3.Schema) {
+				for _, part := range x.Properties["cobs"].Value.Items.Value.AllOf {
+					part.Value.Required = without(part.Value.Required, "idCob")
+				}
+			})
+		}},
 }
 
 func withSchema(s openapi3.Schemas, name string, f func(*openapi3.Schema)) error {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 
@@ -17,28 +16,15 @@ import (
 // apiPixDocumentEnv names the official API Pix OpenAPI document
 // (github.com/bacen/pix-api, openapi.yaml) on disk. The repository does
 // not carry it: the check below runs when it is given.
-const apiPixDocumentEnv = "PIXSIM_API_PIX_OPENAPI"
 
 // Every lotecobv exchange — each request a PSP client sends and each
 // answer pixsim gives, refusals included — matches the official API Pix
 // document (kin-openapi's openapi3filter): zero violations. Run it with
-// PIXSIM_API_PIX_OPENAPI=/path/to/pix-api/openapi.yaml.
+// the document at hand (apipix_spec_test.go's readAPIPix).
 func TestLoteCobVMatchesTheAPIPixDocument(t *testing.T) {
-	path := os.Getenv(apiPixDocumentEnv)
-	if path == "" {
-		t.Skip(apiPixDocumentEnv + " is not set: the official API Pix document is not in the repository")
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := openapi3.NewLoader().LoadFromData(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
+	doc := *requireAPIPix(t) // a copy: the servers below are this test's
 	doc.Servers = openapi3.Servers{{URL: "/"}}
-	unslashPatterns(doc)
-	router, err := gorillamux.NewRouter(doc)
+	router, err := gorillamux.NewRouter(&doc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,37 +75,6 @@ func TestLoteCobVMatchesTheAPIPixDocument(t *testing.T) {
 	exchange("GET", "/lotecobv?inicio=2026-03-01T00:00:00Z", "", 400, undocumentedStatus)
 	for _, v := range violations {
 		t.Error(v)
-	}
-}
-
-// unslashPatterns reads the document's patterns written between slashes
-// ("/^\d{11}$/", a JavaScript literal, as API Pix 2.9 writes the CPF's)
-// as the expressions they delimit; read literally, no value matches them.
-func unslashPatterns(doc *openapi3.T) {
-	seen := map[*openapi3.Schema]bool{}
-	var walk func(*openapi3.SchemaRef)
-	walk = func(ref *openapi3.SchemaRef) {
-		if ref == nil || ref.Value == nil || seen[ref.Value] {
-			return
-		}
-		s := ref.Value
-		seen[s] = true
-		if p := s.Pattern; len(p) > 2 && strings.HasPrefix(p, "/") && strings.HasSuffix(p, "/") {
-			s.Pattern = p[1 : len(p)-1]
-		}
-		for _, group := range []openapi3.SchemaRefs{s.AllOf, s.AnyOf, s.OneOf} {
-			for _, r := range group {
-				walk(r)
-			}
-		}
-		for _, r := range s.Properties {
-			walk(r)
-		}
-		walk(s.Items)
-		walk(s.Not)
-	}
-	for _, r := range doc.Components.Schemas {
-		walk(r)
 	}
 }
 

@@ -3,8 +3,6 @@ package pixsim_test
 import (
 	"encoding/base64"
 	"encoding/json"
-	"os"
-	"slices"
 	"strings"
 	"testing"
 
@@ -13,61 +11,9 @@ import (
 	"github.com/quitapix/quita/domain"
 )
 
-// officialSpecEnv names the API Pix OpenAPI (github.com/bacen/pix-api,
-// openapi.yaml) the check below reads; the document is not part of this
-// repository.
-const officialSpecEnv = "QUITA_PIXAPI_OPENAPI"
-
-// loadOfficialSpec loads the API Pix OpenAPI and mends the three defects
-// of its 2.9 schemas that no answer can satisfy as written: patterns
-// written between slashes ("/^\d{11}$/" matches no CPF), DadosRecebedor
-// requiring logradouro, cidade, uf and cep of the cob itself instead of
-// its recebedor, and the list items' idCob, required but never defined.
-func loadOfficialSpec(t *testing.T) *openapi3.T {
-	t.Helper()
-	path := os.Getenv(officialSpecEnv)
-	if path == "" {
-		t.Skipf("%s is not set: point it at the API Pix openapi.yaml to check pixsim's answers against it", officialSpecEnv)
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := openapi3.NewLoader().LoadFromData(raw)
-	if err != nil {
-		t.Fatalf("load %s: %v", path, err)
-	}
-	seen := map[*openapi3.Schema]bool{}
-	var mend func(s *openapi3.Schema)
-	mend = func(s *openapi3.Schema) {
-		if s == nil || seen[s] {
-			return
-		}
-		seen[s] = true
-		if p := s.Pattern; len(p) > 2 && strings.HasPrefix(p, "/") && strings.HasSuffix(p, "/") {
-			s.Pattern = p[1 : len(p)-1]
-		}
-		for _, group := range []openapi3.SchemaRefs{s.AllOf, s.OneOf, s.AnyOf} {
-			for _, r := range group {
-				mend(r.Value)
-			}
-		}
-		for _, r := range s.Properties {
-			mend(r.Value)
-		}
-		if s.Items != nil {
-			mend(s.Items.Value)
-		}
-	}
-	for _, r := range doc.Components.Schemas {
-		mend(r.Value)
-	}
-	doc.Components.Schemas["DadosRecebedor"].Value.Required = nil
-	for _, part := range doc.Components.Schemas["CobsVConsultadas"].Value.Properties["cobs"].Value.Items.Value.AllOf {
-		part.Value.Required = slices.DeleteFunc(part.Value.Required, func(s string) bool { return s == "idCob" })
-	}
-	return doc
-}
+// loadOfficialSpec is the API Pix document with its errata
+// (apipix_errata_test.go), or skips the test when it is not at hand.
+func loadOfficialSpec(t *testing.T) *openapi3.T { return requireAPIPix(t) }
 
 // answerSchema is the schema of the answer code of method path.
 func answerSchema(t *testing.T, doc *openapi3.T, method, path, code string) *openapi3.Schema {
@@ -90,7 +36,7 @@ func answerSchema(t *testing.T, doc *openapi3.T, method, path, code string) *ope
 // pixsim's cobv answers — create, read, revision, list, the payload
 // location's JWS payload and their problems — validate against the
 // official API Pix OpenAPI (mended as loadOfficialSpec says) with no
-// violation. Set QUITA_PIXAPI_OPENAPI to run it.
+// violation (the document read by readAPIPix).
 func TestCobVAnswersMatchTheOfficialOpenAPI(t *testing.T) {
 	t.Parallel()
 	doc := loadOfficialSpec(t)
