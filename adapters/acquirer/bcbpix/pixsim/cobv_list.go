@@ -50,8 +50,6 @@ func (s *Server) listCobV(w http.ResponseWriter, r *http.Request) {
 	start, err1 := time.Parse(time.RFC3339, q.Get("inicio"))
 	end, err2 := time.Parse(time.RFC3339, q.Get("fim"))
 	out := cobvQuery{CPF: q.Get("cpf"), CNPJ: q.Get("cnpj"), Status: q.Get("status")}
-	page, per := 0, 100
-	var err error
 	switch {
 	case err1 != nil || err2 != nil:
 		invalid("inicio e fim são obrigatórios (RFC 3339)", "inicio")
@@ -80,19 +78,11 @@ func (s *Server) listCobV(w http.ResponseWriter, r *http.Request) {
 		}
 		out.LocationPresente = &b
 	}
-	if v := q.Get("paginacao.paginaAtual"); v != "" {
-		if page, err = strconv.Atoi(v); err != nil || page < 0 {
-			invalid("paginaAtual não pode ser negativa", "paginacao.paginaAtual")
-			return
-		}
+	page, per, bad := s.paging(q)
+	if bad != nil {
+		invalid(bad.Razao, bad.Propriedade)
+		return
 	}
-	if v := q.Get("paginacao.itensPorPagina"); v != "" {
-		if per, err = strconv.Atoi(v); err != nil || per < 1 {
-			invalid("itensPorPagina deve ser positivo", "paginacao.itensPorPagina")
-			return
-		}
-	}
-	per = min(per, s.cfg.MaxPageSize)
 	type row struct {
 		at  time.Time
 		cob CobV

@@ -2,6 +2,7 @@ package pixsim
 
 import (
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -102,19 +103,30 @@ func (s *Server) parseListQuery(w http.ResponseWriter, r *http.Request, typ stri
 			*dst = &b
 		}
 	}
-	lq.page, lq.per = 0, 100
+	var bad *Violacao
+	if lq.page, lq.per, bad = s.paging(q); bad != nil {
+		return invalid(bad.Razao, bad.Propriedade)
+	}
+	return lq, true
+}
+
+// paging reads a list's paginacao.paginaAtual (from 0) and
+// paginacao.itensPorPagina (default 100, capped at Config.MaxPageSize), or
+// the violation of the first that is not a number in its range.
+func (s *Server) paging(q url.Values) (page, per int, bad *Violacao) {
+	page, per = 0, 100
+	var err error
 	if v := q.Get("paginacao.paginaAtual"); v != "" {
-		if lq.page, err = strconv.Atoi(v); err != nil || lq.page < 0 {
-			return invalid("paginaAtual não pode ser negativa", "paginacao.paginaAtual")
+		if page, err = strconv.Atoi(v); err != nil || page < 0 {
+			return 0, 0, &Violacao{Razao: "paginaAtual não pode ser negativa", Propriedade: "paginacao.paginaAtual"}
 		}
 	}
 	if v := q.Get("paginacao.itensPorPagina"); v != "" {
-		if lq.per, err = strconv.Atoi(v); err != nil || lq.per < 1 {
-			return invalid("itensPorPagina deve ser positivo", "paginacao.itensPorPagina")
+		if per, err = strconv.Atoi(v); err != nil || per < 1 {
+			return 0, 0, &Violacao{Razao: "itensPorPagina deve ser positivo", Propriedade: "paginacao.itensPorPagina"}
 		}
 	}
-	lq.per = min(lq.per, s.cfg.MaxPageSize)
-	return lq, true
+	return page, min(per, s.cfg.MaxPageSize), nil
 }
 
 // within reports whether t falls in the query's creation window.

@@ -63,7 +63,9 @@ func decodeLote(w http.ResponseWriter, r *http.Request, full bool) (descricao *s
 	seen := map[string]bool{}
 	for _, raw := range raws {
 		var it loteItemRequest
-		if !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) || json.Unmarshal(raw, &it) != nil || !txidRE.MatchString(it.TxID) || seen[it.TxID] {
+		// The members sent, as for PATCH /cobv: a revision changes only those.
+		if !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) || json.Unmarshal(raw, &it) != nil ||
+			json.Unmarshal(raw, &it.members) != nil || !txidRE.MatchString(it.TxID) || seen[it.TxID] {
 			if !containsProp(bad, "loteCobV.cobsV") {
 				bad = append(bad, loteViolation("loteCobV.cobsV"))
 			}
@@ -122,24 +124,11 @@ func (s *Server) listLotes(w http.ResponseWriter, r *http.Request) {
 		invalid("fim é anterior a inicio", "fim")
 		return
 	}
-	page, per := 0, 100
-	if v := q.Get("paginacao.paginaAtual"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			invalid("paginaAtual não pode ser negativa", "paginacao.paginaAtual")
-			return
-		}
-		page = n
+	page, per, bad := s.paging(q)
+	if bad != nil {
+		invalid(bad.Razao, bad.Propriedade)
+		return
 	}
-	if v := q.Get("paginacao.itensPorPagina"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			invalid("itensPorPagina deve ser positivo", "paginacao.itensPorPagina")
-			return
-		}
-		per = n
-	}
-	per = min(per, s.cfg.MaxPageSize)
 	all := []LoteCobV{}
 	s.mu.Lock()
 	for _, id := range s.loteOrder {
