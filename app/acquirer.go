@@ -16,6 +16,9 @@ type acquirer struct {
 	// sender sends Pix out to a key (payouts); nil when the acquirer
 	// cannot.
 	sender ports.PixSender
+	// reviser revises due-date charges' terms; nil when the acquirer
+	// cannot.
+	reviser ports.DueDateReviser
 	// recurring runs Pix Automático (subscriptions); nil when the
 	// acquirer cannot.
 	recurring ports.RecurringAcquirer
@@ -26,6 +29,7 @@ func acquirerOf(a ports.Acquirer) acquirer {
 	out.methods, _ = a.(ports.MethodAcquirer)
 	out.refunds, _ = a.(ports.RefundAcquirer)
 	out.sender, _ = a.(ports.PixSender)
+	out.reviser, _ = a.(ports.DueDateReviser)
 	out.recurring, _ = a.(ports.RecurringAcquirer)
 	return out
 }

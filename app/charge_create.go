@@ -30,6 +30,9 @@ type CreateChargeInput struct {
 	WebhookURL     string
 	// Due makes a due-date charge (domain.NewChargeParams.Due).
 	Due *domain.DueTermsParams
+	// openedInBatch: the cob was opened by the batch's request to the
+	// acquirer (ports.CreatePixChargeRequest.OpenedInBatch).
+	openedInBatch bool
 }
 
 // Idempotency identifies a financial write: the merchant's key and the
@@ -73,18 +76,9 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 		return Response{}, err
 	}
 	now := s.clock.Now()
-	c, err := domain.NewCharge(domain.NewChargeParams{
-		ID: id, AccountID: caller.Account.ID, Mode: caller.Mode,
-		Amount: in.Amount, Currency: in.Currency, Methods: in.Methods,
-		Description: in.Description, ExpiresIn: in.ExpiresIn, DefaultExpiry: caller.Account.DefaultExpiry,
-		Customer: in.Customer, StrictDocument: in.StrictDocument, CustomerRef: in.CustomerRef,
-		ExpectedPayer: in.ExpectedPayer, Metadata: in.Metadata, WebhookURL: in.WebhookURL, Due: in.Due, Now: now,
-	})
+	c, err := s.newCharge(caller, in, id, now)
 	if err != nil {
 		return Response{}, err
-	}
-	if _, due := c.DueTerms(); due && !s.acquirer.supportsDueDate(caller.Scope()) {
-		return Response{}, ErrDueDateNotSupported
 	}
 	// The one check of a create that depends on the network (DNS), so it
 	// runs here, inside the idempotent run, never before the replay check:
@@ -107,14 +101,8 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 		if err != nil {
 			return Response{}, err
 		}
-		req := ports.CreatePixChargeRequest{
-			Scope: scope, ChargeID: id, TxID: txid, Amount: c.Amount(), ExpiresAt: c.ExpiresAt(),
-			Description: in.Description, PayerTaxID: c.ExpectedPayer(), PayerName: in.Customer.Name,
-			MerchantName: caller.Account.MerchantName, MerchantCity: caller.Account.MerchantCity,
-		}
-		if terms, due := c.DueTerms(); due {
-			req.Due, req.DebtorTaxID, req.DebtorName = &terms, c.Customer().Document, c.Customer().Name
-		}
+		req := cobRequest(caller, c, in, txid)
+		req.OpenedInBatch = in.openedInBatch
 		cob, err := s.acquirer.CreatePixCharge(ctx, req)
 		if err != nil {
 			return Response{}, fmt.Errorf("create pix charge: %w", err)
@@ -152,6 +140,38 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 	}
 	logCreated(ctx, s.log, id, c.Amount(), caller.Mode)
 	return Response{StatusCode: rec.StatusCode, Body: rec.Body}, nil
+}
+
+// newCharge validates in as charge id of caller created at now, and
+// refuses a due-date charge the acquirer of caller's mode cannot open.
+func (s *ChargeService) newCharge(caller Caller, in CreateChargeInput, id string, now time.Time) (*domain.Charge, error) {
+	c, err := domain.NewCharge(domain.NewChargeParams{
+		ID: id, AccountID: caller.Account.ID, Mode: caller.Mode,
+		Amount: in.Amount, Currency: in.Currency, Methods: in.Methods,
+		Description: in.Description, ExpiresIn: in.ExpiresIn, DefaultExpiry: caller.Account.DefaultExpiry,
+		Customer: in.Customer, StrictDocument: in.StrictDocument, CustomerRef: in.CustomerRef,
+		ExpectedPayer: in.ExpectedPayer, Metadata: in.Metadata, WebhookURL: in.WebhookURL, Due: in.Due, Now: now,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, due := c.DueTerms(); due && !s.acquirer.supportsDueDate(caller.Scope()) {
+		return nil, ErrDueDateNotSupported
+	}
+	return c, nil
+}
+
+// cobRequest asks the acquirer for c's cob under txid.
+func cobRequest(caller Caller, c *domain.Charge, in CreateChargeInput, txid string) ports.CreatePixChargeRequest {
+	req := ports.CreatePixChargeRequest{
+		Scope: caller.Scope(), ChargeID: c.ID(), TxID: txid, Amount: c.Amount(), ExpiresAt: c.ExpiresAt(),
+		Description: in.Description, PayerTaxID: c.ExpectedPayer(), PayerName: in.Customer.Name,
+		MerchantName: caller.Account.MerchantName, MerchantCity: caller.Account.MerchantCity,
+	}
+	if terms, due := c.DueTerms(); due {
+		req.Due, req.DebtorTaxID, req.DebtorName = &terms, c.Customer().Document, c.Customer().Name
+	}
+	return req
 }
 
 // answerCreate is a create's answer by respond, and the id of the event

@@ -46,6 +46,14 @@ type ChargesConfig struct {
 	// ReturnRetryWait is how long after the payer's bank refused a return
 	// the next attempt is sent (default DefaultReturnRetryWait).
 	ReturnRetryWait time.Duration
+	// Batches keeps batches of charge creates (CreateBatch); nil refuses
+	// them with ErrBatchesNotSupported.
+	Batches ports.ChargeBatchStore
+	// BatchErrors renders a refused batch item's error as the charges
+	// surface answers it (quitad: the HTTP layer's envelope); nil renders
+	// validation errors with the domain's field names and leaves every
+	// other error to be retried.
+	BatchErrors DescribeError
 }
 
 // DefaultExpiryGrace covers what may separate a Pix paid just before
@@ -251,11 +259,11 @@ func (s *ChargeService) updateOwing(ctx context.Context, scope ports.Scope, id s
 				return ports.ChargeChange{}, err
 			}
 			if !wasCredited && c.Credited() {
-				e, err := s.paymentEntry(ctx, c, tx, heldBefore, now)
+				es, err := s.paymentEntries(ctx, c, tx, heldBefore, now)
 				if err != nil {
 					return ports.ChargeChange{}, err
 				}
-				ch.Entries = append(ch.Entries, e)
+				ch.Entries = append(ch.Entries, es...)
 			}
 			return ch, nil
 		})

@@ -88,8 +88,9 @@
 //
 // A Retry-After from the server replaces the backoff (up to
 // RetryPolicy.MaxRetryAfter, 30 s; a longer one returns the error).
-// Registering an endpoint and issuing an API key take an optional
-// IdempotencyKey (EndpointParams, KeyParams): given one, they are retried
+// Registering an endpoint, issuing an API key and revising a due-date
+// charge take an optional IdempotencyKey (EndpointParams, KeyParams,
+// ChargeUpdateParams): given one, they are retried
 // like a money write, and a retry answers with the first endpoint's or
 // key's secret instead of making another. The server keeps those answers
 // 24 h in its idempotency cache only, not in its database, so the client

@@ -2,8 +2,11 @@ package client
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 )
 
 // DueFine is a due-date charge's fine, charged once on a payment after the
@@ -87,6 +90,69 @@ func (s *ChargesService) AmountDue(ctx context.Context, id, date string) (*Amoun
 		r.query = url.Values{"date": {date}}
 	}
 	var out AmountDue
+	if _, err := s.c.do(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ChargeUpdateParams revise a pending due-date charge's terms
+// (Charges.Update). Fields left zero keep the charge's; Remove names the
+// rules to remove ("fine", "interest", "discount", "abatement"). The rules
+// are validated as at create, against the charge's amount and day of
+// creation.
+type ChargeUpdateParams struct {
+	// DueDate (YYYY-MM-DD, Brasília) moves the due date; a new one must
+	// not be before today.
+	DueDate      string        `json:"due_date,omitempty"`
+	DaysAfterDue *int          `json:"days_after_due,omitempty"`
+	Fine         *DueFine      `json:"fine,omitempty"`
+	Interest     *DueInterest  `json:"interest,omitempty"`
+	Discount     *DueDiscount  `json:"discount,omitempty"`
+	Abatement    *DueAbatement `json:"abatement,omitempty"`
+	Remove       []string      `json:"-"`
+	// IdempotencyKey (8–128 characters), when set, makes the revision
+	// safe to retry: the same key and body answer the first result.
+	IdempotencyKey string `json:"-"`
+}
+
+// dueRules are the rules ChargeUpdateParams.Remove may name.
+var dueRules = []string{"fine", "interest", "discount", "abatement"}
+
+// MarshalJSON writes the set fields, and null for each removed rule.
+func (p ChargeUpdateParams) MarshalJSON() ([]byte, error) {
+	type plain ChargeUpdateParams
+	b, err := json.Marshal(plain(p))
+	if err != nil || len(p.Remove) == 0 {
+		return b, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for _, r := range p.Remove {
+		if !slices.Contains(dueRules, r) {
+			return nil, fmt.Errorf("client: Remove names %q; the rules are %v", r, dueRules)
+		}
+		if _, set := m[r]; set {
+			return nil, fmt.Errorf("client: %s is both set and removed", r)
+		}
+		m[r] = json.RawMessage("null")
+	}
+	return json.Marshal(m)
+}
+
+// Update revises the terms of due-date charge id (POST /v1/charges/{id})
+// and returns the charge with them; its Pix.ExpiresAt moves with the last
+// payable day. A charge without a due date is an error with code
+// charge_not_due_date; one no longer awaiting payment, charge_not_pending.
+func (s *ChargesService) Update(ctx context.Context, id string, p ChargeUpdateParams) (*Charge, error) {
+	body, err := p.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	r := keyedWrite(request{method: http.MethodPost, path: "/charges/" + pathID(id), body: json.RawMessage(body)}, p.IdempotencyKey)
+	var out Charge
 	if _, err := s.c.do(ctx, r, &out); err != nil {
 		return nil, err
 	}

@@ -88,8 +88,13 @@ type ChargeSnapshot struct {
 	// (RecordDispute), oldest first.
 	Disputes []Dispute
 	// Due holds the terms of a due-date charge (the API Pix's cobv), nil
-	// for an immediate charge. Its terms never change after create.
+	// for an immediate charge. Only ReviseDueTerms changes them after
+	// create, and ExpiresAt with them.
 	Due *DueTerms
+	// OverdueNotified records that charge.overdue was sent for a due-date
+	// charge (MarkOverdue); a revision that moves the due date past now
+	// clears it.
+	OverdueNotified bool
 	// Subscription links the charge of a subscription's cycle (or first
 	// payment), nil for any other charge. It never changes after create.
 	Subscription *ChargeSubscription

@@ -3,6 +3,7 @@ package domain_test
 import (
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,16 +17,16 @@ var subT0 = time.Date(2027, 1, 10, 15, 0, 0, 0, time.UTC)
 
 var subIDs = newIDSource()
 
-type idSource struct{ n int }
+type idSource struct{ n atomic.Int64 }
 
 func newIDSource() *idSource { return &idSource{} }
 
-// raw makes distinct raw ids (35 characters of [a-z2-7]).
+// raw makes distinct raw ids (35 characters of [a-z2-7]), from any
+// goroutine.
 func (s *idSource) raw() string {
-	s.n++
 	const alphabet = "234567abcdefghijklmnopqrstuvwxyz"
 	b := []byte(strings.Repeat("a", domain.RawIDLen))
-	for i, n := len(b)-1, s.n; n > 0; i, n = i-1, n/32 {
+	for i, n := len(b)-1, s.n.Add(1); n > 0; i, n = i-1, n/32 {
 		b[i] = alphabet[n%32]
 	}
 	return string(b)

@@ -16,7 +16,7 @@ func TestWrongMethodAndUnknownRoute(t *testing.T) {
 		{http.MethodPut, "/charges"},
 		{http.MethodDelete, "/charges"},
 		{http.MethodPatch, "/pix/charges"},
-		{http.MethodPost, "/charges/ch_aaaaaaaaaaaaaaaaaaaaaaaaaa"},
+		{http.MethodPut, "/charges/ch_aaaaaaaaaaaaaaaaaaaaaaaaaa"},
 	} {
 		c.do(t, tc.method, tc.path, nil, nil).apiErr(t, http.StatusMethodNotAllowed, "method_not_allowed", "")
 	}

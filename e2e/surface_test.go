@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/quitatest"
 )
 
@@ -183,6 +184,26 @@ func TestEveryOperation(t *testing.T) {
 		c.do(t, "GET", "/charges?limit=2&status=pending&customer_id=52998224725", nil, nil).want(t, 200)
 		c.pay(t, ch.ID, map[string]any{"payer_document": "52998224725", "payer_name": "Maria Silva"}).want(t, 200)
 		c.pay(t, ch.ID, nil).apiErr(t, 409, "charge_not_pending", "")
+		// A due-date charge: its amount on a day, its terms revised.
+		dueDay := time.Now().In(time.FixedZone("BRT", -3*60*60)).AddDate(0, 0, 10).Format(time.DateOnly) // Brasília keeps no summer time
+		due := c.do(t, "POST", "/charges", map[string]any{"amount": 5000, "payment_method": "pix", "due_date": dueDay,
+			"customer": map[string]any{"name": "Maria Silva", "document": "52998224725"},
+			"fine":     map[string]any{"type": "fixed", "amount": 100}, "interest": map[string]any{"type": "amount_per_day", "amount": 5}},
+			hdr{"Idempotency-Key": newKey()}).want(t, 201).charge(t)
+		c.do(t, "GET", "/charges/"+due.ID+"/amount_due?date="+dueDay, nil, nil).want(t, 200)
+		c.do(t, "POST", "/charges/"+due.ID, map[string]any{"days_after_due": 10, "interest": nil,
+			"fine": map[string]any{"type": "percent", "rate": "2.00"}}, hdr{"Idempotency-Key": newKey()}).want(t, 200)
+		c.do(t, "POST", "/charges/"+ch.ID, map[string]any{"days_after_due": 10}, nil).apiErr(t, 422, "charge_not_due_date", "")
+		// A batch of due-date charges: one created, one refused.
+		batchDue := domain.BrasiliaDate(time.Now()).AddDays(10).String()
+		dueCharge := map[string]any{"amount": 4500, "payment_method": "pix", "due_date": batchDue,
+			"customer": map[string]any{"name": "Maria Silva", "document": "52998224725"}}
+		batch := c.do(t, "POST", "/charges/batch", map[string]any{"charges": []any{dueCharge, pixBody(100)}},
+			hdr{"Idempotency-Key": newKey()}).want(t, 202)
+		e.srv.App.Charges.WaitBackground()
+		c.do(t, "GET", "/charges/batch/"+ids(batch, "id"), nil, nil).want(t, 200)
+		c.do(t, "POST", "/charges/batch", map[string]any{"charges": []any{}}, hdr{"Idempotency-Key": newKey()}).
+			apiErr(t, 400, "parameter_invalid", "charges")
 		exp := c.mustCreate(t, pixBody(800))
 		c.do(t, "POST", "/test_helpers/charges/"+exp.ID+"/expire", nil, nil).want(t, 200)
 		e.client(acct.LiveKey).do(t, "POST", "/test_helpers/charges/"+exp.ID+"/expire", nil, nil).apiErr(t, 404, "resource_not_found", "")

@@ -30,6 +30,11 @@ type CreatePixChargeRequest struct {
 	Due         *domain.DueTerms
 	DebtorTaxID string
 	DebtorName  string
+	// OpenedInBatch: the cob was asked for in a DueDateBatchRequest under
+	// TxID and the acquirer reported it opened, so an acquirer that can
+	// read it takes it rather than asking for it again. Acquirers without
+	// DueDateBatcher ignore it.
+	OpenedInBatch bool
 }
 
 // CreatePixChargeResponse is the acquirer's cob.

@@ -26,6 +26,7 @@ func (c *ChargesController) Routes(r *mux.Router) {
 	r.Handle("/pix/charges", ownsKey(handle(c.create(true)))).Methods(http.MethodPost).Name("pix_charges.create")
 	r.HandleFunc("/charges", handle(c.list)).Methods(http.MethodGet).Name("charges.list")
 	r.HandleFunc("/charges/{id}", onCharge(c.get)).Methods(http.MethodGet).Name("charges.get")
+	r.HandleFunc("/charges/{id}", onCharge(c.update)).Methods(http.MethodPost).Name("charges.update")
 	r.HandleFunc("/charges/{id}/amount_due", onCharge(c.amountDue)).Methods(http.MethodGet).Name("charges.amount_due")
 }
 
@@ -64,31 +65,40 @@ func (c *ChargesController) create(pixShortcut bool) answerFunc {
 		if err != nil {
 			return nil, err
 		}
-		if req.Amount == nil {
-			return nil, badRequest("amount", "parameter_missing", "amount is required")
-		}
-		switch {
-		case req.PaymentMethod == nil && !pixShortcut:
-			return nil, badRequest("payment_method", "parameter_missing", "payment_method is required; the only accepted value is pix")
-		case req.PaymentMethod != nil && *req.PaymentMethod != "pix":
-			return nil, badRequest("payment_method", "parameter_invalid", "payment_method must be pix")
-		}
-		var cust domain.Customer
-		if req.Customer != nil {
-			cust = domain.Customer{Name: req.Customer.Name, Document: req.Customer.Document, Email: req.Customer.Email, Phone: req.Customer.Phone}
-		}
-		due, err := req.dueTerms()
+		in, err := req.input(pixShortcut)
 		if err != nil {
 			return nil, err
-		}
-		in := app.CreateChargeInput{
-			Amount: *req.Amount, Currency: req.Currency, Methods: []domain.Method{domain.MethodPix},
-			Description: req.Description, ExpiresIn: req.ExpiresIn, Customer: cust, StrictDocument: true,
-			ExpectedPayer: req.ExpectedPayerTaxID, Metadata: req.Metadata.values(), Due: due,
 		}
 		idem := app.Idempotency{Key: key, Fingerprint: fingerprint(r.Method, r.URL.Path, body)}
 		return c.charges.Create(r.Context(), callerFrom(r.Context()), in, idem, app.AnswerPublic)
 	}
+}
+
+// input is the create's request as app takes it; pixShortcut supplies
+// payment_method.
+func (req *createChargeRequest) input(pixShortcut bool) (app.CreateChargeInput, error) {
+	if req.Amount == nil {
+		return app.CreateChargeInput{}, badRequest("amount", "parameter_missing", "amount is required")
+	}
+	switch {
+	case req.PaymentMethod == nil && !pixShortcut:
+		return app.CreateChargeInput{}, badRequest("payment_method", "parameter_missing", "payment_method is required; the only accepted value is pix")
+	case req.PaymentMethod != nil && *req.PaymentMethod != "pix":
+		return app.CreateChargeInput{}, badRequest("payment_method", "parameter_invalid", "payment_method must be pix")
+	}
+	var cust domain.Customer
+	if req.Customer != nil {
+		cust = domain.Customer{Name: req.Customer.Name, Document: req.Customer.Document, Email: req.Customer.Email, Phone: req.Customer.Phone}
+	}
+	due, err := req.dueTerms()
+	if err != nil {
+		return app.CreateChargeInput{}, err
+	}
+	return app.CreateChargeInput{
+		Amount: *req.Amount, Currency: req.Currency, Methods: []domain.Method{domain.MethodPix},
+		Description: req.Description, ExpiresIn: req.ExpiresIn, Customer: cust, StrictDocument: true,
+		ExpectedPayer: req.ExpectedPayerTaxID, Metadata: req.Metadata.values(), Due: due,
+	}, nil
 }
 
 func (c *ChargesController) get(_ http.ResponseWriter, r *http.Request, caller app.Caller, raw string) (any, error) {

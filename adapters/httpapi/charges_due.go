@@ -67,27 +67,53 @@ func (d createChargeRequest) dueTerms() (*domain.DueTermsParams, error) {
 	if err != nil {
 		return nil, badRequest("due_date", "parameter_invalid", "due_date must be a date written YYYY-MM-DD")
 	}
-	p := &domain.DueTermsParams{Due: due, DaysAfterDue: d.DaysAfterDue}
-	if f := d.Fine; f != nil {
-		p.Fine = &domain.Fine{Type: domain.FineType(f.Type), Amount: f.Amount, Rate: f.Rate}
-	}
-	if i := d.Interest; i != nil {
-		p.Interest = &domain.Interest{Type: domain.InterestType(i.Type), Amount: i.Amount, Rate: i.Rate, BusinessDays: i.BusinessDays}
-	}
-	if x := d.Discount; x != nil {
-		p.Discount = &domain.Discount{Type: domain.DiscountType(x.Type), Amount: x.Amount, Rate: x.Rate, BusinessDays: x.BusinessDays}
-		for i, u := range x.Until {
-			day, err := bizdays.ParseDate(u.Date)
-			if err != nil {
-				return nil, badRequest(fmt.Sprintf("discount.until[%d].date", i), "parameter_invalid", "each date of discount.until must be written YYYY-MM-DD")
-			}
-			p.Discount.Until = append(p.Discount.Until, domain.DiscountUntil{Date: day, Amount: u.Amount, Rate: u.Rate})
-		}
-	}
-	if a := d.Abatement; a != nil {
-		p.Abatement = &domain.Abatement{Type: domain.AbatementType(a.Type), Amount: a.Amount, Rate: a.Rate}
+	p := &domain.DueTermsParams{Due: due, DaysAfterDue: d.DaysAfterDue, Fine: d.Fine.rule(), Interest: d.Interest.rule(),
+		Abatement: d.Abatement.rule()}
+	if p.Discount, err = d.Discount.rule(); err != nil {
+		return nil, err
 	}
 	return p, nil
+}
+
+// rule is the fine as the domain states it; nil for none.
+func (f *fineJSON) rule() *domain.Fine {
+	if f == nil {
+		return nil
+	}
+	return &domain.Fine{Type: domain.FineType(f.Type), Amount: f.Amount, Rate: f.Rate}
+}
+
+// rule is the interest as the domain states it; nil for none.
+func (i *interestJSON) rule() *domain.Interest {
+	if i == nil {
+		return nil
+	}
+	return &domain.Interest{Type: domain.InterestType(i.Type), Amount: i.Amount, Rate: i.Rate, BusinessDays: i.BusinessDays}
+}
+
+// rule is the discount as the domain states it (nil for none), or a 400
+// naming the tier whose date is not YYYY-MM-DD.
+func (x *discountJSON) rule() (*domain.Discount, error) {
+	if x == nil {
+		return nil, nil
+	}
+	d := &domain.Discount{Type: domain.DiscountType(x.Type), Amount: x.Amount, Rate: x.Rate, BusinessDays: x.BusinessDays}
+	for i, u := range x.Until {
+		day, err := bizdays.ParseDate(u.Date)
+		if err != nil {
+			return nil, badRequest(fmt.Sprintf("discount.until[%d].date", i), "parameter_invalid", "each date of discount.until must be written YYYY-MM-DD")
+		}
+		d.Until = append(d.Until, domain.DiscountUntil{Date: day, Amount: u.Amount, Rate: u.Rate})
+	}
+	return d, nil
+}
+
+// rule is the abatement as the domain states it; nil for none.
+func (a *abatementJSON) rule() *domain.Abatement {
+	if a == nil {
+		return nil
+	}
+	return &domain.Abatement{Type: domain.AbatementType(a.Type), Amount: a.Amount, Rate: a.Rate}
 }
 
 // amountDueResponse is GET /v1/charges/{id}/amount_due: what a payment on

@@ -24,6 +24,12 @@ const maxBody = 1 << 20
 // the spec's Content-Type: application/json on financial writes; other
 // routes take the body as JSON whatever the header says.
 func readBody(w http.ResponseWriter, r *http.Request, jsonOnly bool) ([]byte, error) {
+	return readBodyUpTo(w, r, jsonOnly, maxBody)
+}
+
+// readBodyUpTo is readBody for a route that takes bodies up to limit
+// (limit ≥ maxBody).
+func readBodyUpTo(w http.ResponseWriter, r *http.Request, jsonOnly bool, limit int64) ([]byte, error) {
 	if jsonOnly {
 		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		if err != nil || mt != "application/json" {
@@ -35,7 +41,7 @@ func readBody(w http.ResponseWriter, r *http.Request, jsonOnly bool) ([]byte, er
 			return body, nil
 		}
 	}
-	return io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	return io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 }
 
 // readJSON reads the body (see readBody) and decodes it strictly into v,

@@ -85,7 +85,7 @@ func classify(params wireParams, err error) *apiError {
 			"a value in the request is outside what can be stored (instants: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z)")
 	case errors.As(err, &mb):
 		return &apiError{Status: http.StatusRequestEntityTooLarge, Type: typeInvalidRequest, Code: "request_too_large",
-			Message: "request body is larger than 1 MiB"}
+			Message: fmt.Sprintf("request body is larger than %d MiB", max(mb.Limit>>20, 1))}
 	case errors.Is(err, app.ErrUnauthenticated):
 		return &apiError{Status: http.StatusUnauthorized, Type: typeAuthentication, Code: "api_key_invalid",
 			Message: "the apikey header does not hold a valid API key"}
@@ -125,6 +125,12 @@ func classify(params wireParams, err error) *apiError {
 	case errors.Is(err, domain.ErrChargeNotPayable), errors.Is(err, domain.ErrChargeNotExpirable):
 		return &apiError{Status: http.StatusConflict, Type: typeInvalidRequest, Code: "charge_not_pending",
 			Message: "the charge is not awaiting payment"}
+	case errors.Is(err, domain.ErrChargeNotRevisable):
+		return &apiError{Status: http.StatusConflict, Type: typeInvalidRequest, Code: "charge_not_pending",
+			Message: "the charge is not awaiting payment (paid, expired, cancelled or past its last payable day): its terms cannot be revised"}
+	case errors.Is(err, app.ErrRevisionConflict):
+		return &apiError{Status: http.StatusConflict, Type: typeInvalidRequest, Code: "charge_revision_conflict",
+			Message: "other revisions of this charge's terms kept committing first; read the charge and revise again"}
 	case errors.Is(err, domain.ErrChargeNotCancellable):
 		return &apiError{Status: http.StatusConflict, Type: typeInvalidRequest, Code: "charge_not_cancellable",
 			Message: "only WAITING_PAYMENT, PENDING and PROCESSING charges can be cancelled"}

@@ -11,10 +11,10 @@ import (
 	"github.com/quitapix/quita/internal/testkit"
 )
 
-// The routes that keep their own Idempotency-Key — the money writes,
-// exactly once by the database, and logout — are marked where they are
-// registered, and they are the only ones: every other authenticated POST
-// goes through the keyed-writes middleware.
+// The routes that keep their own Idempotency-Key — the money writes (a
+// batch of charges among them), exactly once by the database, and logout —
+// are marked where they are registered, and they are the only ones: every
+// other authenticated POST goes through the keyed-writes middleware.
 func TestOnlyTheMoneyWritesAndLogoutOwnTheirKey(t *testing.T) {
 	t.Parallel()
 	srv := newEnv(t).server(nil)
@@ -43,8 +43,8 @@ func TestOnlyTheMoneyWritesAndLogoutOwnTheirKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	slices.Sort(owners)
-	want := []string{"auth.logout", "charges.create", "payments.create", "payments.refund", "payouts.create", "pix_charges.create",
-		"subscriptions.create"}
+	want := []string{"auth.logout", "charges.batch_create", "charges.create", "payments.create", "payments.refund", "payouts.create",
+		"pix_charges.create", "subscriptions.create"}
 	if !slices.Equal(owners, want) || posts <= len(want) {
 		t.Fatalf("routes owning their key %v (of %d POST routes), want %v", owners, posts, want)
 	}

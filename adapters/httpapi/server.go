@@ -171,6 +171,7 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 	v1 := r.PathPrefix("/v1").Subrouter()
 	v1.Use(APIKeyAuth(d))
 	v1.Use(keyedWrites(d.KeyedWrites, apiKeyScope, d.Log))
+	(&ChargeBatchesController{charges: d.Charges, links: cfg.Links}).Routes(v1) // before /charges/{id}
 	charges := &ChargesController{charges: d.Charges, links: cfg.Links, qr: d.QR}
 	charges.Routes(v1)
 	helpers := &TestHelpersController{charges: d.Charges, sim: d.Simulator, links: cfg.Links}

@@ -76,7 +76,15 @@ func (a *Attempt) TxID() (string, error) {
 }
 
 func (a *Attempt) derivedTxID() string {
-	return domain.DeriveTxID(a.Key.AccountID, string(a.Key.Mode), a.Key.Key)
+	return CheckedTxID(a.Key)
+}
+
+// CheckedTxID is the txid the cob of a write under key is asked for when
+// the database was checked before the write (always, under
+// Options.DatabaseOnly): derived from the key alone, so whoever knows the
+// key knows the txid before the write runs.
+func CheckedTxID(key ports.IdempotencyKey) string {
+	return domain.DeriveTxID(key.AccountID, string(key.Mode), key.Key)
 }
 
 // BeforeCob makes sure the intent of the write's live cob is recorded

@@ -56,13 +56,14 @@ func run(args []string) error {
 	callbackCert := fs.String("callback-cert", "", "client certificate (PEM) presented on callbacks (mTLS)")
 	callbackKey := fs.String("callback-key", "", "private key (PEM) of -callback-cert")
 	returnDelay := fs.Duration("return-delay", 0, "how long a devolução stays EM_PROCESSAMENTO before it settles and the webhook is called")
+	loteDelay := fs.Duration("lote-delay", 0, "how long the cobvs of a lotecobv stay EM_PROCESSAMENTO before the PSP decides them")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *clientSecret == "" {
 		return errors.New("-client-secret (or PIXSIM_CLIENT_SECRET) is required")
 	}
-	cfg := pixsim.Config{ClientID: *clientID, ClientSecret: *clientSecret, ReturnDelay: *returnDelay}
+	cfg := pixsim.Config{ClientID: *clientID, ClientSecret: *clientSecret, ReturnDelay: *returnDelay, LoteDelay: *loteDelay}
 	if *callbackCA != "" {
 		pool, err := loadPool(*callbackCA)
 		if err != nil {
@@ -79,6 +80,14 @@ func run(args []string) error {
 			return fmt.Errorf("callback certificate: %w", err)
 		}
 		cfg.CallbackCert = &pair
+	}
+	if *certFile != "" {
+		// The PSP's server certificate also signs the cobv payloads.
+		pair, err := tls.LoadX509KeyPair(*certFile, *keyFile)
+		if err != nil {
+			return fmt.Errorf("server certificate: %w", err)
+		}
+		cfg.PayloadCert = &pair
 	}
 	sim := pixsim.New(cfg)
 	defer sim.Close()

@@ -120,8 +120,10 @@ var triggerRecipes = map[domain.EventType]triggerRecipe{
 }
 
 // triggerUnsupported names the events (or families, by prefix) trigger
-// cannot make the server emit, each with the reason trigger gives.
+// cannot make a server emit through its API, each with the reason it gives.
 var triggerUnsupported = map[string]string{
+	string(domain.EventChargeOverdue): "it is sent the day after a due-date charge's due date, when the server's clock gets there " +
+		"(quitatest.Server.Advance moves a test server's clock)",
 	string(domain.EventSubscriptionExpired): "a mandate expires at its authorization deadline (the end of the day two days before " +
 		"start_date, in Brasília), which only the server's clock reaches; no test helper moves it",
 }

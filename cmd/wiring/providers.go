@@ -299,6 +299,9 @@ func provideChargesConfig(cfg Config, links domain.Links, db *store.DB, webhookU
 		// Automatic returns the payer's bank refuses (app/returns.go).
 		ReturnAttempts:  cfg.ReturnAttempts,
 		ReturnRetryWait: cfg.ReturnRetryWait,
+		// Batches of charge creates; a refused item shows its create's error.
+		Batches:     db,
+		BatchErrors: httpapi.DescribeChargeError,
 	}
 }
 

@@ -20,6 +20,7 @@ func provideWorkers(cfg Config, log *slog.Logger, charges *app.ChargeService, pa
 ) *app.WorkerRunner {
 	ws := []app.Worker{
 		{Name: "expiry", Interval: time.Second, Tick: charges.ExpireDue},
+		{Name: "overdue", Interval: time.Minute, Tick: charges.NotifyOverdue},
 		// Automatic returns are sent when owed; this follows them until the
 		// payer's bank answers and retries what it refused.
 		{Name: "returns", Interval: 5 * time.Second, Tick: charges.AdvanceReturns},
@@ -42,6 +43,9 @@ func provideWorkers(cfg Config, log *slog.Logger, charges *app.ChargeService, pa
 		// this only catches what a crash or a failed acquirer call left.
 		{Name: "methods", Interval: time.Second, IdleInterval: 10 * time.Second, Tick: payments.FinalizePendingMethods},
 		{Name: "orphan-cobs", Interval: time.Minute, Tick: charges.SweepOrphanCobs},
+		// A batch of charges is run at once by the process that accepted it;
+		// this takes over what a crash, a timeout or a failure left.
+		{Name: "charge-batches", Interval: time.Second, IdleInterval: 10 * time.Second, Tick: charges.ProcessChargeBatches},
 		// Charge counter deltas (creates, status changes) are folded into
 		// the totals a few times a second under load, when this process
 		// commits them, and on a slow poll for what other processes left.

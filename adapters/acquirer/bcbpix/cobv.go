@@ -32,22 +32,29 @@ func (a *Acquirer) SupportsDueDate(ports.Scope) bool { return true }
 // createCobV opens req's due-date charge with PUT /cobv/{txid}: one txid,
 // one cobv, so a retry after a lost answer meets its own cobv and takes it
 // when its terms are the ones asked for.
+//
+// A cobv a lote opened (req.OpenedInBatch) is read with GET /cobv/{txid}
+// and taken when it is ATIVA with the terms asked for; one the PSP does
+// not have is asked for as any other.
 func (a *Acquirer) createCobV(ctx context.Context, c *client, req ports.CreatePixChargeRequest) (*ports.CreatePixChargeResponse, error) {
-	doc := domain.NormalizeTaxID(req.DebtorTaxID)
-	if doc == "" || req.DebtorName == "" {
-		return nil, fmt.Errorf("%w: a due-date charge needs its debtor's document and name", ports.ErrAcquirerRejected)
+	body, err := newCobVBody(c, req)
+	if err != nil {
+		return nil, err
 	}
-	body := cobvBody{Chave: c.cfg.PixKey, SolicitacaoPagador: truncateRunes(req.Description, 140),
-		Devedor: devedor{Nome: truncateRunes(req.DebtorName, 200)}}
-	if len(doc) == 14 {
-		body.Devedor.CNPJ = doc
-	} else {
-		body.Devedor.CPF = doc
-	}
-	body.Calendario, body.Valor = cobv.Encode(*req.Due)
 	path := "/cobv/" + req.TxID
 	var out cobvBody
-	err := c.do(ctx, "PUT", path, body, &out, true)
+	if req.OpenedInBatch {
+		err = c.do(ctx, "GET", path, nil, &out, true)
+		switch {
+		case err == nil && out.Status == cobvActive && sameCobV(out, body):
+			return a.cobvResponse(req, out)
+		case err == nil:
+			return nil, fmt.Errorf("%w: the cobv the lote opened is %s or has other terms", ports.ErrAcquirerRejected, out.Status)
+		case !errors.Is(err, ports.ErrNotFound):
+			return nil, err
+		}
+	}
+	err = c.do(ctx, "PUT", path, body, &out, true)
 	if errors.Is(err, ports.ErrAcquirerRejected) {
 		var existing cobvBody
 		if gerr := c.do(ctx, "GET", path, nil, &existing, true); gerr == nil && sameCobV(existing, body) {
@@ -57,11 +64,37 @@ func (a *Acquirer) createCobV(ctx context.Context, c *client, req ports.CreatePi
 	if err != nil {
 		return nil, err
 	}
-	if out.PixCopiaECola == "" || out.Location == "" {
-		return nil, fmt.Errorf("%w: the PSP answered a cobv without pixCopiaECola or location", ports.ErrAcquirerUnavailable)
-	}
 	if !sameCobV(out, body) {
 		return nil, fmt.Errorf("%w: the PSP answered a cobv with other terms or key", ports.ErrAcquirerUnavailable)
+	}
+	return a.cobvResponse(req, out)
+}
+
+// cobvActive is the status of a cobv that can be paid.
+const cobvActive = "ATIVA"
+
+// newCobVBody is req's cobv as PUT /cobv/{txid} and PUT /lotecobv/{id}
+// send it (CobVSolicitada): the debtor is required.
+func newCobVBody(c *client, req ports.CreatePixChargeRequest) (cobvBody, error) {
+	doc := domain.NormalizeTaxID(req.DebtorTaxID)
+	if req.Due == nil || doc == "" || req.DebtorName == "" {
+		return cobvBody{}, fmt.Errorf("%w: a due-date charge needs its terms and its debtor's document and name", ports.ErrAcquirerRejected)
+	}
+	body := cobvBody{Chave: c.cfg.PixKey, SolicitacaoPagador: truncateRunes(req.Description, 140),
+		Devedor: devedor{Nome: truncateRunes(req.DebtorName, 200)}}
+	if len(doc) == 14 {
+		body.Devedor.CNPJ = doc
+	} else {
+		body.Devedor.CPF = doc
+	}
+	body.Calendario, body.Valor = cobv.Encode(*req.Due)
+	return body, nil
+}
+
+// cobvResponse is the charge's cob: the PSP's cobv out, opened for req.
+func (a *Acquirer) cobvResponse(req ports.CreatePixChargeRequest, out cobvBody) (*ports.CreatePixChargeResponse, error) {
+	if out.PixCopiaECola == "" || out.Location == "" {
+		return nil, fmt.Errorf("%w: the PSP answered a cobv without pixCopiaECola or location", ports.ErrAcquirerUnavailable)
 	}
 	return &ports.CreatePixChargeResponse{
 		BRCode:      out.PixCopiaECola,

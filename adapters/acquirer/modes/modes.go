@@ -115,7 +115,35 @@ func (r *Router) SupportsCashout(s ports.Scope) bool { return ports.SupportsCash
 // SupportsDueDate implements ports.DueDateSupport for the provider of s.
 func (r *Router) SupportsDueDate(s ports.Scope) bool { return ports.SupportsDueDate(r.pick(s), s) }
 
-var _ ports.DueDateSupport = (*Router)(nil)
+var (
+	_ ports.DueDateSupport = (*Router)(nil)
+	_ ports.DueDateBatcher = (*Router)(nil)
+)
+
+// SupportsDueDateBatches implements ports.DueDateBatcher for the provider
+// of s.
+func (r *Router) SupportsDueDateBatches(s ports.Scope) bool {
+	_, ok := ports.DueDateBatches(r.pick(s), s)
+	return ok
+}
+
+// OpenDueDateBatch implements ports.DueDateBatcher.
+func (r *Router) OpenDueDateBatch(ctx context.Context, req ports.DueDateBatchRequest) error {
+	b, ok := ports.DueDateBatches(r.pick(req.Scope), req.Scope)
+	if !ok {
+		return fmt.Errorf("%w: the %s provider opens due-date charges one by one", ports.ErrAcquirerNotConfigured, r.pick(req.Scope).Name())
+	}
+	return b.OpenDueDateBatch(ctx, req)
+}
+
+// DueDateBatchStatus implements ports.DueDateBatcher.
+func (r *Router) DueDateBatchStatus(ctx context.Context, scope ports.Scope, batchID string) ([]ports.DueDateBatchItem, error) {
+	b, ok := ports.DueDateBatches(r.pick(scope), scope)
+	if !ok {
+		return nil, fmt.Errorf("%w: the %s provider opens due-date charges one by one", ports.ErrAcquirerNotConfigured, r.pick(scope).Name())
+	}
+	return b.DueDateBatchStatus(ctx, scope, batchID)
+}
 
 // SendPix implements ports.PixSender: test mode sends through the
 // sandbox, live mode through the live provider when it can send Pix.

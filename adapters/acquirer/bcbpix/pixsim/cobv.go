@@ -3,6 +3,7 @@ package pixsim
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -60,6 +61,14 @@ type cobvRequest struct {
 	Chave              *string          `json:"chave"`
 	SolicitacaoPagador *string          `json:"solicitacaoPagador"`
 	Status             string           `json:"status"`
+
+	// members are the members of calendario and valor the body holds,
+	// null or not: a PATCH changes those only (a JSON merge patch of
+	// each, a rule replaced whole or removed by null).
+	members struct {
+		Calendario map[string]json.RawMessage `json:"calendario"`
+		Valor      map[string]json.RawMessage `json:"valor"`
+	}
 }
 
 func (q *cobvRequest) changes() bool {
@@ -130,20 +139,28 @@ func (q *cobvRequest) violations(full bool) []Violacao {
 	return v
 }
 
-// applyLocked writes q on r (a PUT replaces the optional fields it
-// omits), checks the resulting terms, and reports whether anything
-// changed; a cobv whose terms break a rule is left as it was.
+// apply writes q on r (a PUT replaces calendario and valor whole and the
+// optional fields it omits; a PATCH changes only the members of
+// calendario and valor it names), checks the resulting terms, and
+// reports whether anything changed; a cobv whose terms break a rule is
+// left as it was.
 func (r *cobvRecord) apply(q *cobvRequest, full bool) (bool, []Violacao) {
 	next := r.cur
-	if q.Calendario != nil {
+	switch {
+	case q.Calendario != nil && full:
 		next.Calendario.DataDeVencimento = q.Calendario.DataDeVencimento
 		next.Calendario.ValidadeAposVencimento = q.Calendario.ValidadeAposVencimento
+	case q.Calendario != nil:
+		mergeCalendario(&next.Calendario, *q.Calendario, q.members.Calendario)
 	}
 	if q.Devedor != nil {
 		next.Devedor = *q.Devedor
 	}
-	if q.Valor != nil {
+	switch {
+	case q.Valor != nil && full:
 		next.Valor = *q.Valor
+	case q.Valor != nil:
+		mergeValor(&next.Valor, *q.Valor, q.members.Valor)
 	}
 	if q.Chave != nil {
 		next.Chave = *q.Chave
@@ -187,8 +204,7 @@ func (s *Server) putCobV(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec, exists := s.cobvs[txid]
-	if exists {
+	if rec, exists := s.cobvs[txid]; exists {
 		s.expireCobVLocked(rec)
 		if rec.cur.Status != CobActive {
 			problem(w, http.StatusBadRequest, ProblemCobVInvalid, "Cobrança inválida.", "a cobrança já existe e não está ATIVA")
@@ -197,27 +213,43 @@ func (s *Server) putCobV(w http.ResponseWriter, r *http.Request) {
 		s.reviseCobVLocked(w, rec, &req, true, http.StatusCreated)
 		return
 	}
+	rec, v, err := s.newCobVLocked(txid, &req)
+	switch {
+	case err != nil:
+		problem(w, http.StatusInternalServerError, ProblemInternal, "Erro interno", "")
+	case len(v) > 0:
+		problem(w, http.StatusBadRequest, ProblemCobVInvalid, "Cobrança inválida.", "A requisição não respeita as regras da cobrança.", v...)
+	default:
+		writeJSON(w, http.StatusCreated, rec.view())
+	}
+}
+
+// newCobVLocked creates the cobv txid asks for (a PUT's request, checked
+// against the schema), ATIVA with its location and BR Code; a request
+// whose terms break a rule creates nothing and gets its violations.
+func (s *Server) newCobVLocked(txid string, req *cobvRequest) (*cobvRecord, []Violacao, error) {
 	now := s.now()
-	rec = &cobvRecord{created: today(now)}
+	rec := &cobvRecord{created: today(now)}
 	rec.cur.TxID, rec.cur.Status, rec.cur.Recebedor = txid, CobActive, simRecebedor
 	rec.cur.Calendario.Criacao = stamp(now)
-	if _, v := rec.apply(&req, true); len(v) > 0 {
-		problem(w, http.StatusBadRequest, ProblemCobVInvalid, "Cobrança inválida.", "A requisição não respeita as regras da cobrança.", v...)
-		return
+	if _, v := rec.apply(req, true); len(v) > 0 {
+		return nil, v, nil
 	}
-	s.locs++
-	loc := s.cfg.LocationHost + "/cobvv/" + txid
-	rec.cur.Loc = &Loc{ID: s.locs, TxID: txid, Location: loc, TipoCob: "cobv", Criacao: stamp(now)}
-	rec.cur.Locat = loc
+	loc, err := s.newCobVLocationLocked(txid)
+	if err != nil {
+		return nil, nil, err
+	}
 	code, err := brcode.NewDynamic(loc, simRecebedor.Nome, simRecebedor.Cidade)
 	if err != nil {
-		problem(w, http.StatusInternalServerError, ProblemInternal, "Erro interno", "")
-		return
+		return nil, nil, err
 	}
+	s.locs++
+	rec.cur.Loc = &Loc{ID: s.locs, TxID: txid, Location: loc, TipoCob: "cobv", Criacao: stamp(now)}
+	rec.cur.Locat = loc
 	rec.cur.PixCopiaECola = code
 	rec.revs = []CobV{rec.view()}
 	s.cobvs[txid] = rec
-	writeJSON(w, http.StatusCreated, rec.view())
+	return rec, nil, nil
 }
 
 // reviseCobVLocked applies a revision and answers it with status; revisao
@@ -238,7 +270,14 @@ func (s *Server) reviseCobVLocked(w http.ResponseWriter, rec *cobvRecord, req *c
 }
 
 func decodeCobV(w http.ResponseWriter, r *http.Request, req *cobvRequest, full bool) bool {
-	if err := json.NewDecoder(r.Body).Decode(req); err != nil {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxCobVBody))
+	if err == nil {
+		err = json.Unmarshal(body, req)
+	}
+	if err == nil {
+		err = json.Unmarshal(body, &req.members)
+	}
+	if err != nil {
 		badJSON(w)
 		return false
 	}

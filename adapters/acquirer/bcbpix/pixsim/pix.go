@@ -2,7 +2,6 @@ package pixsim
 
 import (
 	"net/http"
-	"strconv"
 	"time"
 )
 
@@ -53,24 +52,11 @@ func (s *Server) listPix(w http.ResponseWriter, r *http.Request) {
 		invalid("cpf e cnpj não podem ser usados juntos", "cpf")
 		return
 	}
-	page, per := 0, 100
-	if v := q.Get("paginacao.paginaAtual"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			invalid("paginaAtual não pode ser negativa", "paginacao.paginaAtual")
-			return
-		}
-		page = n
+	page, per, bad := s.paging(q)
+	if bad != nil {
+		invalid(bad.Razao, bad.Propriedade)
+		return
 	}
-	if v := q.Get("paginacao.itensPorPagina"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			invalid("itensPorPagina deve ser positivo", "paginacao.itensPorPagina")
-			return
-		}
-		per = n
-	}
-	per = min(per, s.cfg.MaxPageSize)
 	all := []Pix{}
 	s.mu.Lock()
 	for _, id := range s.pixOrder {

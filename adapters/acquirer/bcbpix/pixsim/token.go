@@ -63,6 +63,7 @@ func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
 		exp, known := s.tokens[tok]
 		if ok && known && s.now().Before(exp) {
 			s.apiHits++
+			s.opHits[r.Pattern]++
 		} else {
 			known = false
 		}
