@@ -246,11 +246,11 @@ func (s *ChargeService) updateOwing(ctx context.Context, scope ports.Scope, id s
 				return ports.ChargeChange{}, err
 			}
 			if !wasCredited && c.Credited() {
-				e, err := s.paymentEntry(ctx, c, tx, heldBefore, now)
+				es, err := s.paymentEntries(ctx, c, tx, heldBefore, now)
 				if err != nil {
 					return ports.ChargeChange{}, err
 				}
-				ch.Entries = append(ch.Entries, e)
+				ch.Entries = append(ch.Entries, es...)
 			}
 			return ch, nil
 		})

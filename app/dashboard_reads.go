@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/ports"
@@ -26,6 +27,10 @@ type DashboardReads struct {
 	payments ports.PaymentStore
 	charges  *ChargeService
 }
+
+// Now is the service's clock: the instant pages judge by (what is
+// overdue).
+func (r *DashboardReads) Now() time.Time { return r.charges.clock.Now() }
 
 // NewDashboardReads wires the dashboard's reads.
 func NewDashboardReads(accounts ports.AccountStore, events ports.EventOutbox, txids ports.AcquirerAccountStore,

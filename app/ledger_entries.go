@@ -14,19 +14,15 @@ import (
 // concurrent change of the same wallet made too large).
 const maxBalanceRetries = 5
 
-// paymentEntry is the entry crediting the merchant for c, which the change
-// just settled: from payer funds when c was held for review, paying the
-// wallet's debt first.
-func (s *ChargeService) paymentEntry(ctx context.Context, c *domain.Charge, tx ports.ChargeTx, fromHeld bool, now time.Time) (domain.JournalEntry, error) {
+// paymentEntries are the entries crediting the merchant for c, which the
+// change just settled: from payer funds when c was held for review, paying
+// the wallet's debt first.
+func (s *ChargeService) paymentEntries(ctx context.Context, c *domain.Charge, tx ports.ChargeTx, fromHeld bool, now time.Time) ([]domain.JournalEntry, error) {
 	bal, err := tx.Balance(ctx, c.Currency())
 	if err != nil {
-		return domain.JournalEntry{}, err
+		return nil, err
 	}
-	eid, err := s.ids.NewID()
-	if err != nil {
-		return domain.JournalEntry{}, err
-	}
-	return domain.PaymentEntry(eid, c, s.cfg.Holding, fromHeld, bal.Owed, now)
+	return domain.PaymentEntries(s.ids.NewID, c, s.cfg.Holding, fromHeld, bal.Owed, now)
 }
 
 // payerFundsEntries are the entries of payers' money a change of c

@@ -105,6 +105,10 @@ func (s *ReceiptService) PaymentReceipt(ctx context.Context, caller Caller, char
 	r.Amount, r.At, r.Method = c.PaidAmount(), st.PaidAt, st.PaidWith
 	r.To, r.From = s.merchant(caller), payer(c, st)
 	r.EndToEndID = st.EndToEndID
+	if b, ok := c.PaidBreakdown(); ok {
+		terms, _ := c.DueTerms()
+		r.Due, r.DueDate = &b, terms.Params().Due.String()
+	}
 	if d, ok := c.Metadata()["description"].(string); ok {
 		r.Description = d
 	}

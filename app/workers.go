@@ -40,6 +40,41 @@ func (s *ChargeService) ExpireDue(ctx context.Context) (int, error) {
 	return n, nil
 }
 
+// NotifyOverdue sends charge.overdue for the open due-date charges past
+// their due date and reports how many it marked. Each charge is marked
+// and its event written in one transaction under its row lock, so every
+// process may run it at once and a charge gets one notice; a charge paid
+// or closed meanwhile is written back without a notice, which clears its
+// pending one.
+func (s *ChargeService) NotifyOverdue(ctx context.Context) (int, error) {
+	now := s.clock.Now()
+	refs, err := s.store.ListOverdueNotices(ctx, now, workerBatch)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, r := range refs {
+		marked := false
+		err := s.store.UpdateCharge(ctx, r.Scope, r.ID, func(_ context.Context, c *domain.Charge, _ ports.ChargeTx) (ports.ChargeChange, error) {
+			if err := c.MarkOverdue(now); err != nil {
+				// Written back as it is: its notice, if any, is cleared.
+				return ports.ChargeChange{}, nil
+			}
+			marked = true
+			evs, err := domain.NewChargeEvents(c, c.Status(), []domain.EventType{domain.EventChargeOverdue}, s.cfg.Links, s.ids.NewID, now)
+			return ports.ChargeChange{Events: evs}, err
+		})
+		switch {
+		case errors.Is(err, ports.ErrNotFound):
+		case err != nil:
+			return n, err
+		case marked:
+			n++
+		}
+	}
+	return n, nil
+}
+
 // OrphanCobAge is how old a create's cob intent must be before the sweep
 // treats its cob as orphaned (exactlyonce.OrphanCobAge).
 const OrphanCobAge = exactlyonce.OrphanCobAge

@@ -20,6 +20,7 @@ const (
 	EventChargeExpired  = "charge.expired"
 	EventChargeRefunded = "charge.refunded"
 	EventChargeDisputed = "charge.disputed"
+	EventChargeOverdue  = "charge.overdue"
 	EventPayoutCreated  = "payout.created"
 	EventPayoutPaid     = "payout.paid"
 	EventPayoutFailed   = "payout.failed"

@@ -93,9 +93,12 @@ type ChargeSnapshot struct {
 	// Subscription links the charge of a subscription's cycle (or first
 	// payment), nil for any other charge. It never changes after create.
 	Subscription *ChargeSubscription
-	ExpiresAt    time.Time
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// OverdueNotified records that charge.overdue was sent for a due-date
+	// charge (MarkOverdue).
+	OverdueNotified bool
+	ExpiresAt       time.Time
+	CreatedAt       time.Time
+	UpdatedAt       time.Time
 }
 
 // Charge is a request for money from one payer. Its stored status is a

@@ -87,6 +87,21 @@ func (c *Charge) PaidAmount() int64 {
 	return c.s.Amount
 }
 
+// PaidBreakdown is what a credited due-date charge's payment was made of:
+// the amount due on the day it was paid in Brasília, which SettlePix
+// checked the payment brought. It is false for a charge without a due date
+// or not credited.
+func (c *Charge) PaidBreakdown() (DueBreakdown, bool) {
+	if c.s.Due == nil || !c.credited() {
+		return DueBreakdown{}, false
+	}
+	b, err := c.s.Due.AmountDue(BrasiliaDate(c.s.Settlement.PaidAt))
+	if err != nil || b.AmountDue != c.s.Settlement.Amount {
+		return DueBreakdown{}, false
+	}
+	return b, true
+}
+
 // AmountDue is what a payment on day on (a Brasília date) must be for a
 // due-date charge: ErrNotDueDateCharge for a charge without a due date,
 // otherwise DueTerms.AmountDue's answer and errors.

@@ -147,9 +147,12 @@ func TestDueDateChargeSettlesForTheAmountDueThatDay(t *testing.T) {
 			if p := c.Public(chargeLinks).Paid; p == nil || p.Amount != tc.amount || p.Original != chargeAmount {
 				t.Errorf("public paid block %+v, want the amount %d of %d", p, tc.amount, chargeAmount)
 			}
-			e, err := domain.PaymentEntry("je_1", c, nil, false, 0, tc.at)
-			if err != nil || e.Postings[0].Amount != -tc.amount {
-				t.Errorf("PaymentEntry: %+v, %v; want the acquirer debited %d", e.Postings, err, tc.amount)
+			es, err := domain.PaymentEntries(seqIDs(), c, nil, false, 0, tc.at)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := postedTo(es, domain.LedgerAcquirer); got != -tc.amount {
+				t.Errorf("PaymentEntries took %d from the acquirer, want %d", -got, tc.amount)
 			}
 		})
 	}

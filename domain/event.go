@@ -22,9 +22,12 @@ const (
 	EventChargeExpired  EventType = "charge.expired"
 	EventChargeRefunded EventType = "charge.refunded"
 	EventChargeDisputed EventType = "charge.disputed"
-	EventPayoutCreated  EventType = "payout.created"
-	EventPayoutPaid     EventType = "payout.paid"
-	EventPayoutFailed   EventType = "payout.failed"
+	// EventChargeOverdue: a due-date charge is still unpaid after its due
+	// date (sent once, the day after it, while it can still be paid).
+	EventChargeOverdue EventType = "charge.overdue"
+	EventPayoutCreated EventType = "payout.created"
+	EventPayoutPaid    EventType = "payout.paid"
+	EventPayoutFailed  EventType = "payout.failed"
 	// Subscriptions (Pix Automático): the mandate's life and each cycle's
 	// charge, with the subscription as data.object.
 	EventSubscriptionCreated         EventType = "subscription.created"
@@ -74,6 +77,7 @@ var EventCatalog = []EventDefinition{
 	{EventChargeExpired, "Charge expired unpaid.", false},
 	{EventChargeRefunded, "Charge refunded in full, or the payment was returned to a payer the payer lock refused.", false},
 	{EventChargeDisputed, "Charge disputed or charged back by the card holder.", false},
+	{EventChargeOverdue, "Due-date charge unpaid after its due date; still payable with its fine and interest.", false},
 	{EventPayoutCreated, "Withdrawal requested.", false},
 	{EventPayoutPaid, "Withdrawal settled.", false},
 	{EventPayoutFailed, "Withdrawal failed or rejected.", false},

@@ -54,6 +54,11 @@ const (
 	EntryPayerFundsReturned EntryKind = "payer_funds_returned"
 	// EntryDispute: the payer's PSP took money back (a MED return).
 	EntryDispute EntryKind = "dispute"
+	// EntryDueFine and EntryDueInterest: the fine and the interest a
+	// due-date charge's late payment brought, credited beside its payment
+	// entry.
+	EntryDueFine     EntryKind = "due_fine"
+	EntryDueInterest EntryKind = "due_interest"
 )
 
 // Posting is one line of a journal entry. Amounts are signed: a positive
@@ -127,38 +132,6 @@ func nonZero(ps ...Posting) []Posting {
 		}
 	}
 	return out
-}
-
-// PaymentEntry credits a settled charge: the money comes from the acquirer
-// (or from payer funds, for a charge that was held for review); the fees
-// go to their accounts; the net pays the merchant's debt first (owed, from
-// disputes), and the rest goes to the merchant, pending until the method's
-// holding period ends (or available at once when it is zero).
-func PaymentEntry(id string, c *Charge, holding HoldingPeriods, fromHeld bool, owed int64, now time.Time) (JournalEntry, error) {
-	st := c.s.Settlement
-	if st == nil || !c.Credited() {
-		return JournalEntry{}, fmt.Errorf("ledger: charge %s is not credited", c.s.ID)
-	}
-	cur, amt := c.s.Currency, c.PaidAmount()
-	net := c.s.Fees.Net(amt)
-	repay := min(net, max(owed, 0))
-	merchant := Posting{Account: LedgerAvailable, Currency: cur, Amount: net - repay}
-	if h := holding[st.PaidWith]; h > 0 {
-		merchant.Account, merchant.ReleaseAt = LedgerPending, st.PaidAt.Add(h).UTC()
-	}
-	source := LedgerAcquirer
-	if fromHeld {
-		source = LedgerPayerFunds
-	}
-	e := JournalEntry{ID: id, AccountID: c.s.AccountID, Mode: c.s.Mode, ChargeID: c.s.ID, Kind: EntryPayment,
-		CreatedAt: now.UTC(), Postings: nonZero(
-			Posting{Account: source, Currency: cur, Amount: -amt},
-			Posting{Account: LedgerProviderFees, Currency: cur, Amount: c.s.Fees.Provider},
-			Posting{Account: LedgerPlatformFees, Currency: cur, Amount: c.s.Fees.Platform},
-			Posting{Account: LedgerMerchantOwed, Currency: cur, Amount: repay},
-			merchant,
-		)}
-	return e, e.Validate()
 }
 
 // PayerFundsReceivedEntry records a payer's money that arrived for charge c

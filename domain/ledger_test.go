@@ -12,10 +12,11 @@ func TestLedgerEntriesBalance(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	pix := settledCharge(t, 10000, domain.MethodPix, "BRL")
-	e, err := domain.PaymentEntry("e1", pix, domain.DefaultHoldingPeriods, false, 0, now)
-	if err != nil {
-		t.Fatal(err)
+	es, err := domain.PaymentEntries(seqIDs(), pix, domain.DefaultHoldingPeriods, false, 0, now)
+	if err != nil || len(es) != 1 || es[0].Kind != domain.EntryPayment {
+		t.Fatalf("PaymentEntries = %+v, %v; want one payment entry", es, err)
 	}
+	e := es[0]
 	var avail int64
 	for _, p := range e.Postings {
 		if p.Account == domain.LedgerAvailable {
@@ -29,10 +30,11 @@ func TestLedgerEntriesBalance(t *testing.T) {
 		t.Errorf("pix credit %d, want 9901", avail)
 	}
 	card := settledCharge(t, 10000, domain.MethodCreditCard, "EUR")
-	ce, err := domain.PaymentEntry("e2", card, domain.DefaultHoldingPeriods, false, 0, now)
-	if err != nil {
-		t.Fatal(err)
+	ces, err := domain.PaymentEntries(seqIDs(), card, domain.DefaultHoldingPeriods, false, 0, now)
+	if err != nil || len(ces) != 1 {
+		t.Fatalf("PaymentEntries = %+v, %v; want one entry", ces, err)
 	}
+	ce := ces[0]
 	found := false
 	for _, p := range ce.Postings {
 		if p.Account == domain.LedgerPending {

@@ -56,11 +56,8 @@ func (c *Charge) publicDue(out *PublicCharge) {
 	if a := p.Abatement; a != nil {
 		out.Abatement = &PublicDueRule{Type: string(a.Type), Amount: a.Amount, Rate: a.Rate}
 	}
-	if c.credited() {
-		// SettlePix accepted exactly this day's amount due.
-		if b, err := c.s.Due.AmountDue(BrasiliaDate(c.s.Settlement.PaidAt)); err == nil && b.AmountDue == c.s.Settlement.Amount {
-			out.Paid = &PublicDuePaid{Date: b.Date.String(), Amount: b.AmountDue, Original: b.Original,
-				Fine: b.Fine, Interest: b.Interest, Discount: b.Discount, Abatement: b.Abatement}
-		}
+	if b, ok := c.PaidBreakdown(); ok {
+		out.Paid = &PublicDuePaid{Date: b.Date.String(), Amount: b.AmountDue, Original: b.Original,
+			Fine: b.Fine, Interest: b.Interest, Discount: b.Discount, Abatement: b.Abatement}
 	}
 }

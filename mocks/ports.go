@@ -157,6 +157,9 @@ var _ ports.ChargeStore = &ChargeStoreMock{}
 //			ListOpenExpiredFunc: func(ctx context.Context, now time.Time, limit int) ([]ports.ChargeRef, error) {
 //				panic("mock out the ListOpenExpired method")
 //			},
+//			ListOverdueNoticesFunc: func(ctx context.Context, now time.Time, limit int) ([]ports.ChargeRef, error) {
+//				panic("mock out the ListOverdueNotices method")
+//			},
 //			ListPixReturnsFunc: func(ctx context.Context, status domain.PixReturnStatus, limit int) ([]domain.PixReturn, error) {
 //				panic("mock out the ListPixReturns method")
 //			},
@@ -187,6 +190,9 @@ type ChargeStoreMock struct {
 
 	// ListOpenExpiredFunc mocks the ListOpenExpired method.
 	ListOpenExpiredFunc func(ctx context.Context, now time.Time, limit int) ([]ports.ChargeRef, error)
+
+	// ListOverdueNoticesFunc mocks the ListOverdueNotices method.
+	ListOverdueNoticesFunc func(ctx context.Context, now time.Time, limit int) ([]ports.ChargeRef, error)
 
 	// ListPixReturnsFunc mocks the ListPixReturns method.
 	ListPixReturnsFunc func(ctx context.Context, status domain.PixReturnStatus, limit int) ([]domain.PixReturn, error)
@@ -250,6 +256,15 @@ type ChargeStoreMock struct {
 			// Limit is the limit argument value.
 			Limit int
 		}
+		// ListOverdueNotices holds details about calls to the ListOverdueNotices method.
+		ListOverdueNotices []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Now is the now argument value.
+			Now time.Time
+			// Limit is the limit argument value.
+			Limit int
+		}
 		// ListPixReturns holds details about calls to the ListPixReturns method.
 		ListPixReturns []struct {
 			// Ctx is the ctx argument value.
@@ -271,14 +286,15 @@ type ChargeStoreMock struct {
 			Fn ports.ChargeChangeFunc
 		}
 	}
-	lockClaimPixReturns sync.RWMutex
-	lockCreateCharge    sync.RWMutex
-	lockGetCharge       sync.RWMutex
-	lockGetChargeByID   sync.RWMutex
-	lockListCharges     sync.RWMutex
-	lockListOpenExpired sync.RWMutex
-	lockListPixReturns  sync.RWMutex
-	lockUpdateCharge    sync.RWMutex
+	lockClaimPixReturns    sync.RWMutex
+	lockCreateCharge       sync.RWMutex
+	lockGetCharge          sync.RWMutex
+	lockGetChargeByID      sync.RWMutex
+	lockListCharges        sync.RWMutex
+	lockListOpenExpired    sync.RWMutex
+	lockListOverdueNotices sync.RWMutex
+	lockListPixReturns     sync.RWMutex
+	lockUpdateCharge       sync.RWMutex
 }
 
 // ClaimPixReturns calls ClaimPixReturnsFunc.
@@ -518,6 +534,46 @@ func (mock *ChargeStoreMock) ListOpenExpiredCalls() []struct {
 	mock.lockListOpenExpired.RLock()
 	calls = mock.calls.ListOpenExpired
 	mock.lockListOpenExpired.RUnlock()
+	return calls
+}
+
+// ListOverdueNotices calls ListOverdueNoticesFunc.
+func (mock *ChargeStoreMock) ListOverdueNotices(ctx context.Context, now time.Time, limit int) ([]ports.ChargeRef, error) {
+	if mock.ListOverdueNoticesFunc == nil {
+		panic("ChargeStoreMock.ListOverdueNoticesFunc: method is nil but ChargeStore.ListOverdueNotices was just called")
+	}
+	callInfo := struct {
+		Ctx   context.Context
+		Now   time.Time
+		Limit int
+	}{
+		Ctx:   ctx,
+		Now:   now,
+		Limit: limit,
+	}
+	mock.lockListOverdueNotices.Lock()
+	mock.calls.ListOverdueNotices = append(mock.calls.ListOverdueNotices, callInfo)
+	mock.lockListOverdueNotices.Unlock()
+	return mock.ListOverdueNoticesFunc(ctx, now, limit)
+}
+
+// ListOverdueNoticesCalls gets all the calls that were made to ListOverdueNotices.
+// Check the length with:
+//
+//	len(mockedChargeStore.ListOverdueNoticesCalls())
+func (mock *ChargeStoreMock) ListOverdueNoticesCalls() []struct {
+	Ctx   context.Context
+	Now   time.Time
+	Limit int
+} {
+	var calls []struct {
+		Ctx   context.Context
+		Now   time.Time
+		Limit int
+	}
+	mock.lockListOverdueNotices.RLock()
+	calls = mock.calls.ListOverdueNotices
+	mock.lockListOverdueNotices.RUnlock()
 	return calls
 }
 

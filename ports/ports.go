@@ -197,6 +197,10 @@ type ChargeStore interface {
 	// ListOpenExpired returns up to limit open charges (PENDING or
 	// WAITING_PAYMENT) whose expiry is at or before now, in all scopes.
 	ListOpenExpired(ctx context.Context, now time.Time, limit int) ([]ChargeRef, error)
+	// ListOverdueNotices returns up to limit charges whose charge.overdue
+	// is due at now (domain.Charge.OverdueNoticeAt at or before now), in
+	// all scopes, earliest first.
+	ListOverdueNotices(ctx context.Context, now time.Time, limit int) ([]ChargeRef, error)
 	// ClaimPixReturns leases to the caller, until leaseUntil, up to limit
 	// returns not final (REQUESTED or IN_PROGRESS) that are due at now,
 	// in all scopes, oldest due first. A leased return is not claimed

@@ -76,6 +76,10 @@ type Receipt struct {
 	EndToEndID         string
 	OriginalEndToEndID string
 	TxID               string
+	// Due is what a due-date charge's payment was made of (Amount is its
+	// AmountDue) and DueDate the charge's due date; nil prints no lines.
+	Due     *domain.DueBreakdown
+	DueDate string
 }
 
 // ReceiptRenderer draws receipts.

@@ -71,7 +71,8 @@ func (s *Server) fail(format string, args ...any) {
 
 // Advance moves the server's clock forward by d and runs the work that
 // became due (RunWorkers): charges past their expiry and the expiry grace
-// (Options.ExpiryGrace) expire, held funds are released, and the webhooks
+// (Options.ExpiryGrace) expire, due-date charges past their due date get
+// charge.overdue, held funds are released, and the webhooks
 // that causes are delivered. It needs the default clock (or a *Clock in
 // Options.Clock).
 func (s *Server) Advance(t testing.TB, d time.Duration) {
@@ -86,7 +87,7 @@ func (s *Server) Advance(t testing.TB, d time.Duration) {
 
 // RunWorkers waits for the work requests left running in the background
 // (a payment's method data), then runs once, in order, every job a
-// deployed server runs on a timer — expiry, payer returns, refunds
+// deployed server runs on a timer — expiry, overdue notices, payer returns, refunds
 // (PENDING → IN_PROGRESS → REFUNDED), balance releases, method data,
 // payouts (pending → sent to the sandbox PSP) — then
 // FlushWebhooks. Call it from the test, not while requests are in flight. A test
@@ -102,6 +103,7 @@ func (s *Server) RunWorkers(t testing.TB) {
 		tick func(context.Context) (int, error)
 	}{
 		{"expiry", s.App.Charges.ExpireDue},
+		{"overdue", s.App.Charges.NotifyOverdue},
 		{"returns", s.App.Charges.AdvanceReturns},
 		{"refunds", s.App.Payments.AdvanceRefunds},
 		{"releases", s.App.Payments.ReleaseDue},

@@ -54,6 +54,13 @@ var funcs = template.FuncMap{
 		}
 		return ""
 	},
+	"dueDay": dueDay,
+	"duePaid": func(c *domain.Charge) *domain.DueBreakdown {
+		if b, ok := c.PaidBreakdown(); ok {
+			return &b
+		}
+		return nil
+	},
 	"statusCount": func(st map[domain.DeliveryStatus]int, s string) int { return st[domain.DeliveryStatus(s)] },
 	"rows":        func(v *view, cs []*domain.Charge) chargeRows { return chargeRows{V: v, Rows: cs} },
 	"delivery":    func(v *view, d domain.WebhookDelivery) deliveryItem { return deliveryItem{V: v, D: d} },
@@ -111,6 +118,20 @@ func when(t time.Time, lang string) string {
 		return t.Format("02 Jan 2006 15:04:05")
 	}
 	return t.Format("02/01/2006 15:04:05")
+}
+
+// dueDay is a due-date charge's due date in the page's language, "" for
+// an immediate charge.
+func dueDay(c *domain.Charge, lang string) string {
+	t, ok := c.DueTerms()
+	if !ok {
+		return ""
+	}
+	d := t.Params().Due
+	if lang == langEN {
+		return time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, time.UTC).Format("02 Jan 2006")
+	}
+	return time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, time.UTC).Format("02/01/2006")
 }
 
 func whenPtr(t *time.Time, lang string) string {

@@ -133,6 +133,9 @@ var messages = map[string]map[string]string{
 
 		"ev_charge.created": "Cobrança criada", "ev_charge.paid": "Cobrança paga", "ev_charge.failed": "Cobrança falhou",
 		"ev_charge.expired": "Cobrança expirou", "ev_charge.refunded": "Cobrança devolvida", "ev_charge.disputed": "Cobrança contestada",
+		"ev_charge.overdue": "Cobrança vencida",
+		"ch_due":            "Vence em", "ch_overdue": "Vencida", "cd_paid_amount": "Valor pago",
+		"due_abatement": "abatimento", "due_discount": "desconto", "due_fine": "multa", "due_interest": "juros",
 		"ev_payment.created": "Transação criada (legado)", "ev_payment.completed": "Transação concluída (legado)",
 		"ev_payment.failed": "Transação falhou (legado)", "ev_payment.expired": "Transação expirou (legado)",
 		"ev_payment.refunded": "Devolução da transação (legado)", "ev_payment.status_changed": "Status da transação mudou (legado)",
@@ -246,6 +249,9 @@ var messages = map[string]map[string]string{
 
 		"ev_charge.created": "Charge created", "ev_charge.paid": "Charge paid", "ev_charge.failed": "Charge failed",
 		"ev_charge.expired": "Charge expired", "ev_charge.refunded": "Charge refunded", "ev_charge.disputed": "Charge disputed",
+		"ev_charge.overdue": "Charge overdue",
+		"ch_due":            "Due", "ch_overdue": "Overdue", "cd_paid_amount": "Amount paid",
+		"due_abatement": "rebate", "due_discount": "discount", "due_fine": "fine", "due_interest": "interest",
 		"ev_payment.created": "Transaction created (legacy)", "ev_payment.completed": "Transaction completed (legacy)",
 		"ev_payment.failed": "Transaction failed (legacy)", "ev_payment.expired": "Transaction expired (legacy)",
 		"ev_payment.refunded": "Transaction refund (legacy)", "ev_payment.status_changed": "Transaction status changed (legacy)",

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/gorilla/mux"
 
@@ -131,11 +132,17 @@ type view struct {
 	Notice string
 	Error  string
 	Data   any
+	// Now is the server's clock when the page is rendered (what is
+	// overdue).
+	Now time.Time
 }
 
 func (c *Controller) view(r *http.Request, s *session, page string) *view {
 	lang := langOf(r)
-	v := &view{Lang: lang, T: messages[lang], Page: page, Path: safeNext(r.URL.RequestURI())}
+	v := &view{Lang: lang, T: messages[lang], Page: page, Path: safeNext(r.URL.RequestURI()), Now: time.Now()}
+	if c.d.Reads != nil {
+		v.Now = c.d.Reads.Now()
+	}
 	v.Title = v.T["nav_"+page]
 	if s != nil {
 		v.Mode = string(s.mode)

@@ -207,6 +207,9 @@ func TestDueDateChargeSettlesInTheSandbox(t *testing.T) {
 				t.Errorf("paid late: status %q amount %d, want paid and the original 10000", paid.str("status"), paid.num("amount"))
 			}
 			credited := e.wantCredited(late.str("id"), 10120)
+			txID := "tx_" + strings.TrimPrefix(late.str("id"), "ch_")
+			receipt := testkit.PDFText(t, receiptPDF(t, e.payEnv, "/payments/"+txID+"/receipt", e.acct.TestKey, "comprovante-"+txID+".pdf"))
+			wantReceiptText(t, receipt, "R$ 101,20", "Valor original", "R$ 100,00", "Abatimento", "Multa", "+ R$ 2,00", "Juros", "+ R$ 0,20")
 
 			early := e.createCharge(e.body())
 			e.want(early, 201, "")
@@ -251,4 +254,53 @@ func (e *dueEnv) wantCredited(id string, amount int64) (net int64) {
 		e.t.Errorf("charge %s: netAmount %d, want %d less the fees (%d, %d): %s", id, net, amount, tx.num("providerFee"), tx.num("platformFee"), tx.Raw)
 	}
 	return tx.num("netAmount")
+}
+
+// A due-date charge still unpaid after its due date gets one
+// charge.overdue, the day after the (effective) due date in Brasília,
+// whatever the workers' runs; one paid before it gets none.
+func TestDueDateChargeOverdueNotice(t *testing.T) {
+	t.Parallel()
+	for _, d := range payDialects {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			e := newDueEnv(t, d.dsn(t))
+			open := e.createCharge(e.body())
+			e.want(open, 201, "")
+			paid := e.createCharge(e.body())
+			e.want(paid, 201, "")
+			e.want(e.call("POST", "/test_helpers/charges/"+paid.str("id")+"/pay", e.acct.TestKey, nil), 200, "")
+			overdue := func() []string {
+				t.Helper()
+				list := e.call("GET", "/events?type=charge.overdue", e.acct.TestKey, nil)
+				e.want(list, 200, "")
+				var ids []string
+				for _, ev := range list.Body["data"].([]any) {
+					obj := ev.(map[string]any)["data"].(map[string]any)["object"].(map[string]any)
+					ids = append(ids, obj["id"].(string)+" "+obj["status"].(string))
+				}
+				return ids
+			}
+			dueEnds := domain.EndOfBrasiliaDay(e.effDue)
+			e.srv.Advance(t, dueEnds.Add(-time.Minute).Sub(e.clock.Now()))
+			if got := overdue(); len(got) != 0 {
+				t.Fatalf("on the due date: charge.overdue for %v, want none", got)
+			}
+			e.srv.Advance(t, 2*time.Minute)
+			want := []string{open.str("id") + " pending"}
+			if got := overdue(); strings.Join(got, ",") != strings.Join(want, ",") {
+				t.Fatalf("the day after the due date: charge.overdue for %v, want %v", got, want)
+			}
+			e.srv.Advance(t, 24*time.Hour)
+			if got := overdue(); len(got) != 1 {
+				t.Errorf("a day later: charge.overdue for %v, want the one notice", got)
+			}
+			// Still payable, with the fine and interest.
+			late := e.call("POST", "/test_helpers/charges/"+open.str("id")+"/pay", e.acct.TestKey, nil)
+			e.want(late, 200, "")
+			if late.str("status") != "paid" || !strings.Contains(string(late.Raw), `"fine":200`) {
+				t.Errorf("paid after the notice: %s", late.Raw)
+			}
+		})
+	}
 }

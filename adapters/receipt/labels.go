@@ -18,6 +18,7 @@ type labels struct {
 
 	dateTime, method, fee, name, document, institution, pixKey string
 	refundRoute                                                string
+	dueDate, original, abatement, discount, fine, interest     string
 	transaction, endToEnd, originalEndToEnd, txid              string
 	details, testMode, footer, issuedBy, notKnown              string
 	// at formats an instant already in Brasília time.
@@ -68,6 +69,12 @@ var portuguese = labels{
 		domain.StrategyCashout:    "Novo Pix (cashout)",
 	},
 	refundRoute:      "Forma da devolução",
+	dueDate:          "Vencimento",
+	original:         "Valor original",
+	abatement:        "Abatimento",
+	discount:         "Desconto",
+	fine:             "Multa",
+	interest:         "Juros",
 	dateTime:         "Data e hora",
 	method:           "Forma de pagamento",
 	fee:              "Tarifa",
@@ -132,6 +139,12 @@ var english = labels{
 		domain.StrategyCashout:    "New Pix (cashout)",
 	},
 	refundRoute:      "Refund route",
+	dueDate:          "Due date",
+	original:         "Original amount",
+	abatement:        "Rebate",
+	discount:         "Discount",
+	fine:             "Fine",
+	interest:         "Interest",
 	dateTime:         "Date and time",
 	method:           "Payment method",
 	fee:              "Fee",

@@ -128,6 +128,7 @@ func (*Renderer) RenderPDF(r ports.Receipt) ([]byte, error) {
 	if r.Fee > 0 {
 		d.row(l.fee, domain.FormatMoney(r.Fee, r.Currency, r.Locale == domain.LocaleEN), boundOwn)
 	}
+	d.dueLines(r)
 
 	d.section(l.to[r.Kind])
 	d.party(r.To)
@@ -163,6 +164,43 @@ func (*Renderer) RenderPDF(r ports.Receipt) ([]byte, error) {
 		return nil, fmt.Errorf("receipt: render: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// dueLines print what a due-date charge's payment was made of: its due
+// date, the original amount and each part that changed it (none for
+// another payment).
+func (d *doc) dueLines(r ports.Receipt) {
+	b := r.Due
+	if b == nil {
+		return
+	}
+	en := r.Locale == domain.LocaleEN
+	money := func(sign string, v int64) string { return sign + domain.FormatMoney(v, r.Currency, en) }
+	d.row(d.l.dueDate, d.date(r.DueDate), boundOwn)
+	d.row(d.l.original, money("", b.Original), boundOwn)
+	for _, part := range []struct {
+		label, sign string
+		v           int64
+	}{
+		{d.l.abatement, "− ", b.Abatement}, {d.l.discount, "− ", b.Discount},
+		{d.l.fine, "+ ", b.Fine}, {d.l.interest, "+ ", b.Interest},
+	} {
+		if part.v > 0 {
+			d.row(part.label, money(part.sign, part.v), boundOwn)
+		}
+	}
+}
+
+// date writes a YYYY-MM-DD date in the receipt's language.
+func (d *doc) date(iso string) string {
+	t, err := time.Parse(time.DateOnly, iso)
+	if err != nil {
+		return iso
+	}
+	if d.l == &english {
+		return t.Format("Jan 2, 2006")
+	}
+	return t.Format("02/01/2006")
 }
 
 // doc is one receipt being drawn.

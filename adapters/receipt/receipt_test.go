@@ -268,3 +268,25 @@ func TestReceiptIsOnePageWhateverItsFieldsHold(t *testing.T) {
 		t.Errorf("the 500-character description was cut or the receipt is not one page:\n%s", text)
 	}
 }
+
+// A due-date charge's receipt shows its due date, the original amount and
+// each part that changed it, in the receipt's language.
+func TestDueDatePaymentReceiptShowsTheComponents(t *testing.T) {
+	t.Parallel()
+	r := paymentReceipt(domain.LocalePtBR, domain.ModeLive)
+	r.Amount = 10_320
+	r.Due = &domain.DueBreakdown{AmountDue: 10_320, Original: 10_000, Abatement: 100, Fine: 200, Interest: 220}
+	r.DueDate = "2026-11-20"
+	text := testkit.PDFText(t, render(t, r))
+	wantText(t, text, "R$ 103,20", "Vencimento", "20/11/2026", "Valor original", "R$ 100,00",
+		"Abatimento", "− R$ 1,00", "Multa", "+ R$ 2,00", "Juros", "+ R$ 2,20")
+	if strings.Contains(text, "Desconto") {
+		t.Errorf("a receipt without a discount prints a discount line:\n%s", text)
+	}
+	r.Locale = domain.LocaleEN
+	wantText(t, testkit.PDFText(t, render(t, r)), "Due date", "Nov 20, 2026", "Original amount", "Rebate", "Fine", "Interest")
+	plain := testkit.PDFText(t, render(t, paymentReceipt(domain.LocalePtBR, domain.ModeLive)))
+	if strings.Contains(plain, "Vencimento") || strings.Contains(plain, "Valor original") {
+		t.Errorf("an immediate payment's receipt prints due-date lines:\n%s", plain)
+	}
+}

@@ -100,3 +100,13 @@ func decodeDueTerms(col *string) (*domain.DueTerms, error) {
 	}
 	return &t, nil
 }
+
+// overdueAt is the charges.overdue_at of a charge: when its charge.overdue
+// is to be sent, NULL (zero) when it is not (domain.Charge.OverdueNoticeAt).
+func overdueAt(s domain.ChargeSnapshot) dbTime {
+	at, ok := domain.UnmarshalChargeFromStorage(s).OverdueNoticeAt()
+	if !ok {
+		return dbTime{}
+	}
+	return newDBTime(at)
+}

@@ -64,8 +64,10 @@ type chargeRow struct {
 	CryptoAmount         *string `bun:"crypto_amount"`
 	MethodsPending       bool    `bun:"methods_pending"`
 	ReturnState          string  `bun:"return_state"`
-	Disputes             *string `bun:"disputes"`  // JSON, NULL when none
-	DueTerms             *string `bun:"due_terms"` // JSON, NULL for an immediate charge
+	Disputes             *string `bun:"disputes"`   // JSON, NULL when none
+	DueTerms             *string `bun:"due_terms"`  // JSON, NULL for an immediate charge
+	OverdueAt            dbTime  `bun:"overdue_at"` // NULL unless charge.overdue is still to be sent
+	OverdueNotified      bool    `bun:"overdue_notified"`
 	// SubscriptionID, SubscriptionCycle and SubscriptionDueDate link a
 	// subscription's charge (charge_subscription_rows.go), NULL otherwise.
 	SubscriptionID      *string `bun:"subscription_id"`
@@ -99,6 +101,8 @@ func chargeFromDomain(s domain.ChargeSnapshot) (*chargeRow, error) {
 	r := &chargeRow{
 		Disputes:             disputes,
 		DueTerms:             due,
+		OverdueAt:            overdueAt(s),
+		OverdueNotified:      s.OverdueNotified,
 		ID:                   s.ID,
 		AccountID:            s.AccountID,
 		Mode:                 string(s.Mode),
@@ -207,6 +211,7 @@ func (r *chargeRow) toDomain() (*domain.Charge, error) {
 	if s.Subscription, err = decodeChargeSubscription(r.SubscriptionID, r.SubscriptionCycle, r.SubscriptionDueDate); err != nil {
 		return nil, fmt.Errorf("store: decode the subscription of charge %s: %w", r.ID, err)
 	}
+	s.OverdueNotified = r.OverdueNotified
 	if err := json.Unmarshal([]byte(r.Methods), &s.Methods); err != nil {
 		return nil, fmt.Errorf("store: decode methods of charge %s: %w", r.ID, err)
 	}

@@ -244,6 +244,14 @@ func (db *DB) ListOpenExpired(ctx context.Context, now time.Time, limit int) ([]
 	})
 }
 
+// ListOverdueNotices returns charges whose charge.overdue is due at now,
+// earliest first, from the partial index on overdue_at.
+func (db *DB) ListOverdueNotices(ctx context.Context, now time.Time, limit int) ([]ports.ChargeRef, error) {
+	return listChargeRefs(ctx, db.bun, limit, func(q *bun.SelectQuery) *bun.SelectQuery {
+		return q.Where("c.overdue_at IS NOT NULL").Where("c.overdue_at <= ?", newDBTime(now)).OrderExpr("c.overdue_at, c.id")
+	})
+}
+
 func listChargeRefs(ctx context.Context, idb bun.IDB, limit int, filter func(*bun.SelectQuery) *bun.SelectQuery) ([]ports.ChargeRef, error) {
 	if limit < 1 {
 		return nil, errors.New("store: limit must be positive")

@@ -57,8 +57,8 @@ func paidIn(t *testing.T, db *store.DB, scope ports.Scope, amount int64) *domain
 		if err := c.Transition(domain.TxPaid, domain.MethodPix, nil, "E99999999202603011200abcdefghijk", now); err != nil {
 			return ports.ChargeChange{}, err
 		}
-		e, err := domain.PaymentEntry(newRawID(t), c, domain.DefaultHoldingPeriods, false, 0, now)
-		return ports.ChargeChange{Entries: []domain.JournalEntry{e}}, err
+		es, err := domain.PaymentEntries(func() (string, error) { return newRawID(t), nil }, c, domain.DefaultHoldingPeriods, false, 0, now)
+		return ports.ChargeChange{Entries: es}, err
 	})
 	if err != nil {
 		t.Fatalf("settle: %v", err)

@@ -79,11 +79,12 @@ func fullSnapshot(t testing.TB, scope ports.Scope) domain.ChargeSnapshot {
 		ReturnState:    domain.ReturnRequested,
 		Disputes: []domain.Dispute{{ReturnID: "MED0001", EndToEndID: "E00000000202611221200abcdefghijk", Amount: 300,
 			Reason: domain.DisputeFraud, At: baseTime.Add(time.Minute + 7*time.Microsecond)}},
-		Due:          fullDueTerms(t),
-		Subscription: &domain.ChargeSubscription{ID: newRawID(t), Cycle: 3, DueDate: domain.BrasiliaDate(baseTime).AddDays(40)},
-		ExpiresAt:    baseTime.Add(time.Hour),
-		CreatedAt:    baseTime,
-		UpdatedAt:    baseTime.Add(10*time.Minute + 1),
+		Due:             fullDueTerms(t),
+		Subscription:    &domain.ChargeSubscription{ID: newRawID(t), Cycle: 3, DueDate: domain.BrasiliaDate(baseTime).AddDays(40)},
+		OverdueNotified: true,
+		ExpiresAt:       baseTime.Add(time.Hour),
+		CreatedAt:       baseTime,
+		UpdatedAt:       baseTime.Add(10*time.Minute + 1),
 	}
 	assertNoZeroField(t, reflect.ValueOf(s), "ChargeSnapshot")
 	return s

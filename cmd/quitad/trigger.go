@@ -109,9 +109,12 @@ var triggerRecipes = map[domain.EventType]triggerRecipe{
 	domain.EventWithdrawalFailed:        recipePayoutFailed,
 }
 
-// triggerUnsupported names the event families nothing emits yet (none
-// today: payouts landed), each with the reason trigger gives.
-var triggerUnsupported = map[string]string{}
+// triggerUnsupported names the events (or families, by prefix) trigger
+// cannot make a server emit through its API, each with the reason it gives.
+var triggerUnsupported = map[string]string{
+	string(domain.EventChargeOverdue): "it is sent the day after a due-date charge's due date, when the server's clock gets there " +
+		"(quitatest.Server.Advance moves a test server's clock)",
+}
 
 func unsupportedReason(t domain.EventType) (string, bool) {
 	for prefix, why := range triggerUnsupported {

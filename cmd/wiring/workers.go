@@ -20,6 +20,7 @@ func provideWorkers(cfg Config, log *slog.Logger, charges *app.ChargeService, pa
 ) *app.WorkerRunner {
 	ws := []app.Worker{
 		{Name: "expiry", Interval: time.Second, Tick: charges.ExpireDue},
+		{Name: "overdue", Interval: time.Minute, Tick: charges.NotifyOverdue},
 		// Automatic returns are sent when owed; this follows them until the
 		// payer's bank answers and retries what it refused.
 		{Name: "returns", Interval: 5 * time.Second, Tick: charges.AdvanceReturns},

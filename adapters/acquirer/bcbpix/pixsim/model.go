@@ -95,7 +95,7 @@ type Pix struct {
 	EndToEndID  string       `json:"endToEndId"`
 	TxID        string       `json:"txid,omitempty"`
 	Valor       string       `json:"valor"`
-	Chave       string       `json:"chave"`
+	Chave       string       `json:"chave,omitempty"`
 	Horario     string       `json:"horario"`
 	InfoPagador string       `json:"infoPagador,omitempty"`
 	Pagador     *Person      `json:"pagador,omitempty"`

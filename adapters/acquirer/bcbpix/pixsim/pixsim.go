@@ -1,8 +1,10 @@
 // Package pixsim is a PSP simulator that speaks the subset of the Banco
 // Central "API Pix" (v2) that Quita uses: the OAuth2 token endpoint (client
 // credentials), immediate charges (cob), received Pix (pix), devoluções and
-// the webhook with its callbacks. A control API pays cobs from a chosen
-// payer, drops or duplicates callbacks and takes the PSP down.
+// the webhook with its callbacks, and Pix Automático (locrec, rec,
+// solicrec, cobr and their webhooks). A control API pays cobs from a chosen
+// payer, plays the payer's side of Pix Automático, drops or duplicates
+// callbacks and takes the PSP down.
 //
 // The package is the handler; cmd/pixsim serves it (optionally over mTLS)
 // and tests run it in process with httptest. docs/bcbpix.md lists every
@@ -11,7 +13,11 @@
 // Files: pixsim.go (server, knobs, test accessors), model.go (bodies and
 // problems), token.go, cob.go, pix.go, devolucao.go, webhook.go (the
 // webhook and its callbacks), control.go (the /_sim API and Pay), pki.go
-// (test certificates).
+// (test certificates); Pix Automático: automatico.go (statuses, problem
+// types, state), automatico_types.go (bodies), listquery.go, locrec.go
+// (locations and the signed payload), rec.go, rec_revise.go, solicrec.go,
+// cobr.go, cobr_tentativa.go, webhookrec.go, control_rec.go and
+// control_cobr.go (the payer's side).
 package pixsim
 
 import (
@@ -112,15 +118,20 @@ type Server struct {
 	envios     map[string]*Envio
 	envioOrder []string
 	rejected   map[string]bool
+	// auto is the Pix Automático state.
+	auto automatico
 }
 
 // Callback is a delivered (or dropped) callback, for tests.
 type Callback struct {
 	URL    string
 	E2EIDs []string
+	// IDs are the idRec or txid a Pix Automático callback is about.
+	IDs []string
 	// Cause is "pix" (a Pix received), "devolucao" (a devolução reached
-	// DEVOLVIDO or NAO_REALIZADO) or "envio" (a sent Pix reached REALIZADO
-	// or NAO_REALIZADO).
+	// DEVOLVIDO or NAO_REALIZADO), "envio" (a sent Pix reached REALIZADO
+	// or NAO_REALIZADO), "rec" (a recurrence changed status) or "cobr" (a
+	// recurring charge or one of its attempts did).
 	Cause   string
 	Status  int
 	Dropped bool
@@ -159,7 +170,7 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, tokens: map[string]time.Time{}, cobs: map[string]*cobRecord{}, cobvs: map[string]*cobvRecord{}, pix: map[string]*Pix{},
 		webhooks: map[string]webhook{}, cbMode: CallbacksNormal, closed: make(chan struct{}),
-		envios: map[string]*Envio{}, rejected: map[string]bool{}}
+		envios: map[string]*Envio{}, rejected: map[string]bool{}, auto: newAutomatico()}
 	m := http.NewServeMux()
 	m.HandleFunc("POST /oauth/token", s.token)
 	m.HandleFunc("PUT /cob/{txid}", s.auth(s.putCob))
@@ -177,11 +188,43 @@ func New(cfg Config) *Server {
 	m.HandleFunc("DELETE /webhook/{chave}", s.auth(s.deleteWebhook))
 	m.HandleFunc("PUT /gn/pix/{idEnvio}", s.auth(s.putEnvio))
 	m.HandleFunc("GET /gn/pix/enviados/id-envio/{idEnvio}", s.auth(s.getEnvio))
+	m.HandleFunc("POST /locrec", s.auth(s.postLocRec))
+	m.HandleFunc("GET /locrec", s.auth(s.listLocRec))
+	m.HandleFunc("GET /locrec/{id}", s.auth(s.getLocRec))
+	m.HandleFunc("DELETE /locrec/{id}/idRec", s.auth(s.deleteLocRecIDRec))
+	m.HandleFunc("POST /rec", s.auth(s.postRec))
+	m.HandleFunc("GET /rec", s.auth(s.listRec))
+	m.HandleFunc("PATCH /rec/{idRec}", s.auth(s.patchRec))
+	s.handleRecAndPayload(m) // GET /rec/{idRec}, the payload location and its keys
+	m.HandleFunc("POST /solicrec", s.auth(s.postSolicRec))
+	m.HandleFunc("GET /solicrec/{idSolicRec}", s.auth(s.getSolicRec))
+	m.HandleFunc("PATCH /solicrec/{idSolicRec}", s.auth(s.patchSolicRec))
+	m.HandleFunc("PUT /cobr/{txid}", s.auth(s.putCobR))
+	m.HandleFunc("GET /cobr/{txid}", s.auth(s.getCobR))
+	m.HandleFunc("PATCH /cobr/{txid}", s.auth(s.patchCobR))
+	m.HandleFunc("POST /cobr", s.auth(s.postCobR))
+	m.HandleFunc("GET /cobr", s.auth(s.listCobR))
+	m.HandleFunc("POST /cobr/{txid}/retentativa/{data}", s.auth(s.postRetentativa))
+	for _, hook := range []string{"/webhookrec", "/webhookcobr"} {
+		m.HandleFunc("PUT "+hook, s.auth(s.putWebhookAuto))
+		m.HandleFunc("GET "+hook, s.auth(s.getWebhookAuto))
+		m.HandleFunc("DELETE "+hook, s.auth(s.deleteWebhookAuto))
+	}
 	m.HandleFunc("POST /_sim/pay", s.ctlPay)
 	m.HandleFunc("POST /_sim/callbacks", s.ctlCallbacks)
 	m.HandleFunc("POST /_sim/down", s.ctlDown)
 	m.HandleFunc("POST /_sim/returns", s.ctlReturns)
 	m.HandleFunc("POST /_sim/med", s.ctlMED)
+	m.HandleFunc("POST /_sim/solicrec/accept", control(s.AcceptSolicRec))
+	m.HandleFunc("POST /_sim/solicrec/reject", control(s.RejectSolicRec))
+	m.HandleFunc("POST /_sim/solicrec/expire", control(s.ExpireSolicRec))
+	m.HandleFunc("POST /_sim/rec/approve", control(s.ApproveRec))
+	m.HandleFunc("POST /_sim/rec/reject", control(s.RejectRec))
+	m.HandleFunc("POST /_sim/rec/cancel", control(s.CancelRecByPayer))
+	m.HandleFunc("POST /_sim/rec/expire", control(s.ExpireRec))
+	m.HandleFunc("POST /_sim/cobr/debit", control(s.DebitCobR))
+	m.HandleFunc("POST /_sim/cobr/fail", control(s.FailCobR))
+	m.HandleFunc("POST /_sim/cobr/cancel", control(s.CancelCobRByPayer))
 	s.mux = m
 	return s
 }
