@@ -25,6 +25,12 @@ var testReceiver = &bcbpix.ReceiverAccount{Branch: "0001", Number: "123456", Typ
 // configured, over a running pixsim.
 func newRecurringAdapter(t *testing.T) (*bcbpix.Acquirer, *pixsim.Server) {
 	t.Helper()
+	a, sim, _ := newRecurringAdapterPKI(t)
+	return a, sim
+}
+
+func newRecurringAdapterPKI(t *testing.T) (*bcbpix.Acquirer, *pixsim.Server, testPKI) {
+	t.Helper()
 	pki := newPKI(t)
 	sim, psp := startPSP(t, pki)
 	sealer, err := bcbpix.NewSealer(testKey())
@@ -38,7 +44,7 @@ func newRecurringAdapter(t *testing.T) (*bcbpix.Acquirer, *pixsim.Server) {
 	if err := a.Configure(context.Background(), acct, cfg); err != nil {
 		t.Fatal(err)
 	}
-	return a, sim
+	return a, sim, pki
 }
 
 // brasiliaToday is today's date in Brasília, the PSP's calendar.
