@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/quitapix/quita/adapters/acquirer/bcbpix/pixsim"
 	"github.com/quitapix/quita/domain"
@@ -144,5 +145,56 @@ func TestRecurringChargeNeedsTheReceiversAccount(t *testing.T) {
 		RecID: "RN99999998202612070000000000X", DueDate: brasiliaToday(t).AddDays(3), Amount: 100})
 	if !errors.Is(err, ports.ErrAcquirerNotConfigured) {
 		t.Fatalf("%v", err)
+	}
+}
+
+// Answers the PSP loses on the way back: the cobr PUT is retried and
+// read back, the solicrec and the retentativa are found at the PSP by the
+// caller's retry or at once; nothing is made twice.
+func TestRecurringCallsWithLostAnswers(t *testing.T) {
+	t.Parallel()
+	a, sim := newRecurringAdapter(t)
+	ctx := context.Background()
+	rec := approvedRec(t, a, sim, "lost", domain.JourneyQRCode)
+	req := ports.RecurringChargeRequest{Scope: scope(), TxID: txid("lost-1"), RecID: rec.RecID, DueDate: brasiliaToday(t).AddDays(2),
+		Amount: 4990}
+	sim.LoseNextAnswers(1)
+	if got, err := a.CreateRecurringCharge(ctx, req); err != nil || got.TxID != req.TxID || len(got.Attempts) != 1 {
+		t.Fatalf("cobr after a lost answer: %+v, %v", got, err)
+	}
+	if _, err := sim.FailCobR(ctx, pixsim.CobRAction{TxID: req.TxID}); err != nil {
+		t.Fatal(err)
+	}
+	cur, _ := a.GetRecurringCharge(ctx, scope(), req.TxID)
+	day := bizdays.NextBusinessDay(cur.Attempts[0].Date.AddDays(1))
+	sim.LoseNextAnswers(1)
+	got, err := a.RetryRecurringCharge(ctx, ports.RetryRecurringChargeRequest{Scope: scope(), TxID: req.TxID, Date: day})
+	if err != nil || len(got.Attempts) != 2 || got.Attempts[1].Date != day {
+		t.Fatalf("retentativa after a lost answer: %+v, %v", got, err)
+	}
+
+	j1, err := a.CreateRecurrence(ctx, recReq(t, "lost-j1", domain.JourneyAuthorizationRequest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ar := ports.AuthorizationRequest{Scope: scope(), RecID: j1.RecID, DebtorTaxID: "529.982.247-25",
+		ExpiresAt: time.Now().Add(time.Hour), PayerAccount: payerAccount}
+	sim.LoseNextAnswers(1)
+	sol, err := a.RequestAuthorization(ctx, ar)
+	if err != nil {
+		t.Fatalf("lost solicrec answer: %v", err)
+	}
+	if again, err := a.RequestAuthorization(ctx, ar); err != nil || again.SolicRecID != sol.SolicRecID {
+		t.Fatalf("solicrec retry: %+v, %v", again, err)
+	}
+	held, _ := sim.RecByID(j1.RecID)
+	if len(held.Solicitacao) != 1 || held.Solicitacao[0].IDSolicRec != sol.SolicRecID {
+		t.Fatalf("the PSP holds %+v; the retry answered %s", held.Solicitacao, sol.SolicRecID)
+	}
+	// A rec with a solicrec is no earlier try of a create: the same
+	// request opens another rec.
+	again, err := a.CreateRecurrence(ctx, recReq(t, "lost-j1", domain.JourneyAuthorizationRequest))
+	if err != nil || again.RecID == j1.RecID {
+		t.Fatalf("create after the solicrec: %+v, %v", again, err)
 	}
 }

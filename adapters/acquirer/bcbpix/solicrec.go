@@ -43,8 +43,8 @@ func (s solicRecBody) result() (*ports.AuthorizationRequestResult, error) {
 // /solicrec. The API Pix sends a solicrec to one account at the payer's
 // bank (destinatario): without req.PayerAccount it is refused
 // (ErrAcquirerRejected). The PSP keeps one open solicrec per rec, so a
-// retry whose solicrec the PSP refuses reads the rec (GET /rec/{idRec})
-// and answers its open solicrec to the same account.
+// POST the PSP refuses (a retry) or whose answer is lost reads the rec
+// (GET /rec/{idRec}) and answers its open solicrec to the same account.
 func (a *Acquirer) RequestAuthorization(ctx context.Context, req ports.AuthorizationRequest) (*ports.AuthorizationRequestResult, error) {
 	doc := domain.NormalizeTaxID(req.DebtorTaxID)
 	pa := req.PayerAccount
@@ -69,7 +69,7 @@ func (a *Acquirer) RequestAuthorization(ctx context.Context, req ports.Authoriza
 	body.Calendario.DataExpiracaoSolicitacao = req.ExpiresAt.UTC().Truncate(time.Second).Format(time.RFC3339)
 	var out solicRecBody
 	err = c.do(ctx, "POST", "/solicrec", body, &out, false)
-	if errors.Is(err, ports.ErrAcquirerRejected) {
+	if errors.Is(err, ports.ErrAcquirerRejected) || errors.Is(err, ports.ErrAcquirerUnavailable) {
 		var rec recBody
 		if gerr := c.do(ctx, "GET", "/rec/"+req.RecID, nil, &rec, true); gerr == nil {
 			for _, s := range rec.Solicitacao {
