@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quitapix/quita/adapters/acquirer/bcbpix"
 	"github.com/quitapix/quita/adapters/acquirer/bcbpix/pixsim"
 	"github.com/quitapix/quita/domain"
 	"github.com/quitapix/quita/domain/bizdays"
@@ -154,6 +155,11 @@ func TestRecurringChargeNeedsTheReceiversAccount(t *testing.T) {
 func TestRecurringCallsWithLostAnswers(t *testing.T) {
 	t.Parallel()
 	a, sim := newRecurringAdapter(t)
+	recurringCallsWithLostAnswers(t, a, sim)
+}
+
+func recurringCallsWithLostAnswers(t *testing.T, a *bcbpix.Acquirer, sim *pixsim.Server) {
+	t.Helper()
 	ctx := context.Background()
 	rec := approvedRec(t, a, sim, "lost", domain.JourneyQRCode)
 	req := ports.RecurringChargeRequest{Scope: scope(), TxID: txid("lost-1"), RecID: rec.RecID, DueDate: brasiliaToday(t).AddDays(2),

@@ -2,8 +2,11 @@ package bcbpix_test
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -32,7 +35,25 @@ func newRecurringAdapter(t *testing.T) (*bcbpix.Acquirer, *pixsim.Server) {
 func newRecurringAdapterPKI(t *testing.T) (*bcbpix.Acquirer, *pixsim.Server, testPKI) {
 	t.Helper()
 	pki := newPKI(t)
-	sim, psp := startPSP(t, pki)
+	a, sim := newRecurringAdapterOn(t, pki, func(sim *pixsim.Server) http.Handler { return sim })
+	return a, sim, pki
+}
+
+// newRecurringAdapterOn runs pixsim behind wrap (as startPSP does) and
+// configures the adapter with the receiver's account for it.
+func newRecurringAdapterOn(t *testing.T, pki testPKI, wrap func(*pixsim.Server) http.Handler) (*bcbpix.Acquirer, *pixsim.Server) {
+	t.Helper()
+	cb, err := pki.PSPCallback.TLS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := pixsim.New(pixsim.Config{ClientID: testClientID, ClientSecret: testClientSecret, CallbackCert: &cb, CallbackCAs: pki.Pool})
+	t.Cleanup(sim.Close)
+	psp := httptest.NewUnstartedServer(wrap(sim))
+	psp.TLS = &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{pki.ServerCert},
+		ClientCAs: pki.Pool, ClientAuth: tls.RequireAndVerifyClientCert}
+	psp.StartTLS()
+	t.Cleanup(psp.Close)
 	sealer, err := bcbpix.NewSealer(testKey())
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +65,7 @@ func newRecurringAdapterPKI(t *testing.T) (*bcbpix.Acquirer, *pixsim.Server, tes
 	if err := a.Configure(context.Background(), acct, cfg); err != nil {
 		t.Fatal(err)
 	}
-	return a, sim, pki
+	return a, sim
 }
 
 // brasiliaToday is today's date in Brasília, the PSP's calendar.
