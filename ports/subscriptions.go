@@ -183,6 +183,17 @@ type AuthorizationRequest struct {
 	RecID       string
 	DebtorTaxID string
 	ExpiresAt   time.Time
+	// PayerAccount is the payer's account at the payer's bank (the API
+	// Pix's solicrec.destinatario), nil when unknown.
+	PayerAccount *PayerAccount
+}
+
+// PayerAccount is a payer's account at the payer's bank.
+type PayerAccount struct {
+	// ISPB is the bank's (8 characters of [0-9A-Z]).
+	ISPB   string
+	Branch string
+	Number string
 }
 
 // AuthorizationRequestResult is the acquirer's solicrec.

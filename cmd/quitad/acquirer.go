@@ -28,6 +28,9 @@ func acquirerConfigure(ctx context.Context, args []string, getenv func(string) s
 	ca := fs.String("ca", "", "CA file (PEM) trusted for the PSP's server certificate (default: system roots)")
 	pixKey := fs.String("pix-key", "", "the account's Pix key (chave) at the PSP")
 	pixSend := fs.String("pix-send", "", `the PSP's Pix-send API for payouts and cashout refunds: "efi" (Efí's /gn/pix), or none`)
+	recvBranch := fs.String("receiver-branch", "", "Pix Automático: the branch (agencia) of the account the PSP credits debits to")
+	recvNumber := fs.String("receiver-account", "", "Pix Automático: the account (conta) the PSP credits debits to; none: no Pix Automático charges")
+	recvType := fs.String("receiver-account-type", "CORRENTE", "Pix Automático: CORRENTE, POUPANCA or PAGAMENTO")
 	webhookURL := fs.String("webhook-url", "", "callback URL to register at the PSP, to which the account's secret callback token is appended (default <QUITA_BASE_URL>/providers/bcbpix/<account>)")
 	noWebhook := fs.Bool("no-webhook", false, "do not register the webhook at the PSP")
 	if err := fs.Parse(args); err != nil {
@@ -43,6 +46,9 @@ func acquirerConfigure(ctx context.Context, args []string, getenv func(string) s
 	}
 	pc := bcbpix.AccountConfig{BaseURL: *baseURL, TokenURL: *tokenURL, ClientID: *clientID, ClientSecret: secret, PixKey: *pixKey,
 		PixSend: *pixSend}
+	if *recvNumber != "" {
+		pc.Receiver = &bcbpix.ReceiverAccount{Branch: *recvBranch, Number: *recvNumber, Type: *recvType}
+	}
 	for _, f := range []struct {
 		path string
 		dst  *string
@@ -78,7 +84,8 @@ func acquirerConfigure(ctx context.Context, args []string, getenv func(string) s
 		return err
 	}
 	out := map[string]any{"account": acct, "provider": bcbpix.Name, "base_url": pc.BaseURL,
-		"client_id": pc.ClientID, "pix_key": pc.PixKey, "mtls": pc.CertPEM != "", "pix_send": pc.PixSend}
+		"client_id": pc.ClientID, "pix_key": pc.PixKey, "mtls": pc.CertPEM != "", "pix_send": pc.PixSend,
+		"pix_automatico": pc.Receiver != nil}
 	if !*noWebhook {
 		hook := *webhookURL
 		if hook == "" {

@@ -60,7 +60,9 @@ func TestAcquirerConfigureSealsAndRegistersWebhook(t *testing.T) {
 		{"unknown account", append(base, "--account", "acct_nope"), env, "account"},
 		{"no account", base, env, "--account"},
 		{"key without certificate", append(base, "--account", acct.AccountID, "--key", junk), env, "certificate"},
-		{"ok", append(base, "--account", acct.AccountID), env, ""},
+		{"receiver account of no type", append(base, "--account", acct.AccountID, "--receiver-account", "123456",
+			"--receiver-account-type", "OUTRA"), env, "receiver account type"},
+		{"ok", append(base, "--account", acct.AccountID, "--receiver-branch", "0001", "--receiver-account", "123456"), env, ""},
 	}
 	for _, tc := range tests {
 		var out, errw bytes.Buffer
@@ -78,7 +80,8 @@ func TestAcquirerConfigureSealsAndRegistersWebhook(t *testing.T) {
 			t.Errorf("%s: output or logs show a secret: %s %s", tc.name, out.String(), errw.String())
 		}
 		var got map[string]any
-		if err := json.Unmarshal(out.Bytes(), &got); err != nil || got["account"] != acct.AccountID || got["provider"] != "bcbpix" {
+		if err := json.Unmarshal(out.Bytes(), &got); err != nil || got["account"] != acct.AccountID || got["provider"] != "bcbpix" ||
+			got["pix_automatico"] != true {
 			t.Errorf("%s: output %s", tc.name, out.String())
 		}
 	}
@@ -88,6 +91,9 @@ func TestAcquirerConfigureSealsAndRegistersWebhook(t *testing.T) {
 	token, ok := strings.CutPrefix(hook, "https://quita.example.com/v1/providers/bcbpix/"+acct.AccountID+"/")
 	if !ok || len(token) < 43 || strings.Contains(token, "/") {
 		t.Errorf("webhook at the PSP: %q, want the given URL + /<callback token>", hook)
+	}
+	if sim.WebhookRec() != hook || sim.WebhookCobR() != hook {
+		t.Errorf("Pix Automático webhooks at the PSP: %q and %q, want %q", sim.WebhookRec(), sim.WebhookCobR(), hook)
 	}
 	// At rest the database holds only ciphertext.
 	raw, err := os.ReadFile(path)

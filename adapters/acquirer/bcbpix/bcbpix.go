@@ -1,6 +1,7 @@
 // Package bcbpix is the acquirer for PSP banks that implement the Banco
-// Central "API Pix" (v2): immediate charges (cob), received Pix (pix),
-// devoluções and the webhook, over OAuth2 client credentials and mutual
+// Central "API Pix" (v2): immediate charges (cob), due-date charges (cobv),
+// received Pix (pix), devoluções, Pix Automático (rec, solicrec, cobr) and
+// the webhooks, over OAuth2 client credentials and mutual
 // TLS. Each merchant account brings its own PSP credentials, stored sealed
 // with AES-GCM under the master key (see Sealer). docs/bcbpix.md.
 package bcbpix
@@ -49,8 +50,8 @@ type Options struct {
 	Log *slog.Logger
 }
 
-// Acquirer implements ports.Acquirer, ports.RefundAcquirer and
-// ports.PixReceiver over API Pix.
+// Acquirer implements ports.Acquirer, ports.RefundAcquirer,
+// ports.PixReceiver and ports.RecurringAcquirer over API Pix.
 type Acquirer struct {
 	store  ports.AcquirerAccountStore
 	sealer *Sealer
@@ -58,6 +59,8 @@ type Acquirer struct {
 
 	mu      sync.Mutex
 	clients map[string]*client
+	// recurring takes Pix Automático callbacks (SetRecurringNotifications).
+	recurring ports.RecurringNotifications
 }
 
 var (
@@ -122,9 +125,10 @@ func (a *Acquirer) Configure(ctx context.Context, accountID string, cfg AccountC
 
 // RegisterWebhook points the PSP's callbacks for the account's Pix key at
 // webhookURL + "/" + the account's callback token (PUT /webhook/{chave});
-// the PSP appends "/pix". Only the PSP and Quita know the token, so a
-// callback that does not carry it is refused before any PSP call
-// (VerifyCallback).
+// the PSP appends "/pix". The Pix Automático callbacks go to the same URL
+// (PUT /webhookrec and /webhookcobr; the PSP appends "/rec" and "/cobr").
+// Only the PSP and Quita know the token, so a callback that does not
+// carry it is refused before any PSP call (VerifyCallback).
 func (a *Acquirer) RegisterWebhook(ctx context.Context, accountID, webhookURL string) error {
 	c, err := a.client(ctx, accountID)
 	if err != nil {
@@ -134,7 +138,10 @@ func (a *Acquirer) RegisterWebhook(ctx context.Context, accountID, webhookURL st
 		return fmt.Errorf("%w: the account's PSP configuration has no callback token; run acquirer configure again", ports.ErrAcquirerNotConfigured)
 	}
 	hook := strings.TrimRight(webhookURL, "/") + "/" + c.cfg.CallbackToken
-	return c.do(ctx, "PUT", "/webhook/"+url.PathEscape(c.cfg.PixKey), map[string]string{"webhookUrl": hook}, nil, true)
+	if err := c.do(ctx, "PUT", "/webhook/"+url.PathEscape(c.cfg.PixKey), map[string]string{"webhookUrl": hook}, nil, true); err != nil {
+		return err
+	}
+	return a.registerRecurringWebhooks(ctx, c, accountID, hook)
 }
 
 // VerifyCallback checks the token a PSP callback carries in its path

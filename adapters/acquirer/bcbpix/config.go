@@ -40,6 +40,31 @@ type AccountConfig struct {
 	// CallbackToken is the secret last segment of the webhook URL
 	// registered at the PSP (NewCallbackToken); Configure fills it.
 	CallbackToken string `json:"callback_token,omitempty"`
+	// Receiver is the receiver's account at the PSP that Pix Automático
+	// debits credit (cobr.recebedor), nil when the account collects none.
+	Receiver *ReceiverAccount `json:"receiver_account,omitempty"`
+}
+
+// ReceiverAccount is the receiver's account at its PSP.
+type ReceiverAccount struct {
+	// Branch (agencia) has up to 4 digits, "" when the PSP has none.
+	Branch string `json:"branch,omitempty"`
+	// Number (conta) has up to 20 characters.
+	Number string `json:"number"`
+	// Type is the API Pix's tipoConta: CORRENTE, POUPANCA or PAGAMENTO.
+	Type string `json:"type"`
+}
+
+func (r *ReceiverAccount) validate() error {
+	switch {
+	case r.Number == "" || len(r.Number) > 20:
+		return errors.New("receiver account number must have 1 to 20 characters")
+	case len(r.Branch) > 4:
+		return errors.New("receiver account branch must have up to 4 characters")
+	case r.Type != "CORRENTE" && r.Type != "POUPANCA" && r.Type != "PAGAMENTO":
+		return errors.New("receiver account type must be CORRENTE, POUPANCA or PAGAMENTO")
+	}
+	return nil
 }
 
 // callbackTokenBytes is the entropy of a callback token: 256 bits.
@@ -87,6 +112,11 @@ func (c AccountConfig) Validate() error {
 	}
 	if c.CAPEM != "" && !x509.NewCertPool().AppendCertsFromPEM([]byte(c.CAPEM)) {
 		return errors.New("CA holds no PEM certificate")
+	}
+	if c.Receiver != nil {
+		if err := c.Receiver.validate(); err != nil {
+			return err
+		}
 	}
 	if c.CallbackToken != "" {
 		if b, err := base64.RawURLEncoding.DecodeString(c.CallbackToken); err != nil || len(b) < callbackTokenBytes {
