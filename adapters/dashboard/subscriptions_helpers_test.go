@@ -1,14 +1,12 @@
 package dashboard_test
 
 import (
-	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/quitapix/quita/domain"
-	"github.com/quitapix/quita/internal/testkit"
 	"github.com/quitapix/quita/quitatest"
 )
 
@@ -52,11 +50,7 @@ func subTerms(name string) map[string]any {
 // subscription it answers.
 func subAPI(t testing.TB, srv *quitatest.Server, method, path, key string, body any, want int) apiSubscription {
 	t.Helper()
-	var s apiSubscription
-	r := testkit.Do(t, method, srv.BaseURL+path, body, testkit.Header{"apikey": key,
-		"Idempotency-Key": fmt.Sprintf("dashboard-sub-%08d", idemSeq.Add(1))}).Want(t, want)
-	r.Decode(t, &s)
-	return s
+	return apiAs[apiSubscription](t, srv, method, path, key, body, want)
 }
 
 func createSub(t testing.TB, srv *quitatest.Server, key string, body map[string]any) apiSubscription {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quitapix/quita/adapters/dashboard"
 	"github.com/quitapix/quita/quitatest"
 )
 
@@ -105,6 +106,19 @@ func TestSubscriptionPages(t *testing.T) {
 	}
 	noDocument(t, "the QR detail", qrPage.Body)
 
+	// A first payment's charge: linked from the terms, and back.
+	withFirst := subTerms("Rita Dias")
+	withFirst["journey"], withFirst["first_payment"] = "qr_code_with_first_payment", map[string]any{"amount": 1990}
+	first := createSub(t, srv, m.TestKey, withFirst)
+	firstPage := b.get("/dashboard/test/subscriptions/" + first.ID)
+	fp := regexp.MustCompile(`R\$ 19,90 · <a class="mono" href="(/dashboard/test/charges/ch_[a-z2-7]+)"`).FindStringSubmatch(firstPage.Body)
+	if fp == nil || !strings.Contains(firstPage.Body, "QR Code com primeiro pagamento") {
+		t.Fatal("the first payment is not on the subscription's page")
+	}
+	if p := b.get(fp[1]); !strings.Contains(p.Body, first.ID+`</a> · Primeiro pagamento`) {
+		t.Error("the first payment's charge does not link back to its subscription")
+	}
+
 	// English.
 	b.inEnglish()
 	enList := b.get("/dashboard/test/subscriptions")
@@ -198,6 +212,9 @@ func TestSubscriptionsPaging(t *testing.T) {
 	}
 
 	page := b.get("/dashboard/test/subscriptions/" + many.ID)
+	if total := len(page.Body) + dashboard.AssetWeight(); total > 100*1024 {
+		t.Errorf("a page of 25 cycles weighs %d bytes with its assets, budget 100 KB", total)
+	}
 	older := regexp.MustCompile(`href="([^"]+)" rel="next" id="older-cycles"`).FindStringSubmatch(page.Body)
 	if n := strings.Count(page.Body, `<tr data-cycle=`); n != 25 || older == nil || !strings.Contains(page.Body, `data-cycle="27"`) {
 		t.Fatalf("cycles, first page: %d rows, older %v", n, older)
