@@ -270,6 +270,19 @@ func TestSubscriptionCancelForm(t *testing.T) {
 	}
 
 	form := url.Values{"csrf": {csrfOf(t, page.Body)}}
+	// The PSP down: the mandate cannot be cancelled, nothing changes, the
+	// page says so (never the acquirer's error).
+	srv.Sandbox.SetDown(true)
+	res := b.post(detail+"/cancel", form)
+	srv.Sandbox.SetDown(false)
+	if res.Location != detail+"?err=subscription_cancel_failed" {
+		t.Errorf("cancel with the PSP down: %d %q", res.Status, res.Location)
+	} else if !strings.Contains(b.get(res.Location).Body, "Nada mudou") {
+		t.Error("the page does not say the cancel failed")
+	}
+	if got := subAPI(t, srv, http.MethodGet, "/subscriptions/"+sub.ID, m.TestKey, nil, http.StatusOK); got.Status != "active" {
+		t.Fatalf("a failed cancel changed the subscription: %s", got.Status)
+	}
 	if res := b.post(detail+"/cancel", form); res.Status != http.StatusSeeOther || res.Location != detail+"?done=subscription_cancelled" {
 		t.Fatalf("cancel: %d %q", res.Status, res.Location)
 	}
