@@ -294,6 +294,23 @@ func (c *Cycle) Cancel(now time.Time) error {
 	return c.move(CobRCancelled, now)
 }
 
+// Summary is the cycle as the merchant sees it: its public status, the
+// debits made, the day of the one pending and the payer's bank's reason
+// for the last rejected one.
+func (c *Cycle) Summary() CycleSummary {
+	sum := CycleSummary{Cycle: c.Number(), DueDate: c.DueDate(), Amount: c.Amount(), ChargeID: c.ChargeID(),
+		Status: c.PublicStatus(), Attempts: len(c.s.Attempts)}
+	if a, ok := c.PendingDebit(); ok {
+		sum.NextDebit = a.Date
+	}
+	for _, a := range c.s.Attempts {
+		if a.Status == AttemptRejected && a.RejectCode != "" {
+			sum.FailureCode = a.RejectCode
+		}
+	}
+	return sum
+}
+
 // CycleStatus is a cycle's status as the merchant API shows it.
 type CycleStatus string
 

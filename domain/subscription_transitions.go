@@ -256,17 +256,8 @@ func (s *Subscription) CycleClosed(c *Cycle, now time.Time) bool {
 
 // observe makes c the subscription's latest cycle.
 func (s *Subscription) observe(c *Cycle, now time.Time) {
-	sum := &CycleSummary{Cycle: c.Number(), DueDate: c.DueDate(), Amount: c.Amount(), ChargeID: c.ChargeID(),
-		Status: c.PublicStatus(), Attempts: len(c.s.Attempts)}
-	if a, ok := c.PendingDebit(); ok {
-		sum.NextDebit = a.Date
-	}
-	for _, a := range c.s.Attempts {
-		if a.Status == AttemptRejected && a.RejectCode != "" {
-			sum.FailureCode = a.RejectCode
-		}
-	}
-	s.s.Latest = sum
+	sum := c.Summary()
+	s.s.Latest = &sum
 	s.s.UpdatedAt = now.UTC()
 }
 

@@ -1,7 +1,8 @@
 // Package dashboard is the merchant's web dashboard, served at /dashboard:
 // log in with the dashboard e-mail and password, then see the balance and
 // volume, charges (search, filters, detail with its event and webhook
-// timeline, refunds, receipts), refunds, webhook endpoints and their
+// timeline, refunds, receipts), subscriptions (Pix Automático: list,
+// detail with its cycles, cancel), refunds, payouts, webhook endpoints and their
 // deliveries, API keys and request logs, in live or test mode, in
 // Brazilian Portuguese or English.
 //
@@ -38,7 +39,10 @@ type Deps struct {
 	Webhooks *app.WebhookService
 	Receipts *app.ReceiptService
 	Payouts  *app.PayoutService
-	Log      *slog.Logger
+	// Subscriptions are read and cancelled through the service the API
+	// uses.
+	Subscriptions *app.SubscriptionService
+	Log           *slog.Logger
 }
 
 // Config tunes the dashboard.
@@ -103,6 +107,9 @@ func (c *Controller) Routes(r *mux.Router) {
 	post("/charges/{id}/refund", "charge_refund", c.refund)
 	m.HandleFunc("/charges/{id}/receipt", c.authed(c.receipt)).Methods(http.MethodGet).Name("dashboard.charge_receipt")
 	m.HandleFunc("/charges/{id}/refunds/{refund}/receipt", c.authed(c.refundReceipt)).Methods(http.MethodGet).Name("dashboard.refund_receipt")
+	get("/subscriptions", "subscriptions", c.subscriptions)
+	get("/subscriptions/{id}", "subscription", c.subscription)
+	post("/subscriptions/{id}/cancel", "subscription_cancel", c.cancelSubscription)
 	get("/refunds", "refunds", c.refunds)
 	get("/payouts", "payouts", c.payouts)
 	post("/payouts/{id}/cancel", "payout_cancel", c.cancelPayout)

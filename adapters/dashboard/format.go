@@ -11,6 +11,7 @@ import (
 
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/domain/bizdays"
 )
 
 // saoPaulo is the time zone every time on the dashboard is shown in.
@@ -127,7 +128,15 @@ func dueDay(c *domain.Charge, lang string) string {
 	if !ok {
 		return ""
 	}
-	d := t.Params().Due
+	return calendarDay(t.Params().Due, lang)
+}
+
+// calendarDay is a calendar day (a due date, a start date) in the page's
+// language: 24/11/2026, or 24 Nov 2026; "—" for none.
+func calendarDay(d bizdays.Date, lang string) string {
+	if d.IsZero() {
+		return "—"
+	}
 	if lang == langEN {
 		return time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, time.UTC).Format("02 Jan 2006")
 	}

@@ -83,11 +83,29 @@ func TestMessagesComplete(t *testing.T) {
 	for _, st := range []domain.RefundStatus{domain.RefundPending, domain.RefundInProgress, domain.RefundRefunded, domain.RefundFailed} {
 		used["rf_"+string(st)] = true
 	}
-	for _, k := range []string{"ep_ACTIVE", "ep_INACTIVE", "secret_title_key", "secret_title_endpoint"} {
+	for _, k := range []string{"ep_ACTIVE", "ep_INACTIVE", "secret_title_key", "secret_title_endpoint", "sub_variable", "sub_variable_upto"} {
 		used[k] = true
 	}
+	for _, st := range subscriptionStatuses {
+		used["sub_st_"+string(st)] = true
+	}
+	for _, by := range []domain.CancelledBy{domain.CancelledByMerchant, domain.CancelledByPayer} {
+		used["sub_st_cancelled_"+string(by)] = true
+	}
+	for _, iv := range []domain.Interval{domain.IntervalWeekly, domain.IntervalMonthly, domain.IntervalQuarterly, domain.IntervalSemiannual, domain.IntervalYearly} {
+		used["iv_"+string(iv)] = true
+	}
+	for _, p := range []domain.RetryPolicy{domain.RetryNone, domain.RetryThreeInSevenDays} {
+		used["rp_"+string(p)] = true
+	}
+	for _, j := range []domain.Journey{domain.JourneyAuthorizationRequest, domain.JourneyQRCode, domain.JourneyQRCodeWithFirstPayment} {
+		used["jn_"+string(j)] = true
+	}
+	for _, st := range []domain.CycleStatus{domain.CycleScheduled, domain.CycleRetrying, domain.CyclePaid, domain.CycleFailed, domain.CycleCancelled} {
+		used["cy_"+string(st)] = true
+	}
 	// The err_ and done_ keys the handlers name.
-	for _, src := range []string{"pages.go", "pages_settings.go", "auth.go", "render.go"} {
+	for _, src := range []string{"pages.go", "pages_settings.go", "pages_payouts.go", "pages_subscriptions.go", "auth.go", "render.go"} {
 		b, err := readSource(src)
 		if err != nil {
 			t.Fatal(err)
@@ -113,11 +131,12 @@ func TestMessagesComplete(t *testing.T) {
 func TestOtherModePath(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
-		"/dashboard/live/":                "/dashboard/test/",
-		"/dashboard/live/charges":         "/dashboard/test/charges",
-		"/dashboard/live/charges/ch_abc":  "/dashboard/test/charges",
-		"/dashboard/live/webhooks":        "/dashboard/test/webhooks",
-		"/dashboard/live/deliveries/x/yz": "/dashboard/test/",
+		"/dashboard/live/":                      "/dashboard/test/",
+		"/dashboard/live/charges":               "/dashboard/test/charges",
+		"/dashboard/live/charges/ch_abc":        "/dashboard/test/charges",
+		"/dashboard/live/webhooks":              "/dashboard/test/webhooks",
+		"/dashboard/live/subscriptions/sub_abc": "/dashboard/test/subscriptions",
+		"/dashboard/live/deliveries/x/yz":       "/dashboard/test/",
 	} {
 		if got := otherModePath(in, domain.ModeLive, domain.ModeTest); got != want {
 			t.Errorf("%s → %s, want %s", in, got, want)

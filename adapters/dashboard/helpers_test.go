@@ -123,11 +123,18 @@ type apiCharge struct {
 
 func apiCall(t testing.TB, srv *quitatest.Server, method, path, key string, body any, want int) apiCharge {
 	t.Helper()
-	var c apiCharge
+	return apiAs[apiCharge](t, srv, method, path, key, body, want)
+}
+
+// apiAs calls the API with key (and a fresh idempotency key), wants the
+// status and decodes the answer as a T.
+func apiAs[T any](t testing.TB, srv *quitatest.Server, method, path, key string, body any, want int) T {
+	t.Helper()
+	var out T
 	r := testkit.Do(t, method, srv.BaseURL+path, body, testkit.Header{"apikey": key,
 		"Idempotency-Key": fmt.Sprintf("dashboard-test-%08d", idemSeq.Add(1))}).Want(t, want)
-	r.Decode(t, &c)
-	return c
+	r.Decode(t, &out)
+	return out
 }
 
 // paidCharge creates a test charge through the API and pays it.

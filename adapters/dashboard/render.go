@@ -40,7 +40,7 @@ var assets = map[string]*asset{
 var pages = map[string]*template.Template{}
 
 // pageNames are the page templates in assets/ (login uses the bare layout).
-var pageNames = []string{"login", "overview", "charges", "charge", "refunds", "payouts", "webhooks", "keys", "logs", "secret", "error"}
+var pageNames = []string{"login", "overview", "charges", "charge", "subscriptions", "subscription", "refunds", "payouts", "webhooks", "keys", "logs", "secret", "error"}
 
 func init() {
 	for name, a := range assets {
@@ -52,6 +52,9 @@ func init() {
 		a.body = b
 		a.version = hex.EncodeToString(sum[:6])
 		a.etag = `"` + a.version + `"`
+	}
+	for name, fn := range subscriptionFuncs {
+		funcs[name] = fn
 	}
 	base := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(assetFS, "assets/layout.html", "assets/partials.html"))
 	for _, p := range pageNames {
@@ -176,7 +179,7 @@ func otherModePath(path string, from, to domain.Mode) string {
 		}
 	}
 	switch section {
-	case "charges", "refunds", "payouts", "webhooks", "keys", "logs":
+	case "charges", "subscriptions", "refunds", "payouts", "webhooks", "keys", "logs":
 		return Base + "/" + string(to) + "/" + section
 	}
 	return Base + "/" + string(to) + "/"

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gorilla/mux"
 
@@ -189,6 +190,13 @@ func TestDashboardAuthorizationMatrix(t *testing.T) {
 		t.Fatalf("A's payout: %d %s", r.Status, r.Body)
 	}
 	payoutID := r.json(t)["id"].(string)
+	r = call(t, http.MethodPost, srv.BaseURL+"/subscriptions", map[string]string{"apikey": a.TestKey, "Idempotency-Key": "dash-matrix-sub"},
+		`{"customer":{"name":"Ana","document":"`+payerCPF+`"},"amount":990,"interval":"monthly","start_date":"`+
+			domain.BrasiliaDate(time.Now()).AddDays(5).String()+`","contract":"CTR-A","journey":"qr_code"}`)
+	if r.Status != 201 {
+		t.Fatalf("A's subscription: %d %s", r.Status, r.Body)
+	}
+	subscriptionID := r.json(t)["id"].(string)
 	keys, err := srv.App.Dashboard.Keys.List(ctx, app.DashboardUser{AccountID: a.AccountID})
 	if err != nil || len(keys) < 2 {
 		t.Fatal(err)
@@ -197,7 +205,7 @@ func TestDashboardAuthorizationMatrix(t *testing.T) {
 	for _, k := range keys {
 		keyFor[string(k.Mode)] = k.ID
 	}
-	aSecrets := []string{chargeID, raw, txid, endpointID, deliveryID, payoutID, keys[0].ID, keys[1].ID, a.AccountID, a.UserID, "Loja A",
+	aSecrets := []string{chargeID, raw, txid, endpointID, deliveryID, payoutID, subscriptionID, "CTR-A", keys[0].ID, keys[1].ID, a.AccountID, a.UserID, "Loja A",
 		domain.APIKeyFingerprint(a.TestKey)[:12], domain.APIKeyFingerprint(a.LiveKey)[:12]}
 
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -242,6 +250,8 @@ func TestDashboardAuthorizationMatrix(t *testing.T) {
 				obj = deliveryID
 			case strings.Contains(rt.tpl, "/payouts/"):
 				obj = payoutID
+			case strings.Contains(rt.tpl, "/subscriptions/"):
+				obj = subscriptionID
 			}
 			path := strings.Replace(strings.Replace(rt.tpl, "{mode:live|test}", mode, 1), "{id}", obj, 1)
 			h := testkit.Header{"Cookie": cookie}
@@ -270,7 +280,8 @@ func TestDashboardAuthorizationMatrix(t *testing.T) {
 	// B's own pages (lists, overview, search) show nothing of A's, in
 	// either mode, even when B searches for A's charge or txid.
 	for _, p := range []string{"/", "/charges", "/charges?q=" + chargeID, "/charges?q=" + txid,
-		"/charges?after=" + chargeID, "/refunds", "/payouts", "/payouts?after=" + payoutID, "/webhooks", "/webhooks?endpoint=" + endpointID, "/keys", "/logs"} {
+		"/charges?after=" + chargeID, "/refunds", "/payouts", "/payouts?after=" + payoutID,
+		"/subscriptions", "/subscriptions?after=" + subscriptionID, "/webhooks", "/webhooks?endpoint=" + endpointID, "/keys", "/logs"} {
 		for _, mode := range []string{"test", "live"} {
 			res, err := testkit.Send(noRedirect, http.MethodGet, srv.URL+"/dashboard/"+mode+p, nil, testkit.Header{"Cookie": cookie})
 			if err != nil {
@@ -300,6 +311,10 @@ func TestDashboardAuthorizationMatrix(t *testing.T) {
 	}
 	if r := call(t, http.MethodGet, srv.BaseURL+"/payouts/"+payoutID, keyHdr(a.TestKey), ""); r.Status != 200 || r.json(t)["status"] != "pending" {
 		t.Fatalf("A's payout after the matrix: %d %s", r.Status, r.Body)
+	}
+	if r := call(t, http.MethodGet, srv.BaseURL+"/subscriptions/"+subscriptionID, keyHdr(a.TestKey), ""); r.Status != 200 ||
+		r.json(t)["status"] != "pending_authorization" {
+		t.Fatalf("A's subscription after the matrix: %d %s", r.Status, r.Body)
 	}
 	if eps, _ := srv.App.Webhooks.ListEndpoints(ctx, callerA); len(eps) != 1 {
 		t.Fatalf("A's endpoints after the matrix: %d", len(eps))

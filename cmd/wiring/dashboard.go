@@ -120,8 +120,9 @@ func provideDashboard(sessions *app.SessionService, keys *app.KeyService, settin
 // provideWebDashboard is the merchant's web dashboard at /dashboard.
 func provideWebDashboard(cfg Config, log *slog.Logger, sessions *app.SessionService, keys *app.KeyService, reads *app.DashboardReads,
 	payments *app.PaymentService, webhooks *app.WebhookService, receipts *app.ReceiptService, payouts *app.PayoutService,
+	subscriptions *app.SubscriptionService,
 ) *dashboard.Controller {
 	return dashboard.New(dashboard.Deps{Sessions: sessions, Keys: keys, Reads: reads, Payments: payments, Webhooks: webhooks,
-		Receipts: receipts, Payouts: payouts, Log: log},
+		Receipts: receipts, Payouts: payouts, Subscriptions: subscriptions, Log: log},
 		dashboard.Config{SecureCookies: strings.HasPrefix(cfg.BaseURL, "https://"), ClientIP: httpapi.ClientIP})
 }

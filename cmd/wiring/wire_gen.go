@@ -100,7 +100,7 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	dashboardReads := app.NewDashboardReads(db, db, db, db, chargeService)
 	payoutsConfig := providePayoutsConfig(cfg)
 	payoutService := app.NewPayoutService(chargeService, db, portsAcquirer, systemClock, randomIDs, log, payoutsConfig)
-	dashboardController := provideWebDashboard(cfg, log, sessionService, keyService, dashboardReads, paymentService, webhookService, receiptService, payoutService)
+	dashboardController := provideWebDashboard(cfg, log, sessionService, keyService, dashboardReads, paymentService, webhookService, receiptService, payoutService, subscriptionService)
 	sealed, err := provideKeyedWrites(cfg, idempotencyCache, log)
 	if err != nil {
 		cleanup3()
@@ -218,7 +218,7 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	dashboardReads := app.NewDashboardReads(db, db, db, db, chargeService)
 	payoutsConfig := providePayoutsConfig(cfg)
 	payoutService := app.NewPayoutService(chargeService, db, acquirer, clock, randomIDs, log, payoutsConfig)
-	dashboardController := provideWebDashboard(cfg, log, sessionService, keyService, dashboardReads, paymentService, webhookService, receiptService, payoutService)
+	dashboardController := provideWebDashboard(cfg, log, sessionService, keyService, dashboardReads, paymentService, webhookService, receiptService, payoutService, subscriptionService)
 	sealed, err := provideKeyedWrites(cfg, idempotencyCache, log)
 	if err != nil {
 		cleanup3()
