@@ -342,7 +342,7 @@ func provideSubscriptionsConfig(cfg Config, links domain.Links) app.Subscription
 func provideQR() *qr.Renderer { return qr.NewRenderer(512, 4096) }
 
 func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *app.ChargeService, accounts *app.AccountService,
-	sim ports.PaymentSimulator, qrr *qr.Renderer, db *store.DB, rdb *redis.Client, co *checkout.Controller,
+	sim ports.PaymentSimulator, qrr *qr.Renderer, db *store.DB, rdb redis.UniversalClient, co *checkout.Controller,
 	dash *Dashboard, webhooks *app.WebhookService, payments *app.PaymentService, pixReceipts *app.PixReceiptService,
 	live *bcbpix.Acquirer, events *app.EventService, receipts *app.ReceiptService, web *dashboard.Controller, payouts *app.PayoutService,
 	keyed *idempotency.Sealed, subs *app.SubscriptionService,
