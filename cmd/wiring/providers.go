@@ -68,7 +68,10 @@ type App struct {
 // Config is what wiring needs to know; quitad fills it from the
 // environment and flags.
 type Config struct {
-	DatabaseURL     string
+	DatabaseURL string
+	// DatabaseReadURL, when set, is a streaming replica of DatabaseURL that
+	// serves the reads that may lag (store.DB.UseReadReplica).
+	DatabaseReadURL string
 	RedisURL        string
 	BaseURL         string
 	CheckoutURLBase string
@@ -265,6 +268,12 @@ func ProvideDB(ctx context.Context, cfg Config) (*store.DB, func(), error) {
 	if err := db.Migrate(ctx); err != nil {
 		db.Close()
 		return nil, nil, fmt.Errorf("migrate database: %w", err)
+	}
+	if cfg.DatabaseReadURL != "" {
+		if err := db.UseReadReplica(ctx, cfg.DatabaseReadURL); err != nil {
+			db.Close()
+			return nil, nil, err
+		}
 	}
 	if cfg.MasterKey != "" {
 		// The key that seals PSP credentials also seals webhook secrets.
