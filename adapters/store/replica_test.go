@@ -2,11 +2,13 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	"net/url"
 
+	"github.com/quitapix/quita/adapters/store"
 	"github.com/quitapix/quita/internal/testenv"
 	"github.com/quitapix/quita/ports"
 )
@@ -82,5 +84,32 @@ func TestMultiHostDSNFindsThePrimary(t *testing.T) {
 	mustCreate(t, db, c, nil, nil)
 	if got, err := db.GetCharge(t.Context(), liveA, c.ID()); err != nil || got.ID() != c.ID() {
 		t.Fatalf("through the multi-host DSN: %v %v", got, err)
+	}
+}
+
+// TestWriteOnAReadOnlyServerIsUnavailable: a write that reaches a server
+// taking no writes (a member restarting or demoted while the balancer
+// still sends it connections; here a session that is read-only by
+// default) is ports.ErrStoreUnavailable — a 503 the client retries — not
+// an unexplained failure.
+func TestWriteOnAReadOnlyServerIsUnavailable(t *testing.T) {
+	t.Parallel()
+	dsn := testenv.PostgresDSN(t)
+	openStore(t, dsn) // migrated
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("default_transaction_read_only", "on")
+	u.RawQuery = q.Encode()
+	ro, err := store.Open(t.Context(), u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	err = ro.CreateCharge(t.Context(), newCharge(t, liveA, baseTime, nil), nil, nil)
+	if !errors.Is(err, ports.ErrStoreUnavailable) {
+		t.Fatalf("a write on a read-only server: %v, want ErrStoreUnavailable", err)
 	}
 }
