@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/quitapix/quita/ports"
 )
 
 // Worker is a periodic job: Tick handles one batch (at most workerBatch
@@ -26,17 +28,61 @@ type Worker struct {
 	// ticks, woken or not: a worker woken by every commit (the stats fold)
 	// then runs a few times a second under load, not once per commit.
 	MinGap time.Duration
+	// Exclusive runs the worker in one process of the deployment at a
+	// time (the runner's leases; without them, in every process): a sweep
+	// whose every pass reads the same rows, which two processes would
+	// both read and race to change.
+	Exclusive bool
+}
+
+// WorkerLeaseTTL is how long an exclusive worker's lease lasts past each
+// tick: three of its slowest waits and at least 15 s, so a holder renews
+// well before it runs out and another process takes the worker over
+// within that time after the holder dies.
+func WorkerLeaseTTL(w Worker) time.Duration {
+	return max(3*max(w.Interval, w.IdleInterval), 15*time.Second)
 }
 
 // WorkerRunner owns the scheduling of a binary's periodic workers.
 type WorkerRunner struct {
 	log     *slog.Logger
 	workers []Worker
+	leases  ports.WorkerLeases
+	holder  string
+	clock   ports.Clock
 }
 
 // NewWorkerRunner schedules workers; Run starts them.
 func NewWorkerRunner(log *slog.Logger, workers ...Worker) *WorkerRunner {
 	return &WorkerRunner{log: log, workers: workers}
+}
+
+// ShareExclusive makes the exclusive workers take leases as holder (a
+// name unique to this process), so the processes sharing leases run each
+// one at a time. Call it before Run.
+func (r *WorkerRunner) ShareExclusive(leases ports.WorkerLeases, holder string, clock ports.Clock) {
+	r.leases, r.holder, r.clock = leases, holder, clock
+}
+
+// holds reports whether this process may run w's tick now, taking or
+// renewing its lease; a failure to ask counts as not holding it.
+// heldUntil is when the lease this process last took ends: while more
+// than half of it is left nobody else can take it, so it is not renewed
+// (one write per half TTL, not one per tick).
+func (r *WorkerRunner) holds(ctx context.Context, w Worker, heldUntil *time.Time) (bool, error) {
+	if !w.Exclusive || r.leases == nil {
+		return true, nil
+	}
+	now, ttl := r.clock.Now(), WorkerLeaseTTL(w)
+	if now.Before(heldUntil.Add(-ttl / 2)) {
+		return true, nil
+	}
+	ok, err := r.leases.HoldWorkerLease(ctx, w.Name, r.holder, now, ttl)
+	*heldUntil = time.Time{}
+	if ok && err == nil {
+		*heldUntil = now.Add(ttl)
+	}
+	return ok, err
 }
 
 // Run runs every worker until ctx ends and returns once all have stopped.
@@ -53,6 +99,8 @@ func (r *WorkerRunner) Run(ctx context.Context) {
 // backlogs drain; an idle one lengthens the wait up to w.IdleInterval.
 func (r *WorkerRunner) runEvery(ctx context.Context, w Worker) {
 	failures := tickFailures{log: r.log, worker: w.Name}
+	defer r.release(w)
+	var heldUntil time.Time // the lease of an exclusive worker
 	wait := w.Interval
 	t := time.NewTimer(wait)
 	defer t.Stop()
@@ -67,7 +115,13 @@ func (r *WorkerRunner) runEvery(ctx context.Context, w Worker) {
 			}
 		}
 		last = time.Now()
-		n, err := w.Tick(ctx)
+		n, err := 0, error(nil)
+		switch ok, lerr := r.holds(ctx, w, &heldUntil); {
+		case lerr != nil:
+			err = lerr
+		case ok:
+			n, err = w.Tick(ctx)
+		}
 		if ctx.Err() == nil {
 			failures.note(ctx, err)
 		}
@@ -89,6 +143,17 @@ func (r *WorkerRunner) runEvery(ctx context.Context, w Worker) {
 			wait = w.Interval
 		}
 	}
+}
+
+// release hands w's lease back when this process stops, so another takes
+// the worker over at its next tick instead of after the lease's TTL.
+func (r *WorkerRunner) release(w Worker) {
+	if !w.Exclusive || r.leases == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_ = r.leases.ReleaseWorkerLease(ctx, w.Name, r.holder) // else it runs out
 }
 
 // tickFailureLogEvery is how often a worker that keeps failing says so

@@ -12,6 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/quitapix/quita/adapters/idempotency"
 	"github.com/quitapix/quita/internal/testenv"
 	"github.com/quitapix/quita/internal/testkit"
 	"github.com/quitapix/quita/quitatest"
@@ -374,7 +375,7 @@ func TestLiveCreatesLeaveNoCobIntent(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	set := e.redisPrefix + "cobintents"
+	set := idempotency.CobIntentKey(e.redisPrefix, a.AccountID)
 	var left int64
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		var err error

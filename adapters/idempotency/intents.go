@@ -1,8 +1,11 @@
 package idempotency
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"hash/fnv"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,9 +17,12 @@ import (
 	"github.com/quitapix/quita/ports"
 )
 
-// RedisIntents keeps cob intents (ports.CobIntents) in one sorted set: the
-// member is "txid|account|mode" and the score the intent's time in
-// milliseconds, so the sweep reads the oldest first. The idempotency key is
+// RedisIntents keeps cob intents (ports.CobIntents) in IntentBuckets sorted
+// sets, an account's intents all in one (CobIntentKey): the member is
+// "txid|account|mode" and the score the intent's time in milliseconds, so
+// the sweep reads the oldest first of each bucket and merges them. Each
+// bucket's key carries its own hash tag, so on a Redis Cluster the buckets
+// spread over the nodes and no command spans two slots. The idempotency key is
 // not kept (the sweep goes by txid), and neither is anything of the payer.
 // Each call is bounded by Timeout (default 200 ms): it runs on the
 // request path, before the cob. With Breaker set (the claims' Guarded on
@@ -25,7 +31,7 @@ import (
 // a drop, which no request waits on, gets the breaker's BackgroundTimeout.
 type RedisIntents struct {
 	client  redis.Cmdable
-	key     string
+	prefix  string
 	Timeout time.Duration
 	Breaker *Guarded
 	// Async, when set, sends StartCobIntent's write without holding up
@@ -38,9 +44,55 @@ type RedisIntents struct {
 
 var _ ports.CobIntents = (*RedisIntents)(nil)
 
-// NewRedisIntents keeps the intents under prefix+"cobintents" in client.
+// NewRedisIntents keeps the intents under CobIntentKey(prefix, …) in
+// client.
 func NewRedisIntents(client redis.Cmdable, prefix string) *RedisIntents {
-	return &RedisIntents{client: client, key: prefix + "cobintents"}
+	return &RedisIntents{client: client, prefix: prefix}
+}
+
+// IntentBuckets is how many sorted sets hold the intents.
+const IntentBuckets = 16
+
+// CobIntentKey is the sorted set that holds accountID's intents under
+// prefix: prefix+"cobintents:{N}", N the account's bucket (FNV-1a of its
+// id modulo IntentBuckets).
+func CobIntentKey(prefix, accountID string) string {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(accountID))
+	return bucketKey(prefix, int(h.Sum32()%IntentBuckets))
+}
+
+func bucketKey(prefix string, n int) string {
+	return prefix + "cobintents:{" + strconv.Itoa(n) + "}"
+}
+
+// byBucket groups ins by their set, in the order each set first appears.
+func (r *RedisIntents) byBucket(ins []ports.ProviderIntent) (keys []string, groups map[string][]ports.ProviderIntent) {
+	groups = make(map[string][]ports.ProviderIntent, 1)
+	for _, in := range ins {
+		k := CobIntentKey(r.prefix, in.Key.AccountID)
+		if _, ok := groups[k]; !ok {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], in)
+	}
+	return keys, groups
+}
+
+// perBucket sends one command per set of ins (cmd builds it), as a single
+// command when they share one and as one pipeline otherwise.
+func (r *RedisIntents) perBucket(ctx context.Context, ins []ports.ProviderIntent, cmd func(context.Context, redis.Cmdable, string, []ports.ProviderIntent) redis.Cmder) error {
+	keys, groups := r.byBucket(ins)
+	if len(keys) == 1 {
+		return cmd(ctx, r.client, keys[0], groups[keys[0]]).Err()
+	}
+	_, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, k := range keys {
+			cmd(ctx, p, k, groups[k])
+		}
+		return nil
+	})
+	return err
 }
 
 // do runs fn under the breaker when there is one, else under Timeout.
@@ -79,17 +131,21 @@ func parseIntentMember(m string, ms float64) (ports.ProviderIntent, bool) {
 	}, true
 }
 
-// RecordCobIntent implements ports.CobIntents: one ZADD NX for all of
-// ins, which Redis applies whole.
+// RecordCobIntent implements ports.CobIntents: one ZADD NX per bucket of
+// ins, each applied whole by Redis; the intents of one account, which
+// share a bucket, are recorded all or none.
 func (r *RedisIntents) RecordCobIntent(ctx context.Context, ins ...ports.ProviderIntent) error {
 	if len(ins) == 0 {
 		return nil
 	}
-	zs := make([]redis.Z, len(ins))
-	for i, in := range ins {
-		zs[i] = redis.Z{Score: float64(in.CreatedAt.UnixMilli()), Member: intentMember(in)}
+	add := func(ctx context.Context, c redis.Cmdable, key string, ins []ports.ProviderIntent) redis.Cmder {
+		zs := make([]redis.Z, len(ins))
+		for i, in := range ins {
+			zs[i] = redis.Z{Score: float64(in.CreatedAt.UnixMilli()), Member: intentMember(in)}
+		}
+		return c.ZAddNX(ctx, key, zs...)
 	}
-	if err := r.do(ctx, func(ctx context.Context) error { return r.client.ZAddNX(ctx, r.key, zs...).Err() }); err != nil {
+	if err := r.do(ctx, func(ctx context.Context) error { return r.perBucket(ctx, ins, add) }); err != nil {
 		return fmt.Errorf("cob intents: record %s: %w", txids(ins), err)
 	}
 	return nil
@@ -105,7 +161,7 @@ func (r *RedisIntents) StartCobIntent(ctx context.Context, in ports.ProviderInte
 		// strconv.AppendInt, a float64 with AppendFloat, whose frames grew
 		// the stacks of the autopipeliner's flushers on every batch.
 		// Redis reads either as the same score.
-		f := r.Async.Submit(ctx, redis.NewIntCmd(ctx, "zadd", r.key, "nx", in.CreatedAt.UnixMilli(), intentMember(in)))
+		f := r.Async.Submit(ctx, redis.NewIntCmd(ctx, "zadd", CobIntentKey(r.prefix, in.Key.AccountID), "nx", in.CreatedAt.UnixMilli(), intentMember(in)))
 		sent = &f
 	}
 	var once sync.Once
@@ -132,48 +188,63 @@ func txids(ins []ports.ProviderIntent) string {
 	return fmt.Sprintf("%s and %d more", ins[0].TxID, len(ins)-1)
 }
 
-// CobIntentsBefore implements ports.CobIntents. A member this package did
-// not write is removed, not returned.
+// CobIntentsBefore implements ports.CobIntents: the oldest limit of each
+// bucket, read in one pipeline and merged. A member this package did not
+// write is removed, not returned.
 func (r *RedisIntents) CobIntentsBefore(ctx context.Context, t time.Time, limit int) ([]ports.ProviderIntent, error) {
-	var zs []redis.Z
-	err := r.do(ctx, func(ctx context.Context) (err error) {
-		zs, err = r.client.ZRangeByScoreWithScores(ctx, r.key, &redis.ZRangeBy{
-			Min: "-inf", Max: "(" + strconv.FormatInt(t.UnixMilli(), 10), Count: int64(max(limit, 1)),
-		}).Result()
+	limit = max(limit, 1)
+	by := &redis.ZRangeBy{Min: "-inf", Max: "(" + strconv.FormatInt(t.UnixMilli(), 10), Count: int64(limit)}
+	cmds := make([]*redis.ZSliceCmd, IntentBuckets)
+	err := r.do(ctx, func(ctx context.Context) error {
+		_, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for n := range cmds {
+				cmds[n] = p.ZRangeByScoreWithScores(ctx, bucketKey(r.prefix, n), by)
+			}
+			return nil
+		})
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cob intents: list: %w", err)
 	}
-	out := make([]ports.ProviderIntent, 0, len(zs))
-	var junk []any
-	for _, z := range zs {
-		m, _ := z.Member.(string)
-		in, ok := parseIntentMember(m, z.Score)
-		if !ok {
-			junk = append(junk, z.Member)
-			continue
+	var out []ports.ProviderIntent
+	junk := map[string][]any{}
+	for n, cmd := range cmds {
+		for _, z := range cmd.Val() {
+			m, _ := z.Member.(string)
+			in, ok := parseIntentMember(m, z.Score)
+			if !ok {
+				k := bucketKey(r.prefix, n)
+				junk[k] = append(junk[k], z.Member)
+				continue
+			}
+			out = append(out, in)
 		}
-		out = append(out, in)
 	}
-	if len(junk) > 0 {
-		if err := r.do(ctx, func(ctx context.Context) error { return r.client.ZRem(ctx, r.key, junk...).Err() }); err != nil {
+	for k, members := range junk {
+		if err := r.do(ctx, func(ctx context.Context) error { return r.client.ZRem(ctx, k, members...).Err() }); err != nil {
 			return nil, fmt.Errorf("cob intents: drop unreadable members: %w", err)
 		}
 	}
-	return out, nil
+	slices.SortFunc(out, func(a, b ports.ProviderIntent) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.TxID, b.TxID))
+	})
+	return out[:min(len(out), limit)], nil
 }
 
-// DropCobIntent implements ports.CobIntents: one ZREM for all of ins.
+// DropCobIntent implements ports.CobIntents: one ZREM per bucket of ins.
 func (r *RedisIntents) DropCobIntent(ctx context.Context, ins ...ports.ProviderIntent) error {
 	if len(ins) == 0 {
 		return nil
 	}
-	members := make([]any, len(ins))
-	for i, in := range ins {
-		members[i] = intentMember(in)
+	rem := func(ctx context.Context, c redis.Cmdable, key string, ins []ports.ProviderIntent) redis.Cmder {
+		members := make([]any, len(ins))
+		for i, in := range ins {
+			members[i] = intentMember(in)
+		}
+		return c.ZRem(ctx, key, members...)
 	}
-	drop := func(ctx context.Context) error { return r.client.ZRem(ctx, r.key, members...).Err() }
+	drop := func(ctx context.Context) error { return r.perBucket(ctx, ins, rem) }
 	var err error
 	if r.Breaker != nil {
 		err = r.Breaker.background(ctx, drop) // no request waits on a drop

@@ -62,9 +62,18 @@ func TestRedisIntents(t *testing.T) {
 		t.Fatalf("limit 1: %+v %v", got, err)
 	}
 	// Nothing of the merchant's key is stored.
-	members, err := client.ZRange(ctx, prefix+"cobintents", 0, -1).Result()
-	if err != nil || len(members) != 3 || strings.Contains(strings.Join(members, ","), "the-merchants-key") {
-		t.Fatalf("members %q %v", members, err)
+	var members []string
+	for _, in := range []ports.ProviderIntent{a, b, c} {
+		m, err := client.ZRange(ctx, idempotency.CobIntentKey(prefix, in.Key.AccountID), 0, -1).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		members = append(members, m...)
+	}
+	slices.Sort(members)
+	members = slices.Compact(members) // two accounts may share a bucket
+	if len(members) != 3 || strings.Contains(strings.Join(members, ","), "the-merchants-key") {
+		t.Fatalf("members %q", members)
 	}
 
 	if err := r.DropCobIntent(ctx, a); err != nil {
@@ -74,15 +83,16 @@ func TestRedisIntents(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A member this package did not write is dropped, not returned.
-	if err := client.ZAdd(ctx, prefix+"cobintents", redisZ(t0, "not|an intent")).Err(); err != nil {
+	junkKey := idempotency.CobIntentKey(prefix, b.Key.AccountID)
+	if err := client.ZAdd(ctx, junkKey, redisZ(t0, "not|an intent")).Err(); err != nil {
 		t.Fatal(err)
 	}
 	got, err = r.CobIntentsBefore(ctx, t0.Add(time.Hour), 10)
 	if err != nil || len(got) != 2 || got[0].TxID != b.TxID || got[1].TxID != c.TxID {
 		t.Fatalf("after the drop: %+v %v", got, err)
 	}
-	if n, _ := client.ZCard(ctx, prefix+"cobintents").Result(); n != 2 {
-		t.Fatalf("%d members left, want the two intents", n)
+	if n, _ := client.ZScore(ctx, junkKey, "not|an intent").Result(); n != 0 {
+		t.Fatalf("the unreadable member is still in %s", junkKey)
 	}
 }
 
@@ -383,5 +393,58 @@ func TestRedisIntentsStartUnderTheBreaker(t *testing.T) {
 	}
 	if _, err := g2.Begin(t.Context(), "k", "fp", time.Second); !errors.Is(err, ports.ErrCacheUnavailable) || len(healthy.BeginCalls()) != 0 {
 		t.Fatalf("claim after the intent failed: %v, %d calls", err, len(healthy.BeginCalls()))
+	}
+}
+
+// Intents of many accounts spread over the buckets, each account's in one
+// set, and the sweep merges them oldest first up to its limit. Recording
+// or dropping intents of several buckets is one pipeline.
+func TestRedisIntentsBuckets(t *testing.T) {
+	t.Parallel()
+	client, prefix := newRedisClient(t)
+	ctx := context.Background()
+	r := idempotency.NewRedisIntents(client, prefix)
+	t0 := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	var ins []ports.ProviderIntent
+	buckets := map[string]bool{}
+	for i := range 40 {
+		acct := "acct_b" + strconv.Itoa(i)
+		buckets[idempotency.CobIntentKey(prefix, acct)] = true
+		ins = append(ins, ports.ProviderIntent{Key: ports.IdempotencyKey{Scope: ports.Scope{AccountID: acct, Mode: domain.ModeLive}},
+			TxID: domain.DeriveTxID("buckets", strconv.Itoa(i)), CreatedAt: t0.Add(time.Duration(40-i) * time.Second)})
+	}
+	if len(buckets) < idempotency.IntentBuckets/2 {
+		t.Fatalf("40 accounts fell in %d buckets", len(buckets))
+	}
+	if !strings.HasSuffix(idempotency.CobIntentKey(prefix, "acct_b0"), "}") || !strings.Contains(idempotency.CobIntentKey(prefix, "acct_b0"), "cobintents:{") {
+		t.Fatalf("key %q has no hash tag", idempotency.CobIntentKey(prefix, "acct_b0"))
+	}
+	if err := r.RecordCobIntent(ctx, ins...); err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.CobIntentsBefore(ctx, t0.Add(time.Hour), 5)
+	if err != nil || len(got) != 5 {
+		t.Fatalf("got %d %v, want 5", len(got), err)
+	}
+	for i, in := range got { // the oldest is the last recorded
+		if want := ins[39-i]; in.TxID != want.TxID || !in.CreatedAt.Equal(want.CreatedAt) {
+			t.Fatalf("intent %d: %+v, want %+v", i, in, want)
+		}
+	}
+	if err := r.DropCobIntent(ctx, ins[:39]...); err != nil {
+		t.Fatal(err)
+	}
+	got, err = r.CobIntentsBefore(ctx, t0.Add(time.Hour), 100)
+	if err != nil || len(got) != 1 || got[0].TxID != ins[39].TxID {
+		t.Fatalf("after dropping 39: %+v %v", got, err)
+	}
+	for k := range buckets {
+		n, err := client.ZCard(ctx, k).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := k == idempotency.CobIntentKey(prefix, ins[39].Key.AccountID); (n == 1) != want || n > 1 {
+			t.Errorf("%s holds %d", k, n)
+		}
 	}
 }

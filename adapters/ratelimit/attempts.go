@@ -73,14 +73,14 @@ func (a *MemoryAttempts) Reset(_ context.Context, key string) error {
 
 // RedisAttempts counts failed logins in Redis, shared by every process.
 type RedisAttempts struct {
-	c      *redis.Client
+	c      redis.UniversalClient
 	prefix string
 }
 
 var _ ports.LoginAttempts = (*RedisAttempts)(nil)
 
 // NewRedisAttempts returns Redis counters namespaced with prefix.
-func NewRedisAttempts(c *redis.Client, prefix string) *RedisAttempts {
+func NewRedisAttempts(c redis.UniversalClient, prefix string) *RedisAttempts {
 	return &RedisAttempts{c: c, prefix: prefix + "login:"}
 }
 

@@ -188,7 +188,7 @@ func whereScope(q *bun.SelectQuery, s ports.Scope) *bun.SelectQuery {
 
 // ListCharges returns a page of the scope's charges, newest first.
 func (db *DB) ListCharges(ctx context.Context, q ports.ChargeQuery) ([]*domain.Charge, bool, error) {
-	return listCharges(ctx, db.bun, q)
+	return listCharges(ctx, db.reads(), q)
 }
 
 func listCharges(ctx context.Context, idb bun.IDB, q ports.ChargeQuery) ([]*domain.Charge, bool, error) {

@@ -175,7 +175,7 @@ func (db *DB) InsertAuditEntry(ctx context.Context, e ports.AuditEntry) error {
 // ListAuditEntries implements ports.AuditLog.
 func (db *DB) ListAuditEntries(ctx context.Context, accountID string, limit int) ([]ports.AuditEntry, error) {
 	var rows []auditRow
-	err := db.bun.NewSelect().Model(&rows).Where("al.account_id = ?", accountID).
+	err := db.reads().NewSelect().Model(&rows).Where("al.account_id = ?", accountID).
 		OrderExpr("al.created_at DESC, al.id DESC").Limit(int64(limit)).Scan(ctx)
 	if err != nil {
 		return nil, mapError(err)
@@ -225,7 +225,7 @@ func (db *DB) InsertRequestLogs(ctx context.Context, entries []ports.RequestLogE
 // ListRequestLogs implements ports.RequestLogStore.
 func (db *DB) ListRequestLogs(ctx context.Context, q ports.RequestLogQuery) ([]ports.RequestLogEntry, error) {
 	var rows []requestLogRow
-	sel := db.bun.NewSelect().Model(&rows).Where("rl.account_id = ?", q.AccountID)
+	sel := db.reads().NewSelect().Model(&rows).Where("rl.account_id = ?", q.AccountID)
 	if q.KeyFingerprint != "" {
 		sel = sel.Where("rl.key_fingerprint = ?", q.KeyFingerprint)
 	}

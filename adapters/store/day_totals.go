@@ -51,7 +51,7 @@ func dayAligned(since time.Time) bool {
 // per day instead of every charge of the window.
 func (db *DB) aggregateDayTotals(ctx context.Context, scope ports.Scope, since time.Time, cur domain.Currency) ([]ports.PaymentAggregate, error) {
 	groups := func(model any) *bun.SelectQuery {
-		q := whereScope(db.bun.NewSelect().Model(model), scope).
+		q := whereScope(db.reads().NewSelect().Model(model), scope).
 			ColumnExpr("?TableAlias.day, ?TableAlias.currency, ?TableAlias.status, ?TableAlias.paid_with").
 			ColumnExpr("?TableAlias.n, ?TableAlias.volume, ?TableAlias.refunded").
 			Where("?TableAlias.day >= ?", since.UTC().Format(time.DateOnly))
@@ -61,7 +61,7 @@ func (db *DB) aggregateDayTotals(ctx context.Context, scope ports.Scope, since t
 		return q
 	}
 	var rows []aggregateRow
-	err := db.bun.NewSelect().TableExpr("(?) AS g", groups((*dayTotalRow)(nil)).UnionAll(groups((*statDeltaRow)(nil)))).
+	err := db.reads().NewSelect().TableExpr("(?) AS g", groups((*dayTotalRow)(nil)).UnionAll(groups((*statDeltaRow)(nil)))).
 		ColumnExpr("g.day, g.currency, g.status, g.paid_with").
 		ColumnExpr("CAST(SUM(g.n) AS bigint) AS n, CAST(SUM(g.volume) AS bigint) AS volume, CAST(SUM(g.refunded) AS bigint) AS refunded").
 		GroupExpr("g.day, g.currency, g.status, g.paid_with").

@@ -270,7 +270,7 @@ func (db *DB) CompleteDelivery(ctx context.Context, d domain.WebhookDelivery, le
 // ListDeliveries returns one page of a scope's deliveries, newest first.
 func (db *DB) ListDeliveries(ctx context.Context, q ports.DeliveryQuery) ([]domain.WebhookDelivery, int, error) {
 	var rows []deliveryRow
-	sel := whereScope(db.bun.NewSelect().Model(&rows), q.Scope)
+	sel := whereScope(db.reads().NewSelect().Model(&rows), q.Scope)
 	if q.Status != "" {
 		sel = sel.Where("d.status = ?", string(q.Status))
 	}
@@ -327,7 +327,7 @@ func (db *DB) DeliveryStats(ctx context.Context, scope ports.Scope) (ports.Deliv
 		Status string `bun:"status"`
 		N      int    `bun:"n"`
 	}
-	err := whereScope(db.bun.NewSelect().Model((*deliveryRow)(nil)), scope).
+	err := whereScope(db.reads().NewSelect().Model((*deliveryRow)(nil)), scope).
 		ColumnExpr("d.status AS status").ColumnExpr("count(*) AS n").GroupExpr("d.status").Scan(ctx, &rows)
 	if err != nil {
 		return nil, mapError(err)

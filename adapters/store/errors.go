@@ -49,7 +49,9 @@ func mapError(err error) error {
 // unavailable reports an error of reaching the database rather than of
 // the statement: the connection is gone or cannot be had. Postgres's
 // class 08 (connection exception), 57P01–57P03 (shutting down, cannot
-// connect now), 53300 (too many connections); a failed connect; a
+// connect now), 53300 (too many connections), 25006 (a write reached a
+// server that is read-only: a member restarting or demoted during a
+// failover, which the balancer has not yet taken out); a failed connect; a
 // connection that died mid-statement; a deadline. Within a transaction
 // any of them means it did not commit.
 func unavailable(err error) bool {
@@ -60,7 +62,7 @@ func unavailable(err error) bool {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		return strings.HasPrefix(pgErr.Code, "08") || pgErr.Code == "57P01" || pgErr.Code == "57P02" ||
-			pgErr.Code == "57P03" || pgErr.Code == "53300"
+			pgErr.Code == "57P03" || pgErr.Code == "53300" || pgErr.Code == "25006"
 	}
 	var netErr net.Error
 	return errors.As(err, &netErr) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||

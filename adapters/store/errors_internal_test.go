@@ -24,6 +24,7 @@ func TestMapErrorUnavailable(t *testing.T) {
 		{&pgconn.PgError{Code: "57P03"}, true}, // cannot connect now (starting up)
 		{&pgconn.PgError{Code: "53300"}, true}, // too many connections
 		{&pgconn.PgError{Code: "08006"}, true}, // connection failure
+		{&pgconn.PgError{Code: "25006"}, true}, // a write on a read-only member (failover)
 		{fmt.Errorf("query: %w", io.ErrUnexpectedEOF), true},
 		{context.DeadlineExceeded, true},
 		// A failed connect wraps whatever refused it (a closed port here; a

@@ -21,7 +21,7 @@ func (db *DB) ListEvents(ctx context.Context, q ports.EventQuery) (ports.EventPa
 		return ports.EventPage{}, fmt.Errorf("store: list limit %d is outside 1..%d", q.Limit, maxListLimit)
 	}
 	var rows []eventRow
-	sel := whereScope(db.bun.NewSelect().Model(&rows).ColumnExpr("e.*"), q.Scope) // e.* for seq, a scan-only field
+	sel := whereScope(db.reads().NewSelect().Model(&rows).ColumnExpr("e.*"), q.Scope) // e.* for seq, a scan-only field
 	if len(q.Types) > 0 {
 		sel = sel.WhereGroup(" AND ", func(q2 *bun.SelectQuery) *bun.SelectQuery {
 			return q2.Where("e.type IN (?)", bun.List(q.Types)).WhereOr("e.twin_type IN (?)", bun.List(q.Types))
@@ -42,7 +42,7 @@ func (db *DB) ListEvents(ctx context.Context, q ports.EventQuery) (ports.EventPa
 	// range in write order.
 	bound := func(sel *bun.SelectQuery) *bun.SelectQuery { return sel }
 	if id := q.StartingAfter + q.EndingBefore; id != "" {
-		row, err := db.findEvent(ctx, whereScope(db.bun.NewSelect().Model((*eventRow)(nil)), q.Scope).Column("e.seq", "e.twin_id"), id)
+		row, err := db.findEvent(ctx, whereScope(db.reads().NewSelect().Model((*eventRow)(nil)), q.Scope).Column("e.seq", "e.twin_id"), id)
 		if err != nil {
 			return ports.EventPage{}, err
 		}
@@ -69,7 +69,7 @@ func (db *DB) ListEvents(ctx context.Context, q ports.EventQuery) (ports.EventPa
 	// cursor on, and ends at the last of them if the filter left it short.
 	var edge *eventRow
 	if len(q.Types) > 0 || q.CreatedBefore != nil {
-		w, err := db.scanEdge(ctx, bound(whereScope(db.bun.NewSelect().Model((*eventRow)(nil)), q.Scope)), q, newer)
+		w, err := db.scanEdge(ctx, bound(whereScope(db.reads().NewSelect().Model((*eventRow)(nil)), q.Scope)), q, newer)
 		if err != nil {
 			return ports.EventPage{}, err
 		}

@@ -65,7 +65,7 @@ func (db *DB) ListPayments(ctx context.Context, q ports.PaymentQuery) ([]*domain
 		dir = " DESC"
 	}
 	var rows []chargeRow
-	err = filter(db.bun.NewSelect().Model(&rows)).OrderExpr(col + dir + ", c.id" + dir).
+	err = filter(db.reads().NewSelect().Model(&rows)).OrderExpr(col + dir + ", c.id" + dir).
 		Limit(int64(q.Limit)).Offset(int64((q.Page - 1) * q.Limit)).Scan(ctx)
 	if err != nil {
 		return nil, 0, mapError(err)
@@ -86,7 +86,7 @@ func (db *DB) countPayments(ctx context.Context, q ports.PaymentQuery, filter fu
 		n, err := db.countCharges(ctx, q.Scope, string(q.Status))
 		return int(n), err
 	}
-	n, err := filter(db.bun.NewSelect().Model((*chargeRow)(nil))).Count(ctx)
+	n, err := filter(db.reads().NewSelect().Model((*chargeRow)(nil))).Count(ctx)
 	return int(n), mapError(err)
 }
 
@@ -100,8 +100,8 @@ func (db *DB) dayExpr() string {
 // readTx runs fn in a read transaction; on Postgres with enough work_mem
 // for the aggregate to hash in memory rather than sort on disk.
 func (db *DB) readTx(ctx context.Context, fn func(ctx context.Context, tx bun.Tx) error) error {
-	return db.bun.RunInTx(ctx, &sql.TxOptions{ReadOnly: postgres(db.bun)}, func(ctx context.Context, tx bun.Tx) error {
-		if postgres(db.bun) {
+	return db.reads().RunInTx(ctx, &sql.TxOptions{ReadOnly: postgres(db.reads())}, func(ctx context.Context, tx bun.Tx) error {
+		if postgres(db.reads()) {
 			if _, err := tx.ExecContext(ctx, "SET LOCAL work_mem = '32MB'"); err != nil {
 				return err
 			}
@@ -167,7 +167,7 @@ func (db *DB) MedianSecondsToPay(ctx context.Context, scope ports.Scope, since t
 		}
 		return q
 	}
-	if postgres(db.bun) {
+	if postgres(db.reads()) {
 		var m sql.NullInt64
 		err := db.readTx(ctx, func(ctx context.Context, tx bun.Tx) error {
 			return filter(tx.NewSelect().Model((*chargeRow)(nil))).
@@ -180,7 +180,7 @@ func (db *DB) MedianSecondsToPay(ctx context.Context, scope ports.Scope, since t
 		return &m.Int64, nil
 	}
 	var secs []int64
-	err := filter(db.bun.NewSelect().Model((*chargeRow)(nil))).
+	err := filter(db.reads().NewSelect().Model((*chargeRow)(nil))).
 		ColumnExpr("CAST(round((julianday(c.settlement_paid_at) - julianday(c.created_at)) * 86400) AS INTEGER)").
 		Scan(ctx, &secs)
 	if err != nil {

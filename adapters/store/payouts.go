@@ -338,13 +338,13 @@ func (db *DB) ListPayouts(ctx context.Context, q ports.PayoutQuery) ([]*domain.P
 		return nil, false, fmt.Errorf("store: list limit %d is outside 1..%d", q.Limit, maxListLimit)
 	}
 	var rows []payoutRow
-	sel := whereScope(db.bun.NewSelect().Model(&rows), q.Scope)
+	sel := whereScope(db.reads().NewSelect().Model(&rows), q.Scope)
 	if len(q.Statuses) > 0 {
 		sel = sel.Where("po.status IN (?)", bun.List(q.Statuses))
 	}
 	if q.StartingAfter != "" {
 		cur := new(payoutRow)
-		err := scopedByID(ctx, db.bun.NewSelect().Model(cur).Column("account_id", "mode", "created_at"), "po.id",
+		err := scopedByID(ctx, db.reads().NewSelect().Model(cur).Column("account_id", "mode", "created_at"), "po.id",
 			q.StartingAfter, q.Scope, &cur.AccountID, &cur.Mode)
 		if err != nil {
 			return nil, false, err

@@ -67,7 +67,7 @@ func (db *DB) ListRefunds(ctx context.Context, scope ports.Scope, chargeID strin
 func (db *DB) ListScopeRefunds(ctx context.Context, q ports.RefundQuery) ([]domain.Refund, bool, error) {
 	limit := min(max(q.Limit, 1), maxListLimit)
 	var rows []refundRow
-	err := whereScope(db.bun.NewSelect().Model(&rows), q.Scope).OrderExpr("r.created_at DESC, r.id DESC").
+	err := whereScope(db.reads().NewSelect().Model(&rows), q.Scope).OrderExpr("r.created_at DESC, r.id DESC").
 		Limit(int64(limit + 1)).Offset(int64(max(q.Offset, 0))).Scan(ctx)
 	if err != nil {
 		return nil, false, mapError(err)

@@ -65,6 +65,8 @@ type DB struct {
 	refunds *groupcommit.Group[refundCreate, struct{}]
 	// eventScan, when > 0, replaces ports.MaxEventScan (tests).
 	eventScan int
+	// replica, when set, serves the reads that may lag (replica.go).
+	replica *replica
 }
 
 // PoolStats is what the connection pool did so far, for benchmarks and
@@ -149,7 +151,9 @@ var sessionDefaults = map[string]string{
 	"jit":                 "off",
 }
 
-func openPostgres(ctx context.Context, dsn string) (*DB, error) {
+// pgConfig is the pool configuration of every Postgres connection Quita
+// opens, the primary's and a read replica's alike.
+func pgConfig(dsn string) (*pgxpool.Config, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		// pgx's parse errors redact the password.
@@ -191,6 +195,14 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	cfg.ShouldPing = func(_ context.Context, p pgxpool.ShouldPingParams) bool {
 		_, peekable := socketOf(p.Conn.PgConn().Conn())
 		return !peekable && p.IdleDuration > time.Second
+	}
+	return cfg, nil
+}
+
+func openPostgres(ctx context.Context, dsn string) (*DB, error) {
+	cfg, err := pgConfig(dsn)
+	if err != nil {
+		return nil, err
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -289,6 +301,9 @@ func openSQLite(path string) (*DB, error) {
 func (db *DB) Close() error {
 	err := db.bun.Close()
 	db.closePool()
+	if db.replica != nil {
+		db.replica.close()
+	}
 	return err
 }
 

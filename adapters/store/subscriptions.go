@@ -214,13 +214,13 @@ func (db *DB) ListSubscriptions(ctx context.Context, q ports.SubscriptionQuery) 
 		return nil, false, fmt.Errorf("store: list limit %d is outside 1..%d", q.Limit, maxListLimit)
 	}
 	var rows []subscriptionRow
-	sel := whereScope(db.bun.NewSelect().Model(&rows), q.Scope)
+	sel := whereScope(db.reads().NewSelect().Model(&rows), q.Scope)
 	if len(q.Statuses) > 0 {
 		sel = sel.Where("sb.status IN (?)", bun.List(q.Statuses))
 	}
 	if q.StartingAfter != "" {
 		cur := new(subscriptionRow)
-		err := scopedByID(ctx, db.bun.NewSelect().Model(cur).Column("account_id", "mode", "created_at"), "sb.id", q.StartingAfter,
+		err := scopedByID(ctx, db.reads().NewSelect().Model(cur).Column("account_id", "mode", "created_at"), "sb.id", q.StartingAfter,
 			q.Scope, &cur.AccountID, &cur.Mode)
 		if err != nil {
 			return nil, false, err
@@ -275,9 +275,9 @@ func (db *DB) ListSubscriptionCharges(ctx context.Context, q ports.SubscriptionC
 		return nil, false, fmt.Errorf("store: list limit %d is outside 1..%d", q.Limit, maxListLimit)
 	}
 	var rows []chargeRow
-	sel := db.bun.NewSelect().Model(&rows).Where("c.subscription_id = ?", q.SubscriptionID)
+	sel := db.reads().NewSelect().Model(&rows).Where("c.subscription_id = ?", q.SubscriptionID)
 	if q.StartingAfter != "" {
-		cur, err := selectCharge(ctx, db.bun, &q.Scope, q.StartingAfter, false)
+		cur, err := selectCharge(ctx, db.reads(), &q.Scope, q.StartingAfter, false)
 		if err != nil {
 			return nil, false, err
 		}

@@ -75,7 +75,8 @@ func (c *Config) settings() []setting {
 	return []setting{
 		{"QUITA_ADDR", "addr", "127.0.0.1:8080", "listen address", &c.Addr},
 		{"QUITA_DATABASE_URL", "database-url", "sqlite:quita.db", "postgres://... or sqlite:<path> or sqlite::memory:", &c.DatabaseURL},
-		{"QUITA_REDIS_URL", "redis-url", "", "redis://host:port/db; empty = in-process idempotency cache", &c.RedisURL},
+		{"QUITA_DATABASE_READ_URL", "database-read-url", "", "postgres://... of a streaming replica (or a balancer over replicas) for lists, stats, metrics, events and dashboard reads; empty = the primary", &c.DatabaseReadURL},
+		{"QUITA_REDIS_URL", "redis-url", "", "redis://host:port/db, a Sentinel (?master_name=M&addr=…) or a Cluster (?addr=…&addr=…) URL; empty = in-process idempotency cache", &c.RedisURL},
 		{"QUITA_BASE_URL", "base-url", "", "public API base including /v1 (default http://<addr>/v1)", &c.BaseURL},
 		{"QUITA_CHECKOUT_URL_BASE", "checkout-url-base", "", "hosted checkout base (default http://<addr>/checkout)", &c.CheckoutURLBase},
 		{"QUITA_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", &c.LogLevel},

@@ -66,7 +66,7 @@ func provideSessionTokens(cfg Config, log *slog.Logger) (ports.SessionTokens, er
 	return sessiontoken.New(secret)
 }
 
-func provideLoginAttempts(cfg Config, client *redis.Client, clock ports.Clock) ports.LoginAttempts {
+func provideLoginAttempts(cfg Config, client redis.UniversalClient, clock ports.Clock) ports.LoginAttempts {
 	mem := ratelimit.NewMemoryAttempts(clock.Now)
 	if client == nil {
 		return mem
@@ -74,7 +74,7 @@ func provideLoginAttempts(cfg Config, client *redis.Client, clock ports.Clock) p
 	return &ratelimit.FallbackAttempts{Primary: ratelimit.NewRedisAttempts(client, redisPrefix(cfg)), Secondary: mem}
 }
 
-func provideRateLimiter(cfg Config, client *redis.Client, clock ports.Clock, log *slog.Logger) ports.RateLimiter {
+func provideRateLimiter(cfg Config, client redis.UniversalClient, clock ports.Clock, log *slog.Logger) ports.RateLimiter {
 	mem := ratelimit.NewMemory(clock.Now)
 	if client == nil {
 		return mem

@@ -68,7 +68,10 @@ type App struct {
 // Config is what wiring needs to know; quitad fills it from the
 // environment and flags.
 type Config struct {
-	DatabaseURL     string
+	DatabaseURL string
+	// DatabaseReadURL, when set, is a streaming replica of DatabaseURL that
+	// serves the reads that may lag (store.DB.UseReadReplica).
+	DatabaseReadURL string
 	RedisURL        string
 	BaseURL         string
 	CheckoutURLBase string
@@ -266,6 +269,12 @@ func ProvideDB(ctx context.Context, cfg Config) (*store.DB, func(), error) {
 		db.Close()
 		return nil, nil, fmt.Errorf("migrate database: %w", err)
 	}
+	if cfg.DatabaseReadURL != "" {
+		if err := db.UseReadReplica(ctx, cfg.DatabaseReadURL); err != nil {
+			db.Close()
+			return nil, nil, err
+		}
+	}
 	if cfg.MasterKey != "" {
 		// The key that seals PSP credentials also seals webhook secrets.
 		key, err := bcbpix.ParseMasterKey(cfg.MasterKey)
@@ -342,7 +351,7 @@ func provideSubscriptionsConfig(cfg Config, links domain.Links) app.Subscription
 func provideQR() *qr.Renderer { return qr.NewRenderer(512, 4096) }
 
 func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *app.ChargeService, accounts *app.AccountService,
-	sim ports.PaymentSimulator, qrr *qr.Renderer, db *store.DB, rdb *redis.Client, co *checkout.Controller,
+	sim ports.PaymentSimulator, qrr *qr.Renderer, db *store.DB, rdb redis.UniversalClient, co *checkout.Controller,
 	dash *Dashboard, webhooks *app.WebhookService, payments *app.PaymentService, pixReceipts *app.PixReceiptService,
 	live *bcbpix.Acquirer, events *app.EventService, receipts *app.ReceiptService, web *dashboard.Controller, payouts *app.PayoutService,
 	keyed *idempotency.Sealed, subs *app.SubscriptionService,

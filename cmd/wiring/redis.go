@@ -5,8 +5,6 @@ import (
 	"crypto/rand"
 	"fmt"
 	"log/slog"
-	"net/url"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -19,45 +17,14 @@ import (
 
 // provideRedis connects to Redis when configured; nil means the embedded
 // default without Redis.
-func provideRedis(ctx context.Context, cfg Config) (*redis.Client, func(), error) {
+func provideRedis(ctx context.Context, cfg Config) (redis.UniversalClient, func(), error) {
 	if cfg.RedisURL == "" {
 		return nil, func() {}, nil
 	}
-	opts, err := redis.ParseURL(cfg.RedisURL)
+	client, err := newRedisClient(cfg.RedisURL)
 	if err != nil {
-		return nil, nil, fmt.Errorf("QUITA_REDIS_URL: %w", err)
+		return nil, nil, err
 	}
-	// Redis is a fast path with a fallback everywhere: fail in a fraction
-	// of a second and never retry on the request path (a query string in
-	// QUITA_REDIS_URL may still set these). The read and write timeouts are
-	// what bound a command of the hot path against a Redis that accepts and
-	// never answers: an autopipelined command waits for its batch whatever
-	// its context's deadline (idempotency's TestGuardedRedisRefusedAndHanging).
-	if !hasQuery(cfg.RedisURL, "dial_timeout") {
-		opts.DialTimeout = 200 * time.Millisecond
-	}
-	if !hasQuery(cfg.RedisURL, "read_timeout") {
-		opts.ReadTimeout = 200 * time.Millisecond
-	}
-	if !hasQuery(cfg.RedisURL, "write_timeout") {
-		opts.WriteTimeout = 200 * time.Millisecond
-	}
-	if !hasQuery(cfg.RedisURL, "max_retries") {
-		opts.MaxRetries = -1
-	}
-	// One dial attempt: go-redis's default is five, 100 ms apart, and an
-	// autopipelined command waits them out whatever its context's deadline,
-	// so a Redis that refused connections held the call that found it
-	// down ~0.8 s before the breaker opened (TestRedisDownFailsFast).
-	opts.DialerRetries = 1
-	if !hasQuery(cfg.RedisURL, "protocol") {
-		// RESP2: Quita subscribes to nothing, and under RESP3 go-redis
-		// looks for push notifications before every reply it reads (~2 %
-		// of the create path's CPU).
-		opts.Protocol = 2
-	}
-	opts.ContextTimeoutEnabled = true // the callers' deadlines (idempotency.Guarded) bound each plain command
-	client := redis.NewClient(opts)
 	if err := client.Ping(ctx).Err(); err != nil {
 		// Redis is only a fast path: start anyway; /healthz reports it.
 		slog.WarnContext(ctx, "redis unreachable at start; idempotency falls back to the database", "err", err)
@@ -67,7 +34,7 @@ func provideRedis(ctx context.Context, cfg Config) (*redis.Client, func(), error
 
 // provideCache picks Redis when configured and the in-process cache
 // otherwise.
-func provideCache(cfg Config, client *redis.Client, clock ports.Clock) ports.IdempotencyCache {
+func provideCache(cfg Config, client redis.UniversalClient, clock ports.Clock) ports.IdempotencyCache {
 	if client == nil {
 		return idempotency.NewMemory(clock.Now)
 	}
@@ -78,7 +45,7 @@ func provideCache(cfg Config, client *redis.Client, clock ports.Clock) ports.Ide
 // create whose claim Redis acquired skips the database's replay check
 // (exactlyonce.CacheFirst); nil without Redis. They share the
 // claims' breaker: one Redis, one verdict on it.
-func provideCobIntents(cfg Config, client *redis.Client, cache ports.IdempotencyCache) ports.CobIntents {
+func provideCobIntents(cfg Config, client redis.UniversalClient, cache ports.IdempotencyCache) ports.CobIntents {
 	if client == nil {
 		return nil
 	}
@@ -155,7 +122,7 @@ func keyedWritesSecret(cfg Config, log *slog.Logger) ([]byte, error) {
 // its claim goes in the claim's batch and is answered with it, where two
 // faces sent them on two connections and the create waited for the
 // slower (docs/performance.md).
-func hotPath(client *redis.Client, log *slog.Logger) redis.Cmdable {
+func hotPath(client redis.UniversalClient, log *slog.Logger) redis.Cmdable {
 	ap, err := client.AsyncAutoPipeline()
 	if err != nil {
 		// Only an invalid configuration fails, and the default is valid.
@@ -165,12 +132,6 @@ func hotPath(client *redis.Client, log *slog.Logger) redis.Cmdable {
 	return ap
 }
 
-// hasQuery reports whether rawURL's query sets name.
-func hasQuery(rawURL, name string) bool {
-	u, err := url.Parse(rawURL)
-	return err == nil && u.Query().Has(name)
-}
-
-type redisPinger struct{ c *redis.Client }
+type redisPinger struct{ c redis.UniversalClient }
 
 func (p redisPinger) Ping(ctx context.Context) error { return p.c.Ping(ctx).Err() }

@@ -25,14 +25,14 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	if err != nil {
 		return nil, nil, err
 	}
-	client, cleanup2, err := provideRedis(ctx, cfg)
+	universalClient, cleanup2, err := provideRedis(ctx, cfg)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
 	systemClock := app.SystemClock{}
-	idempotencyCache := provideCache(cfg, client, systemClock)
-	cobIntents := provideCobIntents(cfg, client, idempotencyCache)
+	idempotencyCache := provideCache(cfg, universalClient, systemClock)
+	cobIntents := provideCobIntents(cfg, universalClient, idempotencyCache)
 	randomIDs := app.RandomIDs{}
 	runner := provideExactlyOnce(db, idempotencyCache, cobIntents, systemClock, randomIDs, log)
 	acquirer := provideSandbox(cfg, systemClock)
@@ -70,7 +70,7 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 		cleanup()
 		return nil, nil, err
 	}
-	loginAttempts := provideLoginAttempts(cfg, client, systemClock)
+	loginAttempts := provideLoginAttempts(cfg, universalClient, systemClock)
 	sessionConfig := _wireSessionConfigValue
 	sessionService, err := app.NewSessionService(db, argon2id, sessionTokens, db, loginAttempts, systemClock, randomIDs, log, sessionConfig)
 	if err != nil {
@@ -81,7 +81,7 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	requestLogConfig := _wireRequestLogConfigValue
 	requestLogWriter, cleanup3 := provideRequestLogWriter(db, log, requestLogConfig)
 	keyService := app.NewKeyService(db, db, db, requestLogWriter, systemClock, randomIDs, authCacheTTL)
-	rateLimiter := provideRateLimiter(cfg, client, systemClock, log)
+	rateLimiter := provideRateLimiter(cfg, universalClient, systemClock, log)
 	janitorConfig := _wireJanitorConfigValue
 	dashboardJanitor := provideJanitor(db, systemClock, janitorConfig)
 	dashboard := provideDashboard(sessionService, keyService, guardSettings, fraudGuard, requestLogWriter, rateLimiter, dashboardJanitor, loginAttempts)
@@ -108,7 +108,7 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 		cleanup()
 		return nil, nil, err
 	}
-	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, universalClient, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService)
 	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService, db, payoutService, subscriptionService)
 	wiringApp := &App{
 		Handler:       handler,
@@ -150,13 +150,13 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	if err != nil {
 		return nil, nil, err
 	}
-	client, cleanup2, err := provideRedis(ctx, cfg)
+	universalClient, cleanup2, err := provideRedis(ctx, cfg)
 	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
-	idempotencyCache := provideCache(cfg, client, clock)
-	cobIntents := provideCobIntents(cfg, client, idempotencyCache)
+	idempotencyCache := provideCache(cfg, universalClient, clock)
+	cobIntents := provideCobIntents(cfg, universalClient, idempotencyCache)
 	randomIDs := app.RandomIDs{}
 	runner := provideExactlyOnce(db, idempotencyCache, cobIntents, clock, randomIDs, log)
 	guardDefaults := _wireGuardDefaultsValue
@@ -181,7 +181,7 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 		cleanup()
 		return nil, nil, err
 	}
-	loginAttempts := provideLoginAttempts(cfg, client, clock)
+	loginAttempts := provideLoginAttempts(cfg, universalClient, clock)
 	sessionConfig := _wireSessionConfigValue
 	sessionService, err := app.NewSessionService(db, argon2id, sessionTokens, db, loginAttempts, clock, randomIDs, log, sessionConfig)
 	if err != nil {
@@ -192,7 +192,7 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	requestLogConfig := _wireRequestLogConfigValue
 	requestLogWriter, cleanup3 := provideRequestLogWriter(db, log, requestLogConfig)
 	keyService := app.NewKeyService(db, db, db, requestLogWriter, clock, randomIDs, authCacheTTL)
-	rateLimiter := provideRateLimiter(cfg, client, clock, log)
+	rateLimiter := provideRateLimiter(cfg, universalClient, clock, log)
 	janitorConfig := _wireJanitorConfigValue
 	dashboardJanitor := provideJanitor(db, clock, janitorConfig)
 	dashboard := provideDashboard(sessionService, keyService, guardSettings, fraudGuard, requestLogWriter, rateLimiter, dashboardJanitor, loginAttempts)
@@ -226,7 +226,7 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 		cleanup()
 		return nil, nil, err
 	}
-	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, universalClient, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService)
 	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService, db, payoutService, subscriptionService)
 	wiringApp := &App{
 		Handler:       handler,

@@ -1,7 +1,10 @@
 package wiring
 
 import (
+	"crypto/rand"
+	"fmt"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/quitapix/quita/adapters/store"
@@ -19,8 +22,8 @@ func provideWorkers(cfg Config, log *slog.Logger, charges *app.ChargeService, pa
 	payouts *app.PayoutService, subs *app.SubscriptionService,
 ) *app.WorkerRunner {
 	ws := []app.Worker{
-		{Name: "expiry", Interval: time.Second, Tick: charges.ExpireDue},
-		{Name: "overdue", Interval: time.Minute, Tick: charges.NotifyOverdue},
+		{Name: "expiry", Interval: time.Second, Tick: charges.ExpireDue, Exclusive: true},
+		{Name: "overdue", Interval: time.Minute, Tick: charges.NotifyOverdue, Exclusive: true},
 		// Automatic returns are sent when owed; this follows them until the
 		// payer's bank answers and retries what it refused.
 		{Name: "returns", Interval: 5 * time.Second, Tick: charges.AdvanceReturns},
@@ -31,7 +34,7 @@ func provideWorkers(cfg Config, log *slog.Logger, charges *app.ChargeService, pa
 		// late a processing payout's reconciliation can run.
 		{Name: "payouts", Interval: time.Second, IdleInterval: 10 * time.Second, Tick: payouts.SendPayouts,
 			Wake: merge(payouts.Wake(), db.Wake(store.SignalPayouts))},
-		{Name: "releases", Interval: 10 * time.Second, Tick: payments.ReleaseDue},
+		{Name: "releases", Interval: 10 * time.Second, Tick: payments.ReleaseDue, Exclusive: true},
 		// Subscriptions (Pix Automático): mandates past their deadline,
 		// cycles whose creation window opened (their charges), open cycles
 		// to follow. What is due comes from the clock (a window opens at
@@ -41,8 +44,8 @@ func provideWorkers(cfg Config, log *slog.Logger, charges *app.ChargeService, pa
 			Wake: subs.Wake()},
 		// Creates finalize their method data in the background at once;
 		// this only catches what a crash or a failed acquirer call left.
-		{Name: "methods", Interval: time.Second, IdleInterval: 10 * time.Second, Tick: payments.FinalizePendingMethods},
-		{Name: "orphan-cobs", Interval: time.Minute, Tick: charges.SweepOrphanCobs},
+		{Name: "methods", Interval: time.Second, IdleInterval: 10 * time.Second, Tick: payments.FinalizePendingMethods, Exclusive: true},
+		{Name: "orphan-cobs", Interval: time.Minute, Tick: charges.SweepOrphanCobs, Exclusive: true},
 		// A batch of charges is run at once by the process that accepted it;
 		// this takes over what a crash, a timeout or a failure left.
 		{Name: "charge-batches", Interval: time.Second, IdleInterval: 10 * time.Second, Tick: charges.ProcessChargeBatches},
@@ -53,11 +56,13 @@ func provideWorkers(cfg Config, log *slog.Logger, charges *app.ChargeService, pa
 			MinGap: 250 * time.Millisecond, Tick: db.FoldChargeStats, Wake: db.Wake(store.SignalStats)},
 	}
 	if cfg.Acquirer == AcquirerBCBPix {
-		ws = append(ws, app.Worker{Name: "pix-reconciliation", Interval: time.Minute, Tick: receipts.Reconcile})
+		ws = append(ws, app.Worker{Name: "pix-reconciliation", Interval: time.Minute, Tick: receipts.Reconcile, Exclusive: true})
 	}
-	ws = append(ws, app.Worker{Name: "dashboard-housekeeping", Interval: time.Minute, Tick: dash.Janitor.Sweep},
-		app.Worker{Name: "events-housekeeping", Interval: time.Minute, Tick: events.Prune})
-	return app.NewWorkerRunner(log, ws...)
+	ws = append(ws, app.Worker{Name: "dashboard-housekeeping", Interval: time.Minute, Tick: dash.Janitor.Sweep, Exclusive: true},
+		app.Worker{Name: "events-housekeeping", Interval: time.Minute, Tick: events.Prune, Exclusive: true})
+	r := app.NewWorkerRunner(log, ws...)
+	r.ShareExclusive(db, workerHolder(), app.SystemClock{})
+	return r
 }
 
 // merge forwards wake-ups from both channels (coalesced) to one.
@@ -74,4 +79,14 @@ func merge(a, b <-chan struct{}) <-chan struct{} {
 	go fwd(a)
 	go fwd(b)
 	return out
+}
+
+// workerHolder names this process in the exclusive workers' leases: host,
+// pid and a random suffix, unique across the deployment's processes and
+// restarts.
+func workerHolder() string {
+	host, _ := os.Hostname()
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%s/%d/%x", host, os.Getpid(), b)
 }

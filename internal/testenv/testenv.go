@@ -42,6 +42,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"sync/atomic"
@@ -300,4 +301,16 @@ func HangingServer(t testing.TB) (addr string, accepted func() int64) {
 		}
 	}()
 	return ln.Addr().String(), n.Load
+}
+
+// Binary is the path of the program name (e.g. redis-server, for a test
+// that runs its own servers), from PATH; a missing one fails the test
+// under CI and skips it elsewhere.
+func Binary(t testing.TB, name string) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	if err != nil {
+		unavailable(t, name, "PATH", err)
+	}
+	return path
 }
