@@ -171,9 +171,18 @@ start_redis() {
 		((i > 1)) && REDIS_REPLICAOF="replicaof 127.0.0.1 ${REDIS_PORTS[0]}"
 		render "$CLUSTER_TEMPLATES/redis.conf.in" "$dir/redis.conf"
 	fi
-	log "starting $name on 127.0.0.1:${REDIS_PORTS[i - 1]}"
+	# A master that Sentinel replaced while it was down comes back as the
+	# new master's replica, never as a second master: its file still says
+	# it is one, and HAProxy's Redis port would send writes to it until
+	# Sentinel noticed.
+	local args=() master
+	master=$(sentinel_master || true)
+	if [[ -n $master && $master != "127.0.0.1 ${REDIS_PORTS[i - 1]}" ]]; then
+		read -ra args <<<"--replicaof $master"
+	fi
+	log "starting $name on 127.0.0.1:${REDIS_PORTS[i - 1]}${args[*]:+ as a replica of ${master// /:}}"
 	# Redis renames its process to "redis-server 127.0.0.1:PORT".
-	launch "$name" "127.0.0.1:${REDIS_PORTS[i - 1]}" redis-server "$dir/redis.conf"
+	launch "$name" "127.0.0.1:${REDIS_PORTS[i - 1]}" redis-server "$dir/redis.conf" "${args[@]}"
 }
 
 # shellcheck disable=SC2034 # the locals are read by render
@@ -188,6 +197,17 @@ start_sentinel() {
 	fi
 	log "starting $name on 127.0.0.1:${SENTINEL_PORTS[i - 1]}"
 	launch "$name" "127.0.0.1:${SENTINEL_PORTS[i - 1]}" redis-sentinel "$dir/sentinel.conf"
+}
+
+# sentinel_master: "HOST PORT" of the master as the first sentinel that
+# answers knows it.
+sentinel_master() {
+	local port out
+	for port in "${SENTINEL_PORTS[@]}"; do
+		out=$(timeout 2 redis-cli -h 127.0.0.1 -p "$port" sentinel get-master-addr-by-name "$SENTINEL_MASTER" 2>/dev/null | paste -sd ' ') || continue
+		[[ $out =~ ^[0-9.]+\ [0-9]+$ ]] && printf '%s' "$out" && return 0
+	done
+	return 1
 }
 
 sentinel_answers() { [[ -n $(timeout 2 redis-cli -h 127.0.0.1 -p "${SENTINEL_PORTS[0]}" sentinel get-master-addr-by-name "$SENTINEL_MASTER") ]]; }
