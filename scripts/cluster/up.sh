@@ -36,6 +36,7 @@ ensure_packages() {
 	command -v redis-cli >/dev/null || missing+=(redis-tools)
 	command -v psql >/dev/null || missing+=(postgresql-client)
 	command -v curl >/dev/null || missing+=(curl)
+	command -v jq >/dev/null || missing+=(jq)
 	[[ -x $PG_BIN/postgres ]] || missing+=(postgresql-15)
 	((${#missing[@]} == 0)) && return 0
 	[[ $EUID -eq 0 ]] || die "missing packages ${missing[*]}: run as root, or install them first"
