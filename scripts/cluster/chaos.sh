@@ -12,9 +12,9 @@
 #   - quitad ledger verify passes.
 # It prints the answers by status, inside and outside the fault windows,
 # and the measured times. Settings, all optional:
-#   CHAOS_DURATION  seconds of load (default 90)
+#   CHAOS_DURATION  seconds of load (default 120)
 #   CHAOS_CLIENTS   concurrent clients (default 4)
-#   CHAOS_INTERVAL  seconds between faults (default 20)
+#   CHAOS_INTERVAL  seconds between faults (default 30)
 #   CHAOS_PG_KILL   node: SIGKILL the leader's Patroni and postmaster, so a
 #                   standby is promoted (default); postmaster: SIGKILL the
 #                   postmaster only, which Patroni restarts in place
@@ -30,9 +30,9 @@ set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-DURATION=${CHAOS_DURATION:-90}
+DURATION=${CHAOS_DURATION:-120}
 CLIENTS=${CHAOS_CLIENTS:-4}
-INTERVAL=${CHAOS_INTERVAL:-20}
+INTERVAL=${CHAOS_INTERVAL:-30}
 PG_KILL=${CHAOS_PG_KILL:-node}
 UP=$CLUSTER_REPO/scripts/cluster/up.sh
 QUITAD=$CLUSTER_REPO/scripts/cluster/quitad.sh
@@ -91,31 +91,39 @@ client() {
 
 # ---------------------------------------------------------------- faults
 
-leader() { timeout 5 patronictl -c "$CLUSTER_DIR/pg1/patroni.yml" list -f json 2>/dev/null | jq -r '.[] | select(.Role == "Leader") | .Member'; }
-write_port_member() { psql "postgres://postgres@127.0.0.1:$HAPROXY_PG_WRITE_PORT/postgres?sslmode=disable&connect_timeout=1" -XAtqc 'SELECT inet_server_port() WHERE NOT pg_is_in_recovery()' 2>/dev/null; }
-
-# await LIMIT CMD...: seconds (one decimal) until CMD succeeds, or "never".
-await() {
-	local limit=$1 t0
-	shift
-	t0=$(now_ms)
-	while (($(now_ms) - t0 < limit * 1000)); do
-		if "$@" >/dev/null 2>&1; then
-			since "$t0"
+# leader: the member whose Patroni REST API answers 200 on /primary (what
+# HAProxy's write port checks; quicker to ask than patronictl).
+leader() {
+	local i
+	for i in 1 2 3; do
+		if [[ $(curl -s -o /dev/null -w '%{http_code}' --max-time 1 "http://127.0.0.1:${PATRONI_PORTS[i - 1]}/primary") == 200 ]]; then
+			printf 'pg%s' "$i"
 			return 0
 		fi
+	done
+}
+write_port_member() { psql "postgres://postgres@127.0.0.1:$HAPROXY_PG_WRITE_PORT/postgres?sslmode=disable&connect_timeout=1" -XAtqc 'SELECT inet_server_port() WHERE NOT pg_is_in_recovery()' 2>/dev/null; }
+
+# await2 T0 A ARG_A B ARG_B: polls the checks A ARG_A and B ARG_B every
+# 0.1 s for up to 60 s and prints, for each, the seconds (one decimal)
+# from T0 (ms) to the first time it passed, or "never".
+await2() {
+	local t0=$1 a=$2 arg_a=$3 b=$4 arg_b=$5 ta='' tb=''
+	while (($(now_ms) - t0 < 60000)) && [[ -z $ta || -z $tb ]]; do
+		[[ -z $ta ]] && "$a" "$arg_a" >/dev/null 2>&1 && ta=$(since "$t0")
+		[[ -z $tb ]] && "$b" "$arg_b" >/dev/null 2>&1 && tb=$(since "$t0")
 		sleep 0.1
 	done
-	printf never
+	printf '%s %s' "${ta:-never}" "${tb:-never}"
 }
 
 new_leader_not() { local l; l=$(leader); [[ -n $l && $l != "$1" ]]; }
-leader_is_back() { [[ -n $(leader) ]]; }
+leader_is() { [[ $(leader) == "$1" ]]; }
 writes_on_other() { local p; p=$(write_port_member); [[ -n $p && $p != "$1" ]]; }
-writes_back() { [[ -n $(write_port_member) ]]; }
+writes_on() { [[ $(write_port_member) == "$1" ]]; }
 
 fault_postgres() {
-	local old i port patroni_pid pm_pid
+	local old i port patroni_pid pm_pid promoted writes back
 	old=$(leader)
 	[[ -n $old ]] || {
 		note "postgres: no leader to kill"
@@ -125,22 +133,21 @@ fault_postgres() {
 	port=${PG_PORTS[i - 1]}
 	patroni_pid=$(recorded_pid "$old")
 	pm_pid=$(pg_member_pid "$i")
+	local t0
 	if [[ $PG_KILL == node ]]; then
 		note "postgres: kill -9 $old (Patroni $patroni_pid and postmaster $pm_pid), the primary"
+		t0=$(now_ms)
 		kill -KILL "$patroni_pid" "$pm_pid" 2>/dev/null || true
-		local promoted writes
-		promoted=$(await 60 new_leader_not "$old")
-		writes=$(await 60 writes_on_other "$port")
+		read -r promoted writes <<<"$(await2 "$t0" new_leader_not "$old" writes_on_other "$port")"
 		note "postgres: new leader $(leader) after ${promoted}s; HAProxy's write port reaches it after ${writes}s"
 		printf 'postgres-node %s %s\n' "$promoted" "$writes" >>"$work/timings"
 	else
 		note "postgres: kill -9 the postmaster $pm_pid of $old, the primary"
+		t0=$(now_ms)
 		kill -KILL "$pm_pid" 2>/dev/null || true
 		sleep 0.5
-		local back writes
-		back=$(await 60 leader_is_back)
-		writes=$(await 60 writes_back)
-		note "postgres: leader $(leader) after ${back}s; writes through HAProxy after ${writes}s"
+		read -r back writes <<<"$(await2 "$t0" leader_is "$old" writes_on "$port")"
+		note "postgres: $(leader) is the leader after ${back}s; writes through HAProxy after ${writes}s"
 		printf 'postgres-postmaster %s %s\n' "$back" "$writes" >>"$work/timings"
 	fi
 	restart
@@ -168,12 +175,12 @@ fault_redis() {
 		return 0
 	}
 	note "redis: kill -9 $name ($(recorded_pid "$name")), the master"
+	local t0 moved writes
+	t0=$(now_ms)
 	kill -KILL "$(recorded_pid "$name")" 2>/dev/null || true
-	local moved writes
-	writes=$(await 60 redis_writes)
-	moved=$(await 60 master_moved "$old")
-	note "redis: writes through HAProxy after ${writes}s; Sentinel names $(sentinel_says) (switch seen ${moved}s after those writes)"
-	printf 'redis %s %s\n' "$writes" "$moved" >>"$work/timings"
+	read -r moved writes <<<"$(await2 "$t0" master_moved "$old" redis_writes "")"
+	note "redis: Sentinel names $(sentinel_says) after ${moved}s; writes through HAProxy's Redis port after ${writes}s"
+	printf 'redis %s %s\n' "$moved" "$writes" >>"$work/timings"
 	restart
 }
 
@@ -224,7 +231,7 @@ db() { psql "$PG_WRITE_URL" -XAtq -v ON_ERROR_STOP=1 "$@"; }
 
 touch "$work/acked.log" "$work/requests.log"
 sort -u "$work/acked.log" >"$work/acked.sorted"
-db -c "SELECT description || ' ' || id FROM charges WHERE account_id = '$acct' AND description LIKE 'cc-$run-%'" | sort -u >"$work/stored.sorted"
+db -c "SELECT description || ' ch_' || id FROM charges WHERE account_id = '$acct' AND description LIKE 'cc-$run-%'" | sort -u >"$work/stored.sorted"
 lost=$(comm -23 "$work/acked.sorted" "$work/stored.sorted" | wc -l)
 ((lost == 0)) || fail "$lost acknowledged charges are not in the database (comm -23 acked.sorted stored.sorted)"
 dups=$(db -c "SELECT description FROM charges WHERE account_id = '$acct' AND description LIKE 'cc-$run-%' GROUP BY description HAVING count(*) > 1" | wc -l)
