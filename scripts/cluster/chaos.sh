@@ -118,12 +118,11 @@ await2() {
 }
 
 new_leader_not() { local l; l=$(leader); [[ -n $l && $l != "$1" ]]; }
-leader_is() { [[ $(leader) == "$1" ]]; }
 writes_on_other() { local p; p=$(write_port_member); [[ -n $p && $p != "$1" ]]; }
 writes_on() { [[ $(write_port_member) == "$1" ]]; }
 
 fault_postgres() {
-	local old i port patroni_pid pm_pid promoted writes back
+	local old i port patroni_pid pm_pid promoted writes
 	old=$(leader)
 	[[ -n $old ]] || {
 		note "postgres: no leader to kill"
@@ -145,10 +144,11 @@ fault_postgres() {
 		note "postgres: kill -9 the postmaster $pm_pid of $old, the primary"
 		t0=$(now_ms)
 		kill -KILL "$pm_pid" 2>/dev/null || true
-		sleep 0.5
-		read -r back writes <<<"$(await2 "$t0" leader_is "$old" writes_on "$port")"
-		note "postgres: $(leader) is the leader after ${back}s; writes through HAProxy after ${writes}s"
-		printf 'postgres-postmaster %s %s\n' "$back" "$writes" >>"$work/timings"
+		# Patroni restarts it in place, still the leader: the time that
+		# matters is the write port's.
+		read -r writes _ <<<"$(await2 "$t0" writes_on "$port" writes_on "$port")"
+		note "postgres: writes through HAProxy after ${writes}s; the leader is $(leader)"
+		printf 'postgres-postmaster - %s\n' "$writes" >>"$work/timings"
 	fi
 	restart
 }
