@@ -14,11 +14,12 @@ GO ?= go
 FUZZTIME ?= 20s
 ARTIFACTS := artifacts
 
-.PHONY: help services run build test chaos bench fuzz generate lint check pixsim-certs
+.PHONY: help services run build test chaos bench fuzz generate lint check pixsim-certs \
+	cluster cluster-down cluster-status cluster-smoke chaos-cluster
 
 help: ## List the targets
 	@echo 'Quita make targets:'
-	@awk -F ':.*## ' '/^[a-z][a-z-]*:.*## / { printf "  %-9s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
+	@awk -F ':.*## ' '/^[a-z][a-z-]*:.*## / { printf "  %-14s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
 	@echo 'Variables: FUZZTIME (default $(FUZZTIME)).'
 
 services: ## Start PostgreSQL and Redis on localhost if they are not up
@@ -68,6 +69,28 @@ test: services ## Run every test with -race against the local services
 chaos: services ## Fault-injection run (CHAOS_SEED, CHAOS_DURATION; see e2e/chaos)
 	@mkdir -p $(ARTIFACTS)/chaos
 	CHAOS_LOG_DIR=$(CURDIR)/$(ARTIFACTS)/chaos $(GO) test -tags chaos -count=1 -v -timeout 10m -run '^TestChaos$$' ./e2e/chaos
+
+# The local highly available cluster (docs/cluster.md): etcd, three
+# PostgreSQL members under Patroni, HAProxy, Redis with Sentinel and three
+# quitad processes, on their own loopback ports and data under
+# $(QUITA_CLUSTER_DIR) (default .cluster). Nothing touches the machine's
+# own PostgreSQL (5432) or Redis (6379).
+cluster: ## Start the local HA cluster (Patroni, HAProxy, Sentinel, 3 quitad)
+	@bash scripts/cluster/up.sh
+
+cluster-down: ## Stop the HA cluster by its recorded PIDs (CLUSTER_WIPE=1 deletes its data)
+	@bash scripts/cluster/down.sh $(if $(CLUSTER_WIPE),--wipe)
+
+cluster-status: ## The HA cluster's primary, replication lag and Sentinel master
+	@bash scripts/cluster/status.sh
+
+cluster-smoke: ## Write, read and create a charge through the HA cluster
+	@bash scripts/cluster/smoke.sh
+
+# Kills the Postgres primary, a quitad and the Redis master of the running
+# cluster at intervals under load, restarting each (scripts/cluster/chaos.sh).
+chaos-cluster: ## Fault injection on the HA cluster (make cluster first)
+	@bash scripts/cluster/chaos.sh
 
 bench: ## Run the benchmarks (and cmd/quitabench when it exists)
 	@bash scripts/services.sh --bench
