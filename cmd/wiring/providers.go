@@ -179,6 +179,7 @@ var acquirerSet = wire.NewSet(
 // service, in both injectors.
 var bcbpixSet = wire.NewSet(
 	provideBCBPix,
+	provideRecurringCallbacks,
 	wire.Bind(new(ports.PixReceiver), new(*bcbpix.Acquirer)),
 	providePixReceiptsConfig,
 	app.NewPixReceiptService,
@@ -345,7 +346,7 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 	sim ports.PaymentSimulator, qrr *qr.Renderer, db *store.DB, rdb *redis.Client, co *checkout.Controller,
 	dash *Dashboard, webhooks *app.WebhookService, payments *app.PaymentService, pixReceipts *app.PixReceiptService,
 	live *bcbpix.Acquirer, events *app.EventService, receipts *app.ReceiptService, web *dashboard.Controller, payouts *app.PayoutService,
-	keyed *idempotency.Sealed, subs *app.SubscriptionService,
+	keyed *idempotency.Sealed, subs *app.SubscriptionService, recurring httpapi.RecurringCallbacks,
 ) http.Handler {
 	if cfg.Acquirer != AcquirerBCBPix {
 		pixReceipts = nil // no PSP callbacks without the API Pix provider
@@ -362,8 +363,17 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 			Sessions: dash.Sessions, Keys: dash.Keys, RateLimits: dash.GuardSettings, Limiter: dash.Limiter, RequestLogs: dash.RequestLogs,
 			AuthFailures: dash.Attempts, Webhooks: webhooks, Payments: payments, PixReceipts: pixReceipts, PixCallbacks: live,
 			Events: events, Receipts: receipts, Dashboard: web, Admission: admission(cfg, db),
-			Payouts: payouts, KeyedWrites: keyed, CreateFlight: createFlight(db), Subscriptions: subs},
+			Payouts: payouts, KeyedWrites: keyed, CreateFlight: createFlight(db), Subscriptions: subs,
+			RecurringCallbacks: recurring},
 	)
+}
+
+// provideRecurringCallbacks makes the subscription service the receiver of
+// the API Pix adapter's Pix Automático callbacks, which the PSP posts to
+// quitad's /rec and /cobr routes.
+func provideRecurringCallbacks(live *bcbpix.Acquirer, subs *app.SubscriptionService) httpapi.RecurringCallbacks {
+	live.SetRecurringNotifications(subs)
+	return live
 }
 
 // placesPerConnection is the default admission places per pooled
