@@ -28,9 +28,13 @@ type anyCallback struct{}
 
 func (anyCallback) VerifyCallback(context.Context, string, string) (bool, error) { return false, nil }
 
-func (anyCallback) NotifyRecurrences(context.Context, string, []byte) (int, int, error) { return 0, 0, nil }
+func (anyCallback) NotifyRecurrences(context.Context, string, []byte) (int, int, error) {
+	return 0, 0, nil
+}
 
-func (anyCallback) NotifyRecurringCharges(context.Context, string, []byte) (int, int, error) { return 0, 0, nil }
+func (anyCallback) NotifyRecurringCharges(context.Context, string, []byte) (int, int, error) {
+	return 0, 0, nil
+}
 
 // everyRoute builds the handler with every optional surface switched on
 // and lists its /v1 operations as "METHOD /path" relative to /v1.

@@ -33,7 +33,9 @@ type solicRecBody struct {
 
 // payerAccountGiven reports whether pa names an account a solicrec can go
 // to.
-func payerAccountGiven(pa *ports.PayerAccount) bool { return pa != nil && pa.Number != "" && pa.ISPB != "" }
+func payerAccountGiven(pa *ports.PayerAccount) bool {
+	return pa != nil && pa.Number != "" && pa.ISPB != ""
+}
 
 func (s solicRecBody) result() (*ports.AuthorizationRequestResult, error) {
 	st := domain.SolicRecStatus(s.Status)
