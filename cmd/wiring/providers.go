@@ -368,14 +368,6 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 	)
 }
 
-// provideRecurringCallbacks makes the subscription service the receiver of
-// the API Pix adapter's Pix Automático callbacks, which the PSP posts to
-// quitad's /rec and /cobr routes.
-func provideRecurringCallbacks(live *bcbpix.Acquirer, subs *app.SubscriptionService) httpapi.RecurringCallbacks {
-	live.SetRecurringNotifications(subs)
-	return live
-}
-
 // placesPerConnection is the default admission places per pooled
 // connection. A request holds a connection for only part of its life
 // (Redis, the acquirer, encoding), so four per connection keep the pool
