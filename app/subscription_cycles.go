@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/domain/bizdays"
 	"github.com/quitapix/quita/ports"
 )
 
@@ -163,13 +164,18 @@ func (s *SubscriptionService) syncCycle(ctx context.Context, scope ports.Scope, 
 // debitFailed records that the payer's bank rejected cycle k's pending
 // debit (code: its reason, "" when none): under the retry policy a retry
 // follows (charge_retrying; the retry is asked of the acquirer after the
-// commit) or the cycle fails (charge_failed) and its charge follows.
-func (s *SubscriptionService) debitFailed(ctx context.Context, scope ports.Scope, subID string, k int, code string) error {
+// commit) or the cycle fails (charge_failed) and its charge follows. With
+// a date, only a pending debit of that date fails: news of a debit the
+// cycle has already moved past changes nothing.
+func (s *SubscriptionService) debitFailed(ctx context.Context, scope ports.Scope, subID string, k int, date bizdays.Date, code string) error {
 	retry := false
 	_, err := s.update(ctx, scope, subID, func(ctx context.Context, sub *domain.Subscription, tx ports.SubscriptionTx, now time.Time) ([]domain.EventType, ports.SubscriptionChange, error) {
 		c, err := tx.Cycle(ctx, k)
 		if err != nil {
 			return nil, ports.SubscriptionChange{}, err
+		}
+		if p, ok := c.PendingDebit(); !date.IsZero() && (!ok || p.Date != date) {
+			return nil, ports.SubscriptionChange{}, errNoChange
 		}
 		if retry, err = c.DebitFailed(code, now); err != nil {
 			return nil, ports.SubscriptionChange{}, err
@@ -183,6 +189,9 @@ func (s *SubscriptionService) debitFailed(ctx context.Context, scope ports.Scope
 		sub.CycleClosed(c, now)
 		return []domain.EventType{domain.EventSubscriptionChargeFailed}, ch, nil
 	})
+	if errors.Is(err, errNoChange) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}

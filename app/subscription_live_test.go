@@ -11,6 +11,7 @@ import (
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/app/exactlyonce"
 	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/domain/bizdays"
 	"github.com/quitapix/quita/internal/testenv"
 	"github.com/quitapix/quita/ports"
 )
@@ -47,6 +48,29 @@ func (p *livePSP) GetRecurringCharge(_ context.Context, _ ports.Scope, txid stri
 	return &out, nil
 }
 
+// liveSubscription creates a live monthly subscription starting in five
+// days on a service whose acquirer is psp.
+func liveSubscription(t *testing.T, r *subRig, psp *livePSP) (*app.SubscriptionService, string, bizdays.Date) {
+	t.Helper()
+	r.caller.Mode = domain.ModeLive
+	once := exactlyonce.NewDatabaseChecked(r.db, idempotency.NewMemory(r.clock.Now), r.clock, app.RandomIDs{}, discard(), exactlyonce.Config{})
+	charges := app.NewChargeService(r.db, once, psp, nil, r.clock, app.RandomIDs{}, discard(), app.ChargesConfig{})
+	svc := app.NewSubscriptionService(charges, r.db, r.db, psp, r.clock, app.RandomIDs{}, discard(), app.SubscriptionsConfig{})
+	amount := int64(4990)
+	start := domain.BrasiliaDate(r.clock.Now()).AddDays(5)
+	resp, err := svc.Create(context.Background(), r.caller, app.CreateSubscriptionInput{
+		Customer: domain.Customer{Name: "Maria Silva", Document: "52998224725"}, Amount: &amount, Interval: domain.IntervalMonthly,
+		StartDate: start, Contract: "CTR-L", RetryPolicy: domain.RetryThreeInSevenDays},
+		app.Idempotency{Key: "live-sub-" + time.Now().Format("150405.000000000"), Fingerprint: "fp"},
+		func(s *domain.Subscription) (app.Response, error) {
+			return app.Response{StatusCode: 201, Body: []byte(s.ID())}, nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, string(resp.Body), start
+}
+
 func (p *livePSP) set(f func()) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -62,26 +86,8 @@ func TestLiveSubscriptionFollowsTheAcquirer(t *testing.T) {
 	t.Parallel()
 	r := newSubRig(t, testenv.SQLiteDSN(t))
 	psp := &livePSP{Acquirer: sandbox.New(sandbox.Config{LocationHost: "pay.example.com/pix"}, r.clock), cobrs: map[string]*ports.RecurringCharge{}}
-	r.caller.Mode = domain.ModeLive
-	svc := func() *app.SubscriptionService {
-		once := exactlyonce.NewDatabaseChecked(r.db, idempotency.NewMemory(r.clock.Now), r.clock, app.RandomIDs{}, discard(), exactlyonce.Config{})
-		charges := app.NewChargeService(r.db, once, psp, nil, r.clock, app.RandomIDs{}, discard(), app.ChargesConfig{})
-		return app.NewSubscriptionService(charges, r.db, r.db, psp, r.clock, app.RandomIDs{}, discard(), app.SubscriptionsConfig{})
-	}()
+	svc, id, start := liveSubscription(t, r, psp)
 	ctx := context.Background()
-	amount := int64(4990)
-	start := domain.BrasiliaDate(r.clock.Now()).AddDays(5)
-	resp, err := svc.Create(ctx, r.caller, app.CreateSubscriptionInput{
-		Customer: domain.Customer{Name: "Maria Silva", Document: "52998224725"}, Amount: &amount, Interval: domain.IntervalMonthly,
-		StartDate: start, Contract: "CTR-L", RetryPolicy: domain.RetryThreeInSevenDays},
-		app.Idempotency{Key: "live-sub-0001", Fingerprint: "fp"},
-		func(s *domain.Subscription) (app.Response, error) {
-			return app.Response{StatusCode: 201, Body: []byte(s.ID())}, nil
-		})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := string(resp.Body)
 	tick := func() {
 		t.Helper()
 		r.clock.Advance(11 * time.Minute) // past the recheck

@@ -7,14 +7,12 @@ import (
 	"time"
 
 	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/domain/bizdays"
 	"github.com/quitapix/quita/ports"
 )
 
 // pollCobr asks the acquirer how open cycle c's cobr stands and applies
-// what it learns: a Pix that paid it settles the charge (the cycle
-// follows), a rejected pending debit is a failure under the policy, a
-// scheduled one is recorded, and a cobr the PSP rejected or cancelled
-// closes the charge. A cobr the acquirer does not know teaches nothing.
+// it (applyCobr). A cobr the acquirer does not know teaches nothing.
 func (s *SubscriptionService) pollCobr(ctx context.Context, scope ports.Scope, c *domain.Cycle, ch *domain.Charge) error {
 	ra := s.acquirer.recurring
 	if ra == nil {
@@ -27,6 +25,16 @@ func (s *SubscriptionService) pollCobr(ctx context.Context, scope ports.Scope, c
 	if err != nil {
 		return fmt.Errorf("read the cobr of cycle %d: %w", c.Number(), err)
 	}
+	return s.applyCobr(ctx, scope, c, ch, r)
+}
+
+// applyCobr applies what the acquirer says of open cycle c's cobr r (ch
+// is c's charge): a Pix that paid it settles the charge (the cycle
+// follows), a rejected pending debit is a failure under the policy, a
+// scheduled one is recorded, and a cobr the PSP rejected or cancelled
+// closes the charge. Only the pending debit is looked at, so a debit
+// already applied, or one the cycle has moved past, changes nothing.
+func (s *SubscriptionService) applyCobr(ctx context.Context, scope ports.Scope, c *domain.Cycle, ch *domain.Charge, r *ports.RecurringCharge) error {
 	for _, p := range r.Pix {
 		_, err := s.charges.ApplyPixPayment(ctx, scope, ch.ID(), domain.PixPayment{EndToEndID: p.EndToEndID, Amount: p.Amount,
 			PayerTaxID: p.PayerTaxID, PayerName: p.PayerName, PaidAt: p.PaidAt, Returned: p.Returned})
@@ -44,10 +52,10 @@ func (s *SubscriptionService) pollCobr(ctx context.Context, scope ports.Scope, c
 		}
 		switch a.Status {
 		case domain.AttemptRejected:
-			return s.debitFailed(ctx, scope, c.SubscriptionID(), c.Number(), a.RejectCode)
+			return s.debitFailed(ctx, scope, c.SubscriptionID(), c.Number(), a.Date, a.RejectCode)
 		case domain.AttemptScheduled:
 			if pending.Status == domain.AttemptRequested {
-				return s.activateCycle(ctx, scope, c.SubscriptionID(), c.Number())
+				return s.activateCycle(ctx, scope, c.SubscriptionID(), c.Number(), a.Date)
 			}
 		case domain.AttemptRequested, domain.AttemptPaid, domain.AttemptCancelled, domain.AttemptExpired:
 		}
@@ -70,17 +78,23 @@ func (s *SubscriptionService) pollCobr(ctx context.Context, scope ports.Scope, c
 }
 
 // activateCycle records that the payer's PSP scheduled cycle k's pending
-// debit.
-func (s *SubscriptionService) activateCycle(ctx context.Context, scope ports.Scope, subID string, k int) error {
+// debit of date, still asked for; any other change nothing.
+func (s *SubscriptionService) activateCycle(ctx context.Context, scope ports.Scope, subID string, k int, date bizdays.Date) error {
 	_, err := s.update(ctx, scope, subID, func(ctx context.Context, _ *domain.Subscription, tx ports.SubscriptionTx, now time.Time) ([]domain.EventType, ports.SubscriptionChange, error) {
 		c, err := tx.Cycle(ctx, k)
 		if err != nil {
 			return nil, ports.SubscriptionChange{}, err
+		}
+		if p, ok := c.PendingDebit(); !ok || p.Date != date || p.Status != domain.AttemptRequested {
+			return nil, ports.SubscriptionChange{}, errNoChange
 		}
 		if err := c.Activate(now); err != nil {
 			return nil, ports.SubscriptionChange{}, err
 		}
 		return nil, ports.SubscriptionChange{Cycles: []*domain.Cycle{c}}, nil
 	})
+	if errors.Is(err, errNoChange) {
+		return nil
+	}
 	return err
 }

@@ -161,9 +161,8 @@ func (s *SubscriptionService) plan(ctx context.Context, scope ports.Scope, id st
 }
 
 // pollMandate asks the acquirer how the mandate of sub stands and applies
-// what the payer did: authorised, rejected, or cancelled (revoked) it. A
-// mandate the acquirer does not know teaches nothing. It returns the
-// subscription as it stands after.
+// it (applyRecurrence). A mandate the acquirer does not know teaches
+// nothing. It returns the subscription as it stands after.
 func (s *SubscriptionService) pollMandate(ctx context.Context, scope ports.Scope, sub *domain.Subscription) (*domain.Subscription, error) {
 	ra := s.acquirer.recurring
 	if ra == nil || sub.Mandate().RecID == "" {
@@ -176,29 +175,5 @@ func (s *SubscriptionService) pollMandate(ctx context.Context, scope ports.Scope
 	if err != nil {
 		return sub, err
 	}
-	out := sub
-	switch r.Status {
-	case domain.RecApproved:
-		if sub.Status() == domain.SubscriptionPendingAuthorization {
-			out, err = s.authorize(ctx, scope, sub.ID())
-		}
-	case domain.RecRejected:
-		if sub.Status() == domain.SubscriptionPendingAuthorization {
-			out, err = s.reject(ctx, scope, sub.ID())
-		}
-	case domain.RecCancelled:
-		if !sub.Status().Terminal() {
-			by := domain.CancelledByMerchant
-			if r.CancelledByPayer {
-				by = domain.CancelledByPayer
-			}
-			out, err = s.cancel(ctx, scope, sub.ID(), by)
-		}
-	case domain.RecCreated, domain.RecExpired:
-		// An expired mandate expires here at its own deadline.
-	}
-	if err != nil {
-		return sub, err
-	}
-	return out, nil
+	return s.applyRecurrence(ctx, scope, sub, *r)
 }

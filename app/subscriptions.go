@@ -97,6 +97,9 @@ type CreateSubscriptionInput struct {
 	RetryPolicy  domain.RetryPolicy
 	Journey      domain.Journey
 	FirstPayment *int64
+	// PayerAccount is where an authorization_request's request goes
+	// (optional; an acquirer that needs it refuses without it).
+	PayerAccount *domain.PayerAccount
 }
 
 // Create opens a subscription exactly once per idempotency key (the
@@ -127,7 +130,7 @@ func (s *SubscriptionService) create(ctx context.Context, caller Caller, in Crea
 	sub, err := domain.NewSubscription(domain.NewSubscriptionParams{ID: id, AccountID: caller.Account.ID, Mode: caller.Mode,
 		Customer: in.Customer, Amount: in.Amount, Variable: in.Variable, MaxAmount: in.MaxAmount, Interval: in.Interval,
 		StartDate: in.StartDate, EndDate: in.EndDate, Contract: in.Contract, Description: in.Description,
-		RetryPolicy: in.RetryPolicy, Journey: in.Journey, FirstPayment: in.FirstPayment, Now: now})
+		RetryPolicy: in.RetryPolicy, Journey: in.Journey, FirstPayment: in.FirstPayment, PayerAccount: in.PayerAccount, Now: now})
 	if err != nil {
 		return Response{}, err
 	}
@@ -140,7 +143,7 @@ func (s *SubscriptionService) create(ctx context.Context, caller Caller, in Crea
 		DebtorName: sub.Payer().Name, DebtorTaxID: domain.NormalizeTaxID(sub.Payer().Document), Contract: sub.Contract(),
 		Object: sub.Description(), StartDate: sub.StartDate(), EndDate: sub.EndDate(), Interval: sub.Interval(), Amount: sub.Amount(),
 		RetryPolicy: sub.RetryPolicy(), Journey: sub.Journey(), MerchantName: caller.Account.MerchantName,
-		MerchantCity: caller.Account.MerchantCity}
+		MerchantCity: caller.Account.MerchantCity, PayerAccount: sub.PayerAccount()}
 	var (
 		first    *domain.Charge
 		firstEvs []domain.Event
@@ -162,7 +165,7 @@ func (s *SubscriptionService) create(ctx context.Context, caller Caller, in Crea
 	m := domain.Mandate{RecID: r.RecID, BRCode: r.BRCode, Location: r.Location}
 	if sub.Journey() == domain.JourneyAuthorizationRequest {
 		ar, err := rec.RequestAuthorization(ctx, ports.AuthorizationRequest{Scope: scope, RecID: r.RecID,
-			DebtorTaxID: req.DebtorTaxID, ExpiresAt: sub.AuthorizationExpiresAt()})
+			DebtorTaxID: req.DebtorTaxID, ExpiresAt: sub.AuthorizationExpiresAt(), PayerAccount: sub.PayerAccount()})
 		if err != nil {
 			return Response{}, fmt.Errorf("request the authorization: %w", err)
 		}

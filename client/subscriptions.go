@@ -69,6 +69,8 @@ type Subscription struct {
 	// FirstPayment is the immediate payment of a
 	// qr_code_with_first_payment subscription.
 	FirstPayment *FirstPayment `json:"first_payment"`
+	// PayerAccount is the payer's account given at the create, masked.
+	PayerAccount *PayerAccount `json:"payer_account"`
 	// Pix is the QR code of a QR journey; HostedURL its hosted page.
 	Pix                    *SubscriptionPix `json:"pix"`
 	HostedURL              *string          `json:"hosted_url"`
@@ -179,25 +181,13 @@ type SubscriptionParams struct {
 	// FirstPayment is the immediate payment of
 	// JourneyQRCodeWithFirstPayment.
 	FirstPayment *FirstPaymentParams `json:"first_payment,omitempty"`
+	// PayerAccount is where JourneyAuthorizationRequest's request goes;
+	// an acquirer that needs it refuses without it (422
+	// payer_account_required).
+	PayerAccount *PayerAccountParams `json:"payer_account,omitempty"`
 	// IdempotencyKey (8–128 characters); empty: the client generates one
 	// and reuses it for its own retries.
 	IdempotencyKey string `json:"-"`
-}
-
-// SubscriptionCustomer is the payer a mandate names.
-type SubscriptionCustomer struct {
-	Name     string `json:"name"`
-	Document string `json:"document"`
-}
-
-// VariableParams bound a variable subscription's cycle amounts.
-type VariableParams struct {
-	MaxAmount int64 `json:"max_amount,omitempty"`
-}
-
-// FirstPaymentParams is the amount paid with the authorisation.
-type FirstPaymentParams struct {
-	Amount int64 `json:"amount"`
 }
 
 // SubscriptionListParams filter and page the subscription list.

@@ -64,6 +64,10 @@ const (
 	FieldVariable         Field = "variable amount"
 	FieldMaxAmount        Field = "maximum amount"
 	FieldFirstPayment     Field = "first payment amount"
+	FieldPayerAccount     Field = "payer's account"
+	FieldPayerISPB        Field = "payer's bank ISPB"
+	FieldPayerBranch      Field = "payer's branch"
+	FieldPayerNumber      Field = "payer's account number"
 )
 
 // Fields lists every Field, so adapters can prove their translation tables
@@ -81,4 +85,5 @@ var Fields = []Field{
 	FieldPaymentDate,
 	FieldInterval, FieldStartDate, FieldEndDate, FieldContract, FieldRetryPolicy, FieldJourney,
 	FieldVariable, FieldMaxAmount, FieldFirstPayment,
+	FieldPayerAccount, FieldPayerISPB, FieldPayerBranch, FieldPayerNumber,
 }

@@ -132,7 +132,10 @@ type SubscriptionSnapshot struct {
 	// FirstChargeID.
 	FirstPayment  int64
 	FirstChargeID string
-	Mandate       Mandate
+	// PayerAccount is where an authorization_request's request goes, nil
+	// when the merchant named none.
+	PayerAccount *PayerAccount
+	Mandate      Mandate
 	// AuthorizationExpiresAt is when a mandate still pending expires.
 	AuthorizationExpiresAt time.Time
 	// NextCycle is the number of the next cycle to schedule (1 first).
@@ -172,6 +175,10 @@ func (s *Subscription) Snapshot() SubscriptionSnapshot {
 		l := *out.Latest
 		out.Latest = &l
 	}
+	if out.PayerAccount != nil {
+		a := *out.PayerAccount
+		out.PayerAccount = &a
+	}
 	return out
 }
 
@@ -197,6 +204,16 @@ func (s *Subscription) Customer() Customer {
 
 // Journey is how the payer authorises the mandate.
 func (s *Subscription) Journey() Journey { return s.s.Journey }
+
+// PayerAccount is the payer's account an authorization_request's request
+// goes to, nil when none was given.
+func (s *Subscription) PayerAccount() *PayerAccount {
+	if s.s.PayerAccount == nil {
+		return nil
+	}
+	a := *s.s.PayerAccount
+	return &a
+}
 
 // Interval is how often cycles fall due.
 func (s *Subscription) Interval() Interval { return s.s.Interval }

@@ -29,6 +29,9 @@ type NewSubscriptionParams struct {
 	RetryPolicy  RetryPolicy
 	Journey      Journey
 	FirstPayment *int64
+	// PayerAccount is the payer's account at their bank, where an
+	// authorization_request's request goes; nil when not given.
+	PayerAccount *PayerAccount
 	Now          time.Time
 }
 
@@ -95,6 +98,16 @@ func NewSubscription(p NewSubscriptionParams) (*Subscription, error) {
 		return nil, Invalid(FieldFirstPayment, "%s must be a positive integer in centavos, at most %d", FieldFirstPayment, MaxAmount)
 	case p.FirstPayment != nil:
 		s.FirstPayment = *p.FirstPayment
+	}
+	if p.PayerAccount != nil {
+		if s.Journey != JourneyAuthorizationRequest {
+			return nil, Invalid(FieldPayerAccount, "%s applies only when %s is authorization_request", FieldPayerAccount, FieldJourney)
+		}
+		pa, err := p.PayerAccount.validate()
+		if err != nil {
+			return nil, err
+		}
+		s.PayerAccount = &pa
 	}
 	now := p.Now.UTC()
 	s.CreatedAt, s.UpdatedAt = now, now

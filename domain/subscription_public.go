@@ -38,6 +38,7 @@ type PublicSubscription struct {
 	RetryPolicy RetryPolicy              `json:"retry_policy"`
 	Journey     Journey                  `json:"journey"`
 	FirstPay    *PublicFirstPayment      `json:"first_payment"`
+	PayerAcct   *PublicPayerAccount      `json:"payer_account"`
 	Pix         *PublicSubscriptionPix   `json:"pix"`
 	HostedURL   *string                  `json:"hosted_url"`
 	AuthExpires Timestamp                `json:"authorization_expires_at"`
@@ -61,6 +62,14 @@ type PublicVariableAmount struct {
 type PublicFirstPayment struct {
 	Amount int64  `json:"amount"`
 	Charge string `json:"charge"`
+}
+
+// PublicPayerAccount is the payer's account an authorization_request's
+// request goes to, its number reduced to its last digits.
+type PublicPayerAccount struct {
+	ISPB        string `json:"ispb"`
+	Branch      string `json:"branch"`
+	NumberLast4 string `json:"number_last4"`
 }
 
 // PublicSubscriptionPix is the QR code a QR-journey payer scans.
@@ -164,6 +173,9 @@ func (s *Subscription) Public(l Links) PublicSubscription {
 	}
 	if v.FirstPayment > 0 {
 		out.FirstPay = &PublicFirstPayment{Amount: v.FirstPayment, Charge: PrefixCharge + v.FirstChargeID}
+	}
+	if a := v.PayerAccount; a != nil {
+		out.PayerAcct = &PublicPayerAccount{ISPB: a.ISPB, Branch: a.Branch, NumberLast4: a.LastDigits()}
 	}
 	if v.Journey.QR() && v.Mandate.BRCode != "" {
 		out.Pix = &PublicSubscriptionPix{BRCode: v.Mandate.BRCode, QRCodeURL: l.SubscriptionQRCodeURL(v.ID)}

@@ -118,6 +118,18 @@ func TestNewSubscriptionValidation(t *testing.T) {
 		{"first payment zero", func(p *domain.NewSubscriptionParams) {
 			p.Journey, p.FirstPayment = domain.JourneyQRCodeWithFirstPayment, i64(0)
 		}, domain.FieldFirstPayment, domain.CodeParameterInvalid},
+		{"payer account with a QR journey", func(p *domain.NewSubscriptionParams) {
+			p.Journey, p.PayerAccount = domain.JourneyQRCode, &domain.PayerAccount{ISPB: "99999997", Branch: "1", Number: "1"}
+		}, domain.FieldPayerAccount, domain.CodeParameterInvalid},
+		{"payer ISPB missing", payerAccount("", "0001", "12345"), domain.FieldPayerISPB, domain.CodeParameterMissing},
+		{"payer ISPB lowercase", payerAccount("9999999a", "0001", "12345"), domain.FieldPayerISPB, domain.CodeParameterInvalid},
+		{"payer ISPB of 9", payerAccount("999999970", "0001", "12345"), domain.FieldPayerISPB, domain.CodeParameterInvalid},
+		{"payer branch missing", payerAccount("99999997", "", "12345"), domain.FieldPayerBranch, domain.CodeParameterMissing},
+		{"payer branch of 5", payerAccount("99999997", "00011", "12345"), domain.FieldPayerBranch, domain.CodeParameterInvalid},
+		{"payer branch with a letter", payerAccount("99999997", "00X1", "12345"), domain.FieldPayerBranch, domain.CodeParameterInvalid},
+		{"payer number missing", payerAccount("99999997", "0001", " "), domain.FieldPayerNumber, domain.CodeParameterMissing},
+		{"payer number of 21", payerAccount("99999997", "0001", strings.Repeat("1", 21)), domain.FieldPayerNumber, domain.CodeParameterInvalid},
+		{"payer number with a dash", payerAccount("99999997", "0001", "1234-5"), domain.FieldPayerNumber, domain.CodeParameterInvalid},
 	}
 	for _, tc := range tests {
 		p := domain.NewSubscriptionParams{ID: subIDs.raw(), AccountID: "acct_1", Mode: domain.ModeTest,
@@ -129,6 +141,42 @@ func TestNewSubscriptionValidation(t *testing.T) {
 		if !errors.As(err, &ve) || ve.Field != tc.field || ve.Code != tc.code {
 			t.Errorf("%s: err %v, want %s %s", tc.name, err, tc.code, tc.field)
 		}
+	}
+}
+
+func payerAccount(ispb, branch, number string) func(*domain.NewSubscriptionParams) {
+	return func(p *domain.NewSubscriptionParams) {
+		p.PayerAccount = &domain.PayerAccount{ISPB: ispb, Branch: branch, Number: number}
+	}
+}
+
+// A payer's account is kept as given (trimmed) and shown by its number's
+// last four digits only.
+func TestSubscriptionPayerAccount(t *testing.T) {
+	t.Parallel()
+	p := domain.NewSubscriptionParams{ID: subIDs.raw(), AccountID: "acct_1", Mode: domain.ModeLive,
+		Customer: domain.Customer{Name: "Maria", Document: "52998224725"}, Amount: i64(100), Interval: domain.IntervalMonthly,
+		StartDate: ymd(2027, 1, 31), Contract: "C", Now: subT0,
+		PayerAccount: &domain.PayerAccount{ISPB: " 0000000A", Branch: "12", Number: "00012345678 "}}
+	s, err := domain.NewSubscription(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := s.PayerAccount(); a == nil || *a != (domain.PayerAccount{ISPB: "0000000A", Branch: "12", Number: "00012345678"}) {
+		t.Fatalf("kept %+v", a)
+	}
+	pub := s.Public(domain.Links{})
+	if pub.PayerAcct == nil || *pub.PayerAcct != (domain.PublicPayerAccount{ISPB: "0000000A", Branch: "12", NumberLast4: "5678"}) {
+		t.Fatalf("shown %+v", pub.PayerAcct)
+	}
+	for number, shown := range map[string]string{"1": "", "12": "2", "12345": "2345"} {
+		if got := (domain.PayerAccount{Number: number}).LastDigits(); got != shown {
+			t.Errorf("LastDigits(%s) = %q, want %q", number, got, shown)
+		}
+	}
+	p.PayerAccount, p.ID = nil, subIDs.raw()
+	if s, err := domain.NewSubscription(p); err != nil || s.PayerAccount() != nil || s.Public(domain.Links{}).PayerAcct != nil {
+		t.Fatalf("without one: %v", err)
 	}
 }
 

@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/quitapix/quita/domain"
@@ -116,6 +117,12 @@ type SubscriptionStore interface {
 	// held comes back at leaseUntil. The change that handles one sets its
 	// next run.
 	ClaimDueSubscriptions(ctx context.Context, now, leaseUntil time.Time, limit int) ([]SubscriptionRef, error)
+	// FindSubscriptionByRecID names the scope's subscription whose mandate
+	// is the rec recID. ErrNotFound when none is.
+	FindSubscriptionByRecID(ctx context.Context, scope Scope, recID string) (string, error)
+	// FindCycleByTxID names the scope's cycle whose cobr has txid.
+	// ErrNotFound when none has.
+	FindCycleByTxID(ctx context.Context, scope Scope, txid string) (CycleRef, error)
 	// ClaimDueCycles leases up to limit cycles whose check is due at now
 	// (open ones, and closed ones whose charge has yet to follow them), in
 	// every scope, in the same way (their check_at becomes leaseUntil).
@@ -156,6 +163,11 @@ type CreateRecurrenceRequest struct {
 	FirstPaymentBRCode string
 	MerchantName       string
 	MerchantCity       string
+	// PayerAccount is where an authorization_request's request will go
+	// (AuthorizationRequest.PayerAccount), nil when unknown: an acquirer
+	// that needs it refuses the create with ErrPayerAccountRequired
+	// before it opens anything.
+	PayerAccount *PayerAccount
 }
 
 // Recurrence is the acquirer's mandate.
@@ -175,9 +187,9 @@ type Recurrence struct {
 
 // AuthorizationRequest asks the payer's bank to show the payer a request
 // to authorise the rec (POST /solicrec), valid until ExpiresAt. The API
-// Pix's destinatario also names the payer's account at that bank, which
-// the merchant API does not take: an acquirer that needs it and has no
-// other way to find it refuses with ErrAcquirerRejected.
+// Pix's destinatario also names the payer's account at that bank (the
+// subscription's payer_account): an acquirer that needs it and is given
+// none refuses with ErrPayerAccountRequired.
 type AuthorizationRequest struct {
 	Scope
 	RecID       string
@@ -189,12 +201,12 @@ type AuthorizationRequest struct {
 }
 
 // PayerAccount is a payer's account at the payer's bank.
-type PayerAccount struct {
-	// ISPB is the bank's (8 characters of [0-9A-Z]).
-	ISPB   string
-	Branch string
-	Number string
-}
+type PayerAccount = domain.PayerAccount
+
+// ErrPayerAccountRequired: the acquirer sends an authorisation request
+// only to an account at the payer's bank, and the request names none. It
+// wraps ErrAcquirerRejected.
+var ErrPayerAccountRequired = fmt.Errorf("%w: the payer's bank account is required for an authorisation request", ErrAcquirerRejected)
 
 // AuthorizationRequestResult is the acquirer's solicrec.
 type AuthorizationRequestResult struct {

@@ -28,6 +28,14 @@ type anyCallback struct{}
 
 func (anyCallback) VerifyCallback(context.Context, string, string) (bool, error) { return false, nil }
 
+func (anyCallback) NotifyRecurrences(context.Context, string, []byte) (int, int, error) {
+	return 0, 0, nil
+}
+
+func (anyCallback) NotifyRecurringCharges(context.Context, string, []byte) (int, int, error) {
+	return 0, 0, nil
+}
+
 // everyRoute builds the handler with every optional surface switched on
 // and lists its /v1 operations as "METHOD /path" relative to /v1.
 func everyRoute(t *testing.T) map[string]bool {
@@ -35,7 +43,7 @@ func everyRoute(t *testing.T) map[string]bool {
 	// Every service a route depends on is present (a zero value: routes
 	// are only registered, never called), so a surface added later behind
 	// a new optional dependency is walked too.
-	deps := httpapi.Deps{PixCallbacks: anyCallback{}}
+	deps := httpapi.Deps{PixCallbacks: anyCallback{}, RecurringCallbacks: anyCallback{}}
 	v := reflect.ValueOf(&deps).Elem()
 	for i := range v.NumField() {
 		if f := v.Field(i); f.Kind() == reflect.Pointer && f.IsNil() && f.Type().Elem().Kind() == reflect.Struct {

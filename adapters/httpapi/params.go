@@ -77,6 +77,10 @@ var chargesParams = wireParams{
 	domain.FieldVariable:         "variable",
 	domain.FieldMaxAmount:        "variable.max_amount",
 	domain.FieldFirstPayment:     "first_payment.amount",
+	domain.FieldPayerAccount:     "payer_account",
+	domain.FieldPayerISPB:        "payer_account.ispb",
+	domain.FieldPayerBranch:      "payer_account.branch",
+	domain.FieldPayerNumber:      "payer_account.number",
 }
 
 // paymentsParams is the camelCase format of /v1/payments, /v1/wallets and

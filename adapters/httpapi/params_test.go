@@ -73,6 +73,10 @@ func TestWireParams(t *testing.T) {
 		{domain.FieldVariable, "variable", "variable"},
 		{domain.FieldMaxAmount, "variable.max_amount", "variable.max_amount"},
 		{domain.FieldFirstPayment, "first_payment.amount", "first_payment.amount"},
+		{domain.FieldPayerAccount, "payer_account", "payer_account"},
+		{domain.FieldPayerISPB, "payer_account.ispb", "payer_account.ispb"},
+		{domain.FieldPayerBranch, "payer_account.branch", "payer_account.branch"},
+		{domain.FieldPayerNumber, "payer_account.number", "payer_account.number"},
 	}
 	if len(tests) != len(domain.Fields) {
 		t.Errorf("%d rows for %d domain.Fields: add the new field here", len(tests), len(domain.Fields))

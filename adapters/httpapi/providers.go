@@ -28,6 +28,16 @@ type PixCallbackAuth interface {
 	VerifyCallback(ctx context.Context, accountID, token string) (ok bool, err error)
 }
 
+// RecurringCallbacks applies the PSP's Pix Automático callbacks of an
+// account already authenticated (the bcbpix adapter): each rec or cobr
+// the body names is read back from the PSP before anything changes. A
+// body that is not a callback's is ports.ErrMalformedCallback; any other
+// error means nothing was lost and the PSP should send it again.
+type RecurringCallbacks interface {
+	NotifyRecurrences(ctx context.Context, accountID string, body []byte) (applied, ignored int, err error)
+	NotifyRecurringCharges(ctx context.Context, accountID string, body []byte) (applied, ignored int, err error)
+}
+
 // Limits of the PSP callback (security.md, item 9). A refused callback costs
 // a configuration read; an accepted one up to 100 PSP reads.
 const (
@@ -49,6 +59,9 @@ var DefaultPSPCallbackLimit = ports.RateLimit{Rate: 1200, Burst: 200, Period: ti
 // (app.PixReceiptService.Notify).
 type ProvidersController struct {
 	receipts *app.PixReceiptService
+	// recurring, when set, takes the Pix Automático callbacks
+	// (<registered url>/rec and /cobr).
+	recurring RecurringCallbacks
 	// payouts, when set, takes the notifications of sent Pix (items with
 	// gnExtras.idEnvio, Efí's Pix-send extension).
 	payouts *app.PayoutService
@@ -69,10 +82,19 @@ func (c *ProvidersController) callbackLimit() ports.RateLimit {
 	return c.limit
 }
 
-// Routes registers the callback on the root router (before /v1's API-key
-// middleware).
+// Routes registers the callbacks on the root router (before /v1's
+// API-key middleware): /pix, and with a RecurringCallbacks the Pix
+// Automático ones, /rec (webhookrec) and /cobr (webhookcobr), which the
+// PSP posts under the same registered URL.
 func (c *ProvidersController) Routes(r *mux.Router) {
-	r.HandleFunc("/v1/providers/bcbpix/{accountId}/{token}/pix", c.bcbpix).Methods(http.MethodPost).Name("providers.bcbpix.pix")
+	const base = "/v1/providers/bcbpix/{accountId}/{token}"
+	r.HandleFunc(base+"/pix", c.bcbpix).Methods(http.MethodPost).Name("providers.bcbpix.pix")
+	if c.recurring != nil {
+		r.HandleFunc(base+"/rec", c.recurringCallback("recs", c.recurring.NotifyRecurrences)).
+			Methods(http.MethodPost).Name("providers.bcbpix.rec")
+		r.HandleFunc(base+"/cobr", c.recurringCallback("cobsr", c.recurring.NotifyRecurringCharges)).
+			Methods(http.MethodPost).Name("providers.bcbpix.cobr")
+	}
 }
 
 type pixCallback struct {
@@ -93,12 +115,18 @@ func tooMany(wait time.Duration) *apiError {
 		Message: "too many callbacks; retry after " + strconv.Itoa(int(max(wait, time.Second)/time.Second)) + " s"}
 }
 
-func (c *ProvidersController) bcbpix(w http.ResponseWriter, r *http.Request) {
+// admit runs the checks every PSP callback passes before its body is
+// read: the account's prefix, the per-address failure limit, the PSP's
+// client certificate (when CAs are configured), the account's callback
+// token, the account's callback budget, and the body's bounds. It answers
+// the refusal itself and reports whether the callback may proceed, with
+// its account and body.
+func (c *ProvidersController) admit(w http.ResponseWriter, r *http.Request) (acct string, body []byte, ok bool) {
 	ctx := r.Context()
 	acct, token := mux.Vars(r)["accountId"], mux.Vars(r)["token"]
 	if !strings.HasPrefix(acct, domain.PrefixAccount) || len(acct) == len(domain.PrefixAccount) {
 		writeError(w, r, notFound())
-		return
+		return "", nil, false
 	}
 	ip := clientIP(ctx)
 	sum := sha256.Sum256([]byte(ip))
@@ -107,7 +135,7 @@ func (c *ProvidersController) bcbpix(w http.ResponseWriter, r *http.Request) {
 		if n, wait, err := c.failures.Failures(ctx, failKey); err == nil && n >= maxCallbackFailuresPerIP {
 			w.Header().Set("Retry-After", strconv.Itoa(int(max(wait, time.Second)/time.Second)))
 			writeError(w, r, tooMany(wait))
-			return
+			return "", nil, false
 		}
 	}
 	deny := func(e *apiError, why string) {
@@ -120,27 +148,36 @@ func (c *ProvidersController) bcbpix(w http.ResponseWriter, r *http.Request) {
 	if c.cas != nil && !verifiedClient(r, c.cas) {
 		deny(&apiError{Status: http.StatusForbidden, Type: typePermission, Code: "client_certificate_required",
 			Message: "this callback requires the PSP's client certificate"}, "no valid client certificate")
-		return
+		return "", nil, false
 	}
-	ok, err := c.auth.VerifyCallback(ctx, acct, token)
+	valid, err := c.auth.VerifyCallback(ctx, acct, token)
 	if err != nil {
 		writeError(w, r, err) // the PSP retries
-		return
+		return "", nil, false
 	}
-	if !ok {
+	if !valid {
 		deny(notFound(), "unknown account or wrong callback token")
-		return
+		return "", nil, false
 	}
 	if c.limiter != nil {
 		if d, err := c.limiter.Allow(ctx, "bcbpixcb:"+acct, c.callbackLimit()); err == nil && !d.Allowed {
 			w.Header().Set("Retry-After", strconv.Itoa(int(max(d.RetryAfter, time.Second)/time.Second)))
 			writeError(w, r, tooMany(d.RetryAfter))
-			return
+			return "", nil, false
 		}
 	}
-	body, err := readBody(w, r, false)
+	body, err = readBody(w, r, false)
 	if err != nil {
 		writeError(w, r, err)
+		return "", nil, false
+	}
+	return acct, body, true
+}
+
+func (c *ProvidersController) bcbpix(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	acct, body, ok := c.admit(w, r)
+	if !ok {
 		return
 	}
 	var cb pixCallback
@@ -175,6 +212,31 @@ func (c *ProvidersController) bcbpix(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]int{"applied": res.Applied + sentApplied, "ignored": res.Ignored + len(sent) - sentApplied})
+}
+
+// recurringCallback serves a Pix Automático callback (member: the body's
+// list, "recs" or "cobsr") with notify, the adapter's read-back of each
+// item: 200 {"applied","ignored"}; a body that is not the callback's, 400;
+// any other failure 503, so the PSP sends it again (every step is
+// idempotent).
+func (c *ProvidersController) recurringCallback(member string, notify func(context.Context, string, []byte) (int, int, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		acct, body, ok := c.admit(w, r)
+		if !ok {
+			return
+		}
+		applied, ignored, err := notify(r.Context(), acct, body)
+		switch {
+		case errors.Is(err, ports.ErrMalformedCallback):
+			writeError(w, r, badRequest(member, "body_invalid", "the callback body must be {\""+member+"\":[...]} as the API Pix defines it"))
+		case err != nil:
+			c.log.WarnContext(r.Context(), "PSP callback not applied; the PSP retries", "account", acct, "list", member, "err", err)
+			writeError(w, r, &apiError{Status: http.StatusServiceUnavailable, Type: typeProvider, Code: "callback_not_applied",
+				Message: "the callback could not be applied now; send it again", retryAfter: 5})
+		default:
+			writeJSON(w, http.StatusOK, map[string]int{"applied": applied, "ignored": ignored})
+		}
+	}
 }
 
 // notifySent applies the notifications of Pix the account sent (payouts),

@@ -90,6 +90,9 @@ type Deps struct {
 	// authenticates them, it serves the callback route (else no route).
 	PixReceipts  *app.PixReceiptService
 	PixCallbacks PixCallbackAuth
+	// RecurringCallbacks, with PixReceipts and PixCallbacks, serves the
+	// Pix Automático callback routes (/rec, /cobr); nil serves neither.
+	RecurringCallbacks RecurringCallbacks
 	// Admission bounds the requests served at once and refuses the excess
 	// quickly (admission.go); nil admits everything.
 	Admission *Admission
@@ -165,7 +168,7 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 		if log == nil {
 			log = slog.Default()
 		}
-		(&ProvidersController{receipts: d.PixReceipts, payouts: d.Payouts, auth: d.PixCallbacks, cas: cfg.PSPCallbackCAs,
+		(&ProvidersController{receipts: d.PixReceipts, payouts: d.Payouts, recurring: d.RecurringCallbacks, auth: d.PixCallbacks, cas: cfg.PSPCallbackCAs,
 			limit: cfg.PSPCallbackLimit, failures: d.AuthFailures, limiter: d.Limiter, log: log}).Routes(r) // PSP callbacks: no API key
 	}
 	v1 := r.PathPrefix("/v1").Subrouter()

@@ -63,6 +63,13 @@ type firstPaymentJSON struct {
 	Amount *int64 `json:"amount"`
 }
 
+// payerAccountJSON is the payer's account at their bank.
+type payerAccountJSON struct {
+	ISPB   string `json:"ispb"`
+	Branch string `json:"branch"`
+	Number string `json:"number"`
+}
+
 type createSubscriptionRequest struct {
 	Customer     *subscriptionCustomerJSON `json:"customer"`
 	Amount       *int64                    `json:"amount"`
@@ -75,6 +82,7 @@ type createSubscriptionRequest struct {
 	RetryPolicy  string                    `json:"retry_policy"`
 	Journey      string                    `json:"journey"`
 	FirstPayment *firstPaymentJSON         `json:"first_payment"`
+	PayerAccount *payerAccountJSON         `json:"payer_account"`
 }
 
 // date reads an optional YYYY-MM-DD member.
@@ -113,6 +121,9 @@ func (c *SubscriptionsController) create(w http.ResponseWriter, r *http.Request)
 			return nil, badRequest("first_payment.amount", "parameter_missing", "first_payment.amount is required (centavos)")
 		}
 		in.FirstPayment = req.FirstPayment.Amount
+	}
+	if pa := req.PayerAccount; pa != nil {
+		in.PayerAccount = &domain.PayerAccount{ISPB: pa.ISPB, Branch: pa.Branch, Number: pa.Number}
 	}
 	if req.StartDate != nil && *req.StartDate == "" {
 		return nil, badRequest("start_date", "parameter_invalid", "start_date must be a date written YYYY-MM-DD (Brasília)")

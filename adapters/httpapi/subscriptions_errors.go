@@ -6,6 +6,7 @@ import (
 
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
 )
 
 // classifySubscription maps the errors of subscriptions (classify's part
@@ -15,6 +16,10 @@ func classifySubscription(params wireParams, err error) *apiError {
 		return &apiError{Status: http.StatusConflict, Type: typeInvalidRequest, Code: code, Message: msg}
 	}
 	switch {
+	case errors.Is(err, ports.ErrPayerAccountRequired):
+		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeInvalidRequest, Code: "payer_account_required",
+			Message: "this account's acquirer sends an authorization_request to the payer's bank account: send payer_account {ispb, branch, number}, or choose a QR journey",
+			Param:   params.name(domain.FieldPayerAccount)}
 	case errors.Is(err, app.ErrRecurringNotSupported):
 		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeProvider, Code: "subscriptions_not_supported",
 			Message: "the acquirer of this account does not offer Pix Automático (subscriptions) in this mode"}

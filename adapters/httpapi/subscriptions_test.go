@@ -91,6 +91,7 @@ func TestSubscriptionYearOfCycles(t *testing.T) {
 			t.Parallel()
 			e := newSubEnv(t, d.dsn(t))
 			body := e.subBody("authorization_request")
+			body["payer_account"] = map[string]any{"ispb": "0000000A", "branch": "0001", "number": "00012345678"}
 			key := e.key()
 			h := testkit.Header{"apikey": e.acct.TestKey, "Idempotency-Key": key}
 			created := decodeResp(t, testkit.Do(t, "POST", e.srv.BaseURL+"/subscriptions", body, h))
@@ -104,6 +105,10 @@ func TestSubscriptionYearOfCycles(t *testing.T) {
 			}
 			if rec, _ := api["rec_id"].(string); len(rec) != 29 || !strings.HasPrefix(rec, "RR") {
 				t.Errorf("rec_id %q", rec)
+			}
+			if pa := obj(created, "payer_account"); pa["ispb"] != "0000000A" || pa["branch"] != "0001" || pa["number_last4"] != "5678" ||
+				strings.Contains(string(created.Raw), "00012345678") {
+				t.Errorf("payer_account shown as %v: %s", pa, created.Raw)
 			}
 			replay := decodeResp(t, testkit.Do(t, "POST", e.srv.BaseURL+"/subscriptions", body, h))
 			if replay.Status != 201 || string(replay.Raw) != string(created.Raw) || replay.Header.Get("Idempotent-Replayed") != "true" {
@@ -405,6 +410,21 @@ func TestSubscriptionInputsAndStates(t *testing.T) {
 		{"first_payment without amount", func(b map[string]any) {
 			b["journey"], b["first_payment"] = "qr_code_with_first_payment", map[string]any{}
 		}, "parameter_missing", "first_payment.amount"},
+		{"payer_account with a QR journey", func(b map[string]any) {
+			b["journey"], b["payer_account"] = "qr_code", map[string]any{"ispb": "99999997", "branch": "0001", "number": "998877"}
+		}, "parameter_invalid", "payer_account"},
+		{"payer_account.ispb", func(b map[string]any) {
+			b["payer_account"] = map[string]any{"ispb": "9999-997", "branch": "0001", "number": "998877"}
+		}, "parameter_invalid", "payer_account.ispb"},
+		{"payer_account.branch", func(b map[string]any) {
+			b["payer_account"] = map[string]any{"ispb": "99999997", "number": "998877"}
+		}, "parameter_missing", "payer_account.branch"},
+		{"payer_account.number", func(b map[string]any) {
+			b["payer_account"] = map[string]any{"ispb": "99999997", "branch": "0001", "number": "99887766554433221100X"}
+		}, "parameter_invalid", "payer_account.number"},
+		{"payer_account member", func(b map[string]any) {
+			b["payer_account"] = map[string]any{"ispb": "99999997", "branch": "0001", "number": "998877", "type": "CORRENTE"}
+		}, "parameter_unknown", "payer_account.type"},
 		{"unknown field", func(b map[string]any) { b["metadata"] = map[string]any{} }, "parameter_unknown", "metadata"},
 	}
 	for _, tc := range tests {

@@ -34,6 +34,9 @@ type subscriptionRow struct {
 	Journey                string  `bun:"journey"`
 	FirstPayment           int64   `bun:"first_payment"`
 	FirstChargeID          string  `bun:"first_charge_id"`
+	PayerISPB              string  `bun:"payer_ispb"`
+	PayerBranch            string  `bun:"payer_branch"`
+	PayerAccountNumber     string  `bun:"payer_account_number"`
 	RecID                  string  `bun:"rec_id"`
 	RecStatus              string  `bun:"rec_status"`
 	SolicRecID             string  `bun:"solicrec_id"`
@@ -86,6 +89,9 @@ func subscriptionFromDomain(sub *domain.Subscription) (*subscriptionRow, error) 
 		CreatedAt: newDBTime(s.CreatedAt), UpdatedAt: newDBTime(s.UpdatedAt), AuthorizedAt: newDBTime(s.AuthorizedAt),
 		CancelledAt: newDBTime(s.CancelledAt), EndedAt: newDBTime(s.EndedAt),
 	}
+	if a := s.PayerAccount; a != nil {
+		r.PayerISPB, r.PayerBranch, r.PayerAccountNumber = a.ISPB, a.Branch, a.Number
+	}
 	if l := s.Latest; l != nil {
 		b, err := json.Marshal(cycleSummaryJSON{Cycle: l.Cycle, DueDate: l.DueDate, Amount: l.Amount, ChargeID: l.ChargeID,
 			Status: string(l.Status), Attempts: l.Attempts, NextDebit: dateText(l.NextDebit), FailureCode: l.FailureCode})
@@ -111,6 +117,9 @@ func (r *subscriptionRow) toDomain() (*domain.Subscription, error) {
 			Skipped: int(r.CyclesSkipped)},
 		NextRunAt: r.NextRunAt.Time, CreatedAt: r.CreatedAt.Time, UpdatedAt: r.UpdatedAt.Time,
 		AuthorizedAt: r.AuthorizedAt.Time, CancelledAt: r.CancelledAt.Time, EndedAt: r.EndedAt.Time,
+	}
+	if r.PayerAccountNumber != "" {
+		s.PayerAccount = &domain.PayerAccount{ISPB: r.PayerISPB, Branch: r.PayerBranch, Number: r.PayerAccountNumber}
 	}
 	var err error
 	if s.StartDate, err = parseDateText(r.StartDate); err != nil {

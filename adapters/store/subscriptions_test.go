@@ -144,6 +144,7 @@ func testSubscriptionRoundTrip(t *testing.T, db *store.DB) {
 		Amount: 4990, Variable: true, MaxAmount: max, Interval: domain.IntervalQuarterly, StartDate: subStart,
 		EndDate: subStart.AddDays(365), Contract: "C'1 \"x\"", Description: "Açaí – plano", RetryPolicy: domain.RetryThreeInSevenDays,
 		Journey: domain.JourneyQRCodeWithFirstPayment, FirstPayment: 990, FirstChargeID: newRawID(t),
+		PayerAccount: &domain.PayerAccount{ISPB: "0000000A", Branch: "0001", Number: "00012345678"},
 		Mandate: domain.Mandate{RecID: "RR9999999920260301abcdefghijk", RecStatus: domain.RecCancelled,
 			SolicRecID: "SC9999999920260301abcdefghijk", SolicRecStatus: domain.SolicRecCancelled, BRCode: "000201br", Location: "loc"},
 		AuthorizationExpiresAt: baseTime.Add(time.Hour), NextCycle: 4, NextAmount: 1234,

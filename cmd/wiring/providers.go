@@ -182,6 +182,7 @@ var acquirerSet = wire.NewSet(
 // service, in both injectors.
 var bcbpixSet = wire.NewSet(
 	provideBCBPix,
+	provideRecurringCallbacks,
 	wire.Bind(new(ports.PixReceiver), new(*bcbpix.Acquirer)),
 	providePixReceiptsConfig,
 	app.NewPixReceiptService,
@@ -354,7 +355,7 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 	sim ports.PaymentSimulator, qrr *qr.Renderer, db *store.DB, rdb redis.UniversalClient, co *checkout.Controller,
 	dash *Dashboard, webhooks *app.WebhookService, payments *app.PaymentService, pixReceipts *app.PixReceiptService,
 	live *bcbpix.Acquirer, events *app.EventService, receipts *app.ReceiptService, web *dashboard.Controller, payouts *app.PayoutService,
-	keyed *idempotency.Sealed, subs *app.SubscriptionService,
+	keyed *idempotency.Sealed, subs *app.SubscriptionService, recurring httpapi.RecurringCallbacks,
 ) http.Handler {
 	if cfg.Acquirer != AcquirerBCBPix {
 		pixReceipts = nil // no PSP callbacks without the API Pix provider
@@ -371,7 +372,8 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 			Sessions: dash.Sessions, Keys: dash.Keys, RateLimits: dash.GuardSettings, Limiter: dash.Limiter, RequestLogs: dash.RequestLogs,
 			AuthFailures: dash.Attempts, Webhooks: webhooks, Payments: payments, PixReceipts: pixReceipts, PixCallbacks: live,
 			Events: events, Receipts: receipts, Dashboard: web, Admission: admission(cfg, db),
-			Payouts: payouts, KeyedWrites: keyed, CreateFlight: createFlight(db), Subscriptions: subs},
+			Payouts: payouts, KeyedWrites: keyed, CreateFlight: createFlight(db), Subscriptions: subs,
+			RecurringCallbacks: recurring},
 	)
 }
 

@@ -108,7 +108,8 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 		cleanup()
 		return nil, nil, err
 	}
-	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, universalClient, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService)
+	recurringCallbacks := provideRecurringCallbacks(bcbpixAcquirer, subscriptionService)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, universalClient, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService, recurringCallbacks)
 	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService, db, payoutService, subscriptionService)
 	wiringApp := &App{
 		Handler:       handler,
@@ -226,7 +227,8 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 		cleanup()
 		return nil, nil, err
 	}
-	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, universalClient, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService)
+	recurringCallbacks := provideRecurringCallbacks(bcbpixAcquirer, subscriptionService)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, universalClient, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService, recurringCallbacks)
 	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService, db, payoutService, subscriptionService)
 	wiringApp := &App{
 		Handler:       handler,

@@ -261,3 +261,60 @@ func TestPixCallbackRateLimitPerAccount(t *testing.T) {
 		t.Errorf("8 callbacks against a burst of 5: %d accepted, %d limited; want 5 and 3", accepted, limited)
 	}
 }
+
+// The Pix Automático callbacks (<registered url>/rec and /cobr) pass the
+// checks of /pix: a wrong token is 404 and a missing client certificate
+// 403, before any PSP call; a body that is not the callback's is 400; a
+// rec the PSP does not know, or one no subscription of the account has,
+// is ignored; a read-back the PSP cannot answer is 503, so the PSP sends
+// the callback again.
+func TestRecurringCallbackRoutes(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, testenv.SQLiteDSN(t))
+	ctx := context.Background()
+	base := strings.TrimSuffix(w.hookURL(), "/pix")
+	wrongToken := w.url + "/v1/providers/bcbpix/" + w.acct.AccountID + "/" + bcbpix.NewCallbackToken()
+	req := recReq(t, "routes", domain.JourneyQRCode)
+	req.Scope = ports.Scope{AccountID: w.acct.AccountID, Mode: domain.ModeLive}
+	stray, err := w.app.BCBPix.CreateRecurrence(ctx, req) // at the PSP, not a subscription's
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := `{"recs":[{"idRec":"` + stray.RecID + `","status":"CRIADA"},{"idRec":"RR999999972027010100000000000","status":"APROVADA"}]}`
+	cobrs := `{"cobsr":[{"idRec":"` + stray.RecID + `","txid":"` + txid("routes") + `","status":"ATIVA"}]}`
+	for _, tc := range []struct {
+		name, path, body string
+		client           *http.Client
+		url              string
+		want             int
+		psp              bool
+	}{
+		{"rec, wrong token", "/rec", recs, w.psp, wrongToken, http.StatusNotFound, false},
+		{"cobr, wrong token", "/cobr", cobrs, w.psp, wrongToken, http.StatusNotFound, false},
+		{"rec, no client certificate", "/rec", recs, w.http, base, http.StatusForbidden, false},
+		{"cobr, not a callback", "/cobr", `{"cobsr":{}}`, w.psp, base, http.StatusBadRequest, false},
+		{"rec, an unknown status", "/rec", `{"recs":[{"idRec":"` + stray.RecID + `","status":"OUTRO"}]}`, w.psp, base, http.StatusBadRequest, false},
+		{"rec, none of the account's subscriptions", "/rec", recs, w.psp, base, http.StatusOK, true},
+		{"cobr, unknown at the PSP", "/cobr", cobrs, w.psp, base, http.StatusOK, true},
+	} {
+		_, before := w.sim.Hits()
+		code, res := postWith(t, tc.client, tc.url+tc.path, tc.body)
+		_, after := w.sim.Hits()
+		if code != tc.want || (after > before) != tc.psp {
+			t.Errorf("%s: %d %v with %d PSP calls; want %d", tc.name, code, res, after-before, tc.want)
+		}
+		if code == http.StatusOK && (res["applied"] != 0.0 || res["ignored"] == 0.0) {
+			t.Errorf("%s: %v, want everything ignored", tc.name, res)
+		}
+		list := map[string]string{"/rec": "recs", "/cobr": "cobsr"}[tc.path]
+		if e, _ := res["error"].(map[string]any); code == http.StatusBadRequest && (e["param"] != list || e["code"] != "body_invalid") {
+			t.Errorf("%s: %v, want the envelope naming %s", tc.name, res, list)
+		}
+	}
+	w.sim.SetDown(true)
+	code, _ := w.postCallback(t, base+"/rec", recs)
+	w.sim.SetDown(false)
+	if code != http.StatusServiceUnavailable {
+		t.Errorf("with the PSP down: %d, want 503 for the PSP to retry", code)
+	}
+}

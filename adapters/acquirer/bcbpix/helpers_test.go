@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
@@ -56,6 +57,13 @@ func startPSP(t testing.TB, pki testPKI) (*pixsim.Server, *httptest.Server) {
 // present the PKI's PSP callback certificate and trust its CA.
 func startPSPWith(t testing.TB, pki testPKI, cfg pixsim.Config) (*pixsim.Server, *httptest.Server) {
 	t.Helper()
+	return startPSPWrapped(t, pki, cfg, nil)
+}
+
+// startPSPWrapped is startPSPWith with wrap, when not nil, between the
+// listener and pixsim.
+func startPSPWrapped(t testing.TB, pki testPKI, cfg pixsim.Config, wrap func(http.Handler) http.Handler) (*pixsim.Server, *httptest.Server) {
+	t.Helper()
 	cb, err := pki.PSPCallback.TLS()
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +71,11 @@ func startPSPWith(t testing.TB, pki testPKI, cfg pixsim.Config) (*pixsim.Server,
 	cfg.ClientID, cfg.ClientSecret, cfg.CallbackCert, cfg.CallbackCAs = testClientID, testClientSecret, &cb, pki.Pool
 	sim := pixsim.New(cfg)
 	t.Cleanup(sim.Close)
-	hs := httptest.NewUnstartedServer(sim)
+	var h http.Handler = sim
+	if wrap != nil {
+		h = wrap(sim)
+	}
+	hs := httptest.NewUnstartedServer(h)
 	hs.TLS = &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{pki.ServerCert},
 		ClientCAs: pki.Pool, ClientAuth: tls.RequireAndVerifyClientCert}
 	hs.StartTLS()

@@ -155,6 +155,9 @@ func (a *Acquirer) CreateRecurrence(ctx context.Context, req ports.CreateRecurre
 	if req.Journey == domain.JourneyQRCodeWithFirstPayment && !domain.ValidTxID(req.FirstPaymentTxID) {
 		return nil, fmt.Errorf("%w: JORNADA_3 needs the first payment's txid", ports.ErrAcquirerRejected)
 	}
+	if req.Journey == domain.JourneyAuthorizationRequest && !payerAccountGiven(req.PayerAccount) {
+		return nil, ports.ErrPayerAccountRequired // its solicrec could go nowhere
+	}
 	c, err := a.client(ctx, req.AccountID)
 	if err != nil {
 		return nil, err

@@ -81,10 +81,14 @@ func brasiliaToday(t *testing.T) bizdays.Date {
 // recReq is a rec of key for journey j: weekly from two days ahead, fixed
 // at R$ 49,90, retries allowed.
 func recReq(t *testing.T, key string, j domain.Journey) ports.CreateRecurrenceRequest {
-	return ports.CreateRecurrenceRequest{Scope: scope(), SubscriptionID: "sub-" + key, Key: key, DebtorName: "Joao Souza",
+	req := ports.CreateRecurrenceRequest{Scope: scope(), SubscriptionID: "sub-" + key, Key: key, DebtorName: "Joao Souza",
 		DebtorTaxID: "529.982.247-25", Contract: "CTR-" + key, Object: "Plano semanal", StartDate: brasiliaToday(t).AddDays(2),
 		Interval: domain.IntervalWeekly, Amount: 4990, RetryPolicy: domain.RetryThreeInSevenDays, Journey: j,
 		MerchantName: "LOJA", MerchantCity: "SAO PAULO"}
+	if j == domain.JourneyAuthorizationRequest {
+		req.PayerAccount = payerAccount
+	}
+	return req
 }
 
 var payerAccount = &ports.PayerAccount{ISPB: "99999997", Branch: "0001", Number: "998877"}
@@ -247,18 +251,25 @@ func TestRecurrenceCancelledByPayerAndByReceiver(t *testing.T) {
 }
 
 // A solicrec needs the payer's account at its bank (the API Pix's
-// destinatario): without it the request is refused before the PSP.
+// destinatario): without it the rec of an authorization_request is not
+// opened, and a solicrec is refused, before the PSP, with
+// ErrPayerAccountRequired.
 func TestAuthorizationRequestNeedsThePayersAccount(t *testing.T) {
 	t.Parallel()
 	a, _ := newRecurringAdapter(t)
 	ctx := context.Background()
+	bare := recReq(t, "noacct", domain.JourneyAuthorizationRequest)
+	bare.PayerAccount = nil
+	if _, err := a.CreateRecurrence(ctx, bare); !errors.Is(err, ports.ErrPayerAccountRequired) || !errors.Is(err, ports.ErrAcquirerRejected) {
+		t.Fatalf("a rec for authorization_request without the payer's account: %v", err)
+	}
 	rec, err := a.CreateRecurrence(ctx, recReq(t, "noacct", domain.JourneyAuthorizationRequest))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = a.RequestAuthorization(ctx, ports.AuthorizationRequest{Scope: scope(), RecID: rec.RecID,
 		DebtorTaxID: "529.982.247-25", ExpiresAt: time.Now().Add(time.Hour)})
-	if !errors.Is(err, ports.ErrAcquirerRejected) {
+	if !errors.Is(err, ports.ErrPayerAccountRequired) {
 		t.Fatalf("without the payer's account: %v", err)
 	}
 }

@@ -28,20 +28,20 @@ type recNotification struct {
 }
 
 // ParseRecCallback reads a webhookrec callback's body into the recs as it
-// states them. The body is the PSP's word only: NotifyRecurrences reads
+// states them (ports.ErrMalformedCallback when it is not one). The body is the PSP's word only: NotifyRecurrences reads
 // each rec back before anything changes.
 func ParseRecCallback(body []byte) ([]ports.Recurrence, error) {
 	var cb struct {
 		Recs []recNotification `json:"recs"`
 	}
 	if err := json.Unmarshal(body, &cb); err != nil {
-		return nil, fmt.Errorf("%w: the callback body must be {\"recs\":[...]}", ports.ErrAcquirerRejected)
+		return nil, fmt.Errorf("%w: the callback body must be {\"recs\":[...]}", ports.ErrMalformedCallback)
 	}
 	out := make([]ports.Recurrence, 0, len(cb.Recs))
 	for _, n := range cb.Recs {
 		st, ok := recStatus(n.Status)
 		if !validRecID(n.IDRec) || !ok {
-			return nil, fmt.Errorf("%w: the callback holds a malformed rec", ports.ErrAcquirerRejected)
+			return nil, fmt.Errorf("%w: the callback holds a malformed rec", ports.ErrMalformedCallback)
 		}
 		out = append(out, ports.Recurrence{RecID: n.IDRec, Status: st,
 			CancelledByPayer: st == domain.RecCancelled && n.Encerramento.cancelledByPayer()})
@@ -56,13 +56,13 @@ func ParseCobRCallback(body []byte) ([]ports.RecurringCharge, error) {
 		CobsR []cobrBody `json:"cobsr"`
 	}
 	if err := json.Unmarshal(body, &cb); err != nil {
-		return nil, fmt.Errorf("%w: the callback body must be {\"cobsr\":[...]}", ports.ErrAcquirerRejected)
+		return nil, fmt.Errorf("%w: the callback body must be {\"cobsr\":[...]}", ports.ErrMalformedCallback)
 	}
 	out := make([]ports.RecurringCharge, 0, len(cb.CobsR))
 	for i := range cb.CobsR {
 		c, err := cb.CobsR[i].recurringCharge()
 		if err != nil {
-			return nil, fmt.Errorf("%w: the callback holds a malformed cobr", ports.ErrAcquirerRejected)
+			return nil, fmt.Errorf("%w: the callback holds a malformed cobr", ports.ErrMalformedCallback)
 		}
 		out = append(out, *c)
 	}
@@ -81,7 +81,7 @@ var errNoRecurringNotifications = fmt.Errorf("%w: no receiver of Pix Automático
 // authenticated with VerifyCallback): each rec it names, up to
 // maxCallbackItems, is read back from the PSP (GET /rec/{idRec}) and
 // handed to the RecurringNotifications in live mode. A rec the PSP does
-// not know is ignored. The error of a read or of the receiver is
+// not know, or the receiver does not (ErrNotFound), is ignored. The error of a read or of the receiver is
 // returned, so the PSP sends the callback again.
 func (a *Acquirer) NotifyRecurrences(ctx context.Context, accountID string, body []byte) (applied, ignored int, err error) {
 	n := a.recurring
@@ -106,10 +106,14 @@ func (a *Acquirer) NotifyRecurrences(ctx context.Context, accountID string, body
 		if err != nil {
 			return applied, ignored, err
 		}
-		if err := n.OnRecurrence(ctx, scope, *cur); err != nil {
+		switch err := n.OnRecurrence(ctx, scope, *cur); {
+		case errors.Is(err, ports.ErrNotFound):
+			ignored++ // none of the account's
+		case err != nil:
 			return applied, ignored, err
+		default:
+			applied++
 		}
-		applied++
 	}
 	return applied, ignored, nil
 }
@@ -140,10 +144,14 @@ func (a *Acquirer) NotifyRecurringCharges(ctx context.Context, accountID string,
 		if err != nil {
 			return applied, ignored, err
 		}
-		if err := n.OnRecurringCharge(ctx, scope, *cur); err != nil {
+		switch err := n.OnRecurringCharge(ctx, scope, *cur); {
+		case errors.Is(err, ports.ErrNotFound):
+			ignored++ // none of the account's
+		case err != nil:
 			return applied, ignored, err
+		default:
+			applied++
 		}
-		applied++
 	}
 	return applied, ignored, nil
 }

@@ -170,12 +170,12 @@ func TestParseRecurringCallbacks(t *testing.T) {
 		t.Fatalf("charges %+v, %v", charges, err)
 	}
 	for _, body := range []string{`{"recs":[{"idRec":"short","status":"CRIADA"}]}`, `{"recs":[{"idRec":"RR999999982026120712345678901","status":"OUTRO"}]}`, `[`} {
-		if _, err := bcbpix.ParseRecCallback([]byte(body)); !errors.Is(err, ports.ErrAcquirerRejected) {
+		if _, err := bcbpix.ParseRecCallback([]byte(body)); !errors.Is(err, ports.ErrMalformedCallback) {
 			t.Errorf("%s: %v", body, err)
 		}
 	}
 	for _, body := range []string{`{"cobsr":[{"txid":"x","status":"ATIVA"}]}`, `{"cobsr":[{"txid":"` + txid("p") + `","status":"ATIVA","tentativas":[{"tipo":"ZZZZ"}]}]}`} {
-		if _, err := bcbpix.ParseCobRCallback([]byte(body)); !errors.Is(err, ports.ErrAcquirerRejected) {
+		if _, err := bcbpix.ParseCobRCallback([]byte(body)); !errors.Is(err, ports.ErrMalformedCallback) {
 			t.Errorf("%s: %v", body, err)
 		}
 	}

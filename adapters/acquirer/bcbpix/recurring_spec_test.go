@@ -34,19 +34,21 @@ import (
 	"github.com/quitapix/quita/ports"
 )
 
+// readAPIPixDoc reads the official document as pixsim's own check does.
+func readAPIPixDoc() ([]byte, error) {
+	if f := os.Getenv("PIXSIM_API_PIX_OPENAPI"); f != "" {
+		return os.ReadFile(f)
+	}
+	repo := os.Getenv("PIXSIM_API_PIX_REPO")
+	if repo == "" {
+		repo = "/work/.mirror/bacen+pix-api/repo"
+	}
+	return exec.Command("git", "-C", repo, "show", "HEAD:openapi.yaml").Output()
+}
+
 func loadAPIPixDoc(t *testing.T) *openapi3.T {
 	t.Helper()
-	var raw []byte
-	var err error
-	if f := os.Getenv("PIXSIM_API_PIX_OPENAPI"); f != "" {
-		raw, err = os.ReadFile(f)
-	} else {
-		repo := os.Getenv("PIXSIM_API_PIX_REPO")
-		if repo == "" {
-			repo = "/work/.mirror/bacen+pix-api/repo"
-		}
-		raw, err = exec.Command("git", "-C", repo, "show", "HEAD:openapi.yaml").Output()
-	}
+	raw, err := readAPIPixDoc()
 	if err != nil {
 		t.Skipf("no API Pix document: %v", err)
 	}

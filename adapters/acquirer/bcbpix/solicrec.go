@@ -31,6 +31,12 @@ type solicRecBody struct {
 	Status       string       `json:"status,omitempty"`
 }
 
+// payerAccountGiven reports whether pa names an account a solicrec can go
+// to.
+func payerAccountGiven(pa *ports.PayerAccount) bool {
+	return pa != nil && pa.Number != "" && pa.ISPB != ""
+}
+
 func (s solicRecBody) result() (*ports.AuthorizationRequestResult, error) {
 	st := domain.SolicRecStatus(s.Status)
 	if s.IDSolicRec == "" || !st.Valid() {
@@ -42,7 +48,7 @@ func (s solicRecBody) result() (*ports.AuthorizationRequestResult, error) {
 // RequestAuthorization implements ports.RecurringAcquirer with POST
 // /solicrec. The API Pix sends a solicrec to one account at the payer's
 // bank (destinatario): without req.PayerAccount it is refused
-// (ErrAcquirerRejected). The PSP keeps one open solicrec per rec, so a
+// (ErrPayerAccountRequired). The PSP keeps one open solicrec per rec, so a
 // POST the PSP refuses (a retry) or whose answer is lost reads the rec
 // (GET /rec/{idRec}) and answers its open solicrec to the same account.
 func (a *Acquirer) RequestAuthorization(ctx context.Context, req ports.AuthorizationRequest) (*ports.AuthorizationRequestResult, error) {
@@ -51,8 +57,8 @@ func (a *Acquirer) RequestAuthorization(ctx context.Context, req ports.Authoriza
 	switch {
 	case !validRecID(req.RecID):
 		return nil, fmt.Errorf("%w: malformed idRec", ports.ErrAcquirerRejected)
-	case pa == nil || pa.Number == "" || pa.ISPB == "":
-		return nil, fmt.Errorf("%w: an authorisation request through API Pix needs the payer's bank account", ports.ErrAcquirerRejected)
+	case !payerAccountGiven(pa):
+		return nil, ports.ErrPayerAccountRequired
 	case doc == "" || req.ExpiresAt.IsZero():
 		return nil, fmt.Errorf("%w: an authorisation request needs the payer's document and an expiry", ports.ErrAcquirerRejected)
 	}

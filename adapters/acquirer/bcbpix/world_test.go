@@ -19,6 +19,8 @@ import (
 
 	"github.com/quitapix/quita/adapters/acquirer/bcbpix"
 	"github.com/quitapix/quita/adapters/acquirer/bcbpix/pixsim"
+	"github.com/quitapix/quita/adapters/acquirer/modes"
+	"github.com/quitapix/quita/adapters/acquirer/sandbox"
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/cmd/wiring"
 	"github.com/quitapix/quita/domain"
@@ -52,6 +54,11 @@ type worldOptions struct {
 	// pixSend configures the account's PSP with Efí's Pix-send API
 	// (payouts and cashout refunds).
 	pixSend bool
+	// clock, when set, is quitad's, the adapter's and pixsim's clock, so
+	// a test moves all three through a subscription's months.
+	clock *testkit.Clock
+	// wrap, when set, stands between the PSP's listener and pixsim.
+	wrap func(http.Handler) http.Handler
 }
 
 // backends are the databases each flow runs on.
@@ -71,7 +78,10 @@ func newWorld(t *testing.T, dsn string) *world {
 func newWorldWith(t *testing.T, dsn string, o worldOptions) *world {
 	t.Helper()
 	pki := newPKI(t)
-	sim, psp := startPSPWith(t, pki, o.sim)
+	if o.clock != nil {
+		o.sim.Now = o.clock.Now
+	}
+	sim, psp := startPSPWrapped(t, pki, o.sim, o.wrap)
 	logs := &testkit.Buffer{}
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	hs := httptest.NewUnstartedServer(nil)
@@ -94,7 +104,7 @@ func newWorldWith(t *testing.T, dsn string, o worldOptions) *world {
 		// A refused devolução is sent again on the next returns pass.
 		ReturnRetryWait: time.Millisecond,
 	}
-	a, cleanup, err := wiring.InitializeApp(context.Background(), cfg, log)
+	a, cleanup, err := initialize(cfg, log, o.clock)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,6 +117,7 @@ func newWorldWith(t *testing.T, dsn string, o worldOptions) *world {
 		t.Fatal(err)
 	}
 	acfg := accountConfig(pki, psp.URL)
+	acfg.Receiver = testReceiver // Pix Automático's cobrs name it
 	if o.pixSend {
 		acfg.PixSend = bcbpix.PixSendEfi
 	}
@@ -130,6 +141,24 @@ func newWorldWith(t *testing.T, dsn string, o worldOptions) *world {
 	return &world{sim: sim, app: a, url: origin, acct: na, logs: logs, pki: pki, masterKey: cfg.MasterKey,
 		http: &http.Client{Transport: &http.Transport{TLSClientConfig: trust}, Timeout: 30 * time.Second},
 		psp:  &http.Client{Transport: &http.Transport{TLSClientConfig: pspTLS}, Timeout: 30 * time.Second}}
+}
+
+// initialize wires quitad as quitad does, or with clock as the clock of
+// quitad and of its API Pix adapter: live mode goes to the adapter the
+// injector builds, test mode to a sandbox on the same clock.
+func initialize(cfg wiring.Config, log *slog.Logger, clock *testkit.Clock) (*wiring.App, func(), error) {
+	ctx := context.Background()
+	if clock == nil {
+		return wiring.InitializeApp(ctx, cfg, log)
+	}
+	cfg.BCBPix.Now = clock.Now
+	sb := sandbox.New(sandbox.Config{LocationHost: sandbox.LocationHostFromURL(cfg.CheckoutURLBase), CheckoutBase: cfg.CheckoutURLBase}, clock)
+	router := &modes.Router{Test: sb}
+	a, cleanup, err := wiring.InitializeWith(ctx, cfg, log, clock, router, sb)
+	if err == nil {
+		router.Live = a.BCBPix
+	}
+	return a, cleanup, err
 }
 
 // hookURL is the callback URL the PSP was given (with the token).
