@@ -166,8 +166,9 @@ func (s *SubscriptionService) syncCycle(ctx context.Context, scope ports.Scope, 
 // follows (charge_retrying; the retry is asked of the acquirer after the
 // commit) or the cycle fails (charge_failed) and its charge follows. With
 // a date, only a pending debit of that date fails: news of a debit the
-// cycle has already moved past changes nothing.
-func (s *SubscriptionService) debitFailed(ctx context.Context, scope ports.Scope, subID string, k int, date bizdays.Date, code string) error {
+// cycle has already moved past changes nothing. final says the acquirer
+// closed the cobr (REJEITADA): the cycle fails whatever its policy left.
+func (s *SubscriptionService) debitFailed(ctx context.Context, scope ports.Scope, subID string, k int, date bizdays.Date, code string, final bool) error {
 	retry := false
 	_, err := s.update(ctx, scope, subID, func(ctx context.Context, sub *domain.Subscription, tx ports.SubscriptionTx, now time.Time) ([]domain.EventType, ports.SubscriptionChange, error) {
 		c, err := tx.Cycle(ctx, k)
@@ -177,7 +178,12 @@ func (s *SubscriptionService) debitFailed(ctx context.Context, scope ports.Scope
 		if p, ok := c.PendingDebit(); !date.IsZero() && (!ok || p.Date != date) {
 			return nil, ports.SubscriptionChange{}, errNoChange
 		}
-		if retry, err = c.DebitFailed(code, now); err != nil {
+		if final {
+			err = c.Reject(code, now)
+		} else {
+			retry, err = c.DebitFailed(code, now)
+		}
+		if err != nil {
 			return nil, ports.SubscriptionChange{}, err
 		}
 		c.SetCheckAt(now) // the retry to ask for, or the charge to fail

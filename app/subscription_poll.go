@@ -52,7 +52,9 @@ func (s *SubscriptionService) applyCobr(ctx context.Context, scope ports.Scope, 
 		}
 		switch a.Status {
 		case domain.AttemptRejected:
-			return s.debitFailed(ctx, scope, c.SubscriptionID(), c.Number(), a.Date, a.RejectCode)
+			// A cobr the PSP closed as REJEITADA takes no retry (a
+			// fatal reason, or none left at the PSP): the cycle fails.
+			return s.debitFailed(ctx, scope, c.SubscriptionID(), c.Number(), a.Date, a.RejectCode, r.Status == domain.CobRRejected)
 		case domain.AttemptScheduled:
 			if pending.Status == domain.AttemptRequested {
 				return s.activateCycle(ctx, scope, c.SubscriptionID(), c.Number(), a.Date)

@@ -112,7 +112,7 @@ func (s *SubscriptionService) AdvanceTest(ctx context.Context, sim ports.Payment
 		return nil, fmt.Errorf("simulate the debit: %w", err)
 	}
 	if res.Paid == nil {
-		err = s.debitFailed(ctx, scope, id, c.Number(), bizdays.Date{}, res.RejectCode)
+		err = s.debitFailed(ctx, scope, id, c.Number(), bizdays.Date{}, res.RejectCode, false)
 	} else {
 		var settled Settled
 		if settled, err = s.charges.ApplyPixPayment(ctx, scope, c.ChargeID(), *res.Paid); err == nil {

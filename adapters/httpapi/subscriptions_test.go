@@ -131,7 +131,7 @@ func TestSubscriptionYearOfCycles(t *testing.T) {
 					failed := e.post("/test_helpers/subscriptions/"+id+"/advance", map[string]any{"fail": true})
 					e.want(failed, 200, "")
 					lc := obj(failed, "latest_cycle")
-					if lc["cycle"] != float64(3) || lc["status"] != "retrying" || lc["attempts"] != float64(2) || lc["next_debit_date"] == nil {
+					if lc["cycle"] != float64(3) || lc["status"] != "retrying" || lc["attempts"] != float64(2) || lc["next_debit_date"] == nil || lc["failure_code"] != "AM02" {
 						t.Fatalf("cycle 3 failed once: %s", failed.Raw)
 					}
 				}

@@ -153,9 +153,14 @@ func (a *Acquirer) CancelRecurringCharge(ctx context.Context, req ports.CancelRe
 	return nil
 }
 
+// SandboxRejectCode is the reason the sandbox's payer bank gives for a
+// debit it refuses: AM02, an amount over what the payer's account
+// allows (the API Pix's rejection codes), which a retry may overcome.
+const SandboxRejectCode = "AM02"
+
 // SimulateRecurringDebit implements ports.RecurringSimulator: the payer's
 // bank debits the cobr now, paying it with a Pix, or rejects the debit
-// when req.Fail (without a reason code: the sandbox's bank gives none).
+// when req.Fail with SandboxRejectCode, a reason that allows a retry.
 func (a *Acquirer) SimulateRecurringDebit(_ context.Context, req ports.SimulateDebitRequest) (ports.SimulatedDebit, error) {
 	if a.down.Load() {
 		return ports.SimulatedDebit{}, ports.ErrAcquirerUnavailable
@@ -164,7 +169,7 @@ func (a *Acquirer) SimulateRecurringDebit(_ context.Context, req ports.SimulateD
 		return ports.SimulatedDebit{}, fmt.Errorf("%w: a debit needs a txid and an amount", ports.ErrAcquirerRejected)
 	}
 	if req.Fail {
-		return ports.SimulatedDebit{}, nil
+		return ports.SimulatedDebit{RejectCode: SandboxRejectCode}, nil
 	}
 	p, err := a.SimulatePixPayment(context.Background(), ports.SimulatePaymentRequest{TxID: req.TxID, Amount: req.Amount,
 		PayerTaxID: req.PayerTaxID, PayerName: strings.TrimSpace(req.PayerName)})
