@@ -72,6 +72,8 @@ func (s *PaymentService) List(ctx context.Context, q ports.PaymentQuery) ([]*dom
 }
 
 // Cancel closes an unsettled payment and removes its cob at the acquirer.
+// A cycle's charge has no cob (its txid is the cycle's cobr's, which the
+// cycle cancels once it follows its charge), so nothing is asked for it.
 func (s *PaymentService) Cancel(ctx context.Context, caller Caller, id string) (*domain.Charge, error) {
 	if _, err := s.charges.Get(ctx, caller, id); err != nil {
 		return nil, err
@@ -79,6 +81,9 @@ func (s *PaymentService) Cancel(ctx context.Context, caller Caller, id string) (
 	c, err := s.charges.update(ctx, caller.Scope(), id, func(c *domain.Charge) error { return c.Cancel(s.clock.Now()) })
 	if err != nil {
 		return nil, err
+	}
+	if link, ok := c.Subscription(); ok && !link.FirstPayment() {
+		return c, nil
 	}
 	if p := c.Pix(); p != nil {
 		err := s.acquirer.CancelPixCharge(ctx, ports.CancelPixChargeRequest{Scope: caller.Scope(), ChargeID: id, TxID: p.TxID})
