@@ -57,7 +57,10 @@ func (a *Acquirer) createCobV(ctx context.Context, c *client, req ports.CreatePi
 	err = c.do(ctx, "PUT", path, body, &out, true)
 	if errors.Is(err, ports.ErrAcquirerRejected) {
 		var existing cobvBody
-		if gerr := c.do(ctx, "GET", path, nil, &existing, true); gerr == nil && sameCobV(existing, body) {
+		// A retry finds the cobv its first attempt opened: taken only
+		// while it can be paid (a removed or concluded one is not this
+		// create's to answer).
+		if gerr := c.do(ctx, "GET", path, nil, &existing, true); gerr == nil && existing.Status == cobvActive && sameCobV(existing, body) {
 			out, err = existing, nil
 		}
 	}

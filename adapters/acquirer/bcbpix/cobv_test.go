@@ -2,6 +2,7 @@ package bcbpix_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -116,5 +117,36 @@ func TestCobVRetryWithOtherTermsIsRefused(t *testing.T) {
 	req.Due = withDiscount(700)
 	if _, err := a.CreatePixCharge(ctx, req); err == nil {
 		t.Fatal("a cobv with another discount was taken as this charge's")
+	}
+}
+
+// A create retried after its cobv was removed (a removal that raced the
+// retry) is refused: a removed cobv cannot be paid, so it is not taken as
+// the charge's even with the same terms.
+func TestCobVRetryAfterRemovalIsRefused(t *testing.T) {
+	t.Parallel()
+	pki := newPKI(t)
+	_, psp := startPSP(t, pki)
+	a, _ := newAdapter(t, pki, psp.URL, acct)
+	ctx := context.Background()
+	brasilia, err := time.LoadLocation("America/Sao_Paulo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	today := bizdays.DateOf(time.Now().In(brasilia))
+	terms, err := domain.NewDueTerms(domain.DueTermsParams{Original: 10000, Created: today, Due: bizdays.NextBusinessDay(today.AddDays(10))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := createReq("due-removed", 10000)
+	req.Due, req.DebtorTaxID, req.DebtorName = &terms, "529.982.247-25", "Joao Souza"
+	if _, err := a.CreatePixCharge(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.CancelPixCharge(ctx, ports.CancelPixChargeRequest{Scope: scope(), TxID: req.TxID}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.CreatePixCharge(ctx, req); !errors.Is(err, ports.ErrAcquirerRejected) {
+		t.Fatalf("a removed cobv with the same terms: %v, want the PSP's refusal", err)
 	}
 }
