@@ -70,6 +70,10 @@ type Caller struct {
 	Mode    domain.Mode
 	// KeyFingerprint names the API key used, for audit entries.
 	KeyFingerprint string
+	// Platform is the account whose key acts for Account, a sub-account
+	// of it, through the Quita-Account header; "" when the key's own
+	// account is Account.
+	Platform string
 }
 
 // Scope is the data the caller may touch.

@@ -64,6 +64,13 @@ const (
 	FieldVariable         Field = "variable amount"
 	FieldMaxAmount        Field = "maximum amount"
 	FieldFirstPayment     Field = "first payment amount"
+	FieldSubaccountDoc    Field = "sub-account document"
+	FieldSubaccountPixKey Field = "sub-account payout pix key"
+	FieldSplits           Field = "splits"
+	FieldSplitAccount     Field = "split account"
+	FieldSplitAmount      Field = "split amount"
+	FieldSplitPercent     Field = "split percent"
+	FieldFeePayer         Field = "fee payer"
 )
 
 // Fields lists every Field, so adapters can prove their translation tables
@@ -81,4 +88,5 @@ var Fields = []Field{
 	FieldPaymentDate,
 	FieldInterval, FieldStartDate, FieldEndDate, FieldContract, FieldRetryPolicy, FieldJourney,
 	FieldVariable, FieldMaxAmount, FieldFirstPayment,
+	FieldSubaccountDoc, FieldSubaccountPixKey, FieldSplits, FieldSplitAccount, FieldSplitAmount, FieldSplitPercent, FieldFeePayer,
 }

@@ -73,6 +73,13 @@ func TestWireParams(t *testing.T) {
 		{domain.FieldVariable, "variable", "variable"},
 		{domain.FieldMaxAmount, "variable.max_amount", "variable.max_amount"},
 		{domain.FieldFirstPayment, "first_payment.amount", "first_payment.amount"},
+		{domain.FieldSubaccountDoc, "subaccount.document", "subaccount.document"},
+		{domain.FieldSubaccountPixKey, "payout_pix_key", "payout_pix_key"},
+		{domain.FieldSplits, "splits", "splits"},
+		{domain.FieldSplitAccount, "splits[].account", "splits[].account"},
+		{domain.FieldSplitAmount, "splits[].amount", "splits[].amount"},
+		{domain.FieldSplitPercent, "splits[].percent", "splits[].percent"},
+		{domain.FieldFeePayer, "fee_payer", "fee_payer"},
 	}
 	if len(tests) != len(domain.Fields) {
 		t.Errorf("%d rows for %d domain.Fields: add the new field here", len(tests), len(domain.Fields))

@@ -165,6 +165,7 @@ var storeSet = wire.NewSet(
 	wire.Bind(new(ports.PixReconcileMarks), new(*store.DB)),
 	wire.Bind(new(ports.PayoutStore), new(*store.DB)),
 	wire.Bind(new(ports.SubscriptionStore), new(*store.DB)),
+	wire.Bind(new(ports.SubaccountStore), new(*store.DB)),
 )
 
 // acquirerSet provides the acquirer (the sandbox, or API Pix in live mode)
@@ -253,6 +254,7 @@ var appSet = wire.NewSet(
 	app.NewPayoutService,
 	provideSubscriptionsConfig,
 	app.NewSubscriptionService,
+	app.NewSubaccountService,
 	provideWorkers,
 )
 
@@ -345,7 +347,7 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 	sim ports.PaymentSimulator, qrr *qr.Renderer, db *store.DB, rdb *redis.Client, co *checkout.Controller,
 	dash *Dashboard, webhooks *app.WebhookService, payments *app.PaymentService, pixReceipts *app.PixReceiptService,
 	live *bcbpix.Acquirer, events *app.EventService, receipts *app.ReceiptService, web *dashboard.Controller, payouts *app.PayoutService,
-	keyed *idempotency.Sealed, subs *app.SubscriptionService,
+	keyed *idempotency.Sealed, subs *app.SubscriptionService, subaccounts *app.SubaccountService,
 ) http.Handler {
 	if cfg.Acquirer != AcquirerBCBPix {
 		pixReceipts = nil // no PSP callbacks without the API Pix provider
@@ -362,7 +364,8 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 			Sessions: dash.Sessions, Keys: dash.Keys, RateLimits: dash.GuardSettings, Limiter: dash.Limiter, RequestLogs: dash.RequestLogs,
 			AuthFailures: dash.Attempts, Webhooks: webhooks, Payments: payments, PixReceipts: pixReceipts, PixCallbacks: live,
 			Events: events, Receipts: receipts, Dashboard: web, Admission: admission(cfg, db),
-			Payouts: payouts, KeyedWrites: keyed, CreateFlight: createFlight(db), Subscriptions: subs},
+			Payouts: payouts, KeyedWrites: keyed, CreateFlight: createFlight(db), Subscriptions: subs,
+			Subaccounts: subaccounts},
 	)
 }
 

@@ -108,7 +108,8 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 		cleanup()
 		return nil, nil, err
 	}
-	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService)
+	subaccountService := app.NewSubaccountService(db, systemClock, randomIDs, authCacheTTL)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService, subaccountService)
 	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService, db, payoutService, subscriptionService)
 	wiringApp := &App{
 		Handler:       handler,
@@ -226,7 +227,8 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 		cleanup()
 		return nil, nil, err
 	}
-	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService)
+	subaccountService := app.NewSubaccountService(db, clock, randomIDs, authCacheTTL)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, client, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService, subaccountService)
 	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService, db, payoutService, subscriptionService)
 	wiringApp := &App{
 		Handler:       handler,
