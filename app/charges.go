@@ -49,6 +49,9 @@ type ChargesConfig struct {
 	// Batches keeps batches of charge creates (CreateBatch); nil refuses
 	// them with ErrBatchesNotSupported.
 	Batches ports.ChargeBatchStore
+	// Subaccounts, when set, tells which accounts a charge's splits may
+	// name (the caller's live sub-accounts); nil refuses every split.
+	Subaccounts ports.SubaccountStore
 	// BatchErrors renders a refused batch item's error as the charges
 	// surface answers it (quitad: the HTTP layer's envelope); nil renders
 	// validation errors with the domain's field names and leaves every
@@ -268,6 +271,11 @@ func (s *ChargeService) updateOwing(ctx context.Context, scope ports.Scope, id s
 					return ports.ChargeChange{}, err
 				}
 				ch.Entries = append(ch.Entries, es...)
+				transfers, err := domain.TransferEvents(c, es, s.ids.NewID, now)
+				if err != nil {
+					return ports.ChargeChange{}, err
+				}
+				ch.Events = append(ch.Events, transfers...)
 			}
 			return ch, nil
 		})

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/quitapix/quita/app"
@@ -14,7 +15,11 @@ const actAsHeader = "Quita-Account"
 // classifyMarketplace maps the errors of sub-accounts, acting for them and
 // splits; nil for any other error.
 func classifyMarketplace(params wireParams, err error) *apiError {
+	var sa *domain.SplitAccountError
 	switch {
+	case errors.As(err, &sa):
+		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeInvalidRequest, Code: "split_account_invalid",
+			Message: "each of splits must name a live sub-account of this account", Param: fmt.Sprintf("splits[%d].account", sa.Index)}
 	case errors.Is(err, app.ErrSubaccountNested):
 		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeInvalidRequest, Code: "subaccount_nested",
 			Message: "a sub-account cannot create sub-accounts: create them with the platform's own scope (no Quita-Account header)"}

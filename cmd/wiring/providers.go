@@ -304,6 +304,8 @@ func provideChargesConfig(cfg Config, links domain.Links, db *store.DB, webhookU
 		// Batches of charge creates; a refused item shows its create's error.
 		Batches:     db,
 		BatchErrors: httpapi.DescribeChargeError,
+		// Which accounts a charge's splits may name.
+		Subaccounts: db,
 	}
 }
 
