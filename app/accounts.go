@@ -166,6 +166,10 @@ func (s *AccountService) Authenticate(ctx context.Context, key string) (Caller, 
 	if err != nil {
 		return Caller{}, nil, err
 	}
+	if acct.DisabledAt != nil {
+		// A disabled sub-account's own keys stop with it.
+		return Caller{}, nil, ErrUnauthenticated
+	}
 	caller := Caller{Account: *acct, Mode: rec.Mode, KeyFingerprint: rec.Fingerprint}
 	s.cache.put(fp, caller, *rec, started)
 	return caller, rec, nil

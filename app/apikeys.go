@@ -50,10 +50,16 @@ const revocationMargin = 50 * time.Millisecond
 // awaitAuthCaches returns once no process can still trust a key lookup made
 // before the revocation just committed (see AuthCacheTTL).
 func (s *KeyService) awaitAuthCaches(ctx context.Context) error {
-	if s.authTTL <= 0 {
+	return awaitAuthTTL(ctx, s.authTTL)
+}
+
+// awaitAuthTTL waits out one AuthCacheTTL of ttl and the margin: every
+// process's lookup cached before the caller's change has then expired.
+func awaitAuthTTL(ctx context.Context, ttl time.Duration) error {
+	if ttl <= 0 {
 		return nil
 	}
-	t := time.NewTimer(s.authTTL + revocationMargin)
+	t := time.NewTimer(ttl + revocationMargin)
 	defer t.Stop()
 	select {
 	case <-t.C:

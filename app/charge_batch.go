@@ -125,6 +125,9 @@ func (s *ChargeService) checkBatchItem(caller Caller, in CreateChargeInput, id s
 	if in.Due == nil {
 		return errBatchNeedsDueDate
 	}
+	if len(in.Splits) > 0 || in.FeePayer != "" {
+		return domain.Invalid(domain.FieldSplits, "the charges of a batch take no %s", domain.FieldSplits)
+	}
 	_, err := s.newCharge(caller, in, id, now)
 	return err
 }

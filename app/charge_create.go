@@ -30,6 +30,10 @@ type CreateChargeInput struct {
 	WebhookURL     string
 	// Due makes a due-date charge (domain.NewChargeParams.Due).
 	Due *domain.DueTermsParams
+	// Splits share the charge among the caller's live sub-accounts, with
+	// FeePayer ("" is platform); checked by checkSplits.
+	Splits   []domain.Split
+	FeePayer domain.FeePayer
 	// openedInBatch: the cob was opened by the batch's request to the
 	// acquirer (ports.CreatePixChargeRequest.OpenedInBatch).
 	openedInBatch bool
@@ -78,6 +82,9 @@ func (s *ChargeService) create(ctx context.Context, caller Caller, in CreateChar
 	now := s.clock.Now()
 	c, err := s.newCharge(caller, in, id, now)
 	if err != nil {
+		return Response{}, err
+	}
+	if err := s.attachSplits(ctx, caller, c, in); err != nil {
 		return Response{}, err
 	}
 	// The one check of a create that depends on the network (DNS), so it

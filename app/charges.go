@@ -49,6 +49,9 @@ type ChargesConfig struct {
 	// Batches keeps batches of charge creates (CreateBatch); nil refuses
 	// them with ErrBatchesNotSupported.
 	Batches ports.ChargeBatchStore
+	// Subaccounts, when set, tells which accounts a charge's splits may
+	// name (the caller's live sub-accounts); nil refuses every split.
+	Subaccounts ports.SubaccountStore
 	// BatchErrors renders a refused batch item's error as the charges
 	// surface answers it (quitad: the HTTP layer's envelope); nil renders
 	// validation errors with the domain's field names and leaves every
@@ -70,6 +73,10 @@ type Caller struct {
 	Mode    domain.Mode
 	// KeyFingerprint names the API key used, for audit entries.
 	KeyFingerprint string
+	// Platform is the account whose key acts for Account, a sub-account
+	// of it, through the Quita-Account header; "" when the key's own
+	// account is Account.
+	Platform string
 }
 
 // Scope is the data the caller may touch.
@@ -264,6 +271,11 @@ func (s *ChargeService) updateOwing(ctx context.Context, scope ports.Scope, id s
 					return ports.ChargeChange{}, err
 				}
 				ch.Entries = append(ch.Entries, es...)
+				transfers, err := domain.TransferEvents(c, es, s.ids.NewID, now)
+				if err != nil {
+					return ports.ChargeChange{}, err
+				}
+				ch.Events = append(ch.Events, transfers...)
 			}
 			return ch, nil
 		})

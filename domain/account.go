@@ -21,7 +21,29 @@ type Account struct {
 	// modes never share a secret: a test key sees only this one, so it
 	// cannot sign a live delivery.
 	TestTransactionWebhookSecret string
-	CreatedAt                    time.Time
+	// ParentAccountID is the platform a sub-account belongs to; "" for an
+	// account that is not a sub-account (marketplaces.md).
+	ParentAccountID string
+	// Email is a sub-account's contact address ("" for other accounts,
+	// whose dashboard users carry theirs).
+	Email string
+	// PayoutPixKey is the Pix key a sub-account is paid out to; the zero
+	// key when none was given.
+	PayoutPixKey PixKey
+	// DisabledAt is when the platform disabled the sub-account; nil while
+	// it is live.
+	DisabledAt *time.Time
+	CreatedAt  time.Time
+}
+
+// IsSubaccount reports whether the account belongs to a platform.
+func (a Account) IsSubaccount() bool { return a.ParentAccountID != "" }
+
+// LiveSubaccountOf reports whether a is a sub-account of the platform
+// platformID that has not been disabled: the accounts a platform may act
+// for and split charges with.
+func (a Account) LiveSubaccountOf(platformID string) bool {
+	return platformID != "" && a.ParentAccountID == platformID && a.DisabledAt == nil
 }
 
 // TransactionSecret is the secret that signs the mode's per-transaction

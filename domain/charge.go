@@ -98,9 +98,12 @@ type ChargeSnapshot struct {
 	// Subscription links the charge of a subscription's cycle (or first
 	// payment), nil for any other charge. It never changes after create.
 	Subscription *ChargeSubscription
-	ExpiresAt    time.Time
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// Splits share the charge among the account's sub-accounts (split.go);
+	// nil for any other charge. They never change after create.
+	Splits    *Splits
+	ExpiresAt time.Time
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // Charge is a request for money from one payer. Its stored status is a
@@ -138,6 +141,7 @@ func (c *Charge) Snapshot() ChargeSnapshot {
 		l := *s.Subscription
 		s.Subscription = &l
 	}
+	s.Splits = s.Splits.clone()
 	return s
 }
 

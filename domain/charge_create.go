@@ -51,8 +51,11 @@ type NewChargeParams struct {
 	// payment (checkChargeSubscription): Pix only, payable until
 	// ExpiresAt, which only such a charge takes.
 	Subscription *ChargeSubscription
-	ExpiresAt    time.Time
-	Now          time.Time
+	// Splits share a platform's charge among its sub-accounts, as
+	// NewSplits validated them; nil for none.
+	Splits    *Splits
+	ExpiresAt time.Time
+	Now       time.Time
 }
 
 // NewCharge validates p and returns a charge in PENDING, the internal
@@ -158,6 +161,7 @@ func NewCharge(p NewChargeParams) (*Charge, error) {
 		WebhookURL:    p.WebhookURL,
 		Due:           due,
 		Subscription:  link,
+		Splits:        p.Splits.clone(),
 		ExpiresAt:     expiresAt,
 		CreatedAt:     now,
 		UpdatedAt:     now,

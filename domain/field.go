@@ -68,6 +68,13 @@ const (
 	FieldPayerISPB        Field = "payer's bank ISPB"
 	FieldPayerBranch      Field = "payer's branch"
 	FieldPayerNumber      Field = "payer's account number"
+	FieldSubaccountDoc    Field = "sub-account document"
+	FieldSubaccountPixKey Field = "sub-account payout pix key"
+	FieldSplits           Field = "splits"
+	FieldSplitAccount     Field = "split account"
+	FieldSplitAmount      Field = "split amount"
+	FieldSplitPercent     Field = "split percent"
+	FieldFeePayer         Field = "fee payer"
 )
 
 // Fields lists every Field, so adapters can prove their translation tables
@@ -86,4 +93,5 @@ var Fields = []Field{
 	FieldInterval, FieldStartDate, FieldEndDate, FieldContract, FieldRetryPolicy, FieldJourney,
 	FieldVariable, FieldMaxAmount, FieldFirstPayment,
 	FieldPayerAccount, FieldPayerISPB, FieldPayerBranch, FieldPayerNumber,
+	FieldSubaccountDoc, FieldSubaccountPixKey, FieldSplits, FieldSplitAccount, FieldSplitAmount, FieldSplitPercent, FieldFeePayer,
 }

@@ -32,6 +32,11 @@ const (
 	// wallet could not cover. Its balance is never positive; the
 	// merchant's next credits pay it first.
 	LedgerMerchantOwed LedgerAccount = "merchant_owed"
+	// LedgerSplitsPayable holds, inside the one transaction that credits
+	// a split charge, the sub-accounts' shares between the platform's
+	// payment entries and each sub-account's split entry; it nets to zero
+	// per charge.
+	LedgerSplitsPayable LedgerAccount = "splits_payable"
 )
 
 // EntryKind says what movement a journal entry records.
@@ -59,6 +64,10 @@ const (
 	// entry.
 	EntryDueFine     EntryKind = "due_fine"
 	EntryDueInterest EntryKind = "due_interest"
+	// EntrySplit credits a sub-account its share of a platform's charge
+	// (the entry's AccountID is the sub-account's, its ChargeID the
+	// platform's charge).
+	EntrySplit EntryKind = "split"
 )
 
 // Posting is one line of a journal entry. Amounts are signed: a positive

@@ -53,6 +53,11 @@ func PaymentEntries(newID func() (string, error), c *Charge, holding HoldingPeri
 	if fromHeld {
 		source = LedgerPayerFunds
 	}
+	shares, _ := c.SplitShares()
+	var splitLeft int64
+	for _, sh := range shares {
+		splitLeft += sh
+	}
 	var out []JournalEntry
 	for _, part := range paymentParts(c) {
 		if part.amount == 0 {
@@ -63,6 +68,8 @@ func PaymentEntries(newID func() (string, error), c *Charge, holding HoldingPeri
 		provider, left = provider-pv, left-pv
 		pl := min(platform, left)
 		platform, left = platform-pl, left-pl
+		sp := min(splitLeft, left)
+		splitLeft, left = splitLeft-sp, left-sp
 		repay := min(left, owedLeft)
 		owedLeft, left = owedLeft-repay, left-repay
 		merchant := Posting{Account: LedgerAvailable, Currency: cur, Amount: left}
@@ -78,6 +85,7 @@ func PaymentEntries(newID func() (string, error), c *Charge, holding HoldingPeri
 				Posting{Account: source, Currency: cur, Amount: -part.amount},
 				Posting{Account: LedgerProviderFees, Currency: cur, Amount: pv},
 				Posting{Account: LedgerPlatformFees, Currency: cur, Amount: pl},
+				Posting{Account: LedgerSplitsPayable, Currency: cur, Amount: sp},
 				Posting{Account: LedgerMerchantOwed, Currency: cur, Amount: repay},
 				merchant,
 			)}
@@ -88,6 +96,42 @@ func PaymentEntries(newID func() (string, error), c *Charge, holding HoldingPeri
 	}
 	if provider+platform != 0 {
 		return nil, fmt.Errorf("ledger: charge %s has fees of %d above its amount %d", c.s.ID, c.s.Fees.Provider+c.s.Fees.Platform, c.PaidAmount())
+	}
+	if splitLeft != 0 {
+		return nil, fmt.Errorf("ledger: charge %s has splits of %d above its net", c.s.ID, splitLeft)
+	}
+	splits, err := splitEntries(newID, c, shares, holding, now)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, splits...), nil
+}
+
+// splitEntries credit each sub-account of c's splits its share, from
+// splits_payable where c's payment entries put it: one EntrySplit per
+// split with a share, on the sub-account's wallet, pending as the
+// platform's credit would be (same holding period) or available at once.
+func splitEntries(newID func() (string, error), c *Charge, shares []int64, holding HoldingPeriods, now time.Time) ([]JournalEntry, error) {
+	var out []JournalEntry
+	st, cur := c.s.Settlement, c.s.Currency
+	for i, share := range shares {
+		if share == 0 {
+			continue
+		}
+		credit := Posting{Account: LedgerAvailable, Currency: cur, Amount: share}
+		if h := holding[st.PaidWith]; h > 0 {
+			credit.Account, credit.ReleaseAt = LedgerPending, st.PaidAt.Add(h).UTC()
+		}
+		id, err := newID()
+		if err != nil {
+			return nil, err
+		}
+		e := JournalEntry{ID: id, AccountID: c.s.Splits.Items[i].Account, Mode: c.s.Mode, ChargeID: c.s.ID, Kind: EntrySplit,
+			CreatedAt: now.UTC(), Postings: []Posting{{Account: LedgerSplitsPayable, Currency: cur, Amount: -share}, credit}}
+		if err := e.Validate(); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
 	}
 	return out, nil
 }

@@ -74,7 +74,11 @@ type PublicCharge struct {
 	// Subscription links the charge of a subscription's cycle or first
 	// payment; absent for any other charge.
 	Subscription *PublicChargeSubscription `json:"subscription,omitempty"`
-	CreatedAt    Timestamp                 `json:"created_at"`
+	// Splits and FeePayer share a platform's charge among its
+	// sub-accounts (split.go); absent for any other charge.
+	Splits    []PublicSplit `json:"splits,omitempty"`
+	FeePayer  *FeePayer     `json:"fee_payer,omitempty"`
+	CreatedAt Timestamp     `json:"created_at"`
 }
 
 // PublicCustomer carries the customer fields the merchant sent.
@@ -147,6 +151,7 @@ func (c *Charge) Public(l Links) PublicCharge {
 	}
 	c.publicDue(&out)
 	c.publicSubscription(&out)
+	c.publicSplits(&out)
 	return out
 }
 

@@ -25,7 +25,11 @@ type RateLimitSource interface {
 // exported for benchmarks and for embedders that mount their own routes.
 func APIKeyAuth(d Deps) mux.MiddlewareFunc {
 	lim := newLimiter(d.RateLimits, d.Limiter)
-	auth := requireAPIKey(d.Accounts, newAuthFailures(d.AuthFailures))
+	var acting ActingFor
+	if d.Subaccounts != nil {
+		acting = d.Subaccounts
+	}
+	auth := requireAPIKey(d.Accounts, acting, newAuthFailures(d.AuthFailures))
 	return func(next http.Handler) http.Handler {
 		return auth(lim.enforce(next))
 	}

@@ -52,6 +52,8 @@ type createChargeRequest struct {
 	Interest           *interestJSON  `json:"interest"`
 	Discount           *discountJSON  `json:"discount"`
 	Abatement          *abatementJSON `json:"abatement"`
+	Splits             []splitJSON    `json:"splits"`
+	FeePayer           string         `json:"fee_payer"`
 }
 
 func (c *ChargesController) create(pixShortcut bool) answerFunc {
@@ -94,10 +96,15 @@ func (req *createChargeRequest) input(pixShortcut bool) (app.CreateChargeInput, 
 	if err != nil {
 		return app.CreateChargeInput{}, err
 	}
+	splits, err := splitsInput(req.Splits)
+	if err != nil {
+		return app.CreateChargeInput{}, err
+	}
 	return app.CreateChargeInput{
 		Amount: *req.Amount, Currency: req.Currency, Methods: []domain.Method{domain.MethodPix},
 		Description: req.Description, ExpiresIn: req.ExpiresIn, Customer: cust, StrictDocument: true,
 		ExpectedPayer: req.ExpectedPayerTaxID, Metadata: req.Metadata.values(), Due: due,
+		Splits: splits, FeePayer: domain.FeePayer(req.FeePayer),
 	}, nil
 }
 

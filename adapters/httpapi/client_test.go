@@ -45,6 +45,12 @@ func apiCall(t testing.TB, method, url, key string, body any) apiResp {
 	if key != "" {
 		h["apikey"] = key
 	}
+	return apiCallHeader(t, method, url, h, body)
+}
+
+// apiCallHeader is apiCall with the request's headers as given.
+func apiCallHeader(t testing.TB, method, url string, h testkit.Header, body any) apiResp {
+	t.Helper()
 	r := testkit.Do(t, method, url, body, h)
 	out := apiResp{Status: r.Status, Header: r.Header, Raw: r.Body}
 	if len(r.Body) == 0 {

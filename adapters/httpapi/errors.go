@@ -73,6 +73,9 @@ func classify(params wireParams, err error) *apiError {
 	if sub := classifySubscription(params, err); sub != nil {
 		return sub
 	}
+	if m := classifyMarketplace(params, err); m != nil {
+		return m
+	}
 	switch {
 	case errors.As(err, &ae):
 		return ae

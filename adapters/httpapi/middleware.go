@@ -187,10 +187,19 @@ type Authenticator interface {
 	Authenticate(ctx context.Context, key string) (app.Caller, *ports.APIKeyRecord, error)
 }
 
+// ActingFor decides which account a request runs as when its key names
+// one in Quita-Account (app.SubaccountService.ActAs).
+type ActingFor interface {
+	ActAs(ctx context.Context, caller app.Caller, accountID string) (app.Caller, error)
+}
+
 // requireAPIKey authenticates the apikey header. Missing or invalid → 401,
 // never 404, whatever the route. A client address with too many recent
 // 401s gets 429 before its key is looked up (failures may be nil: no limit).
-func requireAPIKey(auth Authenticator, failures *authFailures) mux.MiddlewareFunc {
+// A Quita-Account header makes the request run as the account it names,
+// as acting decides (nil: only the key's own account may be named); the
+// caller every handler reads is that account's.
+func requireAPIKey(auth Authenticator, acting ActingFor, failures *authFailures) mux.MiddlewareFunc {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			key := r.Header.Get("apikey")
@@ -216,9 +225,35 @@ func requireAPIKey(auth Authenticator, failures *authFailures) mux.MiddlewareFun
 			if h := stateOf(r.Context()); h != nil {
 				h.rec = rec
 			}
+			if id := r.Header.Get(actAsHeader); id != "" {
+				if caller, err = actAs(r.Context(), acting, caller, id); err != nil {
+					writeError(w, r, err)
+					return
+				}
+			}
 			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), ctxCaller, caller)))
 		})
 	}
+}
+
+// actAs is the caller the request runs as for Quita-Account: id. Every
+// account that is not the key's own or one of its live sub-accounts is the
+// same 404, existing or not.
+func actAs(ctx context.Context, acting ActingFor, caller app.Caller, id string) (app.Caller, error) {
+	if _, ok := domain.ParseAccountID(id); !ok {
+		return app.Caller{}, badRequest(actAsHeader, "parameter_invalid", actAsHeader+" must be an account id (acct_...)")
+	}
+	if acting == nil {
+		if id == caller.Account.ID {
+			return caller, nil
+		}
+		return app.Caller{}, errActAsUnknown
+	}
+	c, err := acting.ActAs(ctx, caller, id)
+	if errors.Is(err, ports.ErrNotFound) {
+		return app.Caller{}, errActAsUnknown
+	}
+	return c, err
 }
 
 // rejectUnstorableText answers 400 for a path or query value that holds a

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"strings"
 
 	"github.com/gorilla/mux"
 
@@ -81,6 +82,13 @@ var chargesParams = wireParams{
 	domain.FieldPayerISPB:        "payer_account.ispb",
 	domain.FieldPayerBranch:      "payer_account.branch",
 	domain.FieldPayerNumber:      "payer_account.number",
+	domain.FieldSubaccountDoc:    "subaccount.document",
+	domain.FieldSubaccountPixKey: "payout_pix_key",
+	domain.FieldSplits:           "splits",
+	domain.FieldSplitAccount:     "splits[].account",
+	domain.FieldSplitAmount:      "splits[].amount",
+	domain.FieldSplitPercent:     "splits[].percent",
+	domain.FieldFeePayer:         "fee_payer",
 }
 
 // paymentsParams is the camelCase format of /v1/payments, /v1/wallets and
@@ -92,6 +100,12 @@ var paymentsParams = chargesParams.with(wireParams{
 	domain.FieldCustomerDocument: "customerDocument",
 	domain.FieldCustomerEmail:    "customerEmail",
 	domain.FieldWebhookURL:       "webhookUrl",
+})
+
+// subaccountsParams is the format of /v1/subaccounts: a sub-account's
+// document is its own "document".
+var subaccountsParams = chargesParams.with(wireParams{
+	domain.FieldSubaccountDoc: "document",
 })
 
 // with returns a copy of p with the names in override replaced.
@@ -114,7 +128,11 @@ func (p wireParams) name(f domain.Field) string {
 // (and the list element, as "events[2]"), the message names fields alike.
 func (p wireParams) validation(ve *domain.ValidationError) *apiError {
 	param := p.name(ve.Field)
-	if ve.Indexed {
+	switch {
+	case ve.Indexed && strings.Contains(param, "[]"):
+		// A field of a list's elements ("splits[].amount") names the element.
+		param = strings.Replace(param, "[]", fmt.Sprintf("[%d]", ve.Index), 1)
+	case ve.Indexed:
 		param = fmt.Sprintf("%s[%d]", param, ve.Index)
 	}
 	msg := ve.Message(p.name)

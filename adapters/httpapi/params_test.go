@@ -77,6 +77,13 @@ func TestWireParams(t *testing.T) {
 		{domain.FieldPayerISPB, "payer_account.ispb", "payer_account.ispb"},
 		{domain.FieldPayerBranch, "payer_account.branch", "payer_account.branch"},
 		{domain.FieldPayerNumber, "payer_account.number", "payer_account.number"},
+		{domain.FieldSubaccountDoc, "subaccount.document", "subaccount.document"},
+		{domain.FieldSubaccountPixKey, "payout_pix_key", "payout_pix_key"},
+		{domain.FieldSplits, "splits", "splits"},
+		{domain.FieldSplitAccount, "splits[].account", "splits[].account"},
+		{domain.FieldSplitAmount, "splits[].amount", "splits[].amount"},
+		{domain.FieldSplitPercent, "splits[].percent", "splits[].percent"},
+		{domain.FieldFeePayer, "fee_payer", "fee_payer"},
 	}
 	if len(tests) != len(domain.Fields) {
 		t.Errorf("%d rows for %d domain.Fields: add the new field here", len(tests), len(domain.Fields))

@@ -104,6 +104,10 @@ type Deps struct {
 	// (keyed_writes.go); nil ignores the header there. It holds one-time
 	// secrets: production passes an idempotency.Sealed.
 	KeyedWrites ports.IdempotencyCache
+	// Subaccounts serves /v1/subaccounts and lets a platform's key act
+	// for its sub-accounts (Quita-Account); nil serves no such route and
+	// refuses the header for any account but the key's own.
+	Subaccounts *app.SubaccountService
 }
 
 // CheckoutPathFromURL returns the path part of a checkout base URL.
@@ -190,6 +194,9 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 	}
 	if d.Payouts != nil {
 		(&PayoutsController{payouts: d.Payouts, receipts: d.Receipts}).Routes(v1)
+	}
+	if d.Subaccounts != nil {
+		(&SubaccountsController{subs: d.Subaccounts}).Routes(v1)
 	}
 	if d.Subscriptions != nil {
 		(&SubscriptionsController{subs: d.Subscriptions, sim: d.Simulator, links: cfg.Links, qr: d.QR}).Routes(v1)

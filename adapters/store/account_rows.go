@@ -24,7 +24,15 @@ type accountRow struct {
 	TransactionWebhookSecret string `bun:"transaction_webhook_secret"`
 	// TestTransactionWebhookSecret: see migration 20261101000001_test_transaction_secret.
 	TestTransactionWebhookSecret string `bun:"test_transaction_webhook_secret"`
-	CreatedAt                    dbTime `bun:"created_at"`
+	// ParentAccountID, Email, PayoutPixKeyType, PayoutPixKey and
+	// DisabledAt describe a sub-account: see migration
+	// 20261221000001_subaccounts.
+	ParentAccountID  *string `bun:"parent_account_id"`
+	Email            string  `bun:"email"`
+	PayoutPixKeyType string  `bun:"payout_pix_key_type"`
+	PayoutPixKey     string  `bun:"payout_pix_key"`
+	DisabledAt       dbTime  `bun:"disabled_at"`
+	CreatedAt        dbTime  `bun:"created_at"`
 }
 
 // accountFromDomain stores DefaultExpiry in whole seconds, the unit of
@@ -39,6 +47,11 @@ func accountFromDomain(a domain.Account) *accountRow {
 		DefaultExpirySeconds:         int64(a.DefaultExpiry / time.Second),
 		TransactionWebhookSecret:     a.TransactionWebhookSecret,
 		TestTransactionWebhookSecret: a.TestTransactionWebhookSecret,
+		ParentAccountID:              optString(a.ParentAccountID),
+		Email:                        a.Email,
+		PayoutPixKeyType:             string(a.PayoutPixKey.Type),
+		PayoutPixKey:                 a.PayoutPixKey.Value,
+		DisabledAt:                   newDBTime(deref(a.DisabledAt)),
 		CreatedAt:                    newDBTime(a.CreatedAt),
 	}
 }
@@ -53,6 +66,10 @@ func (r *accountRow) toDomain() *domain.Account {
 		DefaultExpiry:                time.Duration(r.DefaultExpirySeconds) * time.Second,
 		TransactionWebhookSecret:     r.TransactionWebhookSecret,
 		TestTransactionWebhookSecret: r.TestTransactionWebhookSecret,
+		ParentAccountID:              deref(r.ParentAccountID),
+		Email:                        r.Email,
+		PayoutPixKey:                 domain.PixKey{Type: domain.PixKeyType(r.PayoutPixKeyType), Value: r.PayoutPixKey},
+		DisabledAt:                   r.DisabledAt.ptr(),
 		CreatedAt:                    r.CreatedAt.Time,
 	}
 }

@@ -15,12 +15,8 @@ import (
 // key's fingerprint exists.
 func (db *DB) CreateAccount(ctx context.Context, a domain.Account, u ports.User, keys []ports.APIKeyRecord) error {
 	return mapError(db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		row := accountFromDomain(a)
-		var err error
-		if row.TransactionWebhookSecret, err = db.sealSecret(transactionSecretOwner(a.ID, "live"), row.TransactionWebhookSecret); err != nil {
-			return err
-		}
-		if row.TestTransactionWebhookSecret, err = db.sealSecret(transactionSecretOwner(a.ID, "test"), row.TestTransactionWebhookSecret); err != nil {
+		row, err := db.sealedAccountRow(a)
+		if err != nil {
 			return err
 		}
 		if _, err := tx.NewInsert().Model(row).Exec(ctx); err != nil {

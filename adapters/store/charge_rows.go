@@ -73,9 +73,12 @@ type chargeRow struct {
 	SubscriptionID      *string `bun:"subscription_id"`
 	SubscriptionCycle   *int64  `bun:"subscription_cycle"`
 	SubscriptionDueDate *string `bun:"subscription_due_date"`
-	ExpiresAt           dbTime  `bun:"expires_at"`
-	CreatedAt           dbTime  `bun:"created_at"`
-	UpdatedAt           dbTime  `bun:"updated_at"`
+	// Splits is a split charge's splits (charge_split_rows.go), NULL
+	// for any other charge.
+	Splits    *string `bun:"splits"`
+	ExpiresAt dbTime  `bun:"expires_at"`
+	CreatedAt dbTime  `bun:"created_at"`
+	UpdatedAt dbTime  `bun:"updated_at"`
 }
 
 // chargeImmutableColumns are never rewritten by UpdateCharge.
@@ -98,7 +101,12 @@ func chargeFromDomain(s domain.ChargeSnapshot) (*chargeRow, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: encode due terms of charge %s: %w", s.ID, err)
 	}
+	splits, err := encodeSplits(s.Splits)
+	if err != nil {
+		return nil, fmt.Errorf("store: encode splits of charge %s: %w", s.ID, err)
+	}
 	r := &chargeRow{
+		Splits:               splits,
 		Disputes:             disputes,
 		DueTerms:             due,
 		OverdueAt:            overdueAt(s),
@@ -204,6 +212,9 @@ func (r *chargeRow) toDomain() (*domain.Charge, error) {
 	var err error
 	if s.Disputes, err = decodeDisputes(r.Disputes); err != nil {
 		return nil, fmt.Errorf("store: decode disputes of charge %s: %w", r.ID, err)
+	}
+	if s.Splits, err = decodeSplits(r.Splits); err != nil {
+		return nil, fmt.Errorf("store: decode splits of charge %s: %w", r.ID, err)
 	}
 	if s.Due, err = decodeDueTerms(r.DueTerms); err != nil {
 		return nil, fmt.Errorf("store: decode due terms of charge %s: %w", r.ID, err)

@@ -59,6 +59,11 @@ func (db *DB) VerifyDerived(ctx context.Context) ([]string, error) {
 		if err != nil {
 			return err
 		}
+		more, err = verifySplits(ctx, tx)
+		problems = append(problems, more...)
+		if err != nil {
+			return err
+		}
 		more, err = verifyPayoutHolds(ctx, tx)
 		problems = append(problems, more...)
 		return err

@@ -88,6 +88,7 @@ var storeSet = wire.NewSet(
 	wire.Bind(new(ports.PixReconcileMarks), new(*store.DB)),
 	wire.Bind(new(ports.PayoutStore), new(*store.DB)),
 	wire.Bind(new(ports.SubscriptionStore), new(*store.DB)),
+	wire.Bind(new(ports.SubaccountStore), new(*store.DB)),
 )
 
 // acquirerSet provides the acquirer (the sandbox, or API Pix in live mode)
@@ -177,6 +178,7 @@ var appSet = wire.NewSet(
 	app.NewPayoutService,
 	provideSubscriptionsConfig,
 	app.NewSubscriptionService,
+	app.NewSubaccountService,
 	provideWorkers,
 )
 
@@ -232,6 +234,8 @@ func provideChargesConfig(cfg Config, links domain.Links, db *store.DB, webhookU
 		// Batches of charge creates; a refused item shows its create's error.
 		Batches:     db,
 		BatchErrors: httpapi.DescribeChargeError,
+		// Which accounts a charge's splits may name.
+		Subaccounts: db,
 	}
 }
 
@@ -276,6 +280,7 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 	dash *Dashboard, webhooks *app.WebhookService, payments *app.PaymentService, pixReceipts *app.PixReceiptService,
 	live *bcbpix.Acquirer, events *app.EventService, receipts *app.ReceiptService, web *dashboard.Controller, payouts *app.PayoutService,
 	keyed *idempotency.Sealed, subs *app.SubscriptionService, recurring httpapi.RecurringCallbacks,
+	subaccounts *app.SubaccountService,
 ) http.Handler {
 	if cfg.Acquirer != AcquirerBCBPix {
 		pixReceipts = nil // no PSP callbacks without the API Pix provider
@@ -293,7 +298,7 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 			AuthFailures: dash.Attempts, Webhooks: webhooks, Payments: payments, PixReceipts: pixReceipts, PixCallbacks: live,
 			Events: events, Receipts: receipts, Dashboard: web, Admission: admission(cfg, db),
 			Payouts: payouts, KeyedWrites: keyed, CreateFlight: createFlight(db), Subscriptions: subs,
-			RecurringCallbacks: recurring},
+			RecurringCallbacks: recurring, Subaccounts: subaccounts},
 	)
 }
 

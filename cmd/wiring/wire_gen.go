@@ -109,7 +109,8 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 		return nil, nil, err
 	}
 	recurringCallbacks := provideRecurringCallbacks(bcbpixAcquirer, subscriptionService)
-	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, universalClient, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService, recurringCallbacks)
+	subaccountService := app.NewSubaccountService(db, systemClock, randomIDs, authCacheTTL)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, universalClient, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService, recurringCallbacks, subaccountService)
 	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService, db, payoutService, subscriptionService)
 	wiringApp := &App{
 		Handler:       handler,
@@ -228,7 +229,8 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 		return nil, nil, err
 	}
 	recurringCallbacks := provideRecurringCallbacks(bcbpixAcquirer, subscriptionService)
-	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, universalClient, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService, recurringCallbacks)
+	subaccountService := app.NewSubaccountService(db, clock, randomIDs, authCacheTTL)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, universalClient, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService, recurringCallbacks, subaccountService)
 	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService, db, payoutService, subscriptionService)
 	wiringApp := &App{
 		Handler:       handler,

@@ -1,0 +1,44 @@
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/quitapix/quita/app"
+	"github.com/quitapix/quita/domain"
+)
+
+// actAsHeader names the account a platform's key acts for.
+const actAsHeader = "Quita-Account"
+
+// classifyMarketplace maps the errors of sub-accounts, acting for them and
+// splits; nil for any other error.
+func classifyMarketplace(params wireParams, err error) *apiError {
+	var sa *domain.SplitAccountError
+	switch {
+	case errors.As(err, &sa):
+		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeInvalidRequest, Code: "split_account_invalid",
+			Message: "each of splits must name a live sub-account of this account", Param: fmt.Sprintf("splits[%d].account", sa.Index)}
+	case errors.Is(err, app.ErrSubaccountNested):
+		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeInvalidRequest, Code: "subaccount_nested",
+			Message: "a sub-account cannot create sub-accounts: create them with the platform's own scope (no Quita-Account header)"}
+	case errors.Is(err, domain.ErrSubaccountDisabled):
+		return &apiError{Status: http.StatusConflict, Type: typeInvalidRequest, Code: "subaccount_disabled",
+			Message: "the sub-account is disabled: it cannot be changed"}
+	case errors.Is(err, app.ErrActAsForbidden):
+		return &apiError{Status: http.StatusForbidden, Type: typePermission, Code: "account_header_not_allowed",
+			Message: "only a platform's key may act for another account with " + actAsHeader, Param: actAsHeader}
+	case errors.Is(err, app.ErrActAsDisabled):
+		return &apiError{Status: http.StatusForbidden, Type: typePermission, Code: "subaccount_disabled",
+			Message: "the sub-account named in " + actAsHeader + " is disabled", Param: actAsHeader}
+	case errors.Is(err, errActAsUnknown):
+		return &apiError{Status: http.StatusNotFound, Type: typeInvalidRequest, Code: "account_not_found",
+			Message: actAsHeader + " does not name a sub-account of this account", Param: actAsHeader}
+	}
+	return nil
+}
+
+// errActAsUnknown: Quita-Account named no sub-account of the key's account
+// (another platform's account or none: the answer is the same).
+var errActAsUnknown = errors.New("no such sub-account")
