@@ -260,6 +260,7 @@ write_cluster_env() {
 		CLUSTER_QUITAD_URLS=$(printf 'http://127.0.0.1:%s ' "${QUITAD_PORTS[@]}" | sed 's/ $//')
 		CLUSTER_PATRONI_URLS=$(printf 'http://127.0.0.1:%s ' "${PATRONI_PORTS[@]}" | sed 's/ $//')
 		CLUSTER_FAULT_SCRIPT=$CLUSTER_REPO/scripts/cluster/fault.sh
+		CLUSTER_LOG_DIR=$LOG_DIR
 	ENV
 	mv "$CLUSTER_DIR/cluster.env.tmp" "$CLUSTER_DIR/cluster.env"
 }
