@@ -192,10 +192,18 @@ func (s summary) statusCounts(status int) (inside, outside int) {
 
 // clusterLines describe the cluster faults and the reader.
 func (s summary) clusterLines() []string {
+	failedReads := map[*window]int{}
+	s.rec.mu.Lock()
+	for _, a := range s.rec.attempts {
+		if w := windowOf(a, s.inj.windows); a.op == opList && a.status != http.StatusOK && w != nil {
+			failedReads[w]++
+		}
+	}
+	s.rec.mu.Unlock()
 	var out []string
 	for _, w := range s.inj.windows {
-		line := fmt.Sprintf("  %s: killed %s at +%.1fs, creates answered 201 again after %s", w.kind, w.victim,
-			w.killed.Seconds(), secondsOrNever(w.writesBack))
+		line := fmt.Sprintf("  %s: killed %s at +%.1fs, creates answered 201 again after %s, %d reads failed in the window",
+			w.kind, w.victim, w.killed.Seconds(), secondsOrNever(w.writesBack), failedReads[w])
 		switch w.kind {
 		case faultPGPrimary:
 			line += ", new leader " + w.successor
