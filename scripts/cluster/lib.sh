@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2034 # the sourcing scripts use these
 # Shared settings and helpers of the local HA cluster (docs/cluster.md).
-# Sourced by up.sh, down.sh, status.sh, smoke.sh and chaos.sh; every port
+# Sourced by up.sh, down.sh, status.sh, smoke.sh, fault.sh and chaos.sh; every port
 # can be overridden from the environment, and none is a default port of a
 # service the machine already runs (5432, 6379, 2379, 26379, 8080).
 
