@@ -87,9 +87,11 @@ cluster-status: ## The HA cluster's primary, replication lag and Sentinel master
 cluster-smoke: ## Write, read and create a charge through the HA cluster
 	@bash scripts/cluster/smoke.sh
 
-# Kills the Postgres primary, a quitad and the Redis master of the running
-# cluster at intervals under load, restarting each (scripts/cluster/chaos.sh).
-chaos-cluster: ## Fault injection on the HA cluster (make cluster first)
+# The chaos suite's cluster mode (TestChaosCluster): starts or completes
+# the cluster, then kills its Postgres primary, a quitad and its Redis
+# master under load through HAProxy, restarting each, and checks the
+# invariants (scripts/cluster/chaos.sh; CHAOS_DURATION, default 180s).
+chaos-cluster: cluster ## Fault injection on the HA cluster (runs make cluster first)
 	@bash scripts/cluster/chaos.sh
 
 bench: ## Run the benchmarks (and cmd/quitabench when it exists)

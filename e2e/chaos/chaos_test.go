@@ -4,6 +4,7 @@ package chaos
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"math/rand/v2"
 	"net/http"
@@ -51,17 +52,47 @@ func TestChaos(t *testing.T) {
 	endpoint := registerEndpoint(t, a, recv)
 
 	faults := schedule(cfg.seed, cfg.duration)
-	for _, f := range faults {
+	inj := &injector{cluster: cl, db: db, redis: rdb, api: a, seed: cfg.seed, grace: cfg.limits.grace}
+	r := &run{cfg: cfg, cl: cl, api: a, rec: rec, inj: inj, recv: recv, checks: db.open(t),
+		account: accountID, endpoint: endpoint, faults: faults, logDir: logDir}
+	r.execute(t)
+}
+
+// run is one chaos run's parts, whatever it targets: quitad processes of
+// its own (TestChaos) or the HA cluster behind HAProxy (TestChaosCluster).
+type run struct {
+	cfg      config
+	cl       *cluster
+	api      *api
+	rec      *recorder
+	inj      *injector
+	recv     *receiver
+	checks   *sql.DB // the run's database, for the checks
+	account  string
+	endpoint string
+	faults   []fault
+	logDir   string
+	// reads, in cluster mode, lists charges in a loop beside the clients.
+	reads *reader
+}
+
+// execute drives the load under the fault schedule, drains, checks the
+// invariants and fails t on every violation.
+func (r *run) execute(t *testing.T) {
+	cfg, rec, a, inj := r.cfg, r.rec, r.api, r.inj
+	for _, f := range r.faults {
 		t.Logf("schedule %v", f)
 	}
-	inj := &injector{cluster: cl, db: db, redis: rdb, api: a, seed: cfg.seed, grace: cfg.limits.grace}
 	hard, cancelHard := context.WithTimeout(context.Background(), cfg.duration+opDeadline+30*time.Second)
 	defer cancelHard()
 	stop, cancelStop := context.WithTimeout(hard, cfg.duration)
 	defer cancelStop()
 
 	var wg sync.WaitGroup
-	wg.Go(func() { inj.run(hard, faults) })
+	wg.Go(func() { inj.run(hard, r.faults) })
+	if r.reads != nil {
+		wg.Go(func() { r.reads.loop(stop) })
+	}
 	for i := range cfg.clients {
 		c := &client{api: a, name: "c" + string(rune('a'+i%26)) + strings.Repeat("x", i/26), seed: cfg.seed,
 			rng: rand.New(rand.NewPCG(uint64(cfg.seed), uint64(i)))}
@@ -75,7 +106,7 @@ func TestChaos(t *testing.T) {
 	loadEnd := rec.since()
 	t.Logf("load ended at +%.1fs; draining", loadEnd.Seconds())
 
-	chk := &checker{db: db.open(t), account: accountID, endpoint: endpoint, figures: map[string]int{}}
+	chk := &checker{db: r.checks, account: r.account, endpoint: r.endpoint, figures: map[string]int{}}
 	ctx := context.Background()
 	// The drain waits for every event and refund, up to CHAOS_DRAIN; the
 	// refunds still open CHAOS_REFUND_DRAIN after the load are counted
@@ -113,38 +144,47 @@ func TestChaos(t *testing.T) {
 	if err := chk.charges(ctx, rec); err != nil {
 		t.Fatalf("check charges: %v", err)
 	}
-	valid, invalid, attempts, invalidEx := recv.snapshot()
+	valid, invalid, attempts, invalidEx := r.recv.snapshot()
 	if err := chk.events(ctx, valid, 15*time.Second); err != nil {
 		t.Fatalf("check events: %v", err)
 	}
-	ledgerOut, ledgerOK := cl.ledgerVerify()
+	ledgerOut, ledgerOK := r.cl.ledgerVerify()
 
 	outside := classify(rec.attempts, inj.windows)
 	s := summary{cfg: cfg, rec: rec, inj: inj, chk: chk, outside: outside, loadEnd: loadEnd, drained: drained,
 		backlog: [3]int{events, deliveries, refunds}, hooks: [3]int{attempts, len(valid), invalid}, ledger: ledgerOut,
-		blockedAtEnd: blockedAtEnd, logDir: logDir, openAtLoadEnd: openAtLoadEnd, openAfterRefundDrain: openAfterRefundDrain,
-		refundsDrained: refundsDrained}
+		blockedAtEnd: blockedAtEnd, logDir: r.logDir, openAtLoadEnd: openAtLoadEnd, openAfterRefundDrain: openAfterRefundDrain,
+		refundsDrained: refundsDrained, reads: r.reads}
 	for _, line := range s.lines() {
 		t.Log(line)
 	}
 
-	// The invariants.
+	// The invariants; failures counts them for the closing line.
+	failures := 0
+	errorf := func(format string, args ...any) {
+		failures++
+		t.Errorf(format, args...)
+	}
 	for _, v := range append(append([]string{}, rec.violations...), chk.violations...) {
-		t.Errorf("violation: %s", v)
+		errorf("violation: %s", v)
 	}
 	for _, e := range inj.errs {
-		t.Errorf("fault injection: %s", e)
+		errorf("fault injection: %s", e)
 	}
 	if !ledgerOK {
-		t.Errorf("quitad ledger verify failed:\n%s", ledgerOut)
+		errorf("quitad ledger verify failed:\n%s", ledgerOut)
 	}
 	if invalid > 0 {
-		t.Errorf("%d webhook attempts had an invalid signature (first: %s)", invalid, invalidEx)
+		errorf("%d webhook attempts had an invalid signature (first: %s)", invalid, invalidEx)
 	}
 	if len(blockedAtEnd) > 0 {
-		t.Errorf("%d keys still answer 409 idempotency_key_in_use after %v: %v", len(blockedAtEnd), cfg.limits.keyBlocked, blockedAtEnd)
+		errorf("%d keys still answer 409 idempotency_key_in_use after %v: %v", len(blockedAtEnd), cfg.limits.keyBlocked, blockedAtEnd)
 	}
-	s.checkThresholds(t)
+	s.checkThresholds(errorf)
+	if r.reads != nil {
+		s.checkCluster(errorf)
+		t.Log(s.clusterLine(failures))
+	}
 }
 
 // quitaFree drops inherited QUITA_* settings so the run's own apply.

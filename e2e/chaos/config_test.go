@@ -51,6 +51,9 @@ type thresholds struct {
 	// grace extends each fault window past its recovery, for requests
 	// that were already in flight or found a broken pooled connection.
 	grace time.Duration
+	// failover bounds, in cluster mode, the time from the kill of the
+	// Postgres primary to the first create answered 201 through HAProxy.
+	failover time.Duration
 }
 
 func loadConfig(t *testing.T) config {
@@ -68,6 +71,7 @@ func loadConfig(t *testing.T) config {
 			recovery:    30 * time.Second,
 			openRefunds: 0,
 			grace:       2 * time.Second,
+			failover:    15 * time.Second,
 		},
 	}
 	envInt64(t, "CHAOS_SEED", &c.seed)
@@ -81,6 +85,7 @@ func loadConfig(t *testing.T) config {
 	envDuration(t, "CHAOS_MAX_RECOVERY", &c.limits.recovery)
 	envInt(t, "CHAOS_MAX_OPEN_REFUNDS", &c.limits.openRefunds)
 	envDuration(t, "CHAOS_WINDOW_GRACE", &c.limits.grace)
+	envDuration(t, "CHAOS_MAX_FAILOVER", &c.limits.failover)
 	if c.duration < 40*time.Second {
 		t.Fatalf("CHAOS_DURATION %v: at least 40s, to fit the fault schedule", c.duration)
 	}

@@ -18,6 +18,16 @@
 //	CHAOS_REFUND_DRAIN  how soon after the load every refund must be final (default 5s)
 //	CHAOS_MAX_*         thresholds; see thresholds in config_test.go and docs/operations.md
 //
+// TestChaosCluster is the same run on the local HA cluster of `make
+// cluster` (`make chaos-cluster`, docs/cluster.md): it builds and starts
+// nothing, sends to HAProxy's HTTP port, runs the admin commands with the
+// cluster's quitad binary and settings (.cluster/cluster.env names them),
+// and kills the Postgres primary's node, a quitad and the Redis master
+// through scripts/cluster/fault.sh, restarting each. Besides the
+// invariants above it measures how long creates stop after each primary
+// kill (CHAOS_MAX_FAILOVER, default 15s), lists charges in a loop and
+// counts the failed reads, and fails on any 500.
+//
 // The run is reproducible in what it decides (which faults, when, on which
 // process, and each client's sequence of operations and amounts); the
 // interleavings the scheduler and the network produce are not, which is

@@ -38,6 +38,12 @@ type window struct {
 	fault
 	start, recovered, end time.Duration
 	recoveryErr           string
+	// Cluster faults: what was killed and when (since the run's start),
+	// how long after the kill a create was first answered 201 through the
+	// load balancer (-1: never), and what replaced it: the new leader, or
+	// the Redis master Sentinel named and how long after the kill.
+	victim, successor                 string
+	killed, writesBack, successorWait time.Duration
 	// Answers inside the window, by kind.
 	s500, s503, s5xx, transport int
 }
@@ -80,6 +86,8 @@ func (f fault) String() string {
 		s += fmt.Sprintf(" process %c, restart after %v", 'A'+f.target, f.pause.Round(time.Millisecond))
 	case faultDBOutage:
 		s += fmt.Sprintf(" for %v", f.pause.Round(time.Millisecond))
+	case faultQuitad:
+		s += fmt.Sprintf(" q%d, restart after %v", f.target+1, f.pause.Round(time.Millisecond))
 	}
 	return s
 }
@@ -92,6 +100,9 @@ type injector struct {
 	api     *api
 	seed    int64
 	grace   time.Duration
+
+	// faultScript carries out the cluster's faults (cluster mode).
+	faultScript string
 
 	mu      sync.Mutex
 	windows []*window
@@ -117,8 +128,8 @@ func (in *injector) run(ctx context.Context, faults []fault) {
 			}
 			continue
 		}
-		w := &window{fault: f, start: in.api.rec.since()}
-		if err := in.inject(ctx, f); err != nil {
+		w := &window{fault: f, start: in.api.rec.since(), writesBack: -1}
+		if err := in.inject(ctx, w); err != nil {
 			in.fail("%s: %v", f.kind, err)
 		}
 		in.recover(ctx, w)
@@ -134,7 +145,8 @@ func (in *injector) fail(format string, args ...any) {
 	in.mu.Unlock()
 }
 
-func (in *injector) inject(ctx context.Context, f fault) error {
+func (in *injector) inject(ctx context.Context, w *window) error {
+	f := w.fault
 	switch f.kind {
 	case faultKill:
 		p := in.cluster.procs[f.target]
@@ -154,6 +166,8 @@ func (in *injector) inject(ctx context.Context, f fault) error {
 		return in.db.outage(ctx, f.pause)
 	case faultRedis:
 		return in.redis.flush(ctx)
+	case faultPGPrimary, faultQuitad, faultRedisMaster:
+		return in.clusterFault(ctx, w)
 	}
 	return nil
 }
@@ -195,13 +209,7 @@ func classify(attempts []attempt, windows []*window) (outside []attempt) {
 		if a.status != 0 && a.status < 500 {
 			continue
 		}
-		var in *window
-		for _, w := range windows {
-			if a.end >= w.start && a.start <= w.end {
-				in = w
-				break
-			}
-		}
+		in := windowOf(a, windows)
 		if in == nil {
 			outside = append(outside, a)
 			continue
@@ -218,4 +226,14 @@ func classify(attempts []attempt, windows []*window) (outside []attempt) {
 		}
 	}
 	return outside
+}
+
+// windowOf is the first window a overlaps, or nil.
+func windowOf(a attempt, windows []*window) *window {
+	for _, w := range windows {
+		if a.end >= w.start && a.start <= w.end {
+			return w
+		}
+	}
+	return nil
 }

@@ -19,11 +19,14 @@ import (
 
 // cluster is the quitad binary, its settings and the process slots the
 // clients send to. A slot keeps its port across restarts, as a backend
-// keeps its address behind a load balancer.
+// keeps its address behind a load balancer. In cluster mode there is no
+// slot: target is the load balancer (HAProxy) and the processes are the
+// HA cluster's.
 type cluster struct {
 	bin     string
 	env     []string
 	logDir  string
+	target  string // host:port every request goes to, when set
 	mu      sync.Mutex
 	procs   []*proc
 	started time.Time
@@ -172,6 +175,9 @@ func (c *cluster) kill(p *proc, keep bool) {
 
 // rotation lists the addresses clients may send to.
 func (c *cluster) rotation() []string {
+	if c.target != "" {
+		return []string{c.target}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out []string

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"testing"
 	"time"
 )
 
@@ -30,6 +29,7 @@ type summary struct {
 	openAfterRefundDrain int
 	refundsDrained       time.Duration
 	logDir               string
+	reads                *reader // cluster mode only
 }
 
 // keyStats are the Idempotency-Key figures: how many keys needed a retry,
@@ -98,6 +98,9 @@ func (s summary) lines() []string {
 		s.drained.Seconds(), s.backlog[0], s.backlog[1], s.backlog[2])
 	add("webhooks: %d events (%d legacy-signed, %d still in flight), %d attempts received, %d deliveries with a valid signature, %d invalid",
 		f["events"], f["events legacy-signed"], f["events still in flight"], s.hooks[0], s.hooks[1], s.hooks[2])
+	if s.reads != nil {
+		out = append(out, s.clusterLines()...)
+	}
 	add("ledger verify: %s", s.ledger)
 	add("violations: %d; quitad logs: %s", len(s.rec.violations)+len(s.chk.violations), artifactPath(s.logDir))
 	return out
@@ -111,13 +114,12 @@ func roundAll(ds []time.Duration) []string {
 	return out
 }
 
-// checkThresholds fails the test where a figure is over its threshold.
-func (s summary) checkThresholds(t *testing.T) {
-	t.Helper()
+// checkThresholds reports, through errorf, every figure over its threshold.
+func (s summary) checkThresholds(errorf func(string, ...any)) {
 	l := s.cfg.limits
 	_, _, _, longest := s.keyStats()
 	if len(longest) > 0 && longest[0] > l.keyBlocked {
-		t.Errorf("a key answered 409 idempotency_key_in_use for %v, over the %v threshold (CHAOS_MAX_KEY_BLOCKED)", longest[0], l.keyBlocked)
+		errorf("a key answered 409 idempotency_key_in_use for %v, over the %v threshold (CHAOS_MAX_KEY_BLOCKED)", longest[0], l.keyBlocked)
 	}
 	n5xx := 0
 	for _, a := range s.outside {
@@ -126,7 +128,7 @@ func (s summary) checkThresholds(t *testing.T) {
 		}
 	}
 	if n5xx > l.outside5xx {
-		t.Errorf("%d 5xx answers outside the fault windows, threshold %d (CHAOS_MAX_5XX_OUTSIDE)", n5xx, l.outside5xx)
+		errorf("%d 5xx answers outside the fault windows, threshold %d (CHAOS_MAX_5XX_OUTSIDE)", n5xx, l.outside5xx)
 	}
 	db500 := 0
 	for _, w := range s.inj.windows {
@@ -134,24 +136,24 @@ func (s summary) checkThresholds(t *testing.T) {
 			db500 += w.s500
 		}
 		if w.recoveryErr != "" {
-			t.Errorf("%v did not recover: %s", w.fault, w.recoveryErr)
+			errorf("%v did not recover: %s", w.fault, w.recoveryErr)
 		} else if d := w.recovered - w.start; d > l.recovery {
-			t.Errorf("%v took %v to recover, threshold %v (CHAOS_MAX_RECOVERY)", w.fault, d, l.recovery)
+			errorf("%v took %v to recover, threshold %v (CHAOS_MAX_RECOVERY)", w.fault, d, l.recovery)
 		}
 	}
 	if l.db500 >= 0 && db500 > l.db500 {
-		t.Errorf("%d answers 500 inside database fault windows, threshold %d (CHAOS_MAX_DB_500)", db500, l.db500)
+		errorf("%d answers 500 inside database fault windows, threshold %d (CHAOS_MAX_DB_500)", db500, l.db500)
 	}
 	if open := s.openAfterRefundDrain; l.openRefunds >= 0 && open > l.openRefunds {
-		t.Errorf("%d refunds still open %v after the load, threshold %d (CHAOS_MAX_OPEN_REFUNDS, CHAOS_REFUND_DRAIN)",
+		errorf("%d refunds still open %v after the load, threshold %d (CHAOS_MAX_OPEN_REFUNDS, CHAOS_REFUND_DRAIN)",
 			open, s.cfg.refundDrain, l.openRefunds)
 	}
 	if open := s.chk.figures["refunds still open"]; l.openRefunds >= 0 && open > l.openRefunds {
-		t.Errorf("%d refunds still open after the drain, threshold %d (CHAOS_MAX_OPEN_REFUNDS)", open, l.openRefunds)
+		errorf("%d refunds still open after the drain, threshold %d (CHAOS_MAX_OPEN_REFUNDS)", open, l.openRefunds)
 	}
 	for _, p := range s.inj.cluster.procs {
 		if p.inUse && !contains(s.inj.cluster.running(), p) {
-			t.Errorf("quitad %s exited by itself (log in %s)", p.name, artifactPath(s.logDir))
+			errorf("quitad %s exited by itself (log in %s)", p.name, artifactPath(s.logDir))
 		}
 	}
 }

@@ -25,7 +25,7 @@ for i in 1 2 3; do
 	stop "pg$i" 60
 done
 
-# A Postgres whose Patroni was killed (by hand or by chaos.sh) outlives
+# A Postgres whose Patroni was killed (by hand or by fault.sh) outlives
 # it; its postmaster.pid in our data folder names it.
 for i in 1 2 3; do
 	data=$CLUSTER_DIR/pg$i/data

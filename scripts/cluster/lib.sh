@@ -1,6 +1,6 @@
 # shellcheck shell=bash disable=SC2034 # the sourcing scripts use these
 # Shared settings and helpers of the local HA cluster (docs/cluster.md).
-# Sourced by up.sh, down.sh, status.sh, smoke.sh and chaos.sh; every port
+# Sourced by up.sh, down.sh, status.sh, smoke.sh, fault.sh and chaos.sh; every port
 # can be overridden from the environment, and none is a default port of a
 # service the machine already runs (5432, 6379, 2379, 26379, 8080).
 
@@ -35,6 +35,9 @@ PG_READ_URL="postgres://postgres@127.0.0.1:$HAPROXY_PG_READ_PORT/$PG_DATABASE?ss
 REDIS_URL="redis://127.0.0.1:$HAPROXY_REDIS_PORT/0"
 SENTINEL_ADDRS=$(printf '127.0.0.1:%s,' "${SENTINEL_PORTS[@]}")
 SENTINEL_ADDRS=${SENTINEL_ADDRS%,}
+# go-redis's Sentinel URL: the first sentinel as host, the others as addr,
+# the master by name; a client with it follows the master Sentinel names.
+SENTINEL_URL="redis://127.0.0.1:${SENTINEL_PORTS[0]}?master_name=$SENTINEL_MASTER$(printf '&addr=127.0.0.1:%s' "${SENTINEL_PORTS[@]:1}")"
 HTTP_URL="http://127.0.0.1:$HAPROXY_HTTP_PORT"
 
 RUN_DIR=$CLUSTER_DIR/run

@@ -218,28 +218,51 @@ redis_master_ready() { [[ $(timeout 2 redis-cli -h 127.0.0.1 -p "$HAPROXY_REDIS_
 
 # The settings every quitad of the cluster shares, one NAME=VALUE a line,
 # kept in quitad.env (0600: it holds the dashboard token secret) so that
-# the admin commands of smoke.sh and chaos.sh use the same.
+# the admin commands of quitad.sh and the chaos suite use the same. It is
+# written on every start, keeping the secret of the file it replaces, so a
+# restarted quitad takes the current settings and every token stays valid.
+# QUITA_WEBHOOK_ALLOW_PRIVATE lets webhooks reach a receiver on loopback
+# (the chaos suite's): this cluster is for development only.
 write_quitad_env() {
-	local f=$CLUSTER_DIR/quitad.env
-	[[ -f $f ]] && return 0
-	local secret
-	secret=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
+	local f=$CLUSTER_DIR/quitad.env secret=''
+	[[ -f $f ]] && secret=$(sed -n 's/^QUITA_JWT_SECRET=//p' "$f")
+	[[ -n $secret ]] || secret=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
 	(
 		umask 077
-		cat >"$f" <<-ENV
+		cat >"$f.tmp" <<-ENV
 			QUITA_DATABASE_URL=$PG_WRITE_URL
-			QUITA_REDIS_URL=$REDIS_URL
-			QUITA_REDIS_SENTINELS=$SENTINEL_ADDRS
-			QUITA_REDIS_SENTINEL_MASTER=$SENTINEL_MASTER
+			QUITA_DATABASE_READ_URL=$PG_READ_URL
+			QUITA_REDIS_URL=$SENTINEL_URL
 			QUITA_BASE_URL=$HTTP_URL/v1
 			QUITA_CHECKOUT_URL_BASE=$HTTP_URL/checkout
 			QUITA_TRUSTED_PROXIES=127.0.0.1/32
 			QUITA_ACQUIRER=sandbox
 			QUITA_SEED_DEMO=false
+			QUITA_WEBHOOK_ALLOW_PRIVATE=true
 			QUITA_LOG_LEVEL=info
 			QUITA_JWT_SECRET=$secret
 		ENV
 	)
+	mv "$f.tmp" "$f"
+}
+
+# cluster.env: the cluster's addresses for tools, one NAME=VALUE a line
+# (no secret): the chaos suite's cluster mode reads it.
+write_cluster_env() {
+	cat >"$CLUSTER_DIR/cluster.env.tmp" <<-ENV
+		CLUSTER_HTTP_URL=$HTTP_URL
+		CLUSTER_PG_WRITE_URL=$PG_WRITE_URL
+		CLUSTER_PG_READ_URL=$PG_READ_URL
+		CLUSTER_REDIS_URL=$SENTINEL_URL
+		CLUSTER_REDIS_HAPROXY_URL=$REDIS_URL
+		CLUSTER_QUITAD_BIN=$CLUSTER_DIR/bin/quitad
+		CLUSTER_QUITAD_ENV=$CLUSTER_DIR/quitad.env
+		CLUSTER_QUITAD_URLS=$(printf 'http://127.0.0.1:%s ' "${QUITAD_PORTS[@]}" | sed 's/ $//')
+		CLUSTER_PATRONI_URLS=$(printf 'http://127.0.0.1:%s ' "${PATRONI_PORTS[@]}" | sed 's/ $//')
+		CLUSTER_FAULT_SCRIPT=$CLUSTER_REPO/scripts/cluster/fault.sh
+		CLUSTER_LOG_DIR=$LOG_DIR
+	ENV
+	mv "$CLUSTER_DIR/cluster.env.tmp" "$CLUSTER_DIR/cluster.env"
 }
 
 start_quitad() {
@@ -275,6 +298,7 @@ wait_until 30 'Sentinel' sentinel_answers
 wait_until 30 "Redis master through HAProxy's redis port" redis_master_ready
 
 write_quitad_env
+write_cluster_env
 if $build || [[ ! -x $CLUSTER_DIR/bin/quitad ]]; then
 	log "building quitad"
 	(cd "$CLUSTER_REPO" && go build -o "$CLUSTER_DIR/bin/quitad" ./cmd/quitad)
@@ -289,9 +313,10 @@ cat <<EOF
 Quita HA cluster is up (data and logs in $CLUSTER_DIR)
   API (HAProxy -> q1..q3)    $HTTP_URL/v1
   Postgres writes (primary)  $PG_WRITE_URL
-  Postgres reads (replicas)  $PG_READ_URL
+  Postgres reads (replicas)  $PG_READ_URL (the primary while no replica is up)
+  Redis (Sentinel, quitad's) $SENTINEL_URL
   Redis master (HAProxy)     $REDIS_URL
-  Redis sentinels            $SENTINEL_ADDRS (master name $SENTINEL_MASTER)
+  Settings                   $CLUSTER_DIR/quitad.env, addresses in $CLUSTER_DIR/cluster.env
   HAProxy statistics         http://127.0.0.1:$HAPROXY_STATS_PORT/
   Patroni REST               $(printf '127.0.0.1:%s ' "${PATRONI_PORTS[@]}")
   etcd                       127.0.0.1:$ETCD_CLIENT_PORT
