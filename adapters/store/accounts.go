@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -85,13 +86,25 @@ func (db *DB) GetUserByEmail(ctx context.Context, email string) (*ports.User, er
 
 // LookupAPIKey finds an active key by fingerprint with its account, in one
 // indexed query (it runs on every authenticated request).
+//
+// It reads the primary; while the primary cannot be reached (a failover)
+// and there is a read replica, the replica answers, so reads through the
+// replica go on authenticating. A key revoked in the replica's replay lag
+// before the primary died may then pass until the new primary answers.
 func (db *DB) LookupAPIKey(ctx context.Context, fingerprint string) (*ports.APIKeyRecord, *domain.Account, error) {
-	row := new(apiKeyRow)
-	err := db.bun.NewSelect().Model(row).Relation("Account").
-		Where("k.fingerprint = ?", fingerprint).Where("k.revoked_at IS NULL").
-		Scan(ctx)
+	lookup := func(idb bun.IDB) (*apiKeyRow, error) {
+		row := new(apiKeyRow)
+		err := idb.NewSelect().Model(row).Relation("Account").
+			Where("k.fingerprint = ?", fingerprint).Where("k.revoked_at IS NULL").
+			Scan(ctx)
+		return row, mapError(err)
+	}
+	row, err := lookup(db.bun)
+	if errors.Is(err, ports.ErrStoreUnavailable) && db.replica != nil {
+		row, err = lookup(db.replica.bun)
+	}
 	if err != nil {
-		return nil, nil, mapError(err)
+		return nil, nil, err
 	}
 	if row.Account == nil || row.Account.ID == "" {
 		// Unreachable while the foreign key holds.

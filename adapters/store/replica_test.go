@@ -3,7 +3,10 @@ package store_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net"
 	"strings"
+	"sync"
 	"testing"
 
 	"net/url"
@@ -111,5 +114,83 @@ func TestWriteOnAReadOnlyServerIsUnavailable(t *testing.T) {
 	err = ro.CreateCharge(t.Context(), newCharge(t, liveA, baseTime, nil), nil, nil)
 	if !errors.Is(err, ports.ErrStoreUnavailable) {
 		t.Fatalf("a write on a read-only server: %v, want ErrStoreUnavailable", err)
+	}
+}
+
+// cuttableProxy forwards TCP connections to target until cut, which
+// closes every connection and refuses new ones: a primary that dies.
+type cuttableProxy struct {
+	ln    net.Listener
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+func newCuttableProxy(t *testing.T, target string) *cuttableProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &cuttableProxy{ln: ln}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, c, up)
+			p.mu.Unlock()
+			go func() { _, _ = io.Copy(up, c); up.Close() }()
+			go func() { _, _ = io.Copy(c, up); c.Close() }()
+		}
+	}()
+	t.Cleanup(p.cut)
+	return p
+}
+
+func (p *cuttableProxy) cut() {
+	p.ln.Close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		c.Close()
+	}
+}
+
+// TestAPIKeysReadOnTheReplicaWhileThePrimaryIsDown: API keys are looked
+// up on the primary, and on the read replica while the primary cannot be
+// reached, so requests served from the replica keep authenticating
+// through a failover.
+func TestAPIKeysReadOnTheReplicaWhileThePrimaryIsDown(t *testing.T) {
+	t.Parallel()
+	dsn := testenv.PostgresDSN(t)
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := newCuttableProxy(t, u.Host)
+	viaProxy := *u
+	viaProxy.Host = proxy.ln.Addr().String()
+	db := openStore(t, viaProxy.String())
+	_, _, keys := newAccount(t, db, "replica@example.com")
+	if err := db.UseReadReplica(t.Context(), dsn); err != nil { // the same database, reached directly
+		t.Fatal(err)
+	}
+	proxy.cut()
+	if _, err := db.GetCharge(t.Context(), liveA, "nope"); !errors.Is(err, ports.ErrStoreUnavailable) {
+		t.Fatalf("the primary is still reachable: %v", err)
+	}
+	rec, acct, err := db.LookupAPIKey(t.Context(), keys[0].Fingerprint)
+	if err != nil || rec.ID != keys[0].ID || acct.ID != keys[0].AccountID {
+		t.Fatalf("LookupAPIKey with the primary down: %+v %+v %v", rec, acct, err)
+	}
+	if _, _, err := db.LookupAPIKey(t.Context(), "no-such-fingerprint"); !errors.Is(err, ports.ErrNotFound) {
+		t.Fatalf("an unknown key with the primary down: %v, want ErrNotFound", err)
 	}
 }
