@@ -15,7 +15,7 @@ FUZZTIME ?= 20s
 ARTIFACTS := artifacts
 
 .PHONY: help services run build test chaos bench fuzz generate lint check pixsim-certs \
-	cluster cluster-down cluster-status cluster-smoke chaos-cluster
+	cluster cluster-down cluster-status cluster-smoke cluster-bench chaos-cluster
 
 help: ## List the targets
 	@echo 'Quita make targets:'
@@ -86,6 +86,9 @@ cluster-status: ## The HA cluster's primary, replication lag and Sentinel master
 
 cluster-smoke: ## Write, read and create a charge through the HA cluster
 	@bash scripts/cluster/smoke.sh
+
+cluster-bench: cluster ## Create rate with 3 and 1 quitad through HAProxy; list rate on replicas vs the primary
+	@bash scripts/cluster/bench.sh
 
 # The chaos suite's cluster mode (TestChaosCluster): starts or completes
 # the cluster, then kills its Postgres primary, a quitad and its Redis

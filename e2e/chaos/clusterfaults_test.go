@@ -154,6 +154,15 @@ func (s summary) failovers() (times []time.Duration, never int) {
 // readFigures counts the reader's lists: all, failed (not 200), failed
 // outside every window, and the slowest.
 func (s summary) readFigures() (reads, failed, failedOutside int, slowest time.Duration) {
+	reads, failed, failedOutside, _, slowest = s.readCounts()
+	return reads, failed, failedOutside, slowest
+}
+
+// readCounts is readFigures with refused: the lists answered with a
+// status other than 200 anywhere, inside a fault window or not (a cut
+// connection, status 0, is not counted there: the killed quitad's
+// in-flight request).
+func (s summary) readCounts() (reads, failed, failedOutside, refused int, slowest time.Duration) {
 	s.rec.mu.Lock()
 	defer s.rec.mu.Unlock()
 	for _, a := range s.rec.attempts {
@@ -167,9 +176,12 @@ func (s summary) readFigures() (reads, failed, failedOutside int, slowest time.D
 			if windowOf(a, s.inj.windows) == nil {
 				failedOutside++
 			}
+			if a.status != 0 {
+				refused++
+			}
 		}
 	}
-	return reads, failed, failedOutside, slowest
+	return reads, failed, failedOutside, refused, slowest
 }
 
 // statusCounts counts every answer with the given status, inside a
@@ -220,7 +232,8 @@ func (s summary) clusterLines() []string {
 
 // checkCluster reports what cluster mode adds to the thresholds: no 500
 // anywhere, every primary kill followed by writes within the failover
-// bound, and no failed read outside the fault windows.
+// bound, no failed read outside the fault windows and no read refused
+// (answered other than 200) even inside one: reads never stop.
 func (s summary) checkCluster(errorf func(string, ...any)) {
 	if in, out := s.statusCounts(http.StatusInternalServerError); in+out > 0 {
 		errorf("%d answers 500 (%d inside fault windows, %d outside): a failover is a 503, never a 500", in+out, in, out)
@@ -233,8 +246,12 @@ func (s summary) checkCluster(errorf func(string, ...any)) {
 		errorf("writes resumed %v after a primary kill, over the %v threshold (CHAOS_MAX_FAILOVER)",
 			times[len(times)-1].Round(100*time.Millisecond), s.cfg.limits.failover)
 	}
-	if _, _, failedOutside, _ := s.readFigures(); failedOutside > 0 {
+	_, _, failedOutside, refused, _ := s.readCounts()
+	if failedOutside > 0 {
 		errorf("%d reads failed outside the fault windows", failedOutside)
+	}
+	if refused > 0 {
+		errorf("%d reads were answered other than 200: reads must not stop during a failover", refused)
 	}
 }
 
