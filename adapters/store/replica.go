@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 
@@ -28,6 +29,8 @@ type replica struct {
 // decision rests on (workers, idempotency, the ledger) — stays on the
 // primary, so a GET right after its write always sees it, while a list
 // may miss the newest rows for the replica's replay lag (docs/cluster.md).
+// A read that cannot get a replica connection (the replica restarting to
+// follow a new primary, or down) is served by the primary instead.
 // Call it once, before serving; Close closes the replica too.
 func (db *DB) UseReadReplica(ctx context.Context, dsn string) error {
 	if db.dialect != DialectPostgres {
@@ -41,10 +44,13 @@ func (db *DB) UseReadReplica(ctx context.Context, dsn string) error {
 	if err != nil {
 		return fmt.Errorf("store: read replica: %w", err)
 	}
-	sqldb := sql.OpenDB(guardedConnector{acquireWithin{stdlib.GetPoolConnector(pool, stdlib.OptionResetSession(resetSession)), poolAcquireTimeout}})
+	replicaConn := acquireWithin{stdlib.GetPoolConnector(pool, stdlib.OptionResetSession(resetSession)), poolAcquireTimeout}
+	sqldb := sql.OpenDB(guardedConnector{fallbackConnector{replica: replicaConn, primary: db.primary}})
 	sqldb.SetMaxIdleConns(0)
 	r := &replica{bun: bun.NewDB(sqldb, pgdialect.New()), pool: pool}
-	if err := r.bun.PingContext(ctx); err != nil {
+	// The replica itself, not its fallback: a read DSN that reaches
+	// nothing is a configuration error to refuse at start.
+	if err := pool.Ping(ctx); err != nil {
 		r.close()
 		return fmt.Errorf("store: read replica: ping: %w", err)
 	}
@@ -65,3 +71,21 @@ func (r *replica) close() {
 	_ = r.bun.Close()
 	r.pool.Close()
 }
+
+// fallbackConnector hands out a replica connection, or a primary one when
+// no replica connection can be had: the read that needed it then sees the
+// primary, never an outage the primary could have served. A statement
+// that fails on a replica connection it already has is not retried.
+type fallbackConnector struct {
+	replica, primary driver.Connector
+}
+
+func (c fallbackConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.replica.Connect(ctx)
+	if err != nil && ctx.Err() == nil && unavailable(err) {
+		return c.primary.Connect(ctx)
+	}
+	return conn, err
+}
+
+func (c fallbackConnector) Driver() driver.Driver { return c.replica.Driver() }

@@ -194,3 +194,29 @@ func TestAPIKeysReadOnTheReplicaWhileThePrimaryIsDown(t *testing.T) {
 		t.Fatalf("an unknown key with the primary down: %v, want ErrNotFound", err)
 	}
 }
+
+// TestListsFallBackToThePrimaryWhenTheReplicaIsDown: a list whose replica
+// connection cannot be had (the replica restarting to follow a new
+// primary) is read on the primary instead of failing.
+func TestListsFallBackToThePrimaryWhenTheReplicaIsDown(t *testing.T) {
+	t.Parallel()
+	dsn := testenv.PostgresDSN(t)
+	db := openStore(t, dsn)
+	c := newCharge(t, liveA, baseTime, nil)
+	mustCreate(t, db, c, nil, nil)
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := newCuttableProxy(t, u.Host)
+	viaProxy := *u
+	viaProxy.Host = proxy.ln.Addr().String()
+	if err := db.UseReadReplica(t.Context(), viaProxy.String()); err != nil {
+		t.Fatal(err)
+	}
+	proxy.cut()
+	list, _, err := db.ListCharges(t.Context(), ports.ChargeQuery{Scope: liveA, Limit: 10})
+	if err != nil || len(list) != 1 || list[0].ID() != c.ID() {
+		t.Fatalf("a list with the replica down: %v %v", ids(list), err)
+	}
+}

@@ -67,6 +67,9 @@ type DB struct {
 	eventScan int
 	// replica, when set, serves the reads that may lag (replica.go).
 	replica *replica
+	// primary hands out the primary's pooled connections (nil on
+	// SQLite); the replica's falls back to it.
+	primary driver.Connector
 }
 
 // PoolStats is what the connection pool did so far, for benchmarks and
@@ -215,7 +218,8 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	}
 	// OpenDBFromPool's setting: every database/sql connection is a pool
 	// acquire, released to the pool when done.
-	sqldb := sql.OpenDB(guardedConnector{acquireWithin{stdlib.GetPoolConnector(pool, stdlib.OptionResetSession(resetSession)), poolAcquireTimeout}})
+	primary := acquireWithin{stdlib.GetPoolConnector(pool, stdlib.OptionResetSession(resetSession)), poolAcquireTimeout}
+	sqldb := sql.OpenDB(guardedConnector{primary})
 	sqldb.SetMaxIdleConns(0)
 	sig := newSignals()
 	sig.startPostgres(pool, cfg.ConnConfig.Copy())
@@ -227,6 +231,7 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 		signals:   sig,
 		pool:      pool,
 		charges:   charges,
+		primary:   primary,
 	}
 	db.payouts = newGroup(db.insertPayouts, db.insertPayout)
 	db.refunds = db.newRefundGroup()
