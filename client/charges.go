@@ -61,6 +61,10 @@ type Charge struct {
 	Interest     *DueInterest  `json:"interest,omitempty"`
 	Discount     *DueDiscount  `json:"discount,omitempty"`
 	Abatement    *DueAbatement `json:"abatement,omitempty"`
+	// Splits are a split charge's shares, each with its status, and
+	// FeePayer who bore the fees; empty for other charges.
+	Splits   []ChargeSplit `json:"splits,omitempty"`
+	FeePayer string        `json:"fee_payer,omitempty"`
 	// Paid is a credited due-date charge's payment and its parts.
 	Paid *DuePaid `json:"paid,omitempty"`
 	// Subscription links the charge of a subscription's cycle (or first
@@ -137,6 +141,10 @@ type ChargeParams struct {
 	Interest     *DueInterest  `json:"interest,omitempty"`
 	Discount     *DueDiscount  `json:"discount,omitempty"`
 	Abatement    *DueAbatement `json:"abatement,omitempty"`
+	// Splits share the net among the platform's sub-accounts (at most
+	// 20); FeePayer is FeePayerPlatform (default) or FeePayerProportional.
+	Splits   []Split `json:"splits,omitempty"`
+	FeePayer string  `json:"fee_payer,omitempty"`
 	// IdempotencyKey (8–128 characters) makes the create safe to retry:
 	// the same key and body return the original charge. Empty: the
 	// client generates one, and reuses it for its own retries.

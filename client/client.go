@@ -23,6 +23,8 @@ type Client struct {
 	base   *url.URL
 	apiKey string
 	token  string
+	// account, when set, is sent as Quita-Account (WithAccount).
+	account string
 	// hc is the caller's *http.Client (WithHTTPClient), never modified;
 	// http is the copy requests go through, which refuses redirects to
 	// another origin (sameOriginOnly).
@@ -60,6 +62,8 @@ type Client struct {
 	// Subscriptions are recurring Pix charges under the payer's mandate
 	// (Pix Automático, /v1/subscriptions).
 	Subscriptions *SubscriptionsService
+	// Subaccounts are a marketplace's sellers (/v1/subaccounts).
+	Subaccounts *SubaccountsService
 }
 
 // RetryPolicy is how a Client retries a request that failed in a way a
@@ -166,6 +170,7 @@ func (c *Client) init() {
 	c.Events = &EventsService{c}
 	c.Payouts = &PayoutsService{c}
 	c.Subscriptions = &SubscriptionsService{c}
+	c.Subaccounts = &SubaccountsService{c}
 }
 
 // With returns a copy of c with more options applied, e.g.
@@ -339,6 +344,9 @@ func (c *Client) send(ctx context.Context, r request, u string, payload []byte) 
 	default:
 		if c.apiKey != "" {
 			req.Header.Set("apikey", c.apiKey)
+		}
+		if c.account != "" {
+			req.Header.Set("Quita-Account", c.account)
 		}
 	}
 	resp, err := c.http.Do(req)
