@@ -260,4 +260,8 @@ type DashboardHousekeeping interface {
 	// DeletePayerAdmissionsBefore removes up to limit velocity admissions
 	// older than t.
 	DeletePayerAdmissionsBefore(ctx context.Context, t time.Time, limit int) (int, error)
+	// EnsurePartitions makes the partitions of the history tables for the
+	// current month and the months ahead that are missing, and reports how
+	// many it made (none where the store does not partition).
+	EnsurePartitions(ctx context.Context) (int, error)
 }

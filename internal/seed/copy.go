@@ -289,7 +289,7 @@ func Sizes(ctx context.Context, dsn string) (total int64, tables []TableSize, er
 	if err := conn.QueryRow(ctx, `SELECT pg_database_size(current_database())`).Scan(&total); err != nil {
 		return 0, nil, err
 	}
-	rows, err := conn.Query(ctx, `SELECT c.relname, (SELECT sum(pg_total_relation_size(relid))::bigint FROM pg_partition_tree(c.oid)) FROM pg_class c
+	rows, err := conn.Query(ctx, `SELECT c.relname, coalesce((SELECT sum(pg_total_relation_size(relid))::bigint FROM pg_partition_tree(c.oid)), pg_total_relation_size(c.oid)) FROM pg_class c
 		JOIN pg_namespace n ON n.oid = c.relnamespace
 		WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') AND NOT c.relispartition`)
 	if err != nil {
