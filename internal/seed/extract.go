@@ -143,6 +143,7 @@ func extract(ctx context.Context, conn *pgx.Conn, queries []struct{ table, where
 				default:
 					row[i].plain = x
 				}
+				row[i].settle()
 			}
 			tr.rows = append(tr.rows, row)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"time"
+	"unsafe"
 
 	"github.com/quitapix/quita/domain"
 )
@@ -200,7 +201,7 @@ func (t token) valueAt(delta time.Duration, rng *rand.Rand) string {
 	}
 }
 
-// build assembles a cell's value for a copy.
+// build assembles a cell's value for a copy, in one allocation.
 func (c *cell) build(vals []string, delta time.Duration) any {
 	switch {
 	case c.instant != nil:
@@ -208,7 +209,15 @@ func (c *cell) build(vals []string, delta time.Duration) any {
 	case !c.text:
 		return c.plain
 	}
-	b := make([]byte, 0, 256)
+	size := 0
+	for _, p := range c.pieces {
+		if p.tok < 0 {
+			size += len(p.lit)
+		} else {
+			size += len(vals[p.tok])
+		}
+	}
+	b := make([]byte, 0, size)
 	for _, p := range c.pieces {
 		if p.tok < 0 {
 			b = append(b, p.lit...)
@@ -219,5 +228,30 @@ func (c *cell) build(vals []string, delta time.Duration) any {
 	if c.isBytes {
 		return b
 	}
-	return string(b)
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// settle makes a cell without tokens a plain value, built once.
+func (c *cell) settle() {
+	if !c.text {
+		return
+	}
+	for _, p := range c.pieces {
+		if p.tok >= 0 {
+			return
+		}
+	}
+	var b []byte
+	for _, p := range c.pieces {
+		b = append(b, p.lit...)
+	}
+	if c.isBytes {
+		if b == nil {
+			b = []byte{}
+		}
+		c.plain = b
+	} else {
+		c.plain = string(b)
+	}
+	c.text, c.pieces = false, nil
 }
