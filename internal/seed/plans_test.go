@@ -3,6 +3,7 @@ package seed_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -185,5 +186,32 @@ func checkPlan(t *testing.T, db *bun.DB, path, q string, large map[string]bool) 
 	}
 	for _, d := range doc {
 		walk(d.Plan)
+		t.Logf("%s: %s", path, planLine(d.Plan))
 	}
+}
+
+// planLine is a plan in one line: each node with its relation or index
+// and its actual rows, depth first.
+func planLine(n map[string]any) string {
+	typ, _ := n["Node Type"].(string)
+	s := typ
+	if idx, ok := n["Index Name"].(string); ok {
+		s += " " + idx
+	} else if rel, ok := n["Relation Name"].(string); ok {
+		s += " " + rel
+	}
+	rows, _ := n["Actual Rows"].(float64)
+	loops, _ := n["Actual Loops"].(float64)
+	s += fmt.Sprintf(" (%.0f)", rows*max(loops, 1))
+	kids, _ := n["Plans"].([]any)
+	var parts []string
+	for _, k := range kids {
+		if m, ok := k.(map[string]any); ok {
+			parts = append(parts, planLine(m))
+		}
+	}
+	if len(parts) > 0 {
+		s += " [" + strings.Join(parts, ", ") + "]"
+	}
+	return s
 }
