@@ -255,7 +255,9 @@ type DashboardHousekeeping interface {
 	// expired before now (such tokens fail verification anyway).
 	DeleteExpiredTokens(ctx context.Context, now time.Time, limit int) (int, error)
 	// DeleteRequestLogsBefore removes up to limit request logs created
-	// before t.
+	// before t. A store that keeps them by month may first drop every
+	// month wholly before t, beyond limit (the count then includes an
+	// estimate of their rows).
 	DeleteRequestLogsBefore(ctx context.Context, t time.Time, limit int) (int, error)
 	// DeletePayerAdmissionsBefore removes up to limit velocity admissions
 	// older than t.
