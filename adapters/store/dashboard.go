@@ -355,8 +355,9 @@ func (db *DB) DeleteExpiredTokens(ctx context.Context, now time.Time, limit int)
 // DeleteRequestLogsBefore implements ports.DashboardHousekeeping. On
 // Postgres the months wholly before t go first, each partition dropped at
 // once (dropRequestLogMonths), beyond limit; then up to limit rows of the
-// month t falls in and of the DEFAULT partition are deleted, each
-// partition's found by their physical address (ctid, which is only unique
+// month t falls in and of the DEFAULT partition are deleted, found
+// through each partition's BRIN on created_at (summarised first), each
+// partition's by their physical address (ctid, which is only unique
 // within one partition; rowid on SQLite): the table has no key.
 func (db *DB) DeleteRequestLogsBefore(ctx context.Context, t time.Time, limit int) (int, error) {
 	if !postgres(db.bun) {
@@ -373,6 +374,7 @@ func (db *DB) DeleteRequestLogsBefore(ctx context.Context, t time.Time, limit in
 	if err != nil {
 		return n, err
 	}
+	db.summarizeBRIN(ctx, "request_logs_created_brin")
 	deleted := 0
 	for _, part := range []string{"request_logs_default", "request_logs_p" + t.UTC().Format("200601")} {
 		if deleted >= limit {

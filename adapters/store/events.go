@@ -234,7 +234,8 @@ func (db *DB) GetEvent(ctx context.Context, scope ports.Scope, id string) (*doma
 // DeleteEventsBefore implements ports.EventOutbox. On Postgres the months
 // of events wholly before t go first, each partition dropped at once
 // (dropEventMonths), beyond limit; then up to limit events of the month t
-// falls in (or of the DEFAULT partition) are deleted as rows: any limit of
+// falls in (or of the DEFAULT partition), found through each partition's
+// BRIN on created_at, summarised first, are deleted as rows: any limit of
 // them, not the oldest limit, which would have to read and sort every
 // match. An event still in the outbox stays: on Postgres every event from
 // the oldest undispatched one on stays (an outbox row holds a statement's
@@ -251,6 +252,7 @@ func (db *DB) DeleteEventsBefore(ctx context.Context, t time.Time, limit int) (i
 			return months, err
 		}
 		n = int64(months)
+		db.summarizeBRIN(ctx, "charge_events_created_brin")
 	}
 	err := db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var found []eventRow
