@@ -4,19 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/uptrace/bun"
 
-	"github.com/quitapix/quita/cmd/wiring"
 	"github.com/quitapix/quita/internal/seed"
-	"github.com/quitapix/quita/internal/testenv"
 	"github.com/quitapix/quita/ports"
 )
 
@@ -57,18 +51,9 @@ const pageRows = 101
 // fails it.
 func TestListPlansOnSeededData(t *testing.T) {
 	ctx := context.Background()
-	dsn := testenv.PostgresDSN(t)
-	res, err := seed.Seed(ctx, seed.Options{DSN: dsn, Charges: 40_000, Accounts: 10, PayoutEvery: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, cleanup, err := wiring.InitializeApp(ctx, wiring.Config{DatabaseURL: dsn, BaseURL: "http://seed.test/v1"},
-		slog.New(slog.NewJSONHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cleanup()
-	db := a.DB.Bun()
+	sv := seedAndServe(t, seed.Options{Charges: 40_000, Accounts: 10, PayoutEvery: 4})
+	res, get := sv.res, func(path string) map[string]any { return sv.get(t, path) }
+	db := sv.app.DB.Bun()
 	var large []string
 	if err := db.NewRaw(`SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 		WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.reltuples >= 5000`).Scan(ctx, &large); err != nil {
@@ -81,23 +66,6 @@ func TestListPlansOnSeededData(t *testing.T) {
 	rec := &recorder{}
 	//lint:ignore SA1019 the store wiring built must carry the hook itself; WithQueryHook would make a copy it does not use
 	db.AddQueryHook(rec)
-	srv := httptest.NewServer(a.Handler)
-	defer srv.Close()
-	get := func(path string) map[string]any {
-		t.Helper()
-		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/v1"+path, nil)
-		req.Header.Set("apikey", res.TestKey)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var out map[string]any
-		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != http.StatusOK {
-			t.Fatalf("GET %s: %d %v", path, resp.StatusCode, err)
-		}
-		return out
-	}
 	// A cursor 10,000 rows deep: walk there by pages of 100, unrecorded.
 	cursor := ""
 	for range 100 {
