@@ -100,7 +100,7 @@ bench: ## Run the benchmarks (and cmd/quitabench when it exists)
 
 SEED_CHARGES ?= 10000000
 seed-large: ## Fill a new Postgres database with SEED_CHARGES charges of history (quitabench -seed)
-	@bash scripts/services.sh --bench
+	@bash scripts/services.sh
 	$(GO) run ./cmd/quitabench -seed -seed-charges $(SEED_CHARGES)
 
 # go test -fuzz takes one package and one target at a time, hence the loop.
