@@ -311,6 +311,13 @@ func returnAnswers(ctx context.Context, tx bun.Tx, seqs []int64) error {
 	if err != nil {
 		return err
 	}
+	return giveBack(ctx, tx, holders)
+}
+
+// giveBack copies each holder's answer into the idempotency record that
+// names it.
+func giveBack(ctx context.Context, tx bun.IDB, holders []eventRow) error {
+	var err error
 	answers := make([][]byte, len(holders))
 	for i, h := range holders {
 		if answers[i], err = answerOf(h.Payload); err != nil {
@@ -335,7 +342,7 @@ func returnAnswers(ctx context.Context, tx bun.Tx, seqs []int64) error {
 // statement on Postgres, the holders' keys and answers as arrays joined
 // to the records by primary key: a sweep of a busy account's day returns
 // hundreds of answers a pass, one statement where it took one each.
-func returnAnswersAtOnce(ctx context.Context, tx bun.Tx, holders []eventRow, answers [][]byte) error {
+func returnAnswersAtOnce(ctx context.Context, tx bun.IDB, holders []eventRow, answers [][]byte) error {
 	n := len(holders)
 	accounts, modes, keys, events := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	for i, h := range holders {

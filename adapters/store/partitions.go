@@ -101,8 +101,8 @@ func (db *DB) dropMonth(ctx context.Context, part string, before func(ctx contex
 
 // dropEventMonths drops the months of charge_events wholly before t, oldest
 // first, stopping at one that holds an undispatched event. The answers
-// its events hold go back to their idempotency records first, a chunk per
-// transaction, as the row sweep does.
+// its events hold go back to their idempotency records first, 1,000 a
+// statement, as the row sweep does.
 func (db *DB) dropEventMonths(ctx context.Context, t time.Time) (int, error) {
 	parts, err := monthsBefore(ctx, db.bun, "charge_events", t)
 	if err != nil {
@@ -111,15 +111,20 @@ func (db *DB) dropEventMonths(ctx context.Context, t time.Time) (int, error) {
 	total := 0
 	for _, part := range parts {
 		ident := quoteIdent(part)
+		dispatched := func(ctx context.Context, idb bun.IDB) (bool, error) {
+			var pending bool
+			err := idb.NewRaw(`SELECT EXISTS (SELECT 1 FROM `+ident+` AS e
+				WHERE e.seq >= (SELECT coalesce(min(o.seqs[1]), 9223372036854775807) FROM event_outbox AS o))`).Scan(ctx, &pending)
+			return !pending, err
+		}
+		if ok, err := dispatched(ctx, db.bun); err != nil || !ok {
+			return total, mapError(err)
+		}
 		if err := db.returnMonthAnswers(ctx, ident); err != nil {
 			return total, err
 		}
 		n, dropped, err := db.dropMonth(ctx, part, func(ctx context.Context, tx bun.Tx) (bool, error) {
-			var pending bool
-			err := tx.NewRaw(`SELECT EXISTS (SELECT 1 FROM `+ident+` AS e
-				WHERE e.seq >= (SELECT coalesce(min(o.seqs[1]), 9223372036854775807) FROM event_outbox AS o)
-				   OR e.answers_key IS NOT NULL)`).Scan(ctx, &pending)
-			return !pending, err
+			return dispatched(ctx, tx)
 		})
 		if err != nil || !dropped {
 			return total, err
@@ -130,30 +135,26 @@ func (db *DB) dropEventMonths(ctx context.Context, t time.Time) (int, error) {
 }
 
 // returnMonthAnswers gives back every answer the events of one month
-// partition hold (returnAnswers), 1,000 events a transaction, and clears
-// their answers_key so the month can go.
+// partition hold (giveBack), reading the partition alone in seq order,
+// 1,000 events a statement. Nothing can come to name an event of a past
+// month afterwards: a record names only the event written with it.
 func (db *DB) returnMonthAnswers(ctx context.Context, ident string) error {
+	last := int64(-1)
 	for {
-		var seqs []int64
-		err := db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-			if err := tx.NewRaw("SELECT seq FROM "+ident+" WHERE answers_key IS NOT NULL LIMIT 1000 FOR UPDATE").Scan(ctx, &seqs); err != nil {
-				return err
-			}
-			if len(seqs) == 0 {
-				return nil
-			}
-			if err := returnAnswers(ctx, tx, seqs); err != nil {
-				return err
-			}
-			_, err := tx.NewRaw("UPDATE "+ident+" SET answers_key = NULL WHERE seq IN (?)", bun.List(seqs)).Exec(ctx)
-			return err
-		})
+		var holders []eventRow
+		err := db.bun.NewSelect().Model(&holders).ModelTableExpr(ident+" AS e").
+			Column("e.seq", "e.id", "e.account_id", "e.mode", "e.answers_key", "e.payload").
+			Where("e.answers_key IS NOT NULL").Where("e.seq > ?", last).OrderExpr("e.seq").Limit(1000).Scan(ctx)
 		if err != nil && err != sql.ErrNoRows {
-			return mapError(fmt.Errorf("return the answers of %s: %w", ident, err))
+			return mapError(fmt.Errorf("read the answers of %s: %w", ident, err))
 		}
-		if len(seqs) == 0 {
+		if len(holders) == 0 {
 			return nil
 		}
+		if err := giveBack(ctx, db.bun, holders); err != nil {
+			return mapError(fmt.Errorf("return the answers of %s: %w", ident, err))
+		}
+		last = holders[len(holders)-1].Seq
 	}
 }
 

@@ -25,6 +25,11 @@ func TestSeedPassesLedgerVerifyAndServesLists(t *testing.T) {
 	if r := float64(res.Rows["refunds"]) / n; r < 0.08 || r > 0.12 {
 		t.Errorf("refunds per charge = %.3f, want about 0.10", r)
 	}
+	var unplaced int
+	if err := s.app.DB.Bun().NewRaw("SELECT (SELECT count(*) FROM charge_events_default) + (SELECT count(*) FROM request_logs_default)").
+		Scan(context.Background(), &unplaced); err != nil || unplaced != 0 {
+		t.Errorf("%d seeded rows in the default partitions (err %v), want each in its month", unplaced, err)
+	}
 	problems, err := s.app.Payments.VerifyLedger(context.Background())
 	if err != nil || len(problems) > 0 {
 		t.Fatalf("ledger verify: %v %v", err, problems)
