@@ -15,7 +15,7 @@ FUZZTIME ?= 20s
 ARTIFACTS := artifacts
 
 .PHONY: help services run build test chaos bench fuzz generate lint check pixsim-certs \
-	cluster cluster-down cluster-status cluster-smoke cluster-bench chaos-cluster
+	cluster cluster-down cluster-status cluster-smoke cluster-bench chaos-cluster seed-large
 
 help: ## List the targets
 	@echo 'Quita make targets:'
@@ -102,6 +102,11 @@ bench: ## Run the benchmarks (and cmd/quitabench when it exists)
 	$(GO) test -run='^$$' -bench=. -benchmem -count=1 ./...
 	@if [[ -d cmd/quitabench ]]; then $(GO) run ./cmd/quitabench; \
 	else echo 'bench: no cmd/quitabench yet, skipped'; fi
+
+SEED_CHARGES ?= 10000000
+seed-large: ## Fill a new Postgres database with SEED_CHARGES charges of history (quitabench -seed)
+	@bash scripts/services.sh
+	$(GO) run ./cmd/quitabench -seed -seed-charges $(SEED_CHARGES)
 
 # go test -fuzz takes one package and one target at a time, hence the loop.
 fuzz: ## Run each Fuzz* test for FUZZTIME

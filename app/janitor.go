@@ -15,7 +15,8 @@ type JanitorConfig struct {
 }
 
 // DashboardJanitor deletes logged-out tokens past their expiry and old
-// request logs. Safe to run in every process at once.
+// request logs, and makes the history tables' partitions of the months
+// ahead. Safe to run in every process at once.
 type DashboardJanitor struct {
 	store ports.DashboardHousekeeping
 	clock ports.Clock
@@ -30,9 +31,14 @@ func NewDashboardJanitor(store ports.DashboardHousekeeping, clock ports.Clock, c
 	return &DashboardJanitor{store: store, clock: clock, cfg: cfg}
 }
 
-// Sweep deletes one batch of each kind and reports how many rows went.
+// Sweep makes the missing partitions, deletes one batch of each kind and
+// reports how many partitions were made and rows went.
 func (j *DashboardJanitor) Sweep(ctx context.Context) (int, error) {
 	now := j.clock.Now()
+	made, err := j.store.EnsurePartitions(ctx)
+	if err != nil {
+		return made, err
+	}
 	n, err := j.store.DeleteExpiredTokens(ctx, now, 1000)
 	if err != nil {
 		return n, err
@@ -43,5 +49,5 @@ func (j *DashboardJanitor) Sweep(ctx context.Context) (int, error) {
 	}
 	// The velocity guard looks one hour back.
 	v, err := j.store.DeletePayerAdmissionsBefore(ctx, now.Add(-2*time.Hour), 1000)
-	return n + m + v, err
+	return made + n + m + v, err
 }

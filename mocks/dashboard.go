@@ -1573,6 +1573,9 @@ var _ ports.DashboardHousekeeping = &DashboardHousekeepingMock{}
 //			DeleteRequestLogsBeforeFunc: func(ctx context.Context, t time.Time, limit int) (int, error) {
 //				panic("mock out the DeleteRequestLogsBefore method")
 //			},
+//			EnsurePartitionsFunc: func(ctx context.Context) (int, error) {
+//				panic("mock out the EnsurePartitions method")
+//			},
 //		}
 //
 //		// use mockedDashboardHousekeeping in code that requires ports.DashboardHousekeeping
@@ -1588,6 +1591,9 @@ type DashboardHousekeepingMock struct {
 
 	// DeleteRequestLogsBeforeFunc mocks the DeleteRequestLogsBefore method.
 	DeleteRequestLogsBeforeFunc func(ctx context.Context, t time.Time, limit int) (int, error)
+
+	// EnsurePartitionsFunc mocks the EnsurePartitions method.
+	EnsurePartitionsFunc func(ctx context.Context) (int, error)
 
 	// calls tracks calls to the methods.
 	calls struct {
@@ -1618,10 +1624,16 @@ type DashboardHousekeepingMock struct {
 			// Limit is the limit argument value.
 			Limit int
 		}
+		// EnsurePartitions holds details about calls to the EnsurePartitions method.
+		EnsurePartitions []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+		}
 	}
 	lockDeleteExpiredTokens         sync.RWMutex
 	lockDeletePayerAdmissionsBefore sync.RWMutex
 	lockDeleteRequestLogsBefore     sync.RWMutex
+	lockEnsurePartitions            sync.RWMutex
 }
 
 // DeleteExpiredTokens calls DeleteExpiredTokensFunc.
@@ -1741,5 +1753,37 @@ func (mock *DashboardHousekeepingMock) DeleteRequestLogsBeforeCalls() []struct {
 	mock.lockDeleteRequestLogsBefore.RLock()
 	calls = mock.calls.DeleteRequestLogsBefore
 	mock.lockDeleteRequestLogsBefore.RUnlock()
+	return calls
+}
+
+// EnsurePartitions calls EnsurePartitionsFunc.
+func (mock *DashboardHousekeepingMock) EnsurePartitions(ctx context.Context) (int, error) {
+	if mock.EnsurePartitionsFunc == nil {
+		panic("DashboardHousekeepingMock.EnsurePartitionsFunc: method is nil but DashboardHousekeeping.EnsurePartitions was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+	}{
+		Ctx: ctx,
+	}
+	mock.lockEnsurePartitions.Lock()
+	mock.calls.EnsurePartitions = append(mock.calls.EnsurePartitions, callInfo)
+	mock.lockEnsurePartitions.Unlock()
+	return mock.EnsurePartitionsFunc(ctx)
+}
+
+// EnsurePartitionsCalls gets all the calls that were made to EnsurePartitions.
+// Check the length with:
+//
+//	len(mockedDashboardHousekeeping.EnsurePartitionsCalls())
+func (mock *DashboardHousekeepingMock) EnsurePartitionsCalls() []struct {
+	Ctx context.Context
+} {
+	var calls []struct {
+		Ctx context.Context
+	}
+	mock.lockEnsurePartitions.RLock()
+	calls = mock.calls.EnsurePartitions
+	mock.lockEnsurePartitions.RUnlock()
 	return calls
 }

@@ -255,9 +255,15 @@ type DashboardHousekeeping interface {
 	// expired before now (such tokens fail verification anyway).
 	DeleteExpiredTokens(ctx context.Context, now time.Time, limit int) (int, error)
 	// DeleteRequestLogsBefore removes up to limit request logs created
-	// before t.
+	// before t. A store that keeps them by month may first drop every
+	// month wholly before t, beyond limit (the count then includes an
+	// estimate of their rows).
 	DeleteRequestLogsBefore(ctx context.Context, t time.Time, limit int) (int, error)
 	// DeletePayerAdmissionsBefore removes up to limit velocity admissions
 	// older than t.
 	DeletePayerAdmissionsBefore(ctx context.Context, t time.Time, limit int) (int, error)
+	// EnsurePartitions makes the partitions of the history tables for the
+	// current month and the months ahead that are missing, and reports how
+	// many it made (none where the store does not partition).
+	EnsurePartitions(ctx context.Context) (int, error)
 }

@@ -79,6 +79,8 @@ type EventOutbox interface {
 	// before t and already fanned out to deliveries (an undispatched event
 	// is never deleted), and returns how many it removed. Two events of
 	// one change written together go together, so a limit of 1 may
-	// remove 2.
+	// remove 2. A store that keeps events by month may first drop every
+	// month wholly before t, beyond limit (the count then includes an
+	// estimate of their rows).
 	DeleteEventsBefore(ctx context.Context, t time.Time, limit int) (int, error)
 }

@@ -353,27 +353,48 @@ func (db *DB) DeleteExpiredTokens(ctx context.Context, now time.Time, limit int)
 }
 
 // DeleteRequestLogsBefore implements ports.DashboardHousekeeping. On
-// Postgres the old rows are found through a BRIN index on created_at
-// (migration 20261125100002), summarised here first so its newest block
-// ranges do not count as possible matches: a minute's run then reads the
-// old ranges only, not 30 days of requests (1 M rows: 118 ms → 0.15 ms).
-// Summarising is an optimisation only: Postgres lets only the index's
-// owner do it, and a role that is not (migrations run by another) still
-// deletes, relying on the index's autosummarize. The rows found are
-// deleted by their physical address (ctid; rowid on SQLite): the table has
-// no key.
+// Postgres the months wholly before t go first, each partition dropped at
+// once (dropRequestLogMonths), beyond limit; then up to limit rows of the
+// month t falls in and of the DEFAULT partition are deleted, found
+// through each partition's BRIN on created_at (summarised first), each
+// partition's by their physical address (ctid, which is only unique
+// within one partition; rowid on SQLite): the table has no key.
 func (db *DB) DeleteRequestLogsBefore(ctx context.Context, t time.Time, limit int) (int, error) {
-	addr, match := "rowid", "rowid IN (?)"
-	if postgres(db.bun) {
-		_, _ = db.bun.ExecContext(ctx, "SELECT brin_summarize_new_values('request_logs_created_brin')")
-		addr, match = "ctid", "ctid = ANY(ARRAY(?))"
+	if !postgres(db.bun) {
+		sub := db.bun.NewSelect().Model((*requestLogRow)(nil)).ColumnExpr("rl.rowid").
+			Where("rl.created_at < ?", newDBTime(t)).Limit(int64(limit))
+		res, err := db.bun.NewDelete().Model((*requestLogRow)(nil)).Where("rowid IN (?)", sub).Exec(ctx)
+		if err != nil {
+			return 0, mapError(err)
+		}
+		n, err := res.RowsAffected()
+		return int(n), err
 	}
-	sub := db.bun.NewSelect().Model((*requestLogRow)(nil)).ColumnExpr("rl."+addr).
-		Where("rl.created_at < ?", newDBTime(t)).Limit(int64(limit))
-	res, err := db.bun.NewDelete().Model((*requestLogRow)(nil)).Where(match, sub).Exec(ctx)
+	n, err := db.dropRequestLogMonths(ctx, t)
 	if err != nil {
-		return 0, mapError(err)
+		return n, err
 	}
-	n, err := res.RowsAffected()
-	return int(n), err
+	db.summarizeBRIN(ctx, "request_logs_created_brin")
+	deleted := 0
+	for _, part := range []string{"request_logs_default", "request_logs_p" + t.UTC().Format("200601")} {
+		if deleted >= limit {
+			break
+		}
+		var exists bool
+		if err := db.bun.NewRaw("SELECT to_regclass(?) IS NOT NULL", part).Scan(ctx, &exists); err != nil || !exists {
+			if err != nil {
+				return n + deleted, mapError(err)
+			}
+			continue
+		}
+		ident := quoteIdent(part)
+		res, err := db.bun.NewRaw("DELETE FROM "+ident+" WHERE ctid = ANY(ARRAY(SELECT ctid FROM "+ident+
+			" WHERE created_at < ? LIMIT ?))", newDBTime(t), limit-deleted).Exec(ctx)
+		if err != nil {
+			return n + deleted, mapError(err)
+		}
+		m, _ := res.RowsAffected()
+		deleted += int(m)
+	}
+	return n + deleted, nil
 }

@@ -231,22 +231,29 @@ func (db *DB) GetEvent(ctx context.Context, scope ports.Scope, id string) (*doma
 	return nil, ports.ErrNotFound
 }
 
-// DeleteEventsBefore implements ports.EventOutbox. On Postgres the old
-// events are found through a BRIN index on created_at (migration
-// 20261127000001), summarised first as DeleteRequestLogsBefore does; any
-// limit of them goes, not the oldest limit, which would have to read and
-// sort every match. An event still in the outbox stays: on Postgres every
-// event from the oldest undispatched one on stays (an outbox row holds a
-// statement's seqs, in order), on SQLite each outbox row is one event row.
-// An event that holds an idempotency record's answer (answers_key) gives
-// it back to the record first, in the same transaction, so a replay of
-// the key still answers it byte for byte. A row's twin goes with it, so
-// a limit of 1 may remove the two events of one row.
+// DeleteEventsBefore implements ports.EventOutbox. On Postgres the months
+// of events wholly before t go first, each partition dropped at once
+// (dropEventMonths), beyond limit; then up to limit events of the month t
+// falls in (or of the DEFAULT partition), found through each partition's
+// BRIN on created_at, summarised first, are deleted as rows: any limit of
+// them, not the oldest limit, which would have to read and sort every
+// match. An event still in the outbox stays: on Postgres every event from
+// the oldest undispatched one on stays (an outbox row holds a statement's
+// seqs, in order), on SQLite each outbox row is one event row. An event
+// that holds an idempotency record's answer (answers_key) gives it back to
+// the record first, in the same transaction, so a replay of the key still
+// answers it byte for byte. A row's twin goes with it, so a limit of 1 may
+// remove the two events of one row.
 func (db *DB) DeleteEventsBefore(ctx context.Context, t time.Time, limit int) (int, error) {
-	if postgres(db.bun) {
-		_, _ = db.bun.ExecContext(ctx, "SELECT brin_summarize_new_values('charge_events_created_brin')")
-	}
 	var n int64
+	if postgres(db.bun) {
+		months, err := db.dropEventMonths(ctx, t)
+		if err != nil {
+			return months, err
+		}
+		n = int64(months)
+		db.summarizeBRIN(ctx, "charge_events_created_brin")
+	}
 	err := db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var found []eventRow
 		q := tx.NewSelect().Model(&found).Column("e.seq", "e.twin_id").
@@ -304,6 +311,13 @@ func returnAnswers(ctx context.Context, tx bun.Tx, seqs []int64) error {
 	if err != nil {
 		return err
 	}
+	return giveBack(ctx, tx, holders)
+}
+
+// giveBack copies each holder's answer into the idempotency record that
+// names it.
+func giveBack(ctx context.Context, tx bun.IDB, holders []eventRow) error {
+	var err error
 	answers := make([][]byte, len(holders))
 	for i, h := range holders {
 		if answers[i], err = answerOf(h.Payload); err != nil {
@@ -328,7 +342,7 @@ func returnAnswers(ctx context.Context, tx bun.Tx, seqs []int64) error {
 // statement on Postgres, the holders' keys and answers as arrays joined
 // to the records by primary key: a sweep of a busy account's day returns
 // hundreds of answers a pass, one statement where it took one each.
-func returnAnswersAtOnce(ctx context.Context, tx bun.Tx, holders []eventRow, answers [][]byte) error {
+func returnAnswersAtOnce(ctx context.Context, tx bun.IDB, holders []eventRow, answers [][]byte) error {
 	n := len(holders)
 	accounts, modes, keys, events := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	for i, h := range holders {

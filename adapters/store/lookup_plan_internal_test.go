@@ -260,7 +260,22 @@ func explain(t *testing.T, tx bun.Tx, q *bun.SelectQuery) (nodes, indexes []stri
 	if err := tx.QueryRowContext(context.Background(), "EXPLAIN (FORMAT JSON) "+q.String()).Scan(&plan); err != nil {
 		t.Fatal(err)
 	}
-	return planNodes(t, []byte(plan))
+	nodes, indexes = planNodes(t, []byte(plan))
+	return nodes, rootIndexes(t, tx, indexes)
+}
+
+// rootIndexes names each index of a partition by the partitioned table's
+// index it belongs to (charge_events_p202611_pkey → charge_events_pkey).
+func rootIndexes(t *testing.T, tx bun.IDB, indexes []string) []string {
+	t.Helper()
+	out := make([]string, len(indexes))
+	for i, name := range indexes {
+		if err := tx.NewRaw("SELECT coalesce(pg_partition_root(?::regclass), ?::regclass)::regclass::text", name, name).
+			Scan(context.Background(), &out[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
 }
 
 // sqlRecorder keeps the text of every query bun runs.

@@ -61,7 +61,15 @@ func run() error {
 	quick := flag.Bool("quick", false, "only the reference, the cold open loop and the closed loop (before/after comparisons)")
 	readsOnly := flag.Bool("reads-only", false, "only the GET open loop (before/after comparisons of the read path)")
 	loadgen := flag.Bool("loadgen", false, "internal: run as the open-loop load generator (spec on stdin)")
+	seedOnly := flag.Bool("seed", false, "only fill a fresh database with a large history (-seed-charges, -seed-dsn) and report its size")
+	seedCharges := flag.Int("seed-charges", 10_000_000, "seed: how many charges")
+	seedAccounts := flag.Int("seed-accounts", 1000, "seed: how many accounts (the first holds half the charges)")
+	seedDSN := flag.String("seed-dsn", "", "seed: a fresh database to fill (default: a new quita_seed_<hex>, kept)")
+	seedKeys := flag.String("seed-keys", "quita-seed-keys.json", "seed: where the big account's test key is written (mode 0600)")
 	flag.Parse()
+	if *seedOnly {
+		return runSeed(*pgURL, *seedDSN, *seedCharges, *seedAccounts, *seedKeys)
+	}
 	if *loadgen {
 		return loadgenMain()
 	}
