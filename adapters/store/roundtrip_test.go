@@ -82,9 +82,11 @@ func fullSnapshot(t testing.TB, scope ports.Scope) domain.ChargeSnapshot {
 		Due:             fullDueTerms(t),
 		Subscription:    &domain.ChargeSubscription{ID: newRawID(t), Cycle: 3, DueDate: domain.BrasiliaDate(baseTime).AddDays(40)},
 		OverdueNotified: true,
-		ExpiresAt:       baseTime.Add(time.Hour),
-		CreatedAt:       baseTime,
-		UpdatedAt:       baseTime.Add(10*time.Minute + 1),
+		Splits: &domain.Splits{FeePayer: domain.FeePayerProportional, Items: []domain.Split{
+			{Account: domain.PrefixAccount + newRawID(t), Amount: 3000}, {Account: domain.PrefixAccount + newRawID(t), Percent: 1250}}},
+		ExpiresAt: baseTime.Add(time.Hour),
+		CreatedAt: baseTime,
+		UpdatedAt: baseTime.Add(10*time.Minute + 1),
 	}
 	assertNoZeroField(t, reflect.ValueOf(s), "ChargeSnapshot")
 	return s

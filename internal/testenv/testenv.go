@@ -85,10 +85,7 @@ func PostgresDSN(t testing.TB) string {
 		t.Fatalf("testenv: QUITA_TEST_POSTGRES_URL %q is not a postgres:// URL", redact(serverURL))
 	}
 
-	admin, err := sql.Open("pg", serverURL)
-	if err != nil {
-		t.Fatalf("testenv: open %s: %v", redact(serverURL), err)
-	}
+	admin := adminDB(serverURL)
 	defer admin.Close()
 
 	ctx, cancel := context.WithTimeout(context.Background(), reachTimeout)
@@ -139,16 +136,23 @@ func createDatabase(admin *sql.DB, name string) error {
 	}
 }
 
+// adminDB is a connection to the server for CREATE and DROP DATABASE,
+// whose reads wait up to opTimeout: on a loaded machine either (a
+// checkpoint, the files' removal) outlasts the driver's default 10 s read
+// timeout, so the connection waits as long as the statement's context.
+func adminDB(serverURL string) *sql.DB {
+	return sql.OpenDB(pgdriver.NewConnector(pgdriver.WithDSN(serverURL),
+		pgdriver.WithReadTimeout(opTimeout), pgdriver.WithWriteTimeout(opTimeout)))
+}
+
+// dropDatabase drops name, waiting up to opTimeout.
 func dropDatabase(serverURL, name string) error {
-	admin, err := sql.Open("pg", serverURL)
-	if err != nil {
-		return err
-	}
+	admin := adminDB(serverURL)
 	defer admin.Close()
 
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	_, err = admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+quoteIdent(name)+" WITH (FORCE)")
+	_, err := admin.ExecContext(ctx, "DROP DATABASE IF EXISTS "+quoteIdent(name)+" WITH (FORCE)")
 	return err
 }
 
