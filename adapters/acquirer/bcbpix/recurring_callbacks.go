@@ -92,30 +92,12 @@ func (a *Acquirer) NotifyRecurrences(ctx context.Context, accountID string, body
 	if err != nil {
 		return 0, 0, err
 	}
-	scope := ports.Scope{AccountID: accountID, Mode: domain.ModeLive}
+	ids := make([]string, len(recs))
 	for i, r := range recs {
-		if i >= maxCallbackItems {
-			ignored += len(recs) - i
-			break
-		}
-		cur, err := a.GetRecurrence(ctx, scope, r.RecID)
-		if errors.Is(err, ports.ErrNotFound) {
-			ignored++
-			continue
-		}
-		if err != nil {
-			return applied, ignored, err
-		}
-		switch err := n.OnRecurrence(ctx, scope, *cur); {
-		case errors.Is(err, ports.ErrNotFound):
-			ignored++ // none of the account's
-		case err != nil:
-			return applied, ignored, err
-		default:
-			applied++
-		}
+		ids[i] = r.RecID
 	}
-	return applied, ignored, nil
+	scope := ports.Scope{AccountID: accountID, Mode: domain.ModeLive}
+	return notifyEach(ctx, scope, ids, a.GetRecurrence, n.OnRecurrence)
 }
 
 // NotifyRecurringCharges handles a webhookcobr callback as
@@ -130,13 +112,27 @@ func (a *Acquirer) NotifyRecurringCharges(ctx context.Context, accountID string,
 	if err != nil {
 		return 0, 0, err
 	}
-	scope := ports.Scope{AccountID: accountID, Mode: domain.ModeLive}
+	ids := make([]string, len(charges))
 	for i, ch := range charges {
+		ids[i] = ch.TxID
+	}
+	scope := ports.Scope{AccountID: accountID, Mode: domain.ModeLive}
+	return notifyEach(ctx, scope, ids, a.GetRecurringCharge, n.OnRecurringCharge)
+}
+
+// notifyEach reads back each of the first maxCallbackItems ids from the
+// PSP and hands what it reads to apply; the rest, and what the PSP or the
+// receiver does not know (ErrNotFound), are ignored. Any other error
+// stops it, so the PSP sends the callback again.
+func notifyEach[T any](ctx context.Context, scope ports.Scope, ids []string,
+	read func(context.Context, ports.Scope, string) (*T, error), apply func(context.Context, ports.Scope, T) error,
+) (applied, ignored int, err error) {
+	for i, id := range ids {
 		if i >= maxCallbackItems {
-			ignored += len(charges) - i
+			ignored += len(ids) - i
 			break
 		}
-		cur, err := a.GetRecurringCharge(ctx, scope, ch.TxID)
+		cur, err := read(ctx, scope, id)
 		if errors.Is(err, ports.ErrNotFound) {
 			ignored++
 			continue
@@ -144,7 +140,7 @@ func (a *Acquirer) NotifyRecurringCharges(ctx context.Context, accountID string,
 		if err != nil {
 			return applied, ignored, err
 		}
-		switch err := n.OnRecurringCharge(ctx, scope, *cur); {
+		switch err := apply(ctx, scope, *cur); {
 		case errors.Is(err, ports.ErrNotFound):
 			ignored++ // none of the account's
 		case err != nil:
