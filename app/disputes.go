@@ -38,10 +38,7 @@ func (s *ChargeService) ApplyDisputes(ctx context.Context, scope ports.Scope, id
 		err = s.store.UpdateCharge(ctx, scope, id, func(ctx context.Context, c *domain.Charge, tx ports.ChargeTx) (ports.ChargeChange, error) {
 			out = c
 			prev := c.Status()
-			bal, err := tx.Balance(ctx, c.Currency())
-			if err != nil {
-				return ports.ChargeChange{}, err
-			}
+			w := newWallets(tx, c.Currency())
 			now := s.clock.Now()
 			var ch ports.ChargeChange
 			for _, d := range ds {
@@ -67,18 +64,11 @@ func (s *ChargeService) ApplyDisputes(ctx context.Context, scope ports.Scope, id
 				if !ok {
 					continue
 				}
-				eid, err := s.ids.NewID()
+				es, err := s.disputeEntries(ctx, c, tx, w, d, now)
 				if err != nil {
 					return ports.ChargeChange{}, err
 				}
-				e, err := domain.DisputeEntry(eid, c, d, bal, now)
-				if err != nil {
-					return ports.ChargeChange{}, err
-				}
-				for _, p := range e.Postings {
-					bal.Apply(p)
-				}
-				ch.Entries = append(ch.Entries, e)
+				ch.Entries = append(ch.Entries, es...)
 				added++
 			}
 			if added == 0 {
@@ -181,4 +171,61 @@ func (s *ChargeService) SimulateMedReturn(ctx context.Context, caller Caller, id
 	out, _, err := s.ApplyDisputes(ctx, caller.Scope(), c.ID(), []domain.Dispute{{ReturnID: rid, EndToEndID: st.EndToEndID,
 		Amount: amount, Reason: in.Reason, At: s.clock.Now()}})
 	return out, err
+}
+
+// disputeEntries debit dispute d of c, just recorded: each split's part
+// from its sub-account (takeBackSplits), the rest from the charge's
+// account (domain.DisputeEntry), and what a sub-account's wallet could
+// not cover from its platform (the charge's account for a split, the
+// platform of a sub-account's own charge), as the platform's debt when
+// its wallet cannot either: the money is gone either way.
+func (s *ChargeService) disputeEntries(ctx context.Context, c *domain.Charge, tx ports.ChargeTx, w *wallets, d domain.Dispute, now time.Time) ([]domain.JournalEntry, error) {
+	tb, err := s.takeBackSplits(ctx, c, w, "", d.Amount, nil, now)
+	if err != nil {
+		return nil, err
+	}
+	bal, err := w.of(ctx, c.AccountID())
+	if err != nil {
+		return nil, err
+	}
+	eid, err := s.ids.NewID()
+	if err != nil {
+		return nil, err
+	}
+	e, err := domain.DisputeEntry(eid, c, d, tb.reversed, bal, now)
+	if err != nil {
+		return nil, err
+	}
+	w.apply(e)
+	out := append(tb.entries, e)
+	adv, err := s.advance(ctx, c, w, c.AccountID(), "", tb.short, true, now)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, adv...)
+	if owed := owedBy(e); owed > 0 {
+		platform, err := tx.Platform(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if platform != "" {
+			adv, err := s.advance(ctx, c, w, platform, "", owed, true, now)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, adv...)
+		}
+	}
+	return out, nil
+}
+
+// owedBy is the debt entry e gave its account.
+func owedBy(e domain.JournalEntry) int64 {
+	var owed int64
+	for _, p := range e.Postings {
+		if p.Account == domain.LedgerMerchantOwed {
+			owed -= p.Amount
+		}
+	}
+	return owed
 }

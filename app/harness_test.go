@@ -70,6 +70,14 @@ func (t harnessTx) RefundDebit(context.Context, string) (domain.RefundDebit, err
 	return domain.RefundDebit{}, ports.ErrNotFound
 }
 
+func (t harnessTx) WalletOf(_ context.Context, _ string, cur domain.Currency) (domain.Balance, error) {
+	return domain.Balance{Currency: cur}, nil
+}
+
+func (t harnessTx) Platform(context.Context) (string, error) { return "", nil }
+
+func (t harnessTx) SplitDebits(context.Context, string) ([]domain.SplitDebit, error) { return nil, nil }
+
 // pixReturn reads a stored return.
 func (h *harness) pixReturn(e2e string) (domain.PixReturn, bool) {
 	h.mu.Lock()

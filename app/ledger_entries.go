@@ -22,7 +22,11 @@ func (s *ChargeService) paymentEntries(ctx context.Context, c *domain.Charge, tx
 	if err != nil {
 		return nil, err
 	}
-	return domain.PaymentEntries(s.ids.NewID, c, s.cfg.Holding, fromHeld, bal.Owed, now)
+	d, err := debts(ctx, c, tx, bal.Owed)
+	if err != nil {
+		return nil, err
+	}
+	return domain.PaymentEntries(s.ids.NewID, c, s.cfg.Holding, fromHeld, d, now)
 }
 
 // payerFundsEntries are the entries of payers' money a change of c

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/quitapix/quita/app/exactlyonce"
 	"github.com/quitapix/quita/domain"
@@ -28,6 +29,9 @@ type RefundInput struct {
 	Strategy        domain.RefundStrategy
 	PassFeeToTenant bool
 	DestinationKey  string
+	// ReverseSplits, when not nil, says what each split of a split charge
+	// gives back of the refund; nil reverses them proportionally.
+	ReverseSplits []domain.SplitReversal
 }
 
 // Refund creates a refund exactly once per idempotency key: the key's
@@ -185,15 +189,7 @@ func (s *PaymentService) refundChange(in RefundInput, pixOut domain.FeeSchedule,
 		if strategy == domain.StrategyCashout && in.PassFeeToTenant {
 			r.Fee = domain.PixOutFee(pixOut, amount)
 		}
-		bal, err := tx.Balance(ctx, c.Currency())
-		if err != nil {
-			return ports.ChargeChange{}, err
-		}
-		eid, err := s.ids.NewID()
-		if err != nil {
-			return ports.ChargeChange{}, err
-		}
-		entry, err := domain.RefundEntry(eid, r, bal, now)
+		entries, err := s.refundEntries(ctx, c, tx, r, in.ReverseSplits, now)
 		if err != nil {
 			return ports.ChargeChange{}, err
 		}
@@ -209,7 +205,39 @@ func (s *PaymentService) refundChange(in RefundInput, pixOut domain.FeeSchedule,
 		if *answer, err = respond(r); err != nil {
 			return ports.ChargeChange{}, err
 		}
-		return ports.ChargeChange{Events: []domain.Event{ev}, Entries: []domain.JournalEntry{entry}, Refunds: []domain.Refund{r},
+		return ports.ChargeChange{Events: []domain.Event{ev}, Entries: entries, Refunds: []domain.Refund{r},
 			Idempotency: a.Record(rid, *answer, now)}, nil
 	}
+}
+
+// refundEntries debit refund r of c, just reserved: each split's part
+// from its sub-account (takeBackSplits), the rest and the fee from the
+// charge's account, which also covers what the sub-accounts' wallets
+// could not — or the refund is refused (domain.ErrInsufficientBalance).
+func (s *PaymentService) refundEntries(ctx context.Context, c *domain.Charge, tx ports.ChargeTx, r domain.Refund,
+	explicit []domain.SplitReversal, now time.Time,
+) ([]domain.JournalEntry, error) {
+	w := newWallets(tx, c.Currency())
+	tb, err := s.charges.takeBackSplits(ctx, c, w, r.ID, r.Amount, explicit, now)
+	if err != nil {
+		return nil, err
+	}
+	bal, err := w.of(ctx, c.AccountID())
+	if err != nil {
+		return nil, err
+	}
+	eid, err := s.ids.NewID()
+	if err != nil {
+		return nil, err
+	}
+	entry, err := domain.RefundEntry(eid, r, tb.reversed, bal, now)
+	if err != nil {
+		return nil, err
+	}
+	w.apply(entry)
+	adv, err := s.charges.advance(ctx, c, w, c.AccountID(), r.ID, tb.short, false, now)
+	if err != nil {
+		return nil, err
+	}
+	return append(append(tb.entries, entry), adv...), nil
 }

@@ -297,7 +297,10 @@ func (s *PaymentService) refundStep(ctx context.Context, c *domain.Charge, tx po
 	if err != nil {
 		return err
 	}
-	var entry *domain.JournalEntry
+	var (
+		entry    *domain.JournalEntry
+		restored []domain.JournalEntry
+	)
 	switch to {
 	case domain.RefundRefunded:
 		if err := c.CompleteRefund(r.Amount, now); err != nil {
@@ -318,6 +321,9 @@ func (s *PaymentService) refundStep(ctx context.Context, c *domain.Charge, tx po
 			return err
 		}
 		entry = &e
+		if restored, err = s.charges.restoreSplits(ctx, c, tx, r.ID, now); err != nil {
+			return err
+		}
 	}
 	evid, err := s.ids.NewID()
 	if err != nil {
@@ -334,7 +340,7 @@ func (s *PaymentService) refundStep(ctx context.Context, c *domain.Charge, tx po
 		}
 	}
 	if entry != nil {
-		ch.Entries = append(ch.Entries, *entry)
+		ch.Entries = append(append(ch.Entries, *entry), restored...)
 	}
 	ch.Events = append(append(ch.Events, ev), evs...)
 	if at >= 0 {

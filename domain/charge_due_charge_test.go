@@ -147,7 +147,7 @@ func TestDueDateChargeSettlesForTheAmountDueThatDay(t *testing.T) {
 			if p := c.Public(chargeLinks).Paid; p == nil || p.Amount != tc.amount || p.Original != chargeAmount {
 				t.Errorf("public paid block %+v, want the amount %d of %d", p, tc.amount, chargeAmount)
 			}
-			es, err := domain.PaymentEntries(seqIDs(), c, nil, false, 0, tc.at)
+			es, err := domain.PaymentEntries(seqIDs(), c, nil, false, domain.Debts{}, tc.at)
 			if err != nil {
 				t.Fatal(err)
 			}

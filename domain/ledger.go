@@ -37,6 +37,12 @@ const (
 	// payment entries and each sub-account's split entry; it nets to zero
 	// per charge.
 	LedgerSplitsPayable LedgerAccount = "splits_payable"
+	// LedgerSplitAdvances is platforms' claim on their sub-accounts: what
+	// a platform's wallet covered when a refund or a return took more
+	// from a sub-account than its wallet held (the sub-account's debt,
+	// merchant_owed), less what the sub-account's later credits repaid.
+	// Per platform and wallet it equals its sub-accounts' debt.
+	LedgerSplitAdvances LedgerAccount = "split_advances"
 )
 
 // EntryKind says what movement a journal entry records.
@@ -68,6 +74,22 @@ const (
 	// (the entry's AccountID is the sub-account's, its ChargeID the
 	// platform's charge).
 	EntrySplit EntryKind = "split"
+	// EntrySplitReversal takes back part of a sub-account's share for a
+	// refund or a dispute of the platform's charge (AccountID the
+	// sub-account).
+	EntrySplitReversal EntryKind = "split_reversal"
+	// EntrySplitAdvance: the platform covers what a sub-account's wallet
+	// could not (AccountID the platform).
+	EntrySplitAdvance EntryKind = "split_advance"
+	// EntrySplitRepayment: a sub-account's credit repaid its debt, and the
+	// platform gets the money (AccountID the platform).
+	EntrySplitRepayment EntryKind = "split_repayment"
+	// EntrySplitRestored gives a sub-account back a failed refund's split
+	// reversal.
+	EntrySplitRestored EntryKind = "split_restored"
+	// EntrySplitAdvanceBack gives the platform back its advance for a
+	// failed refund.
+	EntrySplitAdvanceBack EntryKind = "split_advance_back"
 )
 
 // Posting is one line of a journal entry. Amounts are signed: a positive
@@ -168,19 +190,25 @@ func PayerFundsReturnedEntry(id string, c *Charge, amount int64, now time.Time) 
 // cover becomes the merchant's debt (merchant_owed), which later credits
 // pay first. It never fails for want of balance: the money is gone either
 // way.
-func DisputeEntry(id string, c *Charge, d Dispute, bal Balance, now time.Time) (JournalEntry, error) {
-	if d.Amount <= 0 {
-		return JournalEntry{}, fmt.Errorf("ledger: dispute %s of %d", d.ReturnID, d.Amount)
+//
+// reversed is what the charge's splits gave back of the amount
+// (SplitReversalEntry), in splits_payable: the platform's wallet bears
+// the rest.
+func DisputeEntry(id string, c *Charge, d Dispute, reversed int64, bal Balance, now time.Time) (JournalEntry, error) {
+	if d.Amount <= 0 || reversed < 0 || reversed > d.Amount {
+		return JournalEntry{}, fmt.Errorf("ledger: dispute %s of %d (splits give back %d)", d.ReturnID, d.Amount, reversed)
 	}
-	fromAvail := min(d.Amount, max(bal.Available, 0))
-	fromPending := min(d.Amount-fromAvail, max(bal.Pending, 0))
-	owed := d.Amount - fromAvail - fromPending
+	debit := d.Amount - reversed
+	fromAvail := min(debit, max(bal.Available, 0))
+	fromPending := min(debit-fromAvail, max(bal.Pending, 0))
+	owed := debit - fromAvail - fromPending
 	cur := c.s.Currency
 	e := JournalEntry{ID: id, AccountID: c.s.AccountID, Mode: c.s.Mode, ChargeID: c.s.ID, Kind: EntryDispute,
 		CreatedAt: now.UTC(), Postings: nonZero(
 			Posting{Account: LedgerAvailable, Currency: cur, Amount: -fromAvail},
 			Posting{Account: LedgerPending, Currency: cur, Amount: -fromPending},
 			Posting{Account: LedgerMerchantOwed, Currency: cur, Amount: -owed},
+			Posting{Account: LedgerSplitsPayable, Currency: cur, Amount: -reversed},
 			Posting{Account: LedgerAcquirer, Currency: cur, Amount: d.Amount},
 		)}
 	return e, e.Validate()
@@ -231,12 +259,18 @@ func (b Balance) Total() int64 { return b.Available + b.Pending }
 // pending — by the amount plus the Pix-out fee the merchant bears; the
 // amount becomes payable to the payer. ErrInsufficientBalance when the
 // wallet cannot cover it once its debt (owed, from disputes) is counted:
-// money owed to Quita never leaves by refund.
-func RefundEntry(id string, r Refund, bal Balance, now time.Time) (JournalEntry, error) {
+// money owed to Quita never leaves by refund. reversed is what the
+// charge's splits gave back of the amount (SplitReversalEntry), in
+// splits_payable: the wallet bears the rest.
+func RefundEntry(id string, r Refund, reversed int64, bal Balance, now time.Time) (JournalEntry, error) {
 	debit, err := AddMoney(r.Amount, r.Fee)
 	if err != nil {
 		return JournalEntry{}, err
 	}
+	if reversed < 0 || reversed > r.Amount {
+		return JournalEntry{}, fmt.Errorf("ledger: refund %s of %d: splits give back %d", r.ID, r.Amount, reversed)
+	}
+	debit -= reversed
 	total, err := AddMoney(bal.Available, bal.Pending)
 	if err != nil {
 		return JournalEntry{}, err
@@ -250,6 +284,7 @@ func RefundEntry(id string, r Refund, bal Balance, now time.Time) (JournalEntry,
 		CreatedAt: now.UTC(), Postings: nonZero(
 			Posting{Account: LedgerAvailable, Currency: r.Currency, Amount: -fromAvail},
 			Posting{Account: LedgerPending, Currency: r.Currency, Amount: -fromPending},
+			Posting{Account: LedgerSplitsPayable, Currency: r.Currency, Amount: -reversed},
 			Posting{Account: LedgerRefundsPayable, Currency: r.Currency, Amount: r.Amount},
 			Posting{Account: LedgerPixOutFees, Currency: r.Currency, Amount: r.Fee},
 		)}
@@ -276,11 +311,14 @@ type HoldTake struct {
 // RefundDebit is how a refund's debit (amount plus fee) was split: Available
 // from available, Pending from pending, and Takes the holds Pending came
 // from. The takes sum to Pending, or to less for a debit written before
-// hold takes were recorded.
+// hold takes were recorded. Reversed is what the charge's splits gave
+// back of the refund (its splits_payable posting), which the wallet did
+// not pay.
 type RefundDebit struct {
 	Available int64
 	Pending   int64
 	Takes     []HoldTake
+	Reversed  int64
 }
 
 // RefundFailedEntry gives a failed refund's debit back to the merchant
@@ -289,34 +327,29 @@ type RefundDebit struct {
 // already past makes the new hold due at once). Pending whose holds the
 // debit did not record goes back to pending as one hold of the refund's
 // charge due at now, so money taken from pending never becomes available
-// in the same entry. An error when debit is not a split of the refund's
-// amount plus fee.
+// in the same entry. What the charge's splits gave back (debit.Reversed)
+// returns to splits_payable, whence each sub-account's SplitRestoredEntry
+// takes it. An error when debit is not a split of the refund's amount
+// plus fee.
 func RefundFailedEntry(id string, r Refund, debit RefundDebit, now time.Time) (JournalEntry, error) {
 	total, err := AddMoney(r.Amount, r.Fee)
 	if err != nil {
 		return JournalEntry{}, err
 	}
 	split, err := AddMoney(debit.Available, debit.Pending)
-	if err != nil || debit.Available < 0 || debit.Pending < 0 || split != total {
-		return JournalEntry{}, fmt.Errorf("ledger: refund %s of %d (fee %d) was debited %d available and %d pending",
-			r.ID, r.Amount, r.Fee, debit.Available, debit.Pending)
+	if err != nil || debit.Available < 0 || debit.Pending < 0 || debit.Reversed < 0 || split+debit.Reversed != total {
+		return JournalEntry{}, fmt.Errorf("ledger: refund %s of %d (fee %d) was debited %d available and %d pending (splits %d)",
+			r.ID, r.Amount, r.Fee, debit.Available, debit.Pending, debit.Reversed)
 	}
 	ps := []Posting{
 		{Account: LedgerRefundsPayable, Currency: r.Currency, Amount: -r.Amount},
 		{Account: LedgerPixOutFees, Currency: r.Currency, Amount: -r.Fee},
+		{Account: LedgerSplitsPayable, Currency: r.Currency, Amount: debit.Reversed},
 		{Account: LedgerAvailable, Currency: r.Currency, Amount: debit.Available},
 	}
-	untracked := debit.Pending
-	for _, t := range debit.Takes {
-		if t.Amount <= 0 || t.Amount > untracked || t.ReleaseAt.IsZero() {
-			return JournalEntry{}, fmt.Errorf("ledger: refund %s: hold take of %d (release %s) does not fit its pending debit of %d",
-				r.ID, t.Amount, t.ReleaseAt, debit.Pending)
-		}
-		untracked -= t.Amount
-		ps = append(ps, Posting{Account: LedgerPending, Currency: r.Currency, Amount: t.Amount, ReleaseAt: t.ReleaseAt.UTC(),
-			HoldChargeID: t.ChargeID})
+	if ps, err = holdsBack(ps, debit, r.Currency, now); err != nil {
+		return JournalEntry{}, fmt.Errorf("ledger: refund %s: %w", r.ID, err)
 	}
-	ps = append(ps, Posting{Account: LedgerPending, Currency: r.Currency, Amount: untracked, ReleaseAt: now.UTC()})
 	e := JournalEntry{ID: id, AccountID: r.AccountID, Mode: r.Mode, ChargeID: r.ChargeID, RefundID: r.ID,
 		Kind: EntryRefundFailed, CreatedAt: now.UTC(), Postings: nonZero(ps...)}
 	return e, e.Validate()

@@ -42,13 +42,18 @@ func paymentParts(c *Charge) []paymentPart {
 // taken from the parts in order (principal, fine, interest), so each entry
 // balances and credits the merchant a non-negative amount, and together
 // they post exactly what one entry of the whole amount would.
-func PaymentEntries(newID func() (string, error), c *Charge, holding HoldingPeriods, fromHeld bool, owed int64, now time.Time) ([]JournalEntry, error) {
+//
+// Debts says whom a debt repaid goes to: the account's debt is its
+// platform's when it is a sub-account (a SplitRepaymentEntry pays the
+// platform), else Quita's; each split's sub-account repays its debt to the
+// charge's account from its share first.
+func PaymentEntries(newID func() (string, error), c *Charge, holding HoldingPeriods, fromHeld bool, debts Debts, now time.Time) ([]JournalEntry, error) {
 	st := c.s.Settlement
 	if st == nil || !c.Credited() {
 		return nil, fmt.Errorf("ledger: charge %s is not credited", c.s.ID)
 	}
 	cur := c.s.Currency
-	provider, platform, owedLeft := c.s.Fees.Provider, c.s.Fees.Platform, max(owed, 0)
+	provider, platform, owedLeft := c.s.Fees.Provider, c.s.Fees.Platform, max(debts.Owed, 0)
 	source := LedgerAcquirer
 	if fromHeld {
 		source = LedgerPayerFunds
@@ -100,25 +105,51 @@ func PaymentEntries(newID func() (string, error), c *Charge, holding HoldingPeri
 	if splitLeft != 0 {
 		return nil, fmt.Errorf("ledger: charge %s has splits of %d above its net", c.s.ID, splitLeft)
 	}
-	splits, err := splitEntries(newID, c, shares, holding, now)
+	if repaid := max(debts.Owed, 0) - owedLeft; repaid > 0 && debts.Platform != "" {
+		id, err := newID()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, SplitRepaymentEntry(id, debts.Platform, c.s.Mode, c.s.ID, cur, repaid, now))
+	}
+	splits, err := splitEntries(newID, c, shares, holding, debts.SplitOwed, now)
 	if err != nil {
 		return nil, err
 	}
 	return append(out, splits...), nil
 }
 
+// Debts are what a credit repays first (PaymentEntries): Owed, the debt
+// of the charge's account (Balance.Owed), owed to Platform when the
+// account is a sub-account ("" when it is not: the debt is Quita's);
+// SplitOwed, the debt of each of the charge's split sub-accounts, by
+// account id, which is owed to the charge's account.
+type Debts struct {
+	Owed      int64
+	Platform  string
+	SplitOwed map[string]int64
+}
+
 // splitEntries credit each sub-account of c's splits its share, from
 // splits_payable where c's payment entries put it: one EntrySplit per
 // split with a share, on the sub-account's wallet, pending as the
 // platform's credit would be (same holding period) or available at once.
-func splitEntries(newID func() (string, error), c *Charge, shares []int64, holding HoldingPeriods, now time.Time) ([]JournalEntry, error) {
-	var out []JournalEntry
+// A sub-account's share repays its debt to the platform (owed) first, and
+// one SplitRepaymentEntry pays the platform what they repaid.
+func splitEntries(newID func() (string, error), c *Charge, shares []int64, holding HoldingPeriods, owed map[string]int64, now time.Time) ([]JournalEntry, error) {
+	var (
+		out    []JournalEntry
+		repaid int64
+	)
 	st, cur := c.s.Settlement, c.s.Currency
 	for i, share := range shares {
 		if share == 0 {
 			continue
 		}
-		credit := Posting{Account: LedgerAvailable, Currency: cur, Amount: share}
+		acct := c.s.Splits.Items[i].Account
+		repay := min(share, max(owed[acct], 0))
+		repaid += repay
+		credit := Posting{Account: LedgerAvailable, Currency: cur, Amount: share - repay}
 		if h := holding[st.PaidWith]; h > 0 {
 			credit.Account, credit.ReleaseAt = LedgerPending, st.PaidAt.Add(h).UTC()
 		}
@@ -126,12 +157,20 @@ func splitEntries(newID func() (string, error), c *Charge, shares []int64, holdi
 		if err != nil {
 			return nil, err
 		}
-		e := JournalEntry{ID: id, AccountID: c.s.Splits.Items[i].Account, Mode: c.s.Mode, ChargeID: c.s.ID, Kind: EntrySplit,
-			CreatedAt: now.UTC(), Postings: []Posting{{Account: LedgerSplitsPayable, Currency: cur, Amount: -share}, credit}}
+		e := JournalEntry{ID: id, AccountID: acct, Mode: c.s.Mode, ChargeID: c.s.ID, Kind: EntrySplit,
+			CreatedAt: now.UTC(), Postings: nonZero(Posting{Account: LedgerSplitsPayable, Currency: cur, Amount: -share},
+				Posting{Account: LedgerMerchantOwed, Currency: cur, Amount: repay}, credit)}
 		if err := e.Validate(); err != nil {
 			return nil, err
 		}
 		out = append(out, e)
+	}
+	if repaid > 0 {
+		id, err := newID()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, SplitRepaymentEntry(id, c.s.AccountID, c.s.Mode, c.s.ID, cur, repaid, now))
 	}
 	return out, nil
 }

@@ -64,7 +64,7 @@ func TestPaymentEntriesBookTheFineAndInterestApart(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			c := paidDueCharge(t, tc.amount, tc.at, chargePixFees)
-			es, err := domain.PaymentEntries(seqIDs(), c, nil, false, 0, tc.at)
+			es, err := domain.PaymentEntries(seqIDs(), c, nil, false, domain.Debts{}, tc.at)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +99,7 @@ func TestPaymentEntriesTakeFeesAndDebtInOrder(t *testing.T) {
 	fees := domain.FeeSchedule{Provider: domain.Fee{Fixed: 9_950}, Platform: domain.Fee{Fixed: 100}}
 	c := paidDueCharge(t, 10_220, late, fees)
 	for _, owed := range []int64{0, 100, 10_000} {
-		es, err := domain.PaymentEntries(seqIDs(), c, nil, false, owed, late)
+		es, err := domain.PaymentEntries(seqIDs(), c, nil, false, domain.Debts{Owed: owed}, late)
 		if err != nil {
 			t.Fatalf("owed %d: %v", owed, err)
 		}
@@ -128,7 +128,7 @@ func TestPaymentEntriesHoldEachPart(t *testing.T) {
 	late := time.Date(2026, 12, 2, 15, 0, 0, 0, time.UTC)
 	c := paidDueCharge(t, 10_220, late, chargePixFees)
 	hold := domain.HoldingPeriods{domain.MethodPix: 24 * time.Hour}
-	es, err := domain.PaymentEntries(seqIDs(), c, hold, true, 0, late)
+	es, err := domain.PaymentEntries(seqIDs(), c, hold, true, domain.Debts{}, late)
 	if err != nil || len(es) != 3 {
 		t.Fatalf("PaymentEntries = %d entries, %v; want 3", len(es), err)
 	}

@@ -12,7 +12,7 @@ func TestLedgerEntriesBalance(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	pix := settledCharge(t, 10000, domain.MethodPix, "BRL")
-	es, err := domain.PaymentEntries(seqIDs(), pix, domain.DefaultHoldingPeriods, false, 0, now)
+	es, err := domain.PaymentEntries(seqIDs(), pix, domain.DefaultHoldingPeriods, false, domain.Debts{}, now)
 	if err != nil || len(es) != 1 || es[0].Kind != domain.EntryPayment {
 		t.Fatalf("PaymentEntries = %+v, %v; want one payment entry", es, err)
 	}
@@ -30,7 +30,7 @@ func TestLedgerEntriesBalance(t *testing.T) {
 		t.Errorf("pix credit %d, want 9901", avail)
 	}
 	card := settledCharge(t, 10000, domain.MethodCreditCard, "EUR")
-	ces, err := domain.PaymentEntries(seqIDs(), card, domain.DefaultHoldingPeriods, false, 0, now)
+	ces, err := domain.PaymentEntries(seqIDs(), card, domain.DefaultHoldingPeriods, false, domain.Debts{}, now)
 	if err != nil || len(ces) != 1 {
 		t.Fatalf("PaymentEntries = %+v, %v; want one entry", ces, err)
 	}
@@ -45,7 +45,7 @@ func TestLedgerEntriesBalance(t *testing.T) {
 		t.Errorf("card credit not pending for 30 days: %+v", ce.Postings)
 	}
 	r := domain.Refund{ID: "r1", ChargeID: pix.ID(), AccountID: "acct_1", Mode: domain.ModeTest, Amount: 5000, Fee: 50, Currency: "BRL"}
-	re, err := domain.RefundEntry("e3", r, domain.Balance{Currency: "BRL", Available: 3000, Pending: 4000}, now)
+	re, err := domain.RefundEntry("e3", r, 0, domain.Balance{Currency: "BRL", Available: 3000, Pending: 4000}, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestLedgerEntriesBalance(t *testing.T) {
 	if re.Postings[0].Amount != -3000 || re.Postings[1].Amount != -2050 {
 		t.Errorf("refund did not take available first: %+v", re.Postings)
 	}
-	if _, err := domain.RefundEntry("e7", r, domain.Balance{Currency: "BRL", Available: 5000}, now); !errors.Is(err, domain.ErrInsufficientBalance) {
+	if _, err := domain.RefundEntry("e7", r, 0, domain.Balance{Currency: "BRL", Available: 5000}, now); !errors.Is(err, domain.ErrInsufficientBalance) {
 		t.Errorf("refund beyond the balance: %v", err)
 	}
 	bad := domain.JournalEntry{ID: "x", Postings: []domain.Posting{
@@ -86,7 +86,7 @@ func TestRefundFailedEntryPutsBackWhatTheDebitTook(t *testing.T) {
 	now := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
 	late, early := now.Add(29*24*time.Hour), now.Add(-time.Hour)
 	r := domain.Refund{ID: "r1", ChargeID: "ch_a", AccountID: "acct_1", Mode: domain.ModeTest, Amount: 9000, Fee: 50, Currency: "BRL"}
-	debit, err := domain.RefundEntry("e1", r, domain.Balance{Currency: "BRL", Available: 990, Pending: 13949}, now)
+	debit, err := domain.RefundEntry("e1", r, 0, domain.Balance{Currency: "BRL", Available: 990, Pending: 13949}, now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,11 +28,13 @@ const MaxSplits = 20
 
 // Split is one seller's part of a charge: a fixed Amount, or Percent in
 // hundredths of a percent (1250 is 12.50 %) of the charge's net. Exactly
-// one of the two is set.
+// one of the two is set. Reversed is what refunds and disputes have taken
+// back of the split's share so far (ReverseSplits).
 type Split struct {
-	Account string
-	Amount  int64
-	Percent int64
+	Account  string
+	Amount   int64
+	Percent  int64
+	Reversed int64
 }
 
 // Splits is how a platform's charge is shared among its sub-accounts.
@@ -219,6 +221,8 @@ type PublicSplit struct {
 	Amount  *int64  `json:"amount"`
 	Percent *string `json:"percent,omitempty"`
 	Status  string  `json:"status"`
+	// AmountReversed is what refunds and returns took back of the share.
+	AmountReversed int64 `json:"amount_reversed"`
 }
 
 // publicSplits renders the splits onto out.
@@ -239,7 +243,7 @@ func (c *Charge) publicSplits(out *PublicCharge) {
 	out.FeePayer = &fp
 	out.Splits = make([]PublicSplit, len(sp.Items))
 	for i, it := range sp.Items {
-		ps := PublicSplit{Account: it.Account, Status: status}
+		ps := PublicSplit{Account: it.Account, Status: status, AmountReversed: it.Reversed}
 		switch {
 		case shares != nil:
 			v := shares[i]

@@ -20,6 +20,10 @@ func classifyMarketplace(params wireParams, err error) *apiError {
 	case errors.As(err, &sa):
 		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeInvalidRequest, Code: "split_account_invalid",
 			Message: "each of splits must name a live sub-account of this account", Param: fmt.Sprintf("splits[%d].account", sa.Index)}
+	case errors.Is(err, domain.ErrSplitReversalInvalid):
+		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeInvalidRequest, Code: "split_reversal_invalid",
+			Message: "each of reverseSplits must name one of the payment's splits with at most what its share has left, and together at most the refund's amount",
+			Param:   "reverseSplits"}
 	case errors.Is(err, app.ErrSubaccountNested):
 		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeInvalidRequest, Code: "subaccount_nested",
 			Message: "a sub-account cannot create sub-accounts: create them with the platform's own scope (no Quita-Account header)"}

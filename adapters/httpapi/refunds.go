@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/quitapix/quita/app"
@@ -14,6 +15,38 @@ type refundRequest struct {
 	Strategy        string `json:"strategy"`
 	PassFeeToTenant bool   `json:"passFeeToTenant"`
 	DestinationKey  string `json:"destinationKey"`
+	// ReverseSplits, on a split payment, says what each split gives back;
+	// absent, the splits give back in proportion.
+	ReverseSplits *[]reverseSplitJSON `json:"reverseSplits"`
+}
+
+type reverseSplitJSON struct {
+	Account string `json:"account"`
+	Amount  int64  `json:"amount"`
+}
+
+// reverseSplits checks a refund's reverseSplits: nil when absent (the
+// proportional rule), at most domain.MaxSplits entries of an acct_ id and
+// a non-negative amount. Whether they fit the payment's splits is the
+// refund's own check (split_reversal_invalid).
+func reverseSplits(in *[]reverseSplitJSON) ([]domain.SplitReversal, error) {
+	if in == nil {
+		return nil, nil
+	}
+	if len(*in) > domain.MaxSplits {
+		return nil, badRequest("reverseSplits", "parameter_invalid", fmt.Sprintf("reverseSplits takes at most %d entries", domain.MaxSplits))
+	}
+	out := make([]domain.SplitReversal, 0, len(*in))
+	for i, r := range *in {
+		if _, ok := domain.ParseAccountID(r.Account); !ok {
+			return nil, badRequest(fmt.Sprintf("reverseSplits[%d].account", i), "parameter_invalid", "account must be a sub-account id (acct_...)")
+		}
+		if r.Amount < 0 {
+			return nil, badRequest(fmt.Sprintf("reverseSplits[%d].amount", i), "parameter_invalid", "amount must be an integer of at least 0")
+		}
+		out = append(out, domain.SplitReversal(r))
+	}
+	return out, nil
 }
 
 // refundJSON is the refund object: the spec's fields, then where the
@@ -68,8 +101,12 @@ func (c *PaymentsController) refund(w http.ResponseWriter, r *http.Request, call
 	if strategy != "" && strategy != domain.StrategyDevolution && strategy != domain.StrategyCashout {
 		return nil, badRequest("strategy", "parameter_invalid", "strategy must be devolution or cashout")
 	}
+	rs, err := reverseSplits(req.ReverseSplits)
+	if err != nil {
+		return nil, err
+	}
 	in := app.RefundInput{Amount: req.Amount, Reason: req.Reason, Strategy: strategy, PassFeeToTenant: req.PassFeeToTenant,
-		DestinationKey: req.DestinationKey}
+		DestinationKey: req.DestinationKey, ReverseSplits: rs}
 	return c.payments.Refund(r.Context(), caller, raw, in, idem, func(rf domain.Refund) (app.Response, error) {
 		return created(refundBody(rf))
 	})

@@ -78,7 +78,7 @@ func TestSplitCharges(t *testing.T) {
 			for _, ev := range evs {
 				if ev.Type == domain.EventChargePaid {
 					sawPaid = true
-					if obj, _ := ev.CanonicalObject(); !contains(obj, `"splits":[{"account":"`+a+`","amount":3000,"status":"paid"}`) {
+					if obj, _ := ev.CanonicalObject(); !contains(obj, `"splits":[{"account":"`+a+`","amount":3000,"status":"paid","amount_reversed":0}`) {
 						t.Errorf("charge.paid: %s", obj)
 					}
 				}

@@ -58,7 +58,7 @@ func (c *PaymentsController) balance(_ http.ResponseWriter, r *http.Request) (an
 			return nil, err
 		}
 		wl := find(cur)
-		return map[string]any{"available": wl.Available, "pending": wl.Pending, "currency": cur,
+		return map[string]any{"available": wl.Available, "pending": wl.Pending, "owed": wl.Owed, "currency": cur,
 			"next_release_at": optTimePtr(wl.NextReleaseAt), "next_release_amount": releaseAmount(wl)}, nil
 	}
 	primary := find(domain.CurrencyBRL)

@@ -19,6 +19,8 @@ type splitJSON struct {
 	Account string `json:"account"`
 	Amount  int64  `json:"amount,omitempty"`
 	Percent int64  `json:"percent_bp,omitempty"`
+	// Reversed is what refunds and disputes took back of the share.
+	Reversed int64 `json:"reversed,omitempty"`
 }
 
 // encodeSplits is the column's value: nil (NULL) for a charge without splits.

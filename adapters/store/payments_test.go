@@ -57,7 +57,7 @@ func paidIn(t *testing.T, db *store.DB, scope ports.Scope, amount int64) *domain
 		if err := c.Transition(domain.TxPaid, domain.MethodPix, nil, "E99999999202603011200abcdefghijk", now); err != nil {
 			return ports.ChargeChange{}, err
 		}
-		es, err := domain.PaymentEntries(func() (string, error) { return newRawID(t), nil }, c, domain.DefaultHoldingPeriods, false, 0, now)
+		es, err := domain.PaymentEntries(func() (string, error) { return newRawID(t), nil }, c, domain.DefaultHoldingPeriods, false, domain.Debts{}, now)
 		return ports.ChargeChange{Entries: es}, err
 	})
 	if err != nil {
@@ -81,7 +81,7 @@ func testLedgerWritesWithCharge(t *testing.T, db *store.DB) {
 		r := domain.Refund{ID: newRawID(t), ChargeID: c.ID(), AccountID: testA.AccountID, Mode: testA.Mode, Amount: 1000,
 			Currency: "BRL", Status: domain.RefundPending, CreatedAt: baseTime, UpdatedAt: baseTime}
 		// Claim more than the locked balance holds: the store must refuse.
-		e, err := domain.RefundEntry(newRawID(t), r, domain.Balance{Currency: "BRL", Available: 5000}, baseTime)
+		e, err := domain.RefundEntry(newRawID(t), r, 0, domain.Balance{Currency: "BRL", Available: 5000}, baseTime)
 		if err != nil {
 			return ports.ChargeChange{}, err
 		}

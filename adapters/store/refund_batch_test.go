@@ -33,7 +33,7 @@ func refundChange(t *testing.T, amount int64, seen *[]int64) ports.ChargeChangeF
 		}
 		r := domain.Refund{ID: newRawID(t), ChargeID: c.ID(), AccountID: c.AccountID(), Mode: c.Mode(), Amount: amount,
 			Currency: c.Currency(), Status: domain.RefundPending, CreatedAt: baseTime, UpdatedAt: baseTime}
-		e, err := domain.RefundEntry(newRawID(t), r, bal, baseTime)
+		e, err := domain.RefundEntry(newRawID(t), r, 0, bal, baseTime)
 		if err != nil {
 			return ports.ChargeChange{}, err
 		}

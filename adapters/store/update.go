@@ -26,10 +26,16 @@ type chargeTx struct {
 }
 
 func (t *chargeTx) Balance(ctx context.Context, cur domain.Currency) (domain.Balance, error) {
-	k := domain.WalletKey{AccountID: t.scope.AccountID, Mode: t.scope.Mode, Currency: cur}
+	return t.WalletOf(ctx, t.scope.AccountID, cur)
+}
+
+// WalletOf implements ports.ChargeTx: Balance of another account's
+// wallet in the charge's mode.
+func (t *chargeTx) WalletOf(ctx context.Context, accountID string, cur domain.Currency) (domain.Balance, error) {
+	k := domain.WalletKey{AccountID: accountID, Mode: t.scope.Mode, Currency: cur}
 	b, ok := t.w.read[k]
 	if !ok {
-		row := &balanceRow{AccountID: t.scope.AccountID, Mode: string(t.scope.Mode), Currency: string(cur)}
+		row := &balanceRow{AccountID: accountID, Mode: string(t.scope.Mode), Currency: string(cur)}
 		err := t.tx.NewSelect().Model(row).WherePK().Scan(ctx)
 		if err != nil && !errors.Is(mapError(err), ports.ErrNotFound) {
 			return domain.Balance{}, mapError(err)

@@ -14,8 +14,11 @@ import (
 // (domain.Charge.SplitShares) from the charge's split entries, the
 // platform's wallets exactly the rest (counting what repaid its debt), so
 // that the sub-accounts' credits and the platform's make the net; its
-// splits_payable nets to zero; and a charge never credited has no split
-// entry.
+// splits_payable nets to zero over all its entries; what its refunds and
+// disputes took back of each split (split_reversal and split_restored
+// entries) is what the charge says the split gave back; and a charge
+// never credited has no split entry. Then each platform's claim on its
+// sub-accounts (split_advances) is their debt (verifyAdvances).
 func verifySplits(ctx context.Context, tx bun.Tx) ([]string, error) {
 	var rows []chargeRow
 	if err := tx.NewSelect().Model(&rows).Where("c.splits IS NOT NULL").Scan(ctx); err != nil {
@@ -40,13 +43,33 @@ func verifySplits(ctx context.Context, tx bun.Tx) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	// got[charge][account] is what the charge's entries credited the
-	// account's wallet; payable[charge] its splits_payable balance.
-	got, payable := map[string]map[string]int64{}, map[string]int64{}
+	var moves []credit
+	err = tx.NewSelect().TableExpr("ledger_postings AS lp").Join("JOIN ledger_entries AS le ON le.id = lp.entry_id").
+		ColumnExpr("le.charge_id, le.account_id, lp.ledger_account, SUM(lp.amount) AS total").
+		Where("le.kind IN (?) OR lp.ledger_account = ?", bun.List([]string{string(domain.EntrySplitReversal),
+			string(domain.EntrySplitRestored)}), string(domain.LedgerSplitsPayable)).
+		Where("le.charge_id IN (SELECT id FROM charges WHERE splits IS NOT NULL)").
+		GroupExpr("le.charge_id, le.account_id, lp.ledger_account").Scan(ctx, &moves)
+	if err != nil {
+		return nil, err
+	}
+	// got[charge][account] is what the charge's credit entries gave the
+	// account's wallet, back[charge][account] what its reversals took
+	// from it, payable[charge] its splits_payable balance.
+	got, back, payable := map[string]map[string]int64{}, map[string]map[string]int64{}, map[string]int64{}
+	for _, m := range moves {
+		switch domain.LedgerAccount(m.Account) {
+		case domain.LedgerSplitsPayable:
+			payable[m.ChargeID] += m.Total
+		case domain.LedgerAvailable, domain.LedgerPending, domain.LedgerMerchantOwed:
+			if back[m.ChargeID] == nil {
+				back[m.ChargeID] = map[string]int64{}
+			}
+			back[m.ChargeID][m.AccountID] -= m.Total
+		}
+	}
 	for _, c := range credits {
 		switch domain.LedgerAccount(c.Account) {
-		case domain.LedgerSplitsPayable:
-			payable[c.ChargeID] += c.Total
 		case domain.LedgerAvailable, domain.LedgerPending, domain.LedgerMerchantOwed:
 			if got[c.ChargeID] == nil {
 				got[c.ChargeID] = map[string]int64{}
@@ -85,6 +108,65 @@ func verifySplits(ctx context.Context, tx bun.Tx) ([]string, error) {
 		}
 		if len(want) > 0 && sum != c.Net() {
 			problems = append(problems, fmt.Sprintf("%s credited %d in all, want the net %d", name, sum, c.Net()))
+		}
+		reversed := map[string]int64{}
+		for _, it := range c.Splits().Items {
+			reversed[it.Account] = it.Reversed
+		}
+		for acct, amount := range back[c.ID()] {
+			if _, ok := reversed[acct]; !ok && amount != 0 {
+				problems = append(problems, fmt.Sprintf("%s took back %d from account %s, which has no split", name, amount, acct))
+			}
+		}
+		for acct, r := range reversed {
+			if b := back[c.ID()][acct]; b != r {
+				problems = append(problems, fmt.Sprintf("%s took back %d from account %s, want what its split gave back, %d", name, b, acct, r))
+			}
+		}
+	}
+	more, err := verifyAdvances(ctx, tx)
+	return append(problems, more...), err
+}
+
+// verifyAdvances checks that each platform's claim on its sub-accounts
+// (its split_advances, per mode and currency) equals their debt (the sum
+// of their merchant_owed): every debt of a sub-account is a platform's
+// advance, and every repayment pays its platform.
+func verifyAdvances(ctx context.Context, tx bun.Tx) ([]string, error) {
+	type sum struct {
+		AccountID string `bun:"account_id"`
+		Mode      string `bun:"mode"`
+		Currency  string `bun:"currency"`
+		Total     int64  `bun:"total"`
+	}
+	var claims, debts []sum
+	err := tx.NewSelect().TableExpr("ledger_postings AS lp").
+		ColumnExpr("lp.account_id, lp.mode, lp.currency, SUM(lp.amount) AS total").
+		Where("lp.ledger_account = ?", string(domain.LedgerSplitAdvances)).
+		GroupExpr("lp.account_id, lp.mode, lp.currency").Scan(ctx, &claims)
+	if err != nil {
+		return nil, err
+	}
+	err = tx.NewSelect().TableExpr("wallet_balances AS wb").Join("JOIN accounts AS a ON a.id = wb.account_id").
+		ColumnExpr("a.parent_account_id AS account_id, wb.mode, wb.currency, SUM(wb.owed) AS total").
+		Where("a.parent_account_id IS NOT NULL").Where("wb.owed <> 0").
+		GroupExpr("a.parent_account_id, wb.mode, wb.currency").Scan(ctx, &debts)
+	if err != nil {
+		return nil, err
+	}
+	type key struct{ account, mode, cur string }
+	diff := map[key]int64{}
+	for _, c := range claims {
+		diff[key{c.AccountID, c.Mode, c.Currency}] += c.Total
+	}
+	for _, d := range debts {
+		diff[key{d.AccountID, d.Mode, d.Currency}] -= d.Total
+	}
+	var problems []string
+	for k, d := range diff {
+		if d != 0 {
+			problems = append(problems, fmt.Sprintf("account %s (%s, %s): split_advances differ from its sub-accounts' debt by %d",
+				k.account, k.mode, k.cur, d))
 		}
 	}
 	return problems, nil
