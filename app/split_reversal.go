@@ -156,7 +156,7 @@ func (s *ChargeService) restoreSplits(ctx context.Context, c *domain.Charge, tx 
 		repaid += r
 		back[d.Account] += d.Total()
 	}
-	if adv != nil {
+	if adv != nil && adv.Total() > repaid { // else the repayments gave the platform its advance back already
 		eid, err := s.ids.NewID()
 		if err != nil {
 			return nil, err

@@ -27,20 +27,24 @@ func mulDiv(a, b, c int64) int64 {
 	return int64(q)
 }
 
-// ReverseSplits records that money was just taken back from c, a credited
-// split charge, by a refund reserved or a dispute recorded (call it after
-// ReserveRefund or RecordDispute), and returns what each split gives back
-// of its share, in the splits' order; nil for a charge without splits.
+// ReverseSplits records that taken was just taken back from c, a
+// credited split charge, by a refund reserved or a dispute recorded (call
+// it after ReserveRefund or RecordDispute), and returns what each split
+// gives back of its share, in the splits' order; nil for a charge without
+// splits.
 //
-// The rule, with explicit nil: each split's total taken back is its share
-// × what the charge has had taken back in all ÷ the amount paid, rounded
-// down, so a full refund takes back every share exactly and partial ones
-// never take back more than their proportion; this call takes the
-// difference from what the split gave back before. With explicit (a
-// refund's reverse_splits), each named split gives back the amount named
-// (at most what its share has left), the others nothing, and the amounts
-// may add up to at most taken, the refund's amount. The platform bears
-// what the splits do not give back.
+// The rule, with explicit nil: each split gives back what its share has
+// left × taken ÷ what the charge had left to take back before (its
+// refundable amount plus taken), rounded down. Taking back everything
+// left takes back every share's rest exactly, and a split never gives back
+// more than its proportion of all that was taken. When earlier refunds
+// had the platform bear more than its part (reverse_splits), the shares
+// left may exceed what is left to take back; the divisor is then the
+// shares left, so the splits together never give back more than taken.
+// With explicit (a refund's reverse_splits), each named split gives back
+// the amount named (at most what its share has left), the others nothing,
+// and the amounts may add up to at most taken. The platform bears what
+// the splits do not give back.
 func (c *Charge) ReverseSplits(taken int64, explicit []SplitReversal) ([]int64, error) {
 	shares, _ := c.SplitShares()
 	if shares == nil {
@@ -64,13 +68,14 @@ func (c *Charge) ReverseSplits(taken int64, explicit []SplitReversal) ([]int64, 
 				return nil, ErrSplitReversalInvalid
 			}
 		}
-	} else {
-		paid := c.PaidAmount()
-		total := min(max(paid-c.RefundableAmount(), 0), paid)
+	} else if taken > 0 {
+		var left int64
 		for i, it := range items {
-			if paid > 0 {
-				out[i] = min(max(mulDiv(shares[i], total, paid)-it.Reversed, 0), shares[i]-it.Reversed)
-			}
+			left += max(shares[i]-it.Reversed, 0)
+		}
+		before := max(c.RefundableAmount()+taken, left, taken)
+		for i, it := range items {
+			out[i] = mulDiv(max(shares[i]-it.Reversed, 0), taken, before)
 		}
 	}
 	for i := range items {
