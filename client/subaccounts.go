@@ -164,6 +164,15 @@ type ChargeSplit struct {
 	Amount  *int64  `json:"amount"`
 	Percent *string `json:"percent"`
 	Status  string  `json:"status"`
+	// AmountReversed is what refunds and returns took back of the share.
+	AmountReversed int64 `json:"amount_reversed"`
+}
+
+// SplitReversal names what one split of a payment gives back of a refund
+// (RefundParams.ReverseSplits).
+type SplitReversal struct {
+	Account string `json:"account"`
+	Amount  int64  `json:"amount"`
 }
 
 // Fee payers of a split charge.

@@ -57,6 +57,16 @@ func TestSubaccountsAndSplitsAgainstServer(t *testing.T) {
 				t.Errorf("%s's wallet holds %d, want its share %d", sp.Account, b.Total, *sp.Amount)
 			}
 		}
+		// A refund of 1000 where Ana gives back 400 of it, Bia nothing.
+		txID := "tx_" + strings.TrimPrefix(ch.ID, "ch_")
+		must(qc.Payments.Refund(ctx, txID, client.RefundParams{Amount: 1000,
+			ReverseSplits: &[]client.SplitReversal{{Account: ana.ID, Amount: 400}}}))(t)
+		if got := must(qc.Charges.Get(ctx, ch.ID))(t); got.Splits[0].AmountReversed != 400 || got.Splits[1].AmountReversed != 0 {
+			t.Errorf("after the refund: %+v", got.Splits)
+		}
+		if b := must(qc.With(client.WithAccount(ana.ID)).Wallets.Balance(ctx))(t); b.Total != 3000-400 {
+			t.Errorf("Ana holds %d after giving back 400", b.Total)
+		}
 
 		must(qc.Subaccounts.Disable(ctx, bia.ID))(t)
 		_, err := qc.With(client.WithAccount(bia.ID)).Wallets.Balance(ctx)

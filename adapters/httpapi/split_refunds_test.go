@@ -196,3 +196,45 @@ func (s splitScene) medReturn(t *testing.T) {
 	}
 	e.verifyLedger()
 }
+
+// TestSubaccountOwnChargeReturn: a MED return on a charge a sub-account
+// collected itself, beyond its wallet, becomes its debt to its platform,
+// which covers it at once; the sub-account's next payment repays the
+// platform first. Both databases.
+func TestSubaccountOwnChargeReturn(t *testing.T) {
+	t.Parallel()
+	for _, d := range payDialects {
+		t.Run(d.name, func(t *testing.T) {
+			t.Parallel()
+			e := newPayEnv(t, d.dsn(t))
+			s := splitScene{e: e, a: e.newSeller("A"), b: e.newSeller("B")}
+			e.payPix(e.create(100000, "BRL", "PIX")) // the platform has money to cover
+			own := func(amount int64) string {
+				c := e.as("POST", "/charges", e.acct.TestKey, s.a, map[string]any{"amount": amount, "payment_method": "pix"},
+					"Idempotency-Key", e.key())
+				e.want(c, 201, "")
+				e.want(e.as("POST", "/test_helpers/charges/"+c.str("id")+"/pay", e.acct.TestKey, s.a, map[string]any{}), 200, "")
+				return c.str("id")
+			}
+			id := own(10000) // A's net 9901
+			s.drain(t, s.a)
+			platform := s.avail("")
+			e.want(e.as("POST", "/test_helpers/charges/"+id+"/med_return", e.acct.TestKey, s.a, map[string]any{"reason": "fraud", "amount": 4000}), 200, "")
+			if w := e.as("GET", "/wallets/balance?currency=BRL", e.acct.TestKey, s.a, nil); w.num("owed") != 4000 || w.num("available") != 0 {
+				t.Errorf("A after the return: %s, want owed 4000", w.Raw)
+			}
+			if got := s.avail(""); got != platform-4000 {
+				t.Errorf("the platform covered %d, want 4000", platform-got)
+			}
+			e.verifyLedger()
+			own(10000) // 9901: 4000 to the platform, 5901 to A
+			if w := e.as("GET", "/wallets/balance?currency=BRL", e.acct.TestKey, s.a, nil); w.num("owed") != 0 || w.num("available") != 5901 {
+				t.Errorf("A after its next payment: %s, want available 5901", w.Raw)
+			}
+			if got := s.avail(""); got != platform {
+				t.Errorf("the platform has %d after A repaid, want %d", got, platform)
+			}
+			e.verifyLedger()
+		})
+	}
+}
