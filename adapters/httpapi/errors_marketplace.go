@@ -21,7 +21,7 @@ func classifyMarketplace(params wireParams, err error) *apiError {
 	case errors.As(err, &sa):
 		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeInvalidRequest, Code: "split_account_invalid",
 			Message: "each of " + params.name(domain.FieldSplits) + " must name a live sub-account of this account",
-			Param: strings.Replace(params.name(domain.FieldSplitAccount), "[]", fmt.Sprintf("[%d]", sa.Index), 1)}
+			Param:   strings.Replace(params.name(domain.FieldSplitAccount), "[]", fmt.Sprintf("[%d]", sa.Index), 1)}
 	case errors.Is(err, app.ErrSubaccountNested):
 		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeInvalidRequest, Code: "subaccount_nested",
 			Message: "a sub-account cannot create sub-accounts: create them with the platform's own scope (no Quita-Account header)"}
