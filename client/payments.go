@@ -83,6 +83,11 @@ type Payment struct {
 	Metadata    map[string]any `json:"metadata"`
 	CreatedAt   time.Time      `json:"createdAt"`
 	PaidAt      *time.Time     `json:"paidAt"`
+	// Splits are a split payment's shares, each with its status in the
+	// payments vocabulary (PENDING, PAID, CANCELLED), and FeePayer who
+	// bore the fees; empty for other payments and in the create answer.
+	Splits   []ChargeSplit `json:"splits,omitempty"`
+	FeePayer string        `json:"feePayer,omitempty"`
 }
 
 // PaymentParams create a payment (POST /v1/payments).
@@ -106,6 +111,11 @@ type PaymentParams struct {
 	// IdempotencyKey (8–128 characters); empty: the client generates one
 	// and reuses it for its own retries.
 	IdempotencyKey string `json:"idempotencyKey"`
+	// Splits share the net among the platform's sub-accounts, as
+	// ChargeParams.Splits; FeePayer is FeePayerPlatform (default) or
+	// FeePayerProportional.
+	Splits   []Split `json:"splits,omitempty"`
+	FeePayer string  `json:"feePayer,omitempty"`
 }
 
 // RefundStatus is a refund's status.

@@ -10,7 +10,7 @@ import (
 )
 
 // A marketplace through the SDK: sellers created, listed and updated; a
-// charge split between them paid; each seller's share read in its own
+// charge split between them paid; a split payment; each seller's share read in its own
 // wallet through WithAccount; a disabled seller can no longer be named.
 func TestSubaccountsAndSplitsAgainstServer(t *testing.T) {
 	t.Parallel()
@@ -66,6 +66,14 @@ func TestSubaccountsAndSplitsAgainstServer(t *testing.T) {
 		}
 		if b := must(qc.With(client.WithAccount(ana.ID)).Wallets.Balance(ctx))(t); b.Total != 3000-400 {
 			t.Errorf("Ana holds %d after giving back 400", b.Total)
+		}
+
+		// The payments format takes and shows the same splits.
+		tx := must(qc.Payments.Create(ctx, client.PaymentParams{Amount: 10000, PaymentMethods: []string{client.MethodPix},
+			FeePayer: client.FeePayerProportional, Splits: []client.Split{{Account: ana.ID, Amount: &amount}}}))(t)
+		got := must(qc.Payments.Get(ctx, tx.ID))(t)
+		if len(got.Splits) != 1 || got.Splits[0].Account != ana.ID || got.Splits[0].Status != "PENDING" || got.FeePayer != client.FeePayerProportional {
+			t.Fatalf("split payment %+v", got)
 		}
 
 		must(qc.Subaccounts.Disable(ctx, bia.ID))(t)

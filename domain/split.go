@@ -227,9 +227,19 @@ type PublicSplit struct {
 
 // publicSplits renders the splits onto out.
 func (c *Charge) publicSplits(out *PublicCharge) {
+	splits, payer := c.PublicSplits()
+	if splits != nil {
+		out.Splits, out.FeePayer = splits, &payer
+	}
+}
+
+// PublicSplits are the charge's splits as every wire format shows them,
+// each with its share and status, and who bears the fees; nil for a
+// charge without splits.
+func (c *Charge) PublicSplits() ([]PublicSplit, FeePayer) {
 	sp := c.s.Splits
 	if sp == nil {
-		return
+		return nil, ""
 	}
 	shares, _ := c.SplitShares()
 	status := SplitPending
@@ -239,9 +249,7 @@ func (c *Charge) publicSplits(out *PublicCharge) {
 	case c.s.Status.Terminal():
 		status = SplitCancelled
 	}
-	fp := sp.FeePayer
-	out.FeePayer = &fp
-	out.Splits = make([]PublicSplit, len(sp.Items))
+	out := make([]PublicSplit, len(sp.Items))
 	for i, it := range sp.Items {
 		ps := PublicSplit{Account: it.Account, Status: status, AmountReversed: it.Reversed}
 		switch {
@@ -256,8 +264,9 @@ func (c *Charge) publicSplits(out *PublicCharge) {
 			p := FormatSplitPercent(it.Percent)
 			ps.Percent = &p
 		}
-		out.Splits[i] = ps
+		out[i] = ps
 	}
+	return out, sp.FeePayer
 }
 
 // ErrSplitsAttached: a charge's splits are set once, at create.

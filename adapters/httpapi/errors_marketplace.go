@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/domain"
@@ -19,7 +20,8 @@ func classifyMarketplace(params wireParams, err error) *apiError {
 	switch {
 	case errors.As(err, &sa):
 		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeInvalidRequest, Code: "split_account_invalid",
-			Message: "each of splits must name a live sub-account of this account", Param: fmt.Sprintf("splits[%d].account", sa.Index)}
+			Message: "each of " + params.name(domain.FieldSplits) + " must name a live sub-account of this account",
+			Param:   strings.Replace(params.name(domain.FieldSplitAccount), "[]", fmt.Sprintf("[%d]", sa.Index), 1)}
 	case errors.Is(err, domain.ErrSplitReversalInvalid):
 		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeInvalidRequest, Code: "split_reversal_invalid",
 			Message: "each of reverseSplits must name one of the payment's splits with at most what its share has left, and together at most the refund's amount",

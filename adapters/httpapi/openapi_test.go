@@ -36,25 +36,11 @@ func (anyCallback) NotifyRecurringCharges(context.Context, string, []byte) (int,
 	return 0, 0, nil
 }
 
-// everyRoute builds the handler with every optional surface switched on
-// and lists its /v1 operations as "METHOD /path" relative to /v1.
+// everyRoute lists the /v1 operations of fullRouter as "METHOD /path"
+// relative to /v1.
 func everyRoute(t *testing.T) map[string]bool {
 	t.Helper()
-	// Every service a route depends on is present (a zero value: routes
-	// are only registered, never called), so a surface added later behind
-	// a new optional dependency is walked too.
-	deps := httpapi.Deps{PixCallbacks: anyCallback{}, RecurringCallbacks: anyCallback{}}
-	v := reflect.ValueOf(&deps).Elem()
-	for i := range v.NumField() {
-		if f := v.Field(i); f.Kind() == reflect.Pointer && f.IsNil() && f.Type().Elem().Kind() == reflect.Struct {
-			f.Set(reflect.New(f.Type().Elem()))
-		}
-	}
-	h := httpapi.NewHandler(httpapi.Config{CheckoutPath: "/checkout"}, deps)
-	r, ok := h.(*mux.Router)
-	if !ok {
-		t.Fatalf("NewHandler returned %T, want *mux.Router", h)
-	}
+	r := fullRouter(t)
 	out := map[string]bool{}
 	err := r.Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
 		tpl, err := route.GetPathTemplate()
@@ -81,6 +67,27 @@ func everyRoute(t *testing.T) map[string]bool {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// fullRouter builds the handler with every optional surface switched on.
+func fullRouter(t *testing.T) *mux.Router {
+	t.Helper()
+	// Every service a route depends on is present (a zero value: routes
+	// are only registered, never called), so a surface added later behind
+	// a new optional dependency is walked too.
+	deps := httpapi.Deps{PixCallbacks: anyCallback{}, RecurringCallbacks: anyCallback{}}
+	v := reflect.ValueOf(&deps).Elem()
+	for i := range v.NumField() {
+		if f := v.Field(i); f.Kind() == reflect.Pointer && f.IsNil() && f.Type().Elem().Kind() == reflect.Struct {
+			f.Set(reflect.New(f.Type().Elem()))
+		}
+	}
+	h := httpapi.NewHandler(httpapi.Config{CheckoutPath: "/checkout"}, deps)
+	r, ok := h.(*mux.Router)
+	if !ok {
+		t.Fatalf("NewHandler returned %T, want *mux.Router", h)
+	}
+	return r
 }
 
 func documented(t *testing.T) map[string]bool {

@@ -92,7 +92,7 @@ var chargesParams = wireParams{
 }
 
 // paymentsParams is the camelCase format of /v1/payments, /v1/wallets and
-// their test helpers, registered through paramsRouter. It spells five
+// their test helpers, registered through paramsRouter. It spells six
 // fields its own way and the rest as chargesParams does.
 var paymentsParams = chargesParams.with(wireParams{
 	domain.FieldPaymentMethod:    "paymentMethods",
@@ -100,6 +100,7 @@ var paymentsParams = chargesParams.with(wireParams{
 	domain.FieldCustomerDocument: "customerDocument",
 	domain.FieldCustomerEmail:    "customerEmail",
 	domain.FieldWebhookURL:       "webhookUrl",
+	domain.FieldFeePayer:         "feePayer",
 })
 
 // subaccountsParams is the format of /v1/subaccounts: a sub-account's

@@ -83,7 +83,7 @@ func TestWireParams(t *testing.T) {
 		{domain.FieldSplitAccount, "splits[].account", "splits[].account"},
 		{domain.FieldSplitAmount, "splits[].amount", "splits[].amount"},
 		{domain.FieldSplitPercent, "splits[].percent", "splits[].percent"},
-		{domain.FieldFeePayer, "fee_payer", "fee_payer"},
+		{domain.FieldFeePayer, "fee_payer", "feePayer"},
 	}
 	if len(tests) != len(domain.Fields) {
 		t.Errorf("%d rows for %d domain.Fields: add the new field here", len(tests), len(domain.Fields))

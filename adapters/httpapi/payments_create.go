@@ -19,6 +19,8 @@ type createPaymentRequest struct {
 	Metadata         metadataObject `json:"metadata"`
 	WebhookURL       string         `json:"webhookUrl"`
 	IdempotencyKey   string         `json:"idempotencyKey"`
+	Splits           []splitJSON    `json:"splits"`
+	FeePayer         string         `json:"feePayer"`
 }
 
 func (c *PaymentsController) create(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -44,6 +46,10 @@ func (c *PaymentsController) create(w http.ResponseWriter, r *http.Request) (any
 	if req.Currency != "" && (len(req.Currency) < 3 || len(req.Currency) > 8) {
 		return nil, badRequest("currency", "parameter_invalid", "currency must be 3 to 8 characters")
 	}
+	splits, err := splitsInput(req.Splits)
+	if err != nil {
+		return nil, err
+	}
 	// webhookUrl's SSRF check resolves its host, so the charge service runs
 	// it after the replay check (app.ChargesConfig.WebhookURLs): a retry
 	// of a completed key must answer the original even if DNS now fails.
@@ -51,6 +57,7 @@ func (c *PaymentsController) create(w http.ResponseWriter, r *http.Request) (any
 		Amount: *req.Amount, Currency: req.Currency, Methods: methods,
 		Customer:    domain.Customer{Name: req.CustomerName, Document: req.CustomerDocument, Email: req.CustomerEmail},
 		CustomerRef: req.CustomerID, Metadata: req.Metadata.values(), WebhookURL: req.WebhookURL,
+		Splits: splits, FeePayer: domain.FeePayer(req.FeePayer),
 	}
 	return c.payments.Charges().Create(r.Context(), callerFrom(r.Context()), in, idem, func(ch *domain.Charge) (app.Response, error) {
 		return created(txCreateBody(ch))

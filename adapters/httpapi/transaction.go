@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/base64"
+	"strings"
 	"time"
 
 	"github.com/quitapix/quita/domain"
@@ -50,6 +51,33 @@ type txRead struct {
 	Metadata        map[string]any    `json:"metadata"`
 	CreatedAt       domain.Timestamp  `json:"createdAt"`
 	PaidAt          *domain.Timestamp `json:"paidAt"`
+	// Splits and FeePayer: a split payment's (docs/marketplaces.md);
+	// absent for any other.
+	Splits   []txSplit        `json:"splits,omitempty"`
+	FeePayer *domain.FeePayer `json:"feePayer,omitempty"`
+}
+
+// txSplit is one split in the read format: the charges surface's split
+// with the payments format's upper-case status (PENDING, PAID,
+// CANCELLED).
+type txSplit struct {
+	Account string  `json:"account"`
+	Amount  *int64  `json:"amount"`
+	Percent *string `json:"percent,omitempty"`
+	Status  string  `json:"status"`
+}
+
+// txSplits renders ch's splits onto out.
+func txSplits(ch *domain.Charge, out *txRead) {
+	splits, payer := ch.PublicSplits()
+	if splits == nil {
+		return
+	}
+	out.FeePayer = &payer
+	out.Splits = make([]txSplit, len(splits))
+	for i, s := range splits {
+		out.Splits[i] = txSplit{Account: s.Account, Amount: s.Amount, Percent: s.Percent, Status: strings.ToUpper(s.Status)}
+	}
 }
 
 func optStr(s string) *string {
@@ -108,6 +136,7 @@ func (c *PaymentsController) txBody(ch *domain.Charge, withQR bool) txRead {
 		out.PaidWith = &m
 		out.PaidAt = optTime(st.PaidAt)
 	}
+	txSplits(ch, &out)
 	return out
 }
 

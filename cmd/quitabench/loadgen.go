@@ -34,6 +34,8 @@ type shot struct {
 type loadSpec struct {
 	URL, Key, Op string // Op: create, get, payout or longpoll
 	IDs          []string
+	// Body, when set, is each create's body instead of the default.
+	Body []byte
 	// Keys and Waiters are the long-polls' (longpoll): Waiters waiting
 	// requests per key.
 	Keys     []string
@@ -101,6 +103,10 @@ func loadgenMain() error {
 	if err != nil {
 		return err
 	}
+	createBody := body
+	if len(spec.Body) > 0 {
+		createBody = spec.Body
+	}
 	request := func(i int, b []byte) []byte {
 		switch spec.Op {
 		case "get":
@@ -108,7 +114,7 @@ func loadgenMain() error {
 		case "payout":
 			return client.appendPost(b, "/payouts", spec.Key, "bench-payout-", payoutBody)
 		default:
-			return client.appendPost(b, "/charges", spec.Key, "bench-", body)
+			return client.appendPost(b, "/charges", spec.Key, "bench-", createBody)
 		}
 	}
 	do := func(i int) (int, bool) {

@@ -82,6 +82,9 @@ func run() error {
 	if *longpollOnly {
 		return runLongpollOnly(*pgURL, *redisURL, *strict)
 	}
+	if *splitsOnly {
+		return runSplitsOnly(*pgURL, *redisURL, *splitDur, *splitRate, *splitsPerCharge, *strict)
+	}
 	if *memprofile != "" {
 		defer func() {
 			if err := writeHeapProfile(*memprofile); err != nil {
@@ -269,6 +272,13 @@ func run() error {
 			return fmt.Errorf("payout benchmark: %w", err)
 		}
 		targets = append(targets, payoutRows(ph)...)
+	}
+	if *splitsPerCharge > 0 {
+		ph, err := runSplitBench(ctx, *pgURL, *redisURL, *splitDur, *splitRate, *splitsPerCharge)
+		if err != nil {
+			return fmt.Errorf("split benchmark: %w", err)
+		}
+		targets = append(targets, splitRows(ph)...)
 	}
 	if *longpollOn {
 		ph, err := runLongpollBench(ctx, *pgURL, *redisURL)
