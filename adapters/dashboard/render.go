@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -40,7 +41,8 @@ var assets = map[string]*asset{
 var pages = map[string]*template.Template{}
 
 // pageNames are the page templates in assets/ (login uses the bare layout).
-var pageNames = []string{"login", "overview", "charges", "charge", "subscriptions", "subscription", "refunds", "payouts", "webhooks", "keys", "logs", "secret", "error"}
+var pageNames = []string{"login", "overview", "charges", "charge", "subscriptions", "subscription", "refunds", "payouts", "webhooks", "keys", "logs", "secret", "error",
+	"subaccounts", "subaccount", "invited", "invite"}
 
 func init() {
 	for name, a := range assets {
@@ -53,8 +55,10 @@ func init() {
 		a.version = hex.EncodeToString(sum[:6])
 		a.etag = `"` + a.version + `"`
 	}
-	for name, fn := range subscriptionFuncs {
-		funcs[name] = fn
+	for _, fm := range []template.FuncMap{subscriptionFuncs, subaccountFuncs} {
+		for name, fn := range fm {
+			funcs[name] = fn
+		}
 	}
 	base := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(assetFS, "assets/layout.html", "assets/partials.html"))
 	for _, p := range pageNames {
@@ -129,7 +133,10 @@ type view struct {
 	ModeBase  string
 	OtherMode string
 	Account   string
-	CSRF      string
+	// Platform shows the sub-account pages: the session's account is not
+	// itself a sub-account.
+	Platform bool
+	CSRF     string
 	// Path is this page's address, for the language links.
 	Path   string
 	Notice string
@@ -156,6 +163,7 @@ func (c *Controller) view(r *http.Request, s *session, page string) *view {
 		}
 		v.OtherMode = otherModePath(r.URL.Path, s.mode, other)
 		v.Account = s.caller.Account.Name
+		v.Platform = c.platform(s)
 		v.CSRF = csrfToken(s.token)
 		if n := r.URL.Query().Get("done"); n != "" {
 			v.Notice = v.T["done_"+n]
@@ -165,7 +173,8 @@ func (c *Controller) view(r *http.Request, s *session, page string) *view {
 }
 
 // otherModePath is the same kind of page in the other mode; a page of one
-// object (a charge) becomes its list, since ids do not cross modes.
+// object (a charge) becomes its list, since ids do not cross modes, but a
+// sub-account's page stays its page (sub-accounts belong to no mode).
 func otherModePath(path string, from, to domain.Mode) string {
 	rest := path[len(Base+"/"+string(from)):]
 	section := ""
@@ -178,8 +187,14 @@ func otherModePath(path string, from, to domain.Mode) string {
 			}
 		}
 	}
+	if id, ok := strings.CutPrefix(rest, "/subaccounts/"); ok {
+		id, _, _ = strings.Cut(id, "/")
+		if _, valid := domain.ParseAccountID(id); valid {
+			return Base + "/" + string(to) + "/subaccounts/" + id
+		}
+	}
 	switch section {
-	case "charges", "subscriptions", "refunds", "payouts", "webhooks", "keys", "logs":
+	case "charges", "subscriptions", "refunds", "payouts", "webhooks", "keys", "logs", "subaccounts":
 		return Base + "/" + string(to) + "/" + section
 	}
 	return Base + "/" + string(to) + "/"
