@@ -22,6 +22,7 @@ package dashboard
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"path"
@@ -170,12 +171,7 @@ func (c *Controller) authed(next http.HandlerFunc) http.HandlerFunc {
 			u, err = c.d.Sessions.Verify(r.Context(), ck.Value)
 		}
 		if err != nil {
-			c.clearCookie(w, r, sessionCookie)
-			if r.Method == http.MethodGet || r.Method == http.MethodHead {
-				http.Redirect(w, r, Base+"/login?next="+safeNext(r.URL.RequestURI()), http.StatusSeeOther)
-				return
-			}
-			c.forbidden(w, r)
+			c.loggedOut(w, r)
 			return
 		}
 		s := &session{user: u, token: ck.Value, mode: domain.ModeLive}
@@ -191,12 +187,29 @@ func (c *Controller) authed(next http.HandlerFunc) http.HandlerFunc {
 				return
 			}
 		}
-		if s.caller, err = c.d.Reads.Caller(r.Context(), u, s.mode); err != nil {
+		s.caller, err = c.d.Reads.Caller(r.Context(), u, s.mode)
+		switch {
+		case errors.Is(err, app.ErrInvalidSession):
+			// The account is gone or a disabled sub-account.
+			c.loggedOut(w, r)
+			return
+		case err != nil:
 			c.fail(w, r, err)
 			return
 		}
 		next(w, r.WithContext(context.WithValue(r.Context(), ctxSession{}, s)))
 	}
+}
+
+// loggedOut answers a request without a usable session: a GET goes to the
+// login page (and comes back after), anything else is refused.
+func (c *Controller) loggedOut(w http.ResponseWriter, r *http.Request) {
+	c.clearCookie(w, r, sessionCookie)
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		http.Redirect(w, r, Base+"/login?next="+safeNext(r.URL.RequestURI()), http.StatusSeeOther)
+		return
+	}
+	c.forbidden(w, r)
 }
 
 // home sends the merchant to the overview of live mode.

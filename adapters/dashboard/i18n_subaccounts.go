@@ -10,10 +10,10 @@ var subaccountMessages = map[string]map[string]string{
 		"sa_new_hint": "Cada vendedor da sua plataforma é uma subconta, com carteira própria. " +
 			"Divida cobranças com ela (splits) e convide o vendedor para ver os próprios dados no painel.",
 		"sa_name": "Nome", "sa_document": "CPF ou CNPJ", "sa_document_hint": "Não pode ser alterado depois; aparece sempre mascarado.",
-		"sa_email": "E-mail de contato", "sa_pix_key": "Chave Pix para saques (opcional)", "sa_create": "Criar subconta",
+		"sa_email": "E-mail de contato", "sa_pix_key": "Chave Pix para saques (opcional)", "sa_pix_key_short": "Chave Pix para saques", "sa_create": "Criar subconta",
 		"sa_st_active": "Ativa", "sa_st_disabled": "Desativada",
 		"sa_empty": "Nenhuma subconta ainda.",
-		"sa_empty_next": "Crie a primeira com o formulário acima ou pela API (POST /v1/subaccounts). Depois, crie cobranças com splits " +
+		"sa_empty_next": "Crie a primeira com o formulário abaixo ou pela API (POST /v1/subaccounts). Depois, crie cobranças com splits " +
 			"para dividir cada pagamento e convide o vendedor para o painel na página da subconta.",
 		"sa_hint": "Saldos no modo atual. Subcontas valem nos dois modos; o dinheiro de cada modo fica separado.",
 
@@ -71,10 +71,10 @@ var subaccountMessages = map[string]map[string]string{
 		"sa_new_hint": "Each seller of your platform is a sub-account with a wallet of its own. " +
 			"Split charges with it and invite the seller to see their own data in the dashboard.",
 		"sa_name": "Name", "sa_document": "CPF or CNPJ", "sa_document_hint": "Cannot be changed later; always shown masked.",
-		"sa_email": "Contact e-mail", "sa_pix_key": "Pix key for payouts (optional)", "sa_create": "Create sub-account",
+		"sa_email": "Contact e-mail", "sa_pix_key": "Pix key for payouts (optional)", "sa_pix_key_short": "Pix key for payouts", "sa_create": "Create sub-account",
 		"sa_st_active": "Active", "sa_st_disabled": "Disabled",
 		"sa_empty": "No sub-accounts yet.",
-		"sa_empty_next": "Create the first one with the form above or through the API (POST /v1/subaccounts). Then create charges with " +
+		"sa_empty_next": "Create the first one with the form below or through the API (POST /v1/subaccounts). Then create charges with " +
 			"splits to share each payment, and invite the seller to the dashboard from the sub-account's page.",
 		"sa_hint": "Balances in the current mode. Sub-accounts exist in both modes; each mode's money stays apart.",
 

@@ -157,11 +157,7 @@ func (c *Controller) view(r *http.Request, s *session, page string) *view {
 	if s != nil {
 		v.Mode = string(s.mode)
 		v.ModeBase = Base + "/" + v.Mode
-		other := domain.ModeTest
-		if s.mode == domain.ModeTest {
-			other = domain.ModeLive
-		}
-		v.OtherMode = otherModePath(r.URL.Path, s.mode, other)
+		v.OtherMode = otherModePath(r.URL.Path, s.mode, otherMode(s.mode))
 		v.Account = s.caller.Account.Name
 		v.Platform = c.platform(s)
 		v.CSRF = csrfToken(s.token)
@@ -170,6 +166,14 @@ func (c *Controller) view(r *http.Request, s *session, page string) *view {
 		}
 	}
 	return v
+}
+
+// otherMode is the mode the switch leads to from m.
+func otherMode(m domain.Mode) domain.Mode {
+	if m == domain.ModeTest {
+		return domain.ModeLive
+	}
+	return domain.ModeTest
 }
 
 // otherModePath is the same kind of page in the other mode; a page of one
@@ -233,9 +237,12 @@ type errorData struct {
 func (c *Controller) errorPage(w http.ResponseWriter, r *http.Request, status int, key string) {
 	s := sessionOf(r.Context())
 	v := c.view(r, s, "error")
-	// The language links lead home: an error page repeats nothing of
-	// the address it was asked for.
+	// The language links and the mode switch lead home: an error page
+	// repeats nothing of the address it was asked for.
 	v.Path = Base + "/"
+	if s != nil {
+		v.OtherMode = otherModePath(v.ModeBase+"/", s.mode, otherMode(s.mode))
+	}
 	v.Title = v.T[key]
 	v.Data = errorData{Status: status, Message: v.T[key]}
 	c.render(w, r, status, v)
