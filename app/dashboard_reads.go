@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -40,7 +42,8 @@ func NewDashboardReads(accounts ports.AccountStore, events ports.EventOutbox, tx
 }
 
 // Caller is the session's account acting in mode, as an API key of that
-// mode would. ErrInvalidSession when the account no longer exists.
+// mode would. ErrInvalidSession when the account no longer exists or is a
+// disabled sub-account (whose logins stop with it, as its keys do).
 func (s *DashboardReads) Caller(ctx context.Context, u DashboardUser, mode domain.Mode) (Caller, error) {
 	a, err := s.accounts.GetAccount(ctx, u.AccountID)
 	if errors.Is(err, ports.ErrNotFound) {
@@ -48,6 +51,9 @@ func (s *DashboardReads) Caller(ctx context.Context, u DashboardUser, mode domai
 	}
 	if err != nil {
 		return Caller{}, err
+	}
+	if a.DisabledAt != nil {
+		return Caller{}, ErrInvalidSession
 	}
 	return Caller{Account: *a, Mode: mode}, nil
 }
@@ -97,4 +103,28 @@ func validTxID(s string) bool {
 // whether more follow.
 func (s *DashboardReads) Refunds(ctx context.Context, caller Caller, limit, offset int) ([]domain.Refund, bool, error) {
 	return s.payments.ListScopeRefunds(ctx, ports.RefundQuery{Scope: caller.Scope(), Limit: limit, Offset: offset})
+}
+
+// Transfers returns the caller's latest transfers (at most limit), newest
+// first: the split shares it was credited, as its transfer.created events
+// carry them (so within the events' retention).
+func (s *DashboardReads) Transfers(ctx context.Context, caller Caller, limit int) ([]domain.PublicTransfer, error) {
+	page, err := s.events.ListEvents(ctx, ports.EventQuery{Scope: caller.Scope(), Limit: limit,
+		Types: []domain.EventType{domain.EventTransferCreated}})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]domain.PublicTransfer, 0, len(page.Events))
+	for _, ev := range page.Events {
+		var env struct {
+			Data struct {
+				Object domain.PublicTransfer `json:"object"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(ev.Payload, &env); err != nil {
+			return nil, fmt.Errorf("event %s: %w", ev.ID, err)
+		}
+		out = append(out, env.Data.Object)
+	}
+	return out, nil
 }

@@ -136,3 +136,15 @@ func (s *SubaccountService) ActAs(ctx context.Context, caller Caller, accountID 
 func actingCaller(platform Caller, sub domain.Account) Caller {
 	return Caller{Account: sub, Mode: platform.Mode, KeyFingerprint: platform.KeyFingerprint, Platform: platform.Account.ID}
 }
+
+// ReadAs is the caller of sub, a sub-account of the caller's account
+// (as Get or List returned it), disabled or not, in the caller's mode, for
+// the platform's dashboard to read the sub-account's wallets, charges and
+// transfers: only reads are made with it (ActAs decides what may be
+// written). ports.ErrNotFound when sub is not the caller's sub-account.
+func (s *SubaccountService) ReadAs(caller Caller, sub domain.Account) (Caller, error) {
+	if sub.ParentAccountID == "" || sub.ParentAccountID != caller.Account.ID {
+		return Caller{}, ports.ErrNotFound
+	}
+	return actingCaller(caller, sub), nil
+}

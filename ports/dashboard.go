@@ -21,7 +21,8 @@ var (
 // UserStore finds dashboard users.
 type UserStore interface {
 	// GetUserByEmail compares e-mails without case. ErrNotFound for an
-	// unknown address.
+	// unknown address, and for a user of a disabled sub-account, whose
+	// logins stop with it.
 	GetUserByEmail(ctx context.Context, email string) (*User, error)
 }
 

@@ -35,9 +35,33 @@ type SubaccountStore interface {
 	// returned and nothing is written.
 	UpdateSubaccount(ctx context.Context, platformID, id string, fn func(domain.Account) (domain.Account, error)) (*domain.Account, error)
 	// DisableSubaccount sets disabled_at (kept when already set) and
+	// denies every session of the sub-account's dashboard users issued
+	// until at (as TokenDenylist.DenyUserTokens), in one transaction, and
 	// returns the sub-account. ErrNotFound as GetSubaccount.
 	DisableSubaccount(ctx context.Context, platformID, id string, at time.Time) (*domain.Account, error)
 	// LiveSubaccounts returns which of ids are live (not disabled)
 	// sub-accounts of platformID, as a set; other ids are absent.
 	LiveSubaccounts(ctx context.Context, platformID string, ids []string) (map[string]bool, error)
+}
+
+// InvitationStore keeps the invitations a platform sends for dashboard
+// logins of its sub-accounts. An invitation is found by the hash of its
+// token only: the token itself is never stored.
+type InvitationStore interface {
+	// CreateInvitation writes inv. ErrDuplicate when its id or token hash
+	// exists.
+	CreateInvitation(ctx context.Context, inv domain.Invitation) error
+	// ListInvitations returns up to limit invitations of the sub-account
+	// accountID, newest first, and whether more exist.
+	ListInvitations(ctx context.Context, accountID string, limit int) ([]domain.Invitation, bool, error)
+	// InvitationByToken returns the invitation whose token hashes to
+	// tokenHash and its sub-account. ErrNotFound for none.
+	InvitationByToken(ctx context.Context, tokenHash string) (*domain.Invitation, *domain.Account, error)
+	// AcceptInvitation locks the invitation whose token hashes to
+	// tokenHash, calls check with it and its sub-account as they are
+	// under the lock and, when check returns nil, inserts u and marks the
+	// invitation accepted by u at `at`, in one transaction. ErrNotFound
+	// for no such invitation; check's error as it is; ErrDuplicate when
+	// u's e-mail already has a login. Nothing is written on any error.
+	AcceptInvitation(ctx context.Context, tokenHash string, u User, at time.Time, check func(domain.Invitation, domain.Account) error) error
 }

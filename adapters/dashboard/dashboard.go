@@ -1,10 +1,13 @@
 // Package dashboard is the merchant's web dashboard, served at /dashboard:
 // log in with the dashboard e-mail and password, then see the balance and
 // volume, charges (search, filters, detail with its event and webhook
-// timeline, refunds, receipts), subscriptions (Pix Automático: list,
+// timeline, refunds, receipts, splits), subscriptions (Pix Automático: list,
 // detail with its cycles, cancel), refunds, payouts, webhook endpoints and their
-// deliveries, API keys and request logs, in live or test mode, in
-// Brazilian Portuguese or English.
+// deliveries, API keys and request logs, and a platform's sub-accounts
+// (list, create, detail, disable, login invitations), in live or test
+// mode, in Brazilian Portuguese or English. An invitee accepts a
+// sub-account login at /dashboard/invite/{token}; that login sees the
+// sub-account's own data only.
 //
 // Pages are rendered on the server with html/template; the embedded
 // stylesheet and a small script (copy buttons, confirmations) are the only
@@ -19,6 +22,7 @@ package dashboard
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"path"
@@ -42,7 +46,11 @@ type Deps struct {
 	// Subscriptions are read and cancelled through the service the API
 	// uses.
 	Subscriptions *app.SubscriptionService
-	Log           *slog.Logger
+	// Subaccounts are a platform's sellers (nil: no sub-account pages);
+	// Logins invites and accepts their dashboard logins (nil: none).
+	Subaccounts *app.SubaccountService
+	Logins      *app.SubaccountLogins
+	Log         *slog.Logger
 }
 
 // Config tunes the dashboard.
@@ -89,6 +97,8 @@ func (c *Controller) Routes(r *mux.Router) {
 	r.HandleFunc("/login", c.loginPage).Methods(http.MethodGet, http.MethodHead).Name("dashboard.login_page")
 	r.HandleFunc("/login", c.login).Methods(http.MethodPost).Name("dashboard.login")
 	r.HandleFunc("/lang/{lang}", c.setLang).Methods(http.MethodGet).Name("dashboard.lang")
+	r.HandleFunc("/invite/{token}", c.invitePage).Methods(http.MethodGet, http.MethodHead).Name("dashboard.invite_page")
+	r.HandleFunc("/invite/{token}", c.acceptInvite).Methods(http.MethodPost).Name("dashboard.invite_accept")
 	r.HandleFunc("/logout", c.authed(c.logout)).Methods(http.MethodPost).Name("dashboard.logout")
 	r.HandleFunc("/logout-all", c.authed(c.logoutAll)).Methods(http.MethodPost).Name("dashboard.logout_all")
 	r.HandleFunc("", c.home).Methods(http.MethodGet, http.MethodHead).Name("dashboard.root")
@@ -124,6 +134,11 @@ func (c *Controller) Routes(r *mux.Router) {
 	post("/keys/{id}/rotate", "key_rotate", c.rotateKey)
 	post("/keys/{id}/revoke", "key_revoke", c.revokeKey)
 	get("/logs", "logs", c.logs)
+	get("/subaccounts", "subaccounts", c.platformOnly(c.subaccounts))
+	post("/subaccounts", "subaccount_create", c.platformOnly(c.createSubaccount))
+	get("/subaccounts/{id}", "subaccount", c.platformOnly(c.subaccount))
+	post("/subaccounts/{id}/disable", "subaccount_disable", c.platformOnly(c.disableSubaccount))
+	post("/subaccounts/{id}/invitations", "subaccount_invite", c.platformOnly(c.inviteLogin))
 	m.NotFoundHandler = http.HandlerFunc(c.notFound)
 	r.NotFoundHandler = http.HandlerFunc(c.notFound)
 }
@@ -156,12 +171,7 @@ func (c *Controller) authed(next http.HandlerFunc) http.HandlerFunc {
 			u, err = c.d.Sessions.Verify(r.Context(), ck.Value)
 		}
 		if err != nil {
-			c.clearCookie(w, r, sessionCookie)
-			if r.Method == http.MethodGet || r.Method == http.MethodHead {
-				http.Redirect(w, r, Base+"/login?next="+safeNext(r.URL.RequestURI()), http.StatusSeeOther)
-				return
-			}
-			c.forbidden(w, r)
+			c.loggedOut(w, r)
 			return
 		}
 		s := &session{user: u, token: ck.Value, mode: domain.ModeLive}
@@ -177,12 +187,29 @@ func (c *Controller) authed(next http.HandlerFunc) http.HandlerFunc {
 				return
 			}
 		}
-		if s.caller, err = c.d.Reads.Caller(r.Context(), u, s.mode); err != nil {
+		s.caller, err = c.d.Reads.Caller(r.Context(), u, s.mode)
+		switch {
+		case errors.Is(err, app.ErrInvalidSession):
+			// The account is gone or a disabled sub-account.
+			c.loggedOut(w, r)
+			return
+		case err != nil:
 			c.fail(w, r, err)
 			return
 		}
 		next(w, r.WithContext(context.WithValue(r.Context(), ctxSession{}, s)))
 	}
+}
+
+// loggedOut answers a request without a usable session: a GET goes to the
+// login page (and comes back after), anything else is refused.
+func (c *Controller) loggedOut(w http.ResponseWriter, r *http.Request) {
+	c.clearCookie(w, r, sessionCookie)
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		http.Redirect(w, r, Base+"/login?next="+safeNext(r.URL.RequestURI()), http.StatusSeeOther)
+		return
+	}
+	c.forbidden(w, r)
 }
 
 // home sends the merchant to the overview of live mode.

@@ -98,6 +98,24 @@ func TestMessagesComplete(t *testing.T) {
 	for _, p := range []domain.RetryPolicy{domain.RetryNone, domain.RetryThreeInSevenDays} {
 		used["rp_"+string(p)] = true
 	}
+	for _, st := range []string{domain.SubaccountActive, domain.SubaccountDisabled} {
+		used["sa_st_"+st] = true
+	}
+	for _, st := range []string{domain.InvitationPending, domain.InvitationAccepted, domain.InvitationExpired} {
+		used["inv_st_"+st] = true
+	}
+	for _, st := range []string{domain.SplitPending, domain.SplitPaid, domain.SplitCancelled} {
+		used["sp_st_"+st] = true
+	}
+	for _, fp := range []domain.FeePayer{domain.FeePayerPlatform, domain.FeePayerProportional} {
+		used["sp_fee_"+string(fp)] = true
+	}
+	for _, k := range []string{"invite_mismatch", "invite_password", "invite_email_taken", "err_subaccount_name", "err_subaccount_document",
+		"err_subaccount_email", "err_subaccount_pix_key", "err_subaccount_invalid", "err_subaccount_confirm", "err_invite_email",
+		"err_invite_disabled", "err_invite_unknown", "err_invite_used", "err_invite_expired", "err_invite_subaccount_disabled",
+		"done_subaccount_created", "done_subaccount_disabled", "done_invite_accepted"} {
+		used[k] = true
+	}
 	for _, j := range []domain.Journey{domain.JourneyAuthorizationRequest, domain.JourneyQRCode, domain.JourneyQRCodeWithFirstPayment} {
 		used["jn_"+string(j)] = true
 	}
@@ -131,12 +149,16 @@ func TestMessagesComplete(t *testing.T) {
 func TestOtherModePath(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
-		"/dashboard/live/":                      "/dashboard/test/",
-		"/dashboard/live/charges":               "/dashboard/test/charges",
-		"/dashboard/live/charges/ch_abc":        "/dashboard/test/charges",
-		"/dashboard/live/webhooks":              "/dashboard/test/webhooks",
-		"/dashboard/live/subscriptions/sub_abc": "/dashboard/test/subscriptions",
-		"/dashboard/live/deliveries/x/yz":       "/dashboard/test/",
+		"/dashboard/live/":                                                     "/dashboard/test/",
+		"/dashboard/live/charges":                                              "/dashboard/test/charges",
+		"/dashboard/live/charges/ch_abc":                                       "/dashboard/test/charges",
+		"/dashboard/live/webhooks":                                             "/dashboard/test/webhooks",
+		"/dashboard/live/subscriptions/sub_abc":                                "/dashboard/test/subscriptions",
+		"/dashboard/live/deliveries/x/yz":                                      "/dashboard/test/",
+		"/dashboard/live/subaccounts":                                          "/dashboard/test/subaccounts",
+		"/dashboard/live/subaccounts/acct_3oddh7pwqb3umyehf4gfjkc4yo7ykum4oeq": "/dashboard/test/subaccounts/acct_3oddh7pwqb3umyehf4gfjkc4yo7ykum4oeq",
+		"/dashboard/live/subaccounts/acct_3oddh7pwqb3umyehf4gfjkc4yo7ykum4oeq/invitations": "/dashboard/test/subaccounts/acct_3oddh7pwqb3umyehf4gfjkc4yo7ykum4oeq",
+		"/dashboard/live/subaccounts/nope":                                                 "/dashboard/test/subaccounts",
 	} {
 		if got := otherModePath(in, domain.ModeLive, domain.ModeTest); got != want {
 			t.Errorf("%s → %s, want %s", in, got, want)

@@ -236,6 +236,10 @@ type chargeData struct {
 	Refundable bool
 	Receipt    bool
 	IdemKey    string
+	// Splits share a platform's charge among its sub-accounts; FeePayer
+	// says who bears the fees ("" without splits).
+	Splits   []splitRow
+	FeePayer domain.FeePayer
 }
 
 // chargeID reads {id} in any form a merchant holds; anything else is 404.
@@ -270,6 +274,9 @@ func (c *Controller) charge(w http.ResponseWriter, r *http.Request, s *session) 
 		return err
 	}
 	d := chargeData{Charge: ch, Refunds: rfs}
+	if d.Splits, d.FeePayer, err = c.chargeSplits(r, s.caller, ch); err != nil {
+		return err
+	}
 	byEvent := map[string]int{}
 	for i, e := range evs {
 		d.Timeline = append(d.Timeline, timelineEntry{Event: e})

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -40,7 +41,8 @@ var assets = map[string]*asset{
 var pages = map[string]*template.Template{}
 
 // pageNames are the page templates in assets/ (login uses the bare layout).
-var pageNames = []string{"login", "overview", "charges", "charge", "subscriptions", "subscription", "refunds", "payouts", "webhooks", "keys", "logs", "secret", "error"}
+var pageNames = []string{"login", "overview", "charges", "charge", "subscriptions", "subscription", "refunds", "payouts", "webhooks", "keys", "logs", "secret", "error",
+	"subaccounts", "subaccount", "invited", "invite"}
 
 func init() {
 	for name, a := range assets {
@@ -53,8 +55,10 @@ func init() {
 		a.version = hex.EncodeToString(sum[:6])
 		a.etag = `"` + a.version + `"`
 	}
-	for name, fn := range subscriptionFuncs {
-		funcs[name] = fn
+	for _, fm := range []template.FuncMap{subscriptionFuncs, subaccountFuncs} {
+		for name, fn := range fm {
+			funcs[name] = fn
+		}
 	}
 	base := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(assetFS, "assets/layout.html", "assets/partials.html"))
 	for _, p := range pageNames {
@@ -129,7 +133,10 @@ type view struct {
 	ModeBase  string
 	OtherMode string
 	Account   string
-	CSRF      string
+	// Platform shows the sub-account pages: the session's account is not
+	// itself a sub-account.
+	Platform bool
+	CSRF     string
 	// Path is this page's address, for the language links.
 	Path   string
 	Notice string
@@ -150,12 +157,9 @@ func (c *Controller) view(r *http.Request, s *session, page string) *view {
 	if s != nil {
 		v.Mode = string(s.mode)
 		v.ModeBase = Base + "/" + v.Mode
-		other := domain.ModeTest
-		if s.mode == domain.ModeTest {
-			other = domain.ModeLive
-		}
-		v.OtherMode = otherModePath(r.URL.Path, s.mode, other)
+		v.OtherMode = otherModePath(r.URL.Path, s.mode, otherMode(s.mode))
 		v.Account = s.caller.Account.Name
+		v.Platform = c.platform(s)
 		v.CSRF = csrfToken(s.token)
 		if n := r.URL.Query().Get("done"); n != "" {
 			v.Notice = v.T["done_"+n]
@@ -164,8 +168,17 @@ func (c *Controller) view(r *http.Request, s *session, page string) *view {
 	return v
 }
 
+// otherMode is the mode the switch leads to from m.
+func otherMode(m domain.Mode) domain.Mode {
+	if m == domain.ModeTest {
+		return domain.ModeLive
+	}
+	return domain.ModeTest
+}
+
 // otherModePath is the same kind of page in the other mode; a page of one
-// object (a charge) becomes its list, since ids do not cross modes.
+// object (a charge) becomes its list, since ids do not cross modes, but a
+// sub-account's page stays its page (sub-accounts belong to no mode).
 func otherModePath(path string, from, to domain.Mode) string {
 	rest := path[len(Base+"/"+string(from)):]
 	section := ""
@@ -178,8 +191,14 @@ func otherModePath(path string, from, to domain.Mode) string {
 			}
 		}
 	}
+	if id, ok := strings.CutPrefix(rest, "/subaccounts/"); ok {
+		id, _, _ = strings.Cut(id, "/")
+		if _, valid := domain.ParseAccountID(id); valid {
+			return Base + "/" + string(to) + "/subaccounts/" + id
+		}
+	}
 	switch section {
-	case "charges", "subscriptions", "refunds", "payouts", "webhooks", "keys", "logs":
+	case "charges", "subscriptions", "refunds", "payouts", "webhooks", "keys", "logs", "subaccounts":
 		return Base + "/" + string(to) + "/" + section
 	}
 	return Base + "/" + string(to) + "/"
@@ -218,9 +237,12 @@ type errorData struct {
 func (c *Controller) errorPage(w http.ResponseWriter, r *http.Request, status int, key string) {
 	s := sessionOf(r.Context())
 	v := c.view(r, s, "error")
-	// The language links lead home: an error page repeats nothing of
-	// the address it was asked for.
+	// The language links and the mode switch lead home: an error page
+	// repeats nothing of the address it was asked for.
 	v.Path = Base + "/"
+	if s != nil {
+		v.OtherMode = otherModePath(v.ModeBase+"/", s.mode, otherMode(s.mode))
+	}
 	v.Title = v.T[key]
 	v.Data = errorData{Status: status, Message: v.T[key]}
 	c.render(w, r, status, v)

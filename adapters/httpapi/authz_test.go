@@ -197,6 +197,12 @@ func TestDashboardAuthorizationMatrix(t *testing.T) {
 		t.Fatalf("A's subscription: %d %s", r.Status, r.Body)
 	}
 	subscriptionID := r.json(t)["id"].(string)
+	r = call(t, http.MethodPost, srv.BaseURL+"/subaccounts", map[string]string{"apikey": a.TestKey, "Idempotency-Key": "dash-matrix-seller"},
+		`{"name":"Vendedor de A","document":"`+payerCPF+`","email":"vendedor@loja-a.example.com"}`)
+	if r.Status != 201 {
+		t.Fatalf("A's sub-account: %d %s", r.Status, r.Body)
+	}
+	sellerID := r.json(t)["id"].(string)
 	keys, err := srv.App.Dashboard.Keys.List(ctx, app.DashboardUser{AccountID: a.AccountID})
 	if err != nil || len(keys) < 2 {
 		t.Fatal(err)
@@ -206,6 +212,7 @@ func TestDashboardAuthorizationMatrix(t *testing.T) {
 		keyFor[string(k.Mode)] = k.ID
 	}
 	aSecrets := []string{chargeID, raw, txid, endpointID, deliveryID, payoutID, subscriptionID, "CTR-A", keys[0].ID, keys[1].ID, a.AccountID, a.UserID, "Loja A",
+		sellerID, "Vendedor de A",
 		domain.APIKeyFingerprint(a.TestKey)[:12], domain.APIKeyFingerprint(a.LiveKey)[:12]}
 
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -252,12 +259,14 @@ func TestDashboardAuthorizationMatrix(t *testing.T) {
 				obj = payoutID
 			case strings.Contains(rt.tpl, "/subscriptions/"):
 				obj = subscriptionID
+			case strings.Contains(rt.tpl, "/subaccounts/"):
+				obj = sellerID
 			}
 			path := strings.Replace(strings.Replace(rt.tpl, "{mode:live|test}", mode, 1), "{id}", obj, 1)
 			h := testkit.Header{"Cookie": cookie}
 			var body any
 			if rt.method == http.MethodPost {
-				body = "csrf=" + csrfB + "&amount=10&label=x&url=http%3A%2F%2F127.0.0.1%3A9%2F&events=charge.paid"
+				body = "csrf=" + csrfB + "&amount=10&label=x&url=http%3A%2F%2F127.0.0.1%3A9%2F&events=charge.paid&confirm=yes&email=b%40loja-b.example.com"
 				h["Content-Type"] = "application/x-www-form-urlencoded"
 				h["Origin"] = srv.URL
 			}
@@ -281,7 +290,8 @@ func TestDashboardAuthorizationMatrix(t *testing.T) {
 	// either mode, even when B searches for A's charge or txid.
 	for _, p := range []string{"/", "/charges", "/charges?q=" + chargeID, "/charges?q=" + txid,
 		"/charges?after=" + chargeID, "/refunds", "/payouts", "/payouts?after=" + payoutID,
-		"/subscriptions", "/subscriptions?after=" + subscriptionID, "/webhooks", "/webhooks?endpoint=" + endpointID, "/keys", "/logs"} {
+		"/subscriptions", "/subscriptions?after=" + subscriptionID, "/webhooks", "/webhooks?endpoint=" + endpointID, "/keys", "/logs",
+		"/subaccounts", "/subaccounts?after=" + sellerID} {
 		for _, mode := range []string{"test", "live"} {
 			res, err := testkit.Send(noRedirect, http.MethodGet, srv.URL+"/dashboard/"+mode+p, nil, testkit.Header{"Cookie": cookie})
 			if err != nil {
@@ -318,5 +328,12 @@ func TestDashboardAuthorizationMatrix(t *testing.T) {
 	}
 	if eps, _ := srv.App.Webhooks.ListEndpoints(ctx, callerA); len(eps) != 1 {
 		t.Fatalf("A's endpoints after the matrix: %d", len(eps))
+	}
+	if r := call(t, http.MethodGet, srv.BaseURL+"/subaccounts/"+sellerID+"/invitations", keyHdr(a.TestKey), ""); r.Status != 200 ||
+		!bytes.Contains(r.Body, []byte(`"data":[]`)) {
+		t.Fatalf("A's seller's invitations after the matrix: %d %s", r.Status, r.Body)
+	}
+	if r := call(t, http.MethodGet, srv.BaseURL+"/subaccounts/"+sellerID, keyHdr(a.TestKey), ""); r.Status != 200 || r.json(t)["status"] != "active" {
+		t.Fatalf("A's seller after the matrix: %d %s", r.Status, r.Body)
 	}
 }

@@ -96,6 +96,8 @@ var isoChecked = map[string]isoRoute{
 	"subaccounts.get":                      {obj: objSubaccount},
 	"subaccounts.update":                   {obj: objSubaccount, body: map[string]any{"name": "Tomada"}},
 	"subaccounts.disable":                  {obj: objSubaccount, body: map[string]any{}},
+	"subaccounts.invite":                   {obj: objSubaccount, body: map[string]any{"email": "convite@example.com"}},
+	"subaccounts.invitations":              {obj: objSubaccount},
 	"subscriptions.get":                    {obj: objSubscription},
 	"subscriptions.cancel":                 {obj: objSubscription, body: map[string]any{}},
 	"subscriptions.charges":                {obj: objSubscription},

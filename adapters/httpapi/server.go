@@ -108,6 +108,9 @@ type Deps struct {
 	// for its sub-accounts (Quita-Account); nil serves no such route and
 	// refuses the header for any account but the key's own.
 	Subaccounts *app.SubaccountService
+	// SubaccountLogins serves the invitations of sub-account dashboard
+	// logins (/v1/subaccounts/{id}/invitations).
+	SubaccountLogins *app.SubaccountLogins
 }
 
 // CheckoutPathFromURL returns the path part of a checkout base URL.
@@ -196,7 +199,7 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 		(&PayoutsController{payouts: d.Payouts, receipts: d.Receipts}).Routes(v1)
 	}
 	if d.Subaccounts != nil {
-		(&SubaccountsController{subs: d.Subaccounts}).Routes(v1)
+		(&SubaccountsController{subs: d.Subaccounts, logins: d.SubaccountLogins}).Routes(v1)
 	}
 	if d.Subscriptions != nil {
 		(&SubscriptionsController{subs: d.Subscriptions, sim: d.Simulator, links: cfg.Links, qr: d.QR}).Routes(v1)

@@ -14,6 +14,8 @@ import (
 // (docs/marketplaces.md).
 type SubaccountsController struct {
 	subs *app.SubaccountService
+	// logins serves the invitations routes; nil serves none.
+	logins *app.SubaccountLogins
 }
 
 // Routes registers the sub-account routes, whose errors name fields in
@@ -26,6 +28,10 @@ func (c *SubaccountsController) Routes(r *mux.Router) {
 	pr.HandleFunc("/subaccounts/{id}", onSubaccount(c.get)).Methods(http.MethodGet).Name("subaccounts.get")
 	pr.HandleFunc("/subaccounts/{id}", onSubaccount(c.update)).Methods(http.MethodPost).Name("subaccounts.update")
 	pr.HandleFunc("/subaccounts/{id}/disable", onSubaccount(c.disable)).Methods(http.MethodPost).Name("subaccounts.disable")
+	if c.logins != nil {
+		pr.HandleFunc("/subaccounts/{id}/invitations", onSubaccount(c.invite)).Methods(http.MethodPost).Name("subaccounts.invite")
+		pr.HandleFunc("/subaccounts/{id}/invitations", onSubaccount(c.invitations)).Methods(http.MethodGet).Name("subaccounts.invitations")
+	}
 }
 
 // onSubaccount resolves {id} (acct_…; anything else is 404 before h runs)
@@ -132,6 +138,52 @@ func (c *SubaccountsController) list(_ http.ResponseWriter, r *http.Request) (an
 	if more && len(as) > 0 {
 		next := as[len(as)-1].ID
 		out.NextCursor = &next
+	}
+	return out, nil
+}
+
+type inviteRequest struct {
+	Email string `json:"email"`
+}
+
+// invite invites a dashboard login for the sub-account: the answer is the
+// one place (besides the server's log) that holds the link with its
+// token.
+func (c *SubaccountsController) invite(w http.ResponseWriter, r *http.Request, caller app.Caller, id string) (any, error) {
+	var req inviteRequest
+	if _, err := readJSON(w, r, true, &req); err != nil {
+		return nil, err
+	}
+	sent, err := c.logins.Invite(r.Context(), caller, id, req.Email)
+	if err != nil {
+		return nil, err
+	}
+	out := sent.Invitation.Public(c.logins.Now())
+	out.URL = sent.URL
+	return created(out)
+}
+
+type invitationListResponse struct {
+	Object  string                    `json:"object"`
+	Data    []domain.PublicInvitation `json:"data"`
+	HasMore bool                      `json:"has_more"`
+}
+
+// invitations lists the sub-account's newest invitations (limit, 1..100,
+// 25), never with their links.
+func (c *SubaccountsController) invitations(_ http.ResponseWriter, r *http.Request, caller app.Caller, id string) (any, error) {
+	limit, err := intParam(r.URL.Query().Get("limit"), "limit", 1, 100, 25)
+	if err != nil {
+		return nil, err
+	}
+	is, more, err := c.logins.Invitations(r.Context(), caller, id, limit)
+	if err != nil {
+		return nil, err
+	}
+	now := c.logins.Now()
+	out := invitationListResponse{Object: "list", Data: make([]domain.PublicInvitation, 0, len(is)), HasMore: more}
+	for _, i := range is {
+		out.Data = append(out.Data, i.Public(now))
 	}
 	return out, nil
 }

@@ -75,10 +75,13 @@ func (db *DB) SetAccountDocument(ctx context.Context, id, document string) error
 }
 
 // GetUserByEmail finds a dashboard user by e-mail, compared without case.
-// ErrNotFound for an unknown address.
+// ErrNotFound for an unknown address and for a user of a disabled
+// sub-account.
 func (db *DB) GetUserByEmail(ctx context.Context, email string) (*ports.User, error) {
 	row := new(userRow)
-	if err := db.bun.NewSelect().Model(row).Where("u.email_key = ?", emailKey(email)).Scan(ctx); err != nil {
+	err := db.bun.NewSelect().Model(row).Where("u.email_key = ?", emailKey(email)).
+		Where("NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = u.account_id AND a.disabled_at IS NOT NULL)").Scan(ctx)
+	if err != nil {
 		return nil, mapError(err)
 	}
 	return row.toPort(), nil

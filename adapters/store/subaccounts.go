@@ -116,10 +116,33 @@ func (db *DB) UpdateSubaccount(ctx context.Context, platformID, id string, fn fu
 	return out, mapError(err)
 }
 
-// DisableSubaccount implements ports.SubaccountStore.
+// DisableSubaccount implements ports.SubaccountStore. The sessions of the
+// sub-account's users are cut off when it is disabled, not again when it
+// is disabled once more.
 func (db *DB) DisableSubaccount(ctx context.Context, platformID, id string, at time.Time) (*domain.Account, error) {
-	_, err := db.bun.NewUpdate().Model((*accountRow)(nil)).Set("disabled_at = ?", newDBTime(at)).
-		Where("a.id = ?", id).Where("a.parent_account_id = ?", platformID).Where("a.disabled_at IS NULL").Exec(ctx)
+	err := db.bun.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		res, err := tx.NewUpdate().Model((*accountRow)(nil)).Set("disabled_at = ?", newDBTime(at)).
+			Where("a.id = ?", id).Where("a.parent_account_id = ?", platformID).Where("a.disabled_at IS NULL").Exec(ctx)
+		if err != nil {
+			return mapError(err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err
+		}
+		var users []string
+		if err := tx.NewSelect().Model((*userRow)(nil)).Column("u.id").Where("u.account_id = ?", id).Scan(ctx, &users); err != nil {
+			return mapError(err)
+		}
+		for _, u := range users {
+			_, err := tx.NewInsert().Model(&sessionCutoffRow{UserID: u, NotBefore: newDBTime(at)}).
+				On("CONFLICT (user_id) DO UPDATE").Set("not_before = CASE WHEN EXCLUDED.not_before > sc.not_before THEN EXCLUDED.not_before ELSE sc.not_before END").
+				Exec(ctx)
+			if err != nil {
+				return mapError(err)
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, mapError(err)
 	}

@@ -53,6 +53,8 @@ var dashboardSet = wire.NewSet(
 	app.NewGuardSettings,
 	app.NewFraudGuard,
 	app.NewDashboardReads,
+	provideInvitationsConfig,
+	app.NewSubaccountLogins,
 	provideDashboard,
 	provideWebDashboard,
 )
@@ -117,12 +119,19 @@ func provideDashboard(sessions *app.SessionService, keys *app.KeyService, settin
 		Limiter: limiter, Attempts: attempts, Janitor: janitor}
 }
 
+// provideInvitationsConfig makes invitation links point at the
+// dashboard's accept page on the public origin (the base URL without its
+// /v1).
+func provideInvitationsConfig(cfg Config) app.InvitationsConfig {
+	return app.InvitationsConfig{LinkBase: strings.TrimSuffix(cfg.BaseURL, "/v1") + dashboard.Base + "/invite/"}
+}
+
 // provideWebDashboard is the merchant's web dashboard at /dashboard.
 func provideWebDashboard(cfg Config, log *slog.Logger, sessions *app.SessionService, keys *app.KeyService, reads *app.DashboardReads,
 	payments *app.PaymentService, webhooks *app.WebhookService, receipts *app.ReceiptService, payouts *app.PayoutService,
-	subscriptions *app.SubscriptionService,
+	subscriptions *app.SubscriptionService, subaccounts *app.SubaccountService, logins *app.SubaccountLogins,
 ) *dashboard.Controller {
 	return dashboard.New(dashboard.Deps{Sessions: sessions, Keys: keys, Reads: reads, Payments: payments, Webhooks: webhooks,
-		Receipts: receipts, Payouts: payouts, Subscriptions: subscriptions, Log: log},
+		Receipts: receipts, Payouts: payouts, Subscriptions: subscriptions, Subaccounts: subaccounts, Logins: logins, Log: log},
 		dashboard.Config{SecureCookies: strings.HasPrefix(cfg.BaseURL, "https://"), ClientIP: httpapi.ClientIP})
 }

@@ -89,6 +89,7 @@ var storeSet = wire.NewSet(
 	wire.Bind(new(ports.PayoutStore), new(*store.DB)),
 	wire.Bind(new(ports.SubscriptionStore), new(*store.DB)),
 	wire.Bind(new(ports.SubaccountStore), new(*store.DB)),
+	wire.Bind(new(ports.InvitationStore), new(*store.DB)),
 )
 
 // acquirerSet provides the acquirer (the sandbox, or API Pix in live mode)
@@ -280,7 +281,7 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 	dash *Dashboard, webhooks *app.WebhookService, payments *app.PaymentService, pixReceipts *app.PixReceiptService,
 	live *bcbpix.Acquirer, events *app.EventService, receipts *app.ReceiptService, web *dashboard.Controller, payouts *app.PayoutService,
 	keyed *idempotency.Sealed, subs *app.SubscriptionService, recurring httpapi.RecurringCallbacks,
-	subaccounts *app.SubaccountService,
+	subaccounts *app.SubaccountService, logins *app.SubaccountLogins,
 ) http.Handler {
 	if cfg.Acquirer != AcquirerBCBPix {
 		pixReceipts = nil // no PSP callbacks without the API Pix provider
@@ -298,7 +299,7 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 			AuthFailures: dash.Attempts, Webhooks: webhooks, Payments: payments, PixReceipts: pixReceipts, PixCallbacks: live,
 			Events: events, Receipts: receipts, Dashboard: web, Admission: admission(cfg, db),
 			Payouts: payouts, KeyedWrites: keyed, CreateFlight: createFlight(db), Subscriptions: subs,
-			RecurringCallbacks: recurring, Subaccounts: subaccounts},
+			RecurringCallbacks: recurring, Subaccounts: subaccounts, SubaccountLogins: logins},
 	)
 }
 

@@ -100,7 +100,10 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	dashboardReads := app.NewDashboardReads(db, db, db, db, chargeService)
 	payoutsConfig := providePayoutsConfig(cfg)
 	payoutService := app.NewPayoutService(chargeService, db, portsAcquirer, systemClock, randomIDs, log, payoutsConfig)
-	dashboardController := provideWebDashboard(cfg, log, sessionService, keyService, dashboardReads, paymentService, webhookService, receiptService, payoutService, subscriptionService)
+	subaccountService := app.NewSubaccountService(db, systemClock, randomIDs, authCacheTTL)
+	invitationsConfig := provideInvitationsConfig(cfg)
+	subaccountLogins := app.NewSubaccountLogins(db, db, db, argon2id, systemClock, randomIDs, log, invitationsConfig)
+	dashboardController := provideWebDashboard(cfg, log, sessionService, keyService, dashboardReads, paymentService, webhookService, receiptService, payoutService, subscriptionService, subaccountService, subaccountLogins)
 	sealed, err := provideKeyedWrites(cfg, idempotencyCache, log)
 	if err != nil {
 		cleanup3()
@@ -109,8 +112,7 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 		return nil, nil, err
 	}
 	recurringCallbacks := provideRecurringCallbacks(bcbpixAcquirer, subscriptionService)
-	subaccountService := app.NewSubaccountService(db, systemClock, randomIDs, authCacheTTL)
-	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, universalClient, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService, recurringCallbacks, subaccountService)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, universalClient, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService, recurringCallbacks, subaccountService, subaccountLogins)
 	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService, db, payoutService, subscriptionService)
 	wiringApp := &App{
 		Handler:       handler,
@@ -220,7 +222,10 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	dashboardReads := app.NewDashboardReads(db, db, db, db, chargeService)
 	payoutsConfig := providePayoutsConfig(cfg)
 	payoutService := app.NewPayoutService(chargeService, db, acquirer, clock, randomIDs, log, payoutsConfig)
-	dashboardController := provideWebDashboard(cfg, log, sessionService, keyService, dashboardReads, paymentService, webhookService, receiptService, payoutService, subscriptionService)
+	subaccountService := app.NewSubaccountService(db, clock, randomIDs, authCacheTTL)
+	invitationsConfig := provideInvitationsConfig(cfg)
+	subaccountLogins := app.NewSubaccountLogins(db, db, db, argon2id, clock, randomIDs, log, invitationsConfig)
+	dashboardController := provideWebDashboard(cfg, log, sessionService, keyService, dashboardReads, paymentService, webhookService, receiptService, payoutService, subscriptionService, subaccountService, subaccountLogins)
 	sealed, err := provideKeyedWrites(cfg, idempotencyCache, log)
 	if err != nil {
 		cleanup3()
@@ -229,8 +234,7 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 		return nil, nil, err
 	}
 	recurringCallbacks := provideRecurringCallbacks(bcbpixAcquirer, subscriptionService)
-	subaccountService := app.NewSubaccountService(db, clock, randomIDs, authCacheTTL)
-	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, universalClient, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService, recurringCallbacks, subaccountService)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, universalClient, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService, recurringCallbacks, subaccountService, subaccountLogins)
 	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService, db, payoutService, subscriptionService)
 	wiringApp := &App{
 		Handler:       handler,
