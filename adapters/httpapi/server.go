@@ -108,6 +108,8 @@ type Deps struct {
 	// for its sub-accounts (Quita-Account); nil serves no such route and
 	// refuses the header for any account but the key's own.
 	Subaccounts *app.SubaccountService
+	// Transfers serves /v1/transfers; nil serves none.
+	Transfers *app.TransferService
 }
 
 // CheckoutPathFromURL returns the path part of a checkout base URL.
@@ -197,6 +199,9 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 	}
 	if d.Subaccounts != nil {
 		(&SubaccountsController{subs: d.Subaccounts}).Routes(v1)
+	}
+	if d.Transfers != nil {
+		(&TransfersController{transfers: d.Transfers}).Routes(v1)
 	}
 	if d.Subscriptions != nil {
 		(&SubscriptionsController{subs: d.Subscriptions, sim: d.Simulator, links: cfg.Links, qr: d.QR}).Routes(v1)

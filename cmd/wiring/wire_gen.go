@@ -110,7 +110,8 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	}
 	recurringCallbacks := provideRecurringCallbacks(bcbpixAcquirer, subscriptionService)
 	subaccountService := app.NewSubaccountService(db, systemClock, randomIDs, authCacheTTL)
-	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, universalClient, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService, recurringCallbacks, subaccountService)
+	transferService := app.NewTransferService(chargeService, db, db, systemClock, randomIDs, log)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, universalClient, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService, recurringCallbacks, subaccountService, transferService)
 	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService, db, payoutService, subscriptionService)
 	wiringApp := &App{
 		Handler:       handler,
@@ -122,6 +123,7 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 		Payments:      paymentService,
 		Events:        eventService,
 		Payouts:       payoutService,
+		Transfers:     transferService,
 		Subscriptions: subscriptionService,
 		BCBPix:        bcbpixAcquirer,
 		PixReceipts:   pixReceiptService,
@@ -230,7 +232,8 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	}
 	recurringCallbacks := provideRecurringCallbacks(bcbpixAcquirer, subscriptionService)
 	subaccountService := app.NewSubaccountService(db, clock, randomIDs, authCacheTTL)
-	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, universalClient, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService, recurringCallbacks, subaccountService)
+	transferService := app.NewTransferService(chargeService, db, db, clock, randomIDs, log)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, universalClient, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService, recurringCallbacks, subaccountService, transferService)
 	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService, db, payoutService, subscriptionService)
 	wiringApp := &App{
 		Handler:       handler,
@@ -242,6 +245,7 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 		Payments:      paymentService,
 		Events:        eventService,
 		Payouts:       payoutService,
+		Transfers:     transferService,
 		Subscriptions: subscriptionService,
 		BCBPix:        bcbpixAcquirer,
 		PixReceipts:   pixReceiptService,
