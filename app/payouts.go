@@ -19,6 +19,9 @@ var (
 	// ErrPayoutExceedsAvailable: the available balance cannot cover a new
 	// payout's amount and fee (it is domain.ErrInsufficientBalance too).
 	ErrPayoutExceedsAvailable = fmt.Errorf("payout: %w", domain.ErrInsufficientBalance)
+	// ErrPayoutNoDefaultKey: a sub-account's payout named no destination
+	// and the sub-account has no payout_pix_key to default to.
+	ErrPayoutNoDefaultKey = errors.New("the sub-account has no payout pix key")
 )
 
 // PayoutsConfig tunes the payout service.
@@ -69,7 +72,8 @@ func (s *PayoutService) Wake() <-chan struct{} { return s.wake }
 
 // CreatePayoutInput is a payout request after decoding.
 type CreatePayoutInput struct {
-	Amount      int64
+	Amount int64
+	// PixKey "" pays a sub-account to its payout_pix_key (defaultKey).
 	PixKey      string
 	KeyType     domain.PixKeyType
 	Description string
@@ -108,7 +112,7 @@ func (s *PayoutService) coveredDespiteDebt(ctx context.Context, scope ports.Scop
 
 func (s *PayoutService) create(ctx context.Context, caller Caller, in CreatePayoutInput, a *exactlyonce.Attempt, respond Respond[*domain.Payout]) (Response, error) {
 	key := a.Key
-	pixKey, err := domain.ParsePixKey(in.PixKey, in.KeyType)
+	pixKey, err := s.destination(ctx, caller, in)
 	if err != nil {
 		return Response{}, err
 	}
@@ -155,6 +159,32 @@ func (s *PayoutService) create(ctx context.Context, caller Caller, in CreatePayo
 	}
 	s.log.InfoContext(ctx, "payout created", "payout", domain.PrefixPayout+id, "amount", in.Amount, "mode", string(key.Mode))
 	return Response{StatusCode: rec.StatusCode, Body: rec.Body}, nil
+}
+
+// destination is the key a payout goes to: the one named, or for a
+// sub-account that names none its payout_pix_key, read from the store
+// (not the caller's copy, which the authentication cache may hold for a
+// second after an update). ErrPayoutNoDefaultKey for a sub-account
+// without one; any other account must name a key (FieldPixKey missing).
+func (s *PayoutService) destination(ctx context.Context, caller Caller, in CreatePayoutInput) (domain.PixKey, error) {
+	if in.PixKey != "" || !caller.Account.IsSubaccount() {
+		if in.PixKey == "" {
+			return domain.PixKey{}, domain.Missing(domain.FieldPixKey)
+		}
+		return domain.ParsePixKey(in.PixKey, in.KeyType)
+	}
+	acct := caller.Account
+	if subs := s.charges.cfg.Subaccounts; subs != nil {
+		a, err := subs.GetSubaccount(ctx, acct.ParentAccountID, acct.ID)
+		if err != nil {
+			return domain.PixKey{}, err
+		}
+		acct = *a
+	}
+	if acct.PayoutPixKey.Value == "" {
+		return domain.PixKey{}, ErrPayoutNoDefaultKey
+	}
+	return acct.PayoutPixKey, nil
 }
 
 // PayoutSendID is the PSP's id of the Pix a payout sends (Efí's idEnvio),

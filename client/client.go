@@ -64,6 +64,9 @@ type Client struct {
 	Subscriptions *SubscriptionsService
 	// Subaccounts are a marketplace's sellers (/v1/subaccounts).
 	Subaccounts *SubaccountsService
+	// Transfers move money between a platform and its sub-accounts
+	// (/v1/transfers).
+	Transfers *TransfersService
 }
 
 // RetryPolicy is how a Client retries a request that failed in a way a
@@ -171,6 +174,7 @@ func (c *Client) init() {
 	c.Payouts = &PayoutsService{c}
 	c.Subscriptions = &SubscriptionsService{c}
 	c.Subaccounts = &SubaccountsService{c}
+	c.Transfers = &TransfersService{c}
 }
 
 // With returns a copy of c with more options applied, e.g.

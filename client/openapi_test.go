@@ -101,6 +101,14 @@ func TestTypesMatchTheOpenAPIDocument(t *testing.T) {
 		{method: "POST", path: "/test_helpers/payouts/{id}/fail", body: struct {
 			FailureCode string `json:"failure_code"`
 		}{}, answer: Payout{}},
+		{method: "POST", path: "/subaccounts", body: SubaccountParams{}, answer: Subaccount{}},
+		{method: "GET", path: "/subaccounts", answer: SubaccountList{}, query: SubaccountListParams{Limit: 1, StartingAfter: "x"}.query()},
+		{method: "GET", path: "/subaccounts/{id}", answer: Subaccount{}},
+		{method: "POST", path: "/subaccounts/{id}", body: SubaccountUpdate{}, answer: Subaccount{}},
+		{method: "POST", path: "/subaccounts/{id}/disable", answer: Subaccount{}},
+		{method: "POST", path: "/transfers", body: TransferParams{}, answer: Transfer{}},
+		{method: "GET", path: "/transfers", answer: TransferList{}, query: TransferListParams{Limit: 1, StartingAfter: "x"}.query()},
+		{method: "GET", path: "/transfers/{id}", answer: Transfer{}},
 		{method: "POST", path: "/subscriptions", body: SubscriptionParams{}, answer: Subscription{}},
 		{method: "GET", path: "/subscriptions", answer: SubscriptionList{}, query: SubscriptionListParams{Limit: 1, StartingAfter: "x", Status: "x"}.query()},
 		{method: "GET", path: "/subscriptions/{id}", answer: Subscription{}, query: allQuery("include")},

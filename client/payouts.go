@@ -67,8 +67,10 @@ type PayoutParams struct {
 	Amount int64 `json:"amount"`
 	// Currency is BRL (the default and only value).
 	Currency string `json:"currency,omitempty"`
-	// Destination is the receiver's Pix key. Required.
-	Destination PayoutKey      `json:"destination"`
+	// Destination is the receiver's Pix key. Required, except for a
+	// sub-account (a client WithAccount), whose payout without one goes
+	// to its payout_pix_key.
+	Destination PayoutKey      `json:"destination,omitzero"`
 	Description string         `json:"description,omitempty"`
 	Metadata    map[string]any `json:"metadata,omitempty"`
 	// IdempotencyKey (8–128 characters); empty: the client generates one

@@ -21,6 +21,9 @@ type Subaccount struct {
 	Email    string `json:"email"`
 	// PayoutPixKey is the seller's Pix key for payouts, masked; nil when none.
 	PayoutPixKey *string `json:"payout_pix_key"`
+	// AutoPayout pays the live available balance out to the payout key
+	// once a day (Brasília), less the Pix-out fee.
+	AutoPayout bool `json:"auto_payout"`
 	// Status is "active" or "disabled".
 	Status     string     `json:"status"`
 	CreatedAt  time.Time  `json:"created_at"`
@@ -34,17 +37,20 @@ type SubaccountParams struct {
 	Document     string `json:"document"`
 	Email        string `json:"email"`
 	PayoutPixKey string `json:"payout_pix_key,omitempty"`
+	// AutoPayout turns daily automatic payouts on; it needs PayoutPixKey.
+	AutoPayout bool `json:"auto_payout,omitempty"`
 	// IdempotencyKey; empty: the client generates one and reuses it for
 	// its own retries.
 	IdempotencyKey string `json:"-"`
 }
 
 // SubaccountUpdate changes a sub-account; nil fields stay. An empty
-// PayoutPixKey removes the key.
+// PayoutPixKey removes the key (refused while AutoPayout is on).
 type SubaccountUpdate struct {
 	Name         *string `json:"name,omitempty"`
 	Email        *string `json:"email,omitempty"`
 	PayoutPixKey *string `json:"payout_pix_key,omitempty"`
+	AutoPayout   *bool   `json:"auto_payout,omitempty"`
 }
 
 // SubaccountListParams page the sub-account list.
@@ -105,7 +111,8 @@ func (s *SubaccountsService) Get(ctx context.Context, id string) (*Subaccount, e
 	return &out, nil
 }
 
-// Update changes a live sub-account's name, e-mail or payout key.
+// Update changes a live sub-account's name, e-mail, payout key or
+// automatic payouts.
 func (s *SubaccountsService) Update(ctx context.Context, id string, p SubaccountUpdate) (*Subaccount, error) {
 	var out Subaccount
 	if _, err := s.c.do(ctx, request{method: http.MethodPost, path: "/subaccounts/" + pathID(id), body: p, class: notSentOnly}, &out); err != nil {

@@ -24,6 +24,10 @@ const (
 	EventPayoutCreated  = "payout.created"
 	EventPayoutPaid     = "payout.paid"
 	EventPayoutFailed   = "payout.failed"
+	// EventTransferCreated: money moved between a platform and its
+	// sub-account (a transfer, or a sub-account's share of a split
+	// charge); data.object is a Transfer.
+	EventTransferCreated = "transfer.created"
 
 	// Legacy family (legacy envelope, sha256= signatures).
 	EventPaymentCreated          = "payment.created"

@@ -30,6 +30,9 @@ type Account struct {
 	// PayoutPixKey is the Pix key a sub-account is paid out to; the zero
 	// key when none was given.
 	PayoutPixKey PixKey
+	// AutoPayout: the sub-account's live available balance is paid out to
+	// PayoutPixKey once a day (app.PayoutService.RunAutoPayouts).
+	AutoPayout bool
 	// DisabledAt is when the platform disabled the sub-account; nil while
 	// it is live.
 	DisabledAt *time.Time

@@ -40,9 +40,10 @@ const (
 	EventSubscriptionChargePaid      EventType = "subscription.charge_paid"
 	EventSubscriptionChargeFailed    EventType = "subscription.charge_failed"
 	EventSubscriptionChargeRetrying  EventType = "subscription.charge_retrying"
-	// EventTransferCreated: a sub-account was credited its share of a
-	// platform's split charge (split_events.go), in the sub-account's
-	// scope.
+	// EventTransferCreated: money moved between a platform and one of
+	// its sub-accounts: a transfer (transfer.go), sent to both sides'
+	// scopes, or a sub-account's share of its platform's split charge
+	// (split_events.go), in the sub-account's scope.
 	EventTransferCreated EventType = "transfer.created"
 )
 
@@ -95,7 +96,7 @@ var EventCatalog = []EventDefinition{
 	{EventSubscriptionChargePaid, "A cycle's debit was paid.", false},
 	{EventSubscriptionChargeFailed, "A cycle's debit failed and no retry is left.", false},
 	{EventSubscriptionChargeRetrying, "A cycle's debit failed; a retry is scheduled.", false},
-	{EventTransferCreated, "A sub-account was credited its share of its platform's split charge.", false},
+	{EventTransferCreated, "Money moved between a platform and its sub-account: a transfer, or a sub-account's share of a split charge.", false},
 	{EventPaymentCreated, "Transaction created (legacy name of charge.created).", true},
 	{EventPaymentCompleted, "Transaction PAID or APPROVED (legacy name of charge.paid).", true},
 	{EventPaymentFailed, "Transaction REFUSED, CANCELLED, EXPIRED, CHARGEBACK or DISPUTE.", true},

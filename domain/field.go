@@ -75,6 +75,10 @@ const (
 	FieldSplitAmount      Field = "split amount"
 	FieldSplitPercent     Field = "split percent"
 	FieldFeePayer         Field = "fee payer"
+	// FieldTransferDest is the account a transfer credits.
+	FieldTransferDest Field = "transfer destination"
+	// FieldAutoPayout is a sub-account's automatic daily payout switch.
+	FieldAutoPayout Field = "automatic payout"
 )
 
 // Fields lists every Field, so adapters can prove their translation tables
@@ -94,4 +98,5 @@ var Fields = []Field{
 	FieldVariable, FieldMaxAmount, FieldFirstPayment,
 	FieldPayerAccount, FieldPayerISPB, FieldPayerBranch, FieldPayerNumber,
 	FieldSubaccountDoc, FieldSubaccountPixKey, FieldSplits, FieldSplitAccount, FieldSplitAmount, FieldSplitPercent, FieldFeePayer,
+	FieldTransferDest, FieldAutoPayout,
 }

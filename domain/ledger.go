@@ -113,9 +113,12 @@ type JournalEntry struct {
 	ChargeID  string
 	RefundID  string
 	PayoutID  string
-	Kind      EntryKind
-	Postings  []Posting
-	CreatedAt time.Time
+	// TransferID is the raw id of the transfer an EntryTransfer is a side
+	// of.
+	TransferID string
+	Kind       EntryKind
+	Postings   []Posting
+	CreatedAt  time.Time
 }
 
 // Validate checks the double-entry rule: at least two non-zero postings,

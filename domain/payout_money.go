@@ -127,3 +127,24 @@ const FeeKeyPixOut Method = "PIX_OUT"
 func PixOutFee(s FeeSchedule, amount int64) int64 {
 	return s.Provider.Of(amount) + s.Platform.Of(amount)
 }
+
+// MaxPayoutWithin is the largest payout amount that, with its fee under
+// s, fits in budget: 0 when none does (a budget of at most the fee), at
+// most MaxAmount. Amount plus fee grows with the amount, so it is found
+// by bisection.
+func MaxPayoutWithin(budget int64, s FeeSchedule) int64 {
+	fits := func(a int64) bool {
+		debit, err := AddMoney(a, PixOutFee(s, a))
+		return err == nil && debit <= budget
+	}
+	lo, hi := int64(0), min(budget, MaxAmount)
+	for lo < hi {
+		mid := lo + (hi-lo+1)/2
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
+}

@@ -1,29 +1,30 @@
 package domain
 
 import (
-	"encoding/json"
-	"fmt"
 	"time"
 )
 
-// PrefixTransfer is the prefix of a transfer's id: the credit of one
-// split, whose raw id is its EntrySplit entry's.
+// PrefixTransfer is the prefix of a transfer's id: a transfer's
+// (transfer.go), or the credit of one split, whose raw id is its
+// EntrySplit entry's.
 const PrefixTransfer = "tr_"
 
-// PublicTransfer is a split's credit as the sub-account's transfer.created
-// event carries it.
+// PublicTransfer is a transfer as the API shows it and transfer.created
+// carries it: one made with POST /v1/transfers, or a split's credit.
 type PublicTransfer struct {
 	ID       string   `json:"id"`
 	Object   string   `json:"object"`
 	Amount   int64    `json:"amount"`
 	Currency Currency `json:"currency"`
-	// SourceCharge is the platform's charge the share came from, and
-	// SourceAccount the platform.
-	SourceCharge  string    `json:"source_charge"`
-	SourceAccount string    `json:"source_account"`
-	Destination   string    `json:"destination"`
-	Status        string    `json:"status"`
-	CreatedAt     Timestamp `json:"created_at"`
+	// SourceCharge is the platform's charge a split's share came from
+	// (nil for a transfer), and SourceAccount the account the money left.
+	SourceCharge  *string        `json:"source_charge"`
+	SourceAccount string         `json:"source_account"`
+	Destination   string         `json:"destination"`
+	Status        string         `json:"status"`
+	Description   *string        `json:"description"`
+	Metadata      map[string]any `json:"metadata"`
+	CreatedAt     Timestamp      `json:"created_at"`
 }
 
 // TransferEvents are the transfer.created events of c's split entries
@@ -41,19 +42,13 @@ func TransferEvents(c *Charge, entries []JournalEntry, newID func() (string, err
 				amount += p.Amount
 			}
 		}
-		raw, err := newID()
+		charge := PrefixCharge + c.s.ID
+		tr := PublicTransfer{ID: PrefixTransfer + e.ID, Object: "transfer", Amount: amount, Currency: c.s.Currency,
+			SourceCharge: &charge, SourceAccount: c.s.AccountID, Destination: e.AccountID,
+			Status: SplitPaid, Metadata: map[string]any{}, CreatedAt: Timestamp(now)}
+		ev, err := transferEvent(tr, e.AccountID, c.s.Mode, newID, now)
 		if err != nil {
 			return nil, err
-		}
-		tr := PublicTransfer{ID: PrefixTransfer + e.ID, Object: "transfer", Amount: amount, Currency: c.s.Currency,
-			SourceCharge: PrefixCharge + c.s.ID, SourceAccount: c.s.AccountID, Destination: e.AccountID,
-			Status: SplitPaid, CreatedAt: Timestamp(now)}
-		ev := Event{ID: PrefixEvent + raw, Type: EventTransferCreated, AccountID: e.AccountID, Mode: c.s.Mode,
-			ChargeID: tr.ID, CreatedAt: now.UTC()}
-		env := CanonicalEnvelope{ID: ev.ID, Object: "event", APIVersion: APIVersion, Type: ev.Type, CreatedAt: Timestamp(now)}
-		env.Data.Object = tr
-		if ev.Payload, err = json.Marshal(env); err != nil {
-			return nil, fmt.Errorf("encode %s envelope: %w", ev.Type, err)
 		}
 		out = append(out, ev)
 	}

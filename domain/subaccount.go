@@ -15,6 +15,9 @@ type SubaccountFields struct {
 	Document     string
 	Email        string
 	PayoutPixKey string
+	// AutoPayout pays the sub-account's live available balance out to its
+	// payout key once a day; it needs a payout key.
+	AutoPayout bool
 }
 
 // SubaccountChange is an update of a sub-account: a nil field is left as
@@ -23,6 +26,7 @@ type SubaccountChange struct {
 	Name         *string
 	Email        *string
 	PayoutPixKey *string
+	AutoPayout   *bool
 }
 
 // ErrSubaccountDisabled: a disabled sub-account cannot be changed.
@@ -31,8 +35,9 @@ var ErrSubaccountDisabled = errors.New("sub-account is disabled")
 // NewSubaccount validates f and returns the sub-account id of the platform
 // parent: document normalised (check digits verified), e-mail as given,
 // Pix key normalised with its type detected. Errors name FieldAccountName,
-// FieldSubaccountDoc, FieldAccountEmail or FieldSubaccountPixKey and never
-// repeat the document or the key.
+// FieldSubaccountDoc, FieldAccountEmail, FieldSubaccountPixKey or
+// FieldAutoPayout (on without a payout key) and never repeat the document
+// or the key.
 func NewSubaccount(id, parent string, f SubaccountFields, now time.Time) (Account, error) {
 	name, err := subaccountName(f.Name)
 	if err != nil {
@@ -53,8 +58,17 @@ func NewSubaccount(id, parent string, f SubaccountFields, now time.Time) (Accoun
 	if err != nil {
 		return Account{}, err
 	}
-	return Account{ID: id, Name: name, MerchantName: name, Document: doc.Value, Email: email, PayoutPixKey: key,
-		ParentAccountID: parent, CreatedAt: now.UTC()}, nil
+	a := Account{ID: id, Name: name, MerchantName: name, Document: doc.Value, Email: email, PayoutPixKey: key,
+		AutoPayout: f.AutoPayout, ParentAccountID: parent, CreatedAt: now.UTC()}
+	return a, checkAutoPayout(a)
+}
+
+// checkAutoPayout refuses automatic payouts without a key to pay to.
+func checkAutoPayout(a Account) error {
+	if a.AutoPayout && a.PayoutPixKey.Value == "" {
+		return Invalid(FieldAutoPayout, "%s needs a payout pix key: set one, or turn automatic payouts off", FieldAutoPayout)
+	}
+	return nil
 }
 
 // ApplySubaccountChange validates ch and applies it to a, a live
@@ -84,7 +98,10 @@ func ApplySubaccountChange(a Account, ch SubaccountChange) (Account, error) {
 		}
 		a.PayoutPixKey = key
 	}
-	return a, nil
+	if ch.AutoPayout != nil {
+		a.AutoPayout = *ch.AutoPayout
+	}
+	return a, checkAutoPayout(a)
 }
 
 func subaccountName(s string) (string, error) {
@@ -133,6 +150,7 @@ type PublicSubaccount struct {
 	Document     string     `json:"document"`
 	Email        string     `json:"email"`
 	PayoutPixKey *string    `json:"payout_pix_key"`
+	AutoPayout   bool       `json:"auto_payout"`
 	Status       string     `json:"status"`
 	CreatedAt    Timestamp  `json:"created_at"`
 	DisabledAt   *Timestamp `json:"disabled_at"`
@@ -148,7 +166,7 @@ const (
 func (a Account) PublicSubaccount() PublicSubaccount {
 	doc, _ := MaskTaxID(a.Document)
 	out := PublicSubaccount{ID: a.ID, Object: "subaccount", Name: a.Name, Document: doc, Email: a.Email,
-		Status: SubaccountActive, CreatedAt: Timestamp(a.CreatedAt)}
+		AutoPayout: a.AutoPayout, Status: SubaccountActive, CreatedAt: Timestamp(a.CreatedAt)}
 	if a.PayoutPixKey.Value != "" {
 		k := a.PayoutPixKey.Masked()
 		out.PayoutPixKey = &k

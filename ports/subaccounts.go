@@ -30,8 +30,8 @@ type SubaccountStore interface {
 	// follow.
 	ListSubaccounts(ctx context.Context, q SubaccountQuery) ([]domain.Account, bool, error)
 	// UpdateSubaccount locks the sub-account id of platformID, calls fn
-	// with it and writes the name, e-mail and payout key fn returns, in
-	// one transaction. ErrNotFound as GetSubaccount; fn's error is
+	// with it and writes the name, e-mail, payout key and automatic payout
+	// switch fn returns, in one transaction. ErrNotFound as GetSubaccount; fn's error is
 	// returned and nothing is written.
 	UpdateSubaccount(ctx context.Context, platformID, id string, fn func(domain.Account) (domain.Account, error)) (*domain.Account, error)
 	// DisableSubaccount sets disabled_at (kept when already set) and
@@ -42,6 +42,13 @@ type SubaccountStore interface {
 	// LiveSubaccounts returns which of ids are live (not disabled)
 	// sub-accounts of platformID, as a set; other ids are absent.
 	LiveSubaccounts(ctx context.Context, platformID string, ids []string) (map[string]bool, error)
+	// DueAutoPayouts returns up to limit live sub-accounts (of any
+	// platform) with automatic payouts on whose last automatic payout day
+	// is not day (a Brasília date, YYYY-MM-DD), in id order.
+	DueAutoPayouts(ctx context.Context, day string, limit int) ([]domain.Account, error)
+	// MarkAutoPayout records day as the sub-account id's last automatic
+	// payout day, so DueAutoPayouts skips it until the next day.
+	MarkAutoPayout(ctx context.Context, id, day string) error
 }
 
 // InvitationStore keeps the invitations a platform sends for dashboard

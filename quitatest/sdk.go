@@ -89,7 +89,8 @@ func (s *Server) Advance(t testing.TB, d time.Duration) {
 // (a payment's method data), then runs once, in order, every job a
 // deployed server runs on a timer — expiry, overdue notices, payer returns, refunds
 // (PENDING → IN_PROGRESS → REFUNDED), balance releases, method data,
-// payouts (pending → sent to the sandbox PSP), charge batches (what
+// sub-accounts' automatic payouts of the day, payouts (pending → sent to
+// the sandbox PSP), charge batches (what
 // their create's background run left), subscriptions (mandates past their
 // deadline, cycles whose window opened get their charges) — then
 // FlushWebhooks. Call it from the test, not while requests are in flight. A test
@@ -110,6 +111,7 @@ func (s *Server) RunWorkers(t testing.TB) {
 		{"refunds", s.App.Payments.AdvanceRefunds},
 		{"releases", s.App.Payments.ReleaseDue},
 		{"methods", s.App.Payments.FinalizePendingMethods},
+		{"auto payouts", s.App.Payouts.RunAutoPayouts},
 		{"payouts", s.App.Payouts.SendPayouts},
 		{"charge batches", s.App.Charges.ProcessChargeBatches},
 		{"subscriptions", s.App.Subscriptions.RunSubscriptions},

@@ -144,6 +144,7 @@ var messages = map[string]map[string]string{
 		"ev_subscription.expired": "Autorização da assinatura expirou", "ev_subscription.completed": "Assinatura concluída",
 		"ev_subscription.charge_scheduled": "Cobrança da assinatura agendada", "ev_subscription.charge_paid": "Cobrança da assinatura paga",
 		"ev_subscription.charge_failed": "Cobrança da assinatura falhou", "ev_subscription.charge_retrying": "Cobrança da assinatura em nova tentativa",
+		"ev_transfer.created": "Transferência entre plataforma e subconta",
 	},
 	langEN: {
 		"skip": "Skip to content", "account": "Account", "nav_label": "Dashboard sections",
@@ -265,5 +266,6 @@ var messages = map[string]map[string]string{
 		"ev_subscription.expired": "Subscription authorization expired", "ev_subscription.completed": "Subscription completed",
 		"ev_subscription.charge_scheduled": "Subscription charge scheduled", "ev_subscription.charge_paid": "Subscription charge paid",
 		"ev_subscription.charge_failed": "Subscription charge failed", "ev_subscription.charge_retrying": "Subscription charge retrying",
+		"ev_transfer.created": "Transfer between platform and sub-account",
 	},
 }

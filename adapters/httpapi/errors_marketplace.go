@@ -38,6 +38,21 @@ func classifyMarketplace(params wireParams, err error) *apiError {
 	case errors.Is(err, app.ErrActAsDisabled):
 		return &apiError{Status: http.StatusForbidden, Type: typePermission, Code: "subaccount_disabled",
 			Message: "the sub-account named in " + actAsHeader + " is disabled", Param: actAsHeader}
+	case errors.Is(err, app.ErrTransferDestinationUnknown):
+		return &apiError{Status: http.StatusNotFound, Type: typeInvalidRequest, Code: "account_not_found",
+			Message: "destination is not a sub-account of this account nor its platform", Param: "destination"}
+	case errors.Is(err, app.ErrTransferDestinationDisabled):
+		return &apiError{Status: http.StatusConflict, Type: typeInvalidRequest, Code: "subaccount_disabled",
+			Message: "the destination sub-account is disabled", Param: "destination"}
+	case errors.Is(err, domain.ErrTransferToSelf):
+		return badRequest("destination", "parameter_invalid", "destination is the account the money would leave")
+	case errors.Is(err, app.ErrTransferExceedsAvailable):
+		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeInvalidRequest, Code: "insufficient_balance",
+			Message: "the available balance cannot cover this transfer", Param: "amount"}
+	case errors.Is(err, app.ErrPayoutNoDefaultKey):
+		return &apiError{Status: http.StatusUnprocessableEntity, Type: typeInvalidRequest, Code: "payout_pix_key_missing",
+			Message: "the sub-account has no payout_pix_key: name destination.pix_key, or set the sub-account's payout_pix_key",
+			Param:   "destination"}
 	case errors.Is(err, errActAsUnknown):
 		return &apiError{Status: http.StatusNotFound, Type: typeInvalidRequest, Code: "account_not_found",
 			Message: actAsHeader + " does not name a sub-account of this account", Param: actAsHeader}

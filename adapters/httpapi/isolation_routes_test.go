@@ -30,6 +30,7 @@ const (
 	objSubscription = "subscription"
 	objBatch        = "batch"
 	objSubaccount   = "subaccount"
+	objTransfer     = "transfer"
 )
 
 // isoChecked lists every route under the API-key middleware by name. A
@@ -42,6 +43,7 @@ var isoChecked = map[string]isoRoute{
 	"charges.batch_create":               {body: map[string]any{"charges": []any{map[string]any{"amount": 1000, "payment_method": "pix"}}}},
 	"payments.create":                    {body: map[string]any{"amount": 1000, "paymentMethods": []string{"PIX"}, "idempotencyKey": "iso-payment-create"}},
 	"payouts.create":                     {body: map[string]any{"amount": 100, "destination": map[string]any{"pix_key": "financeiro@example.com"}}},
+	"transfers.create":                   {body: map[string]any{"amount": 1, "destination": "acct_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}},
 	"webhooks.endpoints.create":          {body: map[string]any{"url": "http://127.0.0.1:9/hook", "events": []string{"charge.paid"}}},
 	"webhooks.transaction_secret.rotate": {body: map[string]any{}},
 	"subaccounts.create":                 {body: map[string]any{"name": "N", "document": sellerCPF, "email": "n@example.com"}},
@@ -63,6 +65,7 @@ var isoChecked = map[string]isoRoute{
 	"webhooks.stats":           {empty: func(r apiResp) bool { return r.Status == 200 && r.num("total") == 0 }},
 	"events.list":              {query: "starting_after={event}", empty: emptyData},
 	"payouts.list":             {query: "starting_after={payout}", empty: emptyData},
+	"transfers.list":           {query: "starting_after={transfer}", empty: emptyData},
 	"subaccounts.list":         {query: "starting_after={subaccount}", empty: emptyData},
 	"subscriptions.list":       {query: "starting_after={subscription}", empty: emptyData},
 
@@ -89,6 +92,7 @@ var isoChecked = map[string]isoRoute{
 	"webhooks.endpoints.rotate_secret":     {obj: objEndpoint, body: map[string]any{}},
 	"events.get":                           {obj: objEvent},
 	"payouts.get":                          {obj: objPayout},
+	"transfers.get":                        {obj: objTransfer},
 	"payouts.cancel":                       {obj: objPayout, body: map[string]any{}},
 	"payouts.receipt":                      {obj: objPayout},
 	"test_helpers.payouts.pay":             {obj: objPayout, body: map[string]any{}},

@@ -133,6 +133,13 @@ func (w *isoWorld) objects(key, acct string) isoObjects {
 		map[string]any{"idempotencyKey": e.key(), "amount": 100, "strategy": "devolution"}, 201).str("id")
 	o.ids[objPayout] = post("/payouts", map[string]any{"amount": 100,
 		"destination": map[string]any{"pix_key": "financeiro@example.com"}}, 201).str("id")
+	// A transfer neither end of which is s1: the platform's goes to s2,
+	// s2's to the platform.
+	dest := w.s2
+	if acct != "" {
+		dest = e.acct.AccountID
+	}
+	o.ids[objTransfer] = post("/transfers", map[string]any{"amount": 10, "destination": dest}, 201).str("id")
 	o.ids[objSubscription] = post("/subscriptions", map[string]any{"customer": map[string]any{"name": "Ana", "document": payerCPF},
 		"amount": 990, "interval": "monthly", "start_date": domain.BrasiliaDate(e.clock.Now()).AddDays(5).String(),
 		"contract": "CTR-ISO", "journey": "qr_code"}, 201).str("id")

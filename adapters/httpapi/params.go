@@ -89,6 +89,8 @@ var chargesParams = wireParams{
 	domain.FieldSplitAmount:      "splits[].amount",
 	domain.FieldSplitPercent:     "splits[].percent",
 	domain.FieldFeePayer:         "fee_payer",
+	domain.FieldTransferDest:     "destination",
+	domain.FieldAutoPayout:       "auto_payout",
 }
 
 // paymentsParams is the camelCase format of /v1/payments, /v1/wallets and

@@ -84,6 +84,8 @@ func TestWireParams(t *testing.T) {
 		{domain.FieldSplitAmount, "splits[].amount", "splits[].amount"},
 		{domain.FieldSplitPercent, "splits[].percent", "splits[].percent"},
 		{domain.FieldFeePayer, "fee_payer", "feePayer"},
+		{domain.FieldTransferDest, "destination", "destination"},
+		{domain.FieldAutoPayout, "auto_payout", "auto_payout"},
 	}
 	if len(tests) != len(domain.Fields) {
 		t.Errorf("%d rows for %d domain.Fields: add the new field here", len(tests), len(domain.Fields))

@@ -71,13 +71,19 @@ func (c *PayoutsController) create(w http.ResponseWriter, r *http.Request) (any,
 	if req.Currency != "" && req.Currency != string(domain.CurrencyBRL) {
 		return nil, badRequest("currency", "parameter_invalid", "payouts are in BRL only")
 	}
-	if req.Destination == nil || req.Destination.PixKey == nil {
+	caller := callerFrom(r.Context())
+	in := app.CreatePayoutInput{Amount: *req.Amount, Description: req.Description, Metadata: req.Metadata.values()}
+	switch {
+	case req.Destination == nil && caller.Account.IsSubaccount():
+		// A sub-account's payout goes to its payout_pix_key
+		// (app.PayoutService.destination).
+	case req.Destination == nil || req.Destination.PixKey == nil || *req.Destination.PixKey == "":
 		return nil, badRequest("destination.pix_key", "parameter_missing", "destination.pix_key is required")
+	default:
+		in.PixKey, in.KeyType = *req.Destination.PixKey, domain.PixKeyType(req.Destination.Type)
 	}
-	in := app.CreatePayoutInput{Amount: *req.Amount, PixKey: *req.Destination.PixKey, KeyType: domain.PixKeyType(req.Destination.Type),
-		Description: req.Description, Metadata: req.Metadata.values()}
 	idem := app.Idempotency{Key: key, Fingerprint: fingerprint(r.Method, r.URL.Path, body)}
-	return c.payouts.Create(r.Context(), callerFrom(r.Context()), in, idem, func(p *domain.Payout) (app.Response, error) {
+	return c.payouts.Create(r.Context(), caller, in, idem, func(p *domain.Payout) (app.Response, error) {
 		return created(p.Public())
 	})
 }

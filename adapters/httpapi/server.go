@@ -111,6 +111,8 @@ type Deps struct {
 	// SubaccountLogins serves the invitations of sub-account dashboard
 	// logins (/v1/subaccounts/{id}/invitations).
 	SubaccountLogins *app.SubaccountLogins
+	// Transfers serves /v1/transfers; nil serves none.
+	Transfers *app.TransferService
 }
 
 // CheckoutPathFromURL returns the path part of a checkout base URL.
@@ -200,6 +202,9 @@ func NewHandler(cfg Config, d Deps) http.Handler {
 	}
 	if d.Subaccounts != nil {
 		(&SubaccountsController{subs: d.Subaccounts, logins: d.SubaccountLogins}).Routes(v1)
+	}
+	if d.Transfers != nil {
+		(&TransfersController{transfers: d.Transfers}).Routes(v1)
 	}
 	if d.Subscriptions != nil {
 		(&SubscriptionsController{subs: d.Subscriptions, sim: d.Simulator, links: cfg.Links, qr: d.QR}).Routes(v1)

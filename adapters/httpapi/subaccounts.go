@@ -51,6 +51,7 @@ type createSubaccountRequest struct {
 	Document     string `json:"document"`
 	Email        string `json:"email"`
 	PayoutPixKey string `json:"payout_pix_key"`
+	AutoPayout   bool   `json:"auto_payout"`
 }
 
 func (c *SubaccountsController) create(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -59,7 +60,8 @@ func (c *SubaccountsController) create(w http.ResponseWriter, r *http.Request) (
 		return nil, err
 	}
 	a, err := c.subs.Create(r.Context(), callerFrom(r.Context()),
-		domain.SubaccountFields{Name: req.Name, Document: req.Document, Email: req.Email, PayoutPixKey: req.PayoutPixKey})
+		domain.SubaccountFields{Name: req.Name, Document: req.Document, Email: req.Email, PayoutPixKey: req.PayoutPixKey,
+			AutoPayout: req.AutoPayout})
 	if err != nil {
 		return nil, err
 	}
@@ -70,6 +72,7 @@ type updateSubaccountRequest struct {
 	Name         *string `json:"name"`
 	Email        *string `json:"email"`
 	PayoutPixKey *string `json:"payout_pix_key"`
+	AutoPayout   *bool   `json:"auto_payout"`
 }
 
 func (c *SubaccountsController) update(w http.ResponseWriter, r *http.Request, caller app.Caller, id string) (any, error) {

@@ -32,7 +32,11 @@ type accountRow struct {
 	PayoutPixKeyType string  `bun:"payout_pix_key_type"`
 	PayoutPixKey     string  `bun:"payout_pix_key"`
 	DisabledAt       dbTime  `bun:"disabled_at"`
-	CreatedAt        dbTime  `bun:"created_at"`
+	// AutoPayout and AutoPayoutDay: see migration
+	// 20261223000002_subaccount_auto_payout.
+	AutoPayout    bool   `bun:"auto_payout"`
+	AutoPayoutDay string `bun:"auto_payout_day"`
+	CreatedAt     dbTime `bun:"created_at"`
 }
 
 // accountFromDomain stores DefaultExpiry in whole seconds, the unit of
@@ -51,6 +55,7 @@ func accountFromDomain(a domain.Account) *accountRow {
 		Email:                        a.Email,
 		PayoutPixKeyType:             string(a.PayoutPixKey.Type),
 		PayoutPixKey:                 a.PayoutPixKey.Value,
+		AutoPayout:                   a.AutoPayout,
 		DisabledAt:                   newDBTime(deref(a.DisabledAt)),
 		CreatedAt:                    newDBTime(a.CreatedAt),
 	}
@@ -69,6 +74,7 @@ func (r *accountRow) toDomain() *domain.Account {
 		ParentAccountID:              deref(r.ParentAccountID),
 		Email:                        r.Email,
 		PayoutPixKey:                 domain.PixKey{Type: domain.PixKeyType(r.PayoutPixKeyType), Value: r.PayoutPixKey},
+		AutoPayout:                   r.AutoPayout,
 		DisabledAt:                   r.DisabledAt.ptr(),
 		CreatedAt:                    r.CreatedAt.Time,
 	}

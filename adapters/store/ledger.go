@@ -24,8 +24,10 @@ type entryRow struct {
 	ChargeID  string `bun:"charge_id"`
 	RefundID  string `bun:"refund_id"`
 	PayoutID  string `bun:"payout_id"`
-	Kind      string `bun:"kind"`
-	CreatedAt dbTime `bun:"created_at"`
+	// TransferID: see migration 20261223000001_transfers.
+	TransferID string `bun:"transfer_id"`
+	Kind       string `bun:"kind"`
+	CreatedAt  dbTime `bun:"created_at"`
 }
 
 type postingRow struct {
@@ -98,7 +100,7 @@ func entryStatements(ctx context.Context, tx bun.IDB, entries []domain.JournalEn
 			return nil, err
 		}
 		ers = append(ers, entryRow{ID: e.ID, AccountID: e.AccountID, Mode: string(e.Mode), ChargeID: e.ChargeID,
-			RefundID: e.RefundID, PayoutID: e.PayoutID, Kind: string(e.Kind), CreatedAt: newDBTime(e.CreatedAt)})
+			RefundID: e.RefundID, PayoutID: e.PayoutID, TransferID: e.TransferID, Kind: string(e.Kind), CreatedAt: newDBTime(e.CreatedAt)})
 		for _, p := range e.Postings {
 			ps = append(ps, postingRow{EntryID: e.ID, AccountID: e.AccountID, Mode: string(e.Mode), Currency: string(p.Currency),
 				LedgerAccount: string(p.Account), Amount: p.Amount})

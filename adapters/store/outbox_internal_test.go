@@ -72,12 +72,13 @@ func TestOutboxMigrationKeepsTheBacklog(t *testing.T) {
 // writtenColumns are migrations that only add nullable columns today's
 // code writes on every create (answers_key, body_event, the twin_*
 // columns, disputes and the wallets' owed, due_terms, overdue_at and
-// overdue_notified, the subscription link, a split charge's splits and a
-// sub-account's columns): migrateBefore applies them
+// overdue_notified, the subscription link, a split charge's splits, a
+// sub-account's columns, a ledger entry's transfer and a sub-account's
+// automatic payout): migrateBefore applies them
 // too, so that the old schema's rows can be written with today's code;
 // the later Migrate skips them as applied.
 var writtenColumns = []string{"20261128000001", "20261128000002", "20261207000001", "20261207000030", "20261207000040",
-	"20261215000002", "20261221000001", "20261221000002"}
+	"20261215000002", "20261221000001", "20261221000002", "20261223000001", "20261223000002"}
 
 // migrateBefore applies the dialect's migrations named before name (and
 // writtenColumns).

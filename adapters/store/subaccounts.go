@@ -105,7 +105,7 @@ func (db *DB) UpdateSubaccount(ctx context.Context, platformID, id string, fn fu
 			return err
 		}
 		nr := accountFromDomain(next)
-		_, err = tx.NewUpdate().Model(nr).Column("name", "merchant_name", "email", "payout_pix_key_type", "payout_pix_key").
+		_, err = tx.NewUpdate().Model(nr).Column("name", "merchant_name", "email", "payout_pix_key_type", "payout_pix_key", "auto_payout").
 			Where("a.id = ?", id).Where("a.parent_account_id = ?", platformID).Exec(ctx)
 		if err != nil {
 			return mapError(err)
@@ -166,4 +166,29 @@ func (db *DB) LiveSubaccounts(ctx context.Context, platformID string, ids []stri
 		out[id] = true
 	}
 	return out, nil
+}
+
+// DueAutoPayouts implements ports.SubaccountStore.
+func (db *DB) DueAutoPayouts(ctx context.Context, day string, limit int) ([]domain.Account, error) {
+	var rows []accountRow
+	err := db.bun.NewSelect().Model(&rows).Where("a.auto_payout = ?", true).Where("a.parent_account_id IS NOT NULL").
+		Where("a.disabled_at IS NULL").Where("a.auto_payout_day <> ?", day).OrderExpr("a.id").Limit(int64(limit)).Scan(ctx)
+	if err != nil {
+		return nil, mapError(err)
+	}
+	out := make([]domain.Account, len(rows))
+	for i := range rows {
+		a, err := db.accountToDomain(&rows[i])
+		if err != nil {
+			return nil, err
+		}
+		out[i] = *a
+	}
+	return out, nil
+}
+
+// MarkAutoPayout implements ports.SubaccountStore.
+func (db *DB) MarkAutoPayout(ctx context.Context, id, day string) error {
+	_, err := db.bun.NewUpdate().Model((*accountRow)(nil)).Set("auto_payout_day = ?", day).Where("a.id = ?", id).Exec(ctx)
+	return mapError(err)
 }

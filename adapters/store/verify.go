@@ -29,9 +29,10 @@ func (db *DB) snapshot(ctx context.Context, fn func(ctx context.Context, tx bun.
 // charges and refunds what the write path maintains incrementally — the
 // per-status charge counters, the per-day totals, each refund's ledger
 // entries (a failed one giving back to available and pending what its
-// debit took from each), the hold takes, and each payout's entries (with
-// the payout hold per wallet) — in one snapshot, and reports each
-// difference naming its account and mode, sorted.
+// debit took from each), the hold takes, each split charge's credits,
+// each payout's entries (with the payout hold per wallet) and each
+// transfer's two entries — in one snapshot, and reports each difference
+// naming its account and mode, sorted.
 func (db *DB) VerifyDerived(ctx context.Context) ([]string, error) {
 	var problems []string
 	err := db.snapshot(ctx, func(ctx context.Context, tx bun.Tx) error {
@@ -65,6 +66,11 @@ func (db *DB) VerifyDerived(ctx context.Context) ([]string, error) {
 			return err
 		}
 		more, err = verifyPayoutHolds(ctx, tx)
+		problems = append(problems, more...)
+		if err != nil {
+			return err
+		}
+		more, err = verifyTransfers(ctx, tx)
 		problems = append(problems, more...)
 		return err
 	})

@@ -107,6 +107,7 @@ var triggerRecipes = map[domain.EventType]triggerRecipe{
 	domain.EventWithdrawalStatusChanged: recipePayoutPaid,
 	domain.EventPayoutFailed:            recipePayoutFailed,
 	domain.EventWithdrawalFailed:        recipePayoutFailed,
+	domain.EventTransferCreated:         recipeTransfer,
 
 	domain.EventSubscriptionCreated:         recipeSubscriptionCreated,
 	domain.EventSubscriptionAuthorized:      recipeSubscriptionAuthorized,
@@ -126,8 +127,6 @@ var triggerUnsupported = map[string]string{
 		"(quitatest.Server.Advance moves a test server's clock)",
 	string(domain.EventSubscriptionExpired): "a mandate expires at its authorization deadline (the end of the day two days before " +
 		"start_date, in Brasília), which only the server's clock reaches; no test helper moves it",
-	string(domain.EventTransferCreated): "it goes to a sub-account's own events and endpoints when a split charge " +
-		"is paid (docs/marketplaces.md), not to the platform's, whose key trigger uses",
 }
 
 func unsupportedReason(t domain.EventType) (string, bool) {

@@ -41,6 +41,23 @@ var (
 		t.step("failed payout %s", id)
 		return nil
 	}}
+	recipeTransfer = triggerRecipe{"funds the wallet with a paid charge, creates a sub-account and transfers to it", func(ctx context.Context, t *triggerRun) error {
+		if _, err := triggerPaidCharge(ctx, t); err != nil {
+			return err
+		}
+		sub, err := t.c.Subaccounts.Create(ctx, client.SubaccountParams{Name: "quitad trigger", Document: "52998224725",
+			Email: "trigger@example.com"})
+		if err != nil {
+			return err
+		}
+		t.step("created sub-account %s", sub.ID)
+		tr, err := t.c.Transfers.Create(ctx, client.TransferParams{Amount: 100, Destination: sub.ID, Description: "quitad trigger"})
+		if err != nil {
+			return err
+		}
+		t.step("transferred %s to %s", tr.ID, sub.ID)
+		return nil
+	}}
 )
 
 func triggerPayout(ctx context.Context, t *triggerRun) (string, error) {

@@ -45,8 +45,11 @@ type App struct {
 	Payments *app.PaymentService
 	// Events serves the events API and prunes old events.
 	Events *app.EventService
-	// Payouts creates and sends payouts.
+	// Payouts creates and sends payouts, and runs sub-accounts' automatic
+	// payouts.
 	Payouts *app.PayoutService
+	// Transfers moves money between platforms and their sub-accounts.
+	Transfers *app.TransferService
 	// Subscriptions runs Pix Automático: mandates, cycles and their
 	// charges.
 	Subscriptions *app.SubscriptionService
@@ -90,6 +93,7 @@ var storeSet = wire.NewSet(
 	wire.Bind(new(ports.SubscriptionStore), new(*store.DB)),
 	wire.Bind(new(ports.SubaccountStore), new(*store.DB)),
 	wire.Bind(new(ports.InvitationStore), new(*store.DB)),
+	wire.Bind(new(ports.TransferStore), new(*store.DB)),
 )
 
 // acquirerSet provides the acquirer (the sandbox, or API Pix in live mode)
@@ -180,6 +184,7 @@ var appSet = wire.NewSet(
 	provideSubscriptionsConfig,
 	app.NewSubscriptionService,
 	app.NewSubaccountService,
+	app.NewTransferService,
 	provideWorkers,
 )
 
@@ -281,7 +286,7 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 	dash *Dashboard, webhooks *app.WebhookService, payments *app.PaymentService, pixReceipts *app.PixReceiptService,
 	live *bcbpix.Acquirer, events *app.EventService, receipts *app.ReceiptService, web *dashboard.Controller, payouts *app.PayoutService,
 	keyed *idempotency.Sealed, subs *app.SubscriptionService, recurring httpapi.RecurringCallbacks,
-	subaccounts *app.SubaccountService, logins *app.SubaccountLogins,
+	subaccounts *app.SubaccountService, logins *app.SubaccountLogins, transfers *app.TransferService,
 ) http.Handler {
 	if cfg.Acquirer != AcquirerBCBPix {
 		pixReceipts = nil // no PSP callbacks without the API Pix provider
@@ -299,7 +304,7 @@ func provideHandler(cfg Config, links domain.Links, log *slog.Logger, charges *a
 			AuthFailures: dash.Attempts, Webhooks: webhooks, Payments: payments, PixReceipts: pixReceipts, PixCallbacks: live,
 			Events: events, Receipts: receipts, Dashboard: web, Admission: admission(cfg, db),
 			Payouts: payouts, KeyedWrites: keyed, CreateFlight: createFlight(db), Subscriptions: subs,
-			RecurringCallbacks: recurring, Subaccounts: subaccounts, SubaccountLogins: logins},
+			RecurringCallbacks: recurring, Subaccounts: subaccounts, SubaccountLogins: logins, Transfers: transfers},
 	)
 }
 

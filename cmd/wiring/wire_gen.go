@@ -112,7 +112,8 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 		return nil, nil, err
 	}
 	recurringCallbacks := provideRecurringCallbacks(bcbpixAcquirer, subscriptionService)
-	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, universalClient, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService, recurringCallbacks, subaccountService, subaccountLogins)
+	transferService := app.NewTransferService(chargeService, db, db, systemClock, randomIDs, log)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, acquirer, renderer, db, universalClient, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService, recurringCallbacks, subaccountService, subaccountLogins, transferService)
 	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService, db, payoutService, subscriptionService)
 	wiringApp := &App{
 		Handler:       handler,
@@ -124,6 +125,7 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 		Payments:      paymentService,
 		Events:        eventService,
 		Payouts:       payoutService,
+		Transfers:     transferService,
 		Subscriptions: subscriptionService,
 		BCBPix:        bcbpixAcquirer,
 		PixReceipts:   pixReceiptService,
@@ -234,7 +236,8 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 		return nil, nil, err
 	}
 	recurringCallbacks := provideRecurringCallbacks(bcbpixAcquirer, subscriptionService)
-	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, universalClient, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService, recurringCallbacks, subaccountService, subaccountLogins)
+	transferService := app.NewTransferService(chargeService, db, db, clock, randomIDs, log)
+	handler := provideHandler(cfg, links, log, chargeService, accountService, sim, renderer, db, universalClient, controller, dashboard, webhookService, paymentService, pixReceiptService, bcbpixAcquirer, eventService, receiptService, dashboardController, payoutService, sealed, subscriptionService, recurringCallbacks, subaccountService, subaccountLogins, transferService)
 	workerRunner := provideWorkers(cfg, log, chargeService, paymentService, pixReceiptService, dashboard, eventService, db, payoutService, subscriptionService)
 	wiringApp := &App{
 		Handler:       handler,
@@ -246,6 +249,7 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 		Payments:      paymentService,
 		Events:        eventService,
 		Payouts:       payoutService,
+		Transfers:     transferService,
 		Subscriptions: subscriptionService,
 		BCBPix:        bcbpixAcquirer,
 		PixReceipts:   pixReceiptService,

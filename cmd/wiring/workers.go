@@ -35,6 +35,10 @@ func provideWorkers(cfg Config, log *slog.Logger, charges *app.ChargeService, pa
 		{Name: "payouts", Interval: time.Second, IdleInterval: 10 * time.Second, Tick: payouts.SendPayouts,
 			Wake: merge(payouts.Wake(), db.Wake(store.SignalPayouts))},
 		{Name: "releases", Interval: 10 * time.Second, Tick: payments.ReleaseDue, Exclusive: true},
+		// Sub-accounts' automatic payouts: the first pass of each Brasília
+		// day pays each one's live balance out, once (its idempotency key
+		// is the day); the later passes of the day find none due.
+		{Name: "auto-payouts", Interval: time.Minute, Tick: payouts.RunAutoPayouts, Exclusive: true},
 		// Subscriptions (Pix Automático): mandates past their deadline,
 		// cycles whose creation window opened (their charges), open cycles
 		// to follow. What is due comes from the clock (a window opens at
