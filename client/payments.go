@@ -86,8 +86,8 @@ type Payment struct {
 	// Splits are a split payment's shares, each with its status in the
 	// payments vocabulary (PENDING, PAID, CANCELLED), and FeePayer who
 	// bore the fees; empty for other payments and in the create answer.
-	Splits   []ChargeSplit `json:"splits,omitempty"`
-	FeePayer string        `json:"feePayer,omitempty"`
+	Splits   []PaymentSplit `json:"splits,omitempty"`
+	FeePayer string         `json:"feePayer,omitempty"`
 }
 
 // PaymentParams create a payment (POST /v1/payments).

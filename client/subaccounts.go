@@ -175,6 +175,16 @@ type ChargeSplit struct {
 	AmountReversed int64 `json:"amount_reversed"`
 }
 
+// PaymentSplit is a split as the payments format shows it: ChargeSplit's
+// fields, the status upper-case (PENDING, PAID, CANCELLED).
+type PaymentSplit struct {
+	Account        string  `json:"account"`
+	Amount         *int64  `json:"amount"`
+	Percent        *string `json:"percent"`
+	Status         string  `json:"status"`
+	AmountReversed int64   `json:"amountReversed"`
+}
+
 // SplitReversal names what one split of a payment gives back of a refund
 // (RefundParams.ReverseSplits).
 type SplitReversal struct {

@@ -45,7 +45,7 @@ func TestSplitPayments(t *testing.T) {
 			wantSplits(t, read(id), "platform", []splitWant{{a, 3000, "", "PENDING"}, {b, -1, "12.50", "PENDING"}})
 			l := e.as("GET", "/payments?limit=1", e.acct.TestKey, "", nil)
 			if data, _ := l.Body["data"].([]any); l.Status != 200 || len(data) != 1 || !contains(l.Raw, `"feePayer":"platform"`) ||
-				!contains(l.Raw, `"splits":[{"account":"`+a+`","amount":3000,"status":"PENDING"}`) {
+				!contains(l.Raw, `"splits":[{"account":"`+a+`","amount":3000,"status":"PENDING","amountReversed":0}`) {
 				t.Errorf("list: %s", l.Raw)
 			}
 

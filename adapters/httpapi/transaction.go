@@ -61,10 +61,11 @@ type txRead struct {
 // with the payments format's upper-case status (PENDING, PAID,
 // CANCELLED).
 type txSplit struct {
-	Account string  `json:"account"`
-	Amount  *int64  `json:"amount"`
-	Percent *string `json:"percent,omitempty"`
-	Status  string  `json:"status"`
+	Account        string  `json:"account"`
+	Amount         *int64  `json:"amount"`
+	Percent        *string `json:"percent,omitempty"`
+	Status         string  `json:"status"`
+	AmountReversed int64   `json:"amountReversed"`
 }
 
 // txSplits renders ch's splits onto out.
@@ -76,7 +77,8 @@ func txSplits(ch *domain.Charge, out *txRead) {
 	out.FeePayer = &payer
 	out.Splits = make([]txSplit, len(splits))
 	for i, s := range splits {
-		out.Splits[i] = txSplit{Account: s.Account, Amount: s.Amount, Percent: s.Percent, Status: strings.ToUpper(s.Status)}
+		out.Splits[i] = txSplit{Account: s.Account, Amount: s.Amount, Percent: s.Percent, Status: strings.ToUpper(s.Status),
+			AmountReversed: s.AmountReversed}
 	}
 }
 
