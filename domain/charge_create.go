@@ -37,7 +37,8 @@ type NewChargeParams struct {
 	DefaultExpiry time.Duration
 	Customer      Customer
 	// StrictDocument validates Customer.Document as a CPF or CNPJ (the
-	// charges surface); the payments surface accepts any tax id.
+	// charges surface, and payments in reais); a euro payment accepts any
+	// tax id.
 	StrictDocument bool
 	CustomerRef    string
 	ExpectedPayer  string

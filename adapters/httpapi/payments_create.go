@@ -2,7 +2,9 @@ package httpapi
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/domain"
@@ -58,8 +60,21 @@ func (c *PaymentsController) create(w http.ResponseWriter, r *http.Request) (any
 		Customer:    domain.Customer{Name: req.CustomerName, Document: req.CustomerDocument, Email: req.CustomerEmail},
 		CustomerRef: req.CustomerID, Metadata: req.Metadata.values(), WebhookURL: req.WebhookURL,
 		Splits: splits, FeePayer: domain.FeePayer(req.FeePayer),
+		// A payment in reais (Pix, boleto) is a Brazilian payer's: its
+		// document is a CPF or CNPJ, checked as the charges surface checks
+		// it; euro methods take any tax id (a NIF).
+		StrictDocument: brazilian(req.Currency, methods),
 	}
 	return c.payments.Charges().Create(r.Context(), callerFrom(r.Context()), in, idem, func(ch *domain.Charge) (app.Response, error) {
 		return created(txCreateBody(ch))
 	})
+}
+
+// brazilian reports whether a payment is in reais: its currency says so,
+// or, with none, one of its methods is Pix or boleto.
+func brazilian(currency string, methods []domain.Method) bool {
+	if currency != "" {
+		return strings.EqualFold(currency, string(domain.CurrencyBRL))
+	}
+	return slices.ContainsFunc(methods, func(m domain.Method) bool { return m == domain.MethodPix || m == domain.MethodBoleto })
 }
