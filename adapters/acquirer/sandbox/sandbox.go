@@ -246,11 +246,23 @@ func (a *Acquirer) SimulatePixPayment(_ context.Context, req ports.SimulatePayme
 	if err != nil {
 		return domain.PixPayment{}, err
 	}
+	name := req.PayerName
+	if name == "" {
+		name = payerNames[int(e2e[len(e2e)-1])%len(payerNames)]
+	}
 	return domain.PixPayment{
 		EndToEndID: e2e,
 		Amount:     req.Amount,
 		PayerTaxID: req.PayerTaxID,
-		PayerName:  req.PayerName,
+		PayerName:  name,
 		PaidAt:     now,
 	}, nil
+}
+
+// payerNames are the payers the sandbox names when a test payment names
+// none, as a PSP always reports the payer's name: picked by the payment's
+// end-to-end id, so a payment keeps its payer.
+var payerNames = []string{
+	"Maria da Silva", "João Pereira Santos", "Ana Beatriz Oliveira", "Carlos Eduardo Souza",
+	"Juliana Costa Lima", "Rafael Almeida", "Fernanda Rodrigues", "Lucas Gomes Ribeiro",
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -242,5 +243,20 @@ func TestLatencySparesTheTestHelpers(t *testing.T) {
 	cancel()
 	if _, err := a.SimulatePixPayment(cancelled, ports.SimulatePaymentRequest{Amount: 700}); err != nil {
 		t.Fatalf("SimulatePixPayment waited or failed: %v", err)
+	}
+}
+
+// TestSimulatedPayerHasAName: a test payment that names no payer gets one
+// of the sandbox's names, as a PSP always reports the payer's name; one
+// that names a payer keeps it.
+func TestSimulatedPayerHasAName(t *testing.T) {
+	a := sandbox.New(sandbox.Config{}, testkit.NewClock(time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)))
+	p, err := a.SimulatePixPayment(context.Background(), ports.SimulatePaymentRequest{Amount: 100})
+	if err != nil || len(strings.Fields(p.PayerName)) < 2 {
+		t.Fatalf("a payment without a payer: %+v, %v", p, err)
+	}
+	named, err := a.SimulatePixPayment(context.Background(), ports.SimulatePaymentRequest{Amount: 100, PayerName: "Zé"})
+	if err != nil || named.PayerName != "Zé" {
+		t.Fatalf("a named payer: %+v, %v", named, err)
 	}
 }
