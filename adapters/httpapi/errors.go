@@ -242,6 +242,9 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if ae.retryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(ae.retryAfter))
 	}
+	if s := stateOf(r.Context()); s != nil {
+		s.code = ae.Code // for the access-log line
+	}
 	writeJSON(w, ae.Status, errorBody{
 		Error:     errorDetail{Type: ae.Type, Code: ae.Code, Message: ae.Message, Param: ae.Param},
 		RequestID: requestID(r.Context()),

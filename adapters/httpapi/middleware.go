@@ -125,6 +125,9 @@ func logRequest(ctx context.Context, log *slog.Logger, id, method, route string,
 	if u := holder.user; u != nil {
 		rec.AddAttrs(slog.String("account", u.AccountID), slog.String("user", u.UserID))
 	}
+	if holder.code != "" {
+		rec.AddAttrs(slog.String("error_code", holder.code))
+	}
 	_ = h.Handle(ctx, rec) // a log line that cannot be written is not the request's failure
 }
 
@@ -139,6 +142,8 @@ var errPanic = errInternal
 type requestState struct {
 	rec  *ports.APIKeyRecord
 	user *app.DashboardUser
+	// code is the error code the answer's envelope carried ("" for none).
+	code string
 	// admission is the limiter that admitted the request (nil: none did),
 	// and held whether the request holds one of its places now.
 	admission *Admission

@@ -49,4 +49,15 @@ func TestRequestLogLine(t *testing.T) {
 	if s := buf.String(); strings.Contains(s, "chg_secretish") || strings.Contains(s, "qk_live_leak") {
 		t.Errorf("the line carries the path's id or the query: %s", s)
 	}
+	if _, ok := line["error_code"]; ok {
+		t.Errorf("a request answered without an error envelope logs an error_code: %s", buf.String())
+	}
+
+	// An answer in the error envelope logs its code.
+	buf.Reset()
+	r.HandleFunc("/v1/refused", func(w http.ResponseWriter, r *http.Request) { writeError(w, r, ports.ErrNotFound) })
+	r.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/v1/refused", nil))
+	if err := json.Unmarshal(buf.Bytes(), &line); err != nil || line["error_code"] != "resource_not_found" || line["status"] != float64(404) {
+		t.Errorf("an error's line: %s (%v)", buf.String(), err)
+	}
 }
