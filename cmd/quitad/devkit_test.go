@@ -265,3 +265,38 @@ func TestTriggerCoversTheCatalog(t *testing.T) {
 		}
 	}
 }
+
+// TestTriggerTakesOverrides: --amount, --description and --metadata shape
+// the charge a recipe creates; a bad amount or pair is refused before
+// anything is created.
+func TestTriggerTakesOverrides(t *testing.T) {
+	t.Parallel()
+	srv := quitatest.NewServer(t, quitatest.Options{})
+	acct := srv.NewAccount(t, "Loja Trigger Sob Medida")
+	getenv := func(k string) string { return map[string]string{"QUITA_API_KEY": acct.TestKey}[k] }
+	var out testkit.Buffer
+	err := run(t.Context(), []string{"trigger", "--api-url", srv.BaseURL, "--amount", "4321", "--description", "Pedido 77",
+		"--metadata", "order=77", "--metadata", "canal=loja", "charge.created"}, getenv, &out, &out)
+	if err != nil {
+		t.Fatalf("trigger: %v\n%s", err, out.String())
+	}
+	m := regexp.MustCompile(`created charge (ch_[a-z2-7]+)`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("no charge id in:\n%s", out.String())
+	}
+	r := testkit.Do(t, http.MethodGet, srv.BaseURL+"/charges/"+m[1], nil, testkit.Header{"apikey": acct.TestKey})
+	var ch struct {
+		Amount   int64          `json:"amount"`
+		Metadata map[string]any `json:"metadata"` // the description is kept as metadata.description
+	}
+	if err := json.Unmarshal(r.Body, &ch); err != nil || ch.Amount != 4321 || ch.Metadata["description"] != "Pedido 77" ||
+		ch.Metadata["order"] != "77" || ch.Metadata["canal"] != "loja" {
+		t.Errorf("the triggered charge: %s (%v)", r.Body, err)
+	}
+	for _, bad := range [][]string{{"--amount", "0"}, {"--metadata", "novalue"}} {
+		args := append([]string{"trigger", "--api-url", srv.BaseURL}, append(bad, "charge.created")...)
+		if err := run(t.Context(), args, getenv, io.Discard, io.Discard); err == nil {
+			t.Errorf("%v: accepted", bad)
+		}
+	}
+}

@@ -26,6 +26,10 @@ type triggerRun struct {
 	c    *client.Client
 	key  string
 	step func(format string, args ...any)
+	// charge is what the recipes' charges are created with: 1990 and
+	// "quitad trigger" unless --amount, --description and --metadata
+	// say otherwise.
+	charge client.ChargeParams
 }
 
 var (
@@ -139,7 +143,7 @@ func unsupportedReason(t domain.EventType) (string, bool) {
 }
 
 func triggerCharge(ctx context.Context, t *triggerRun) (*client.Charge, error) {
-	ch, err := t.c.Charges.Create(ctx, client.ChargeParams{Amount: 1990, Description: "quitad trigger"})
+	ch, err := t.c.Charges.Create(ctx, t.charge)
 	if err != nil {
 		return nil, err
 	}
@@ -165,6 +169,10 @@ func triggerCommand(ctx context.Context, args []string, getenv func(string) stri
 	fs := newDevFlags("quitad trigger", getenv)
 	list := fs.Bool("list", false, "list the catalog's events and how each is triggered")
 	timeout := fs.Duration("timeout", time.Minute, "how long to wait for each event to be emitted")
+	amount := fs.Int64("amount", 1990, "the amount of the charges the recipes create, in centavos")
+	description := fs.String("description", "quitad trigger", "their description")
+	metadata := metadataFlag{}
+	fs.Var(metadata, "metadata", "a key=value of their metadata (repeat the flag for more)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "Usage: quitad trigger [flags] <event>... (e.g. charge.paid) | --list")
 		fs.PrintDefaults()
@@ -175,6 +183,13 @@ func triggerCommand(ctx context.Context, args []string, getenv func(string) stri
 	base, key, err := fs.api(getenv)
 	if err != nil {
 		return err
+	}
+	if *amount <= 0 || *amount > domain.MaxAmount {
+		return fmt.Errorf("--amount must be a positive number of centavos (at most %d)", domain.MaxAmount)
+	}
+	charge := client.ChargeParams{Amount: *amount, Description: *description}
+	if len(metadata) > 0 {
+		charge.Metadata = metadata
 	}
 	if !strings.HasPrefix(key, domain.APIKeyServicePrefix+"_"+string(domain.ModeTest)+"_") {
 		return errors.New("trigger creates and moves objects: it needs a test key (qt_test_...)")
@@ -205,7 +220,7 @@ func triggerCommand(ctx context.Context, args []string, getenv func(string) stri
 		known[d.Event] = true
 	}
 	for _, name := range fs.Args() {
-		if err := triggerOne(ctx, &triggerRun{c: c, key: key}, known, domain.EventType(name), *timeout, stdout); err != nil {
+		if err := triggerOne(ctx, &triggerRun{c: c, key: key, charge: charge}, known, domain.EventType(name), *timeout, stdout); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
@@ -253,4 +268,18 @@ func triggerOne(ctx context.Context, run *triggerRun, known map[string]bool, t d
 			return nil
 		}
 	}
+}
+
+// metadataFlag collects --metadata key=value pairs.
+type metadataFlag map[string]any
+
+func (m metadataFlag) String() string { return "" }
+
+func (m metadataFlag) Set(v string) error {
+	k, val, ok := strings.Cut(v, "=")
+	if !ok || k == "" {
+		return errors.New("want key=value")
+	}
+	m[k] = val
+	return nil
 }
