@@ -261,21 +261,22 @@ func TestReplayAfterRedisFlush(t *testing.T) {
 		})
 	})
 
-	t.Run("FLUSHDB on a dedicated database", func(t *testing.T) {
+	t.Run("FLUSHDB on a database of its own", func(t *testing.T) {
 		t.Parallel()
-		url9 := redisDB(t, 9)
-		e := newEnv(t, backends[0], func(o *quitatest.Options) { o.RedisURL = url9 })
-		rdb := newRedis(t, url9)
-		t.Cleanup(func() {
-			for _, k := range redisKeys(t, rdb, e.redisPrefix) {
-				rdb.Del(context.Background(), k)
-			}
-		})
+		url, owner := claimRedisDB(t)
+		e := newEnv(t, backends[0], func(o *quitatest.Options) { o.RedisURL = url })
+		rdb := newRedis(t, url)
 		replayAfterLoss(t, e, func() {
-			if n, err := rdb.DBSize(context.Background()).Result(); err != nil || n == 0 {
-				t.Fatalf("DBSIZE of db 9 = %d, %v: the server is not using it", n, err)
+			if n, err := rdb.DBSize(context.Background()).Result(); err != nil || n <= 1 {
+				t.Fatalf("DBSIZE of the claimed database = %d, %v: the server is not using it", n, err)
 			}
-			if err := rdb.FlushDB(context.Background()).Err(); err != nil {
+			// Everything goes at once but the claim, so no other run takes
+			// the index meanwhile.
+			if _, err := rdb.TxPipelined(context.Background(), func(p redis.Pipeliner) error {
+				p.FlushDB(context.Background())
+				p.Set(context.Background(), redisOwnerKey, owner, 30*time.Minute)
+				return nil
+			}); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -295,17 +296,41 @@ func TestReplayAfterRedisFlush(t *testing.T) {
 	})
 }
 
-// redisDB returns the test Redis server's URL with database db, after
-// checking (through testenv) that the server answers.
-func redisDB(t *testing.T, db int) string {
+// redisOwnerKey marks a Redis database index a test run has claimed.
+const redisOwnerKey = "quita:e2e:owner"
+
+// claimRedisDB claims an empty database index of the test Redis server
+// (15 down to 10) by writing redisOwnerKey with SET NX, so a test that
+// flushes a whole database flushes one nobody else uses, and empties it
+// when t ends if the claim is still the test's. It returns the index's URL
+// and the claim's value.
+func claimRedisDB(t *testing.T) (string, string) {
 	t.Helper()
 	base, _ := testenv.RedisURL(t)
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
+	owner := newKey()
+	ctx := context.Background()
+	for db := 15; db >= 10; db-- {
+		u, err := url.Parse(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.Path = "/" + itoa(int64(db))
+		rdb := newRedis(t, u.String())
+		if n, err := rdb.DBSize(ctx).Result(); err != nil || n != 0 {
+			continue
+		}
+		if ok, err := rdb.SetNX(ctx, redisOwnerKey, owner, 30*time.Minute).Result(); err != nil || !ok {
+			continue
+		}
+		t.Cleanup(func() {
+			if v, _ := rdb.Get(ctx, redisOwnerKey).Result(); v == owner {
+				rdb.FlushDB(ctx)
+			}
+		})
+		return u.String(), owner
 	}
-	u.Path = "/" + itoa(int64(db))
-	return u.String()
+	t.Fatal("redis: no empty database index in 10..15 to claim")
+	return "", ""
 }
 
 // Redis keeps that a money write's key was answered, not the answer: the
