@@ -263,10 +263,15 @@ type sessionCutoffRow struct {
 
 // DenyUserTokens implements ports.TokenDenylist.
 func (db *DB) DenyUserTokens(ctx context.Context, userID string, t time.Time) error {
-	_, err := db.bun.NewInsert().Model(&sessionCutoffRow{UserID: userID, NotBefore: newDBTime(t)}).
+	return mapError(denyUserTokens(ctx, db.bun, userID, t))
+}
+
+// denyUserTokens moves the user's cutoff to t, never back.
+func denyUserTokens(ctx context.Context, idb bun.IDB, userID string, t time.Time) error {
+	_, err := idb.NewInsert().Model(&sessionCutoffRow{UserID: userID, NotBefore: newDBTime(t)}).
 		On("CONFLICT (user_id) DO UPDATE").Set("not_before = CASE WHEN EXCLUDED.not_before > sc.not_before THEN EXCLUDED.not_before ELSE sc.not_before END").
 		Exec(ctx)
-	return mapError(err)
+	return err
 }
 
 // SessionDenied implements ports.TokenDenylist.
@@ -349,7 +354,11 @@ func (db *DB) DeleteExpiredTokens(ctx context.Context, now time.Time, limit int)
 		return 0, mapError(err)
 	}
 	n, err := res.RowsAffected()
-	return int(n), err
+	if err != nil {
+		return int(n), err
+	}
+	m, err := db.deleteExpiredSessions(ctx, now, limit)
+	return int(n) + m, err
 }
 
 // DeleteRequestLogsBefore implements ports.DashboardHousekeeping. On
