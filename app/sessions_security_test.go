@@ -199,7 +199,10 @@ func TestLiveKeysNeedAFreshCode(t *testing.T) {
 	ctx := context.Background()
 	var keys []ports.APIKeyRecord
 	admin := &mocks.KeyAdminMock{
-		IssueAPIKeyFunc: func(_ context.Context, k ports.APIKeyRecord, _ ports.AuditEntry) error { keys = append(keys, k); return nil },
+		IssueAPIKeyFunc: func(_ context.Context, k ports.APIKeyRecord, _ ports.AuditEntry) error {
+			keys = append(keys, k)
+			return nil
+		},
 		ListAPIKeysFunc: func(context.Context, string) ([]ports.APIKeyRecord, error) { return keys, nil },
 		ReplaceAPIKeyFunc: func(_ context.Context, _, id string, _ time.Time, fn func(ports.APIKeyRecord) (*ports.APIKeyRecord, []ports.AuditEntry, error)) error {
 			for _, k := range keys {

@@ -43,18 +43,18 @@ type Deps struct {
 	// SecondFactor turns a user's TOTP on and off (the security page).
 	SecondFactor *app.SecondFactorService
 	Keys         *app.KeyService
-	Reads    *app.DashboardReads
-	Payments *app.PaymentService
-	Webhooks *app.WebhookService
-	Receipts *app.ReceiptService
-	Payouts  *app.PayoutService
+	Reads        *app.DashboardReads
+	Payments     *app.PaymentService
+	Webhooks     *app.WebhookService
+	Receipts     *app.ReceiptService
+	Payouts      *app.PayoutService
 	// Subscriptions are read and cancelled through the service the API
 	// uses.
 	Subscriptions *app.SubscriptionService
 	// Subaccounts are a platform's sellers (nil: no sub-account pages);
 	// Logins invites and accepts their dashboard logins (nil: none).
 	Subaccounts *app.SubaccountService
-	Logins *app.SubaccountLogins
+	Logins      *app.SubaccountLogins
 	// QR draws the otpauth:// URI of a TOTP secret being set up; it must
 	// keep no copy (qr.Private).
 	QR  QRRenderer
