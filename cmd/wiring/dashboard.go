@@ -72,7 +72,9 @@ var dashboardSet = wire.NewSet(
 func provideSessionTokens(cfg Config, log *slog.Logger) (ports.SessionTokens, error) {
 	secret := []byte(cfg.JWTSecret)
 	if len(secret) == 0 {
-		log.Warn("QUITA_JWT_SECRET is empty: using a random per-process secret; dashboard tokens will not survive a restart or work on other processes")
+		if !cfg.AdminOnly {
+			log.Warn("QUITA_JWT_SECRET is empty: using a random per-process secret; dashboard tokens will not survive a restart or work on other processes")
+		}
 		secret = sessiontoken.RandomSecret()
 	}
 	return sessiontoken.New(secret)
