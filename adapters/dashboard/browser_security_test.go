@@ -15,7 +15,8 @@ import (
 // turns it on (the QR code loads under the CSP; the test reads the secret
 // shown as text and computes the code itself), keeps the recovery codes,
 // logs out, logs in again with the password and then a code — a wrong one
-// refused on the page, the right one in — and sees this session listed.
+// refused on the page, the right one in — and sees the current session
+// listed.
 // Every page is screenshotted into artifacts/dashboard/.
 func TestBrowserTOTPLogin(t *testing.T) {
 	t.Parallel()

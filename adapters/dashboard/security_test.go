@@ -215,9 +215,9 @@ func TestSecurityFormsNeedCSRF(t *testing.T) {
 }
 
 // The sessions on the security page: each listed with its browser, masked
-// address and "this session"; ending one logs that browser out on its
-// next request; "end all other sessions" keeps only this one; ending this
-// one logs out.
+// address, the current one marked; ending one logs that browser out on
+// its next request; "end all other sessions" keeps only the current one;
+// ending the current one logs out.
 func TestSessionsPage(t *testing.T) {
 	t.Parallel()
 	srv := quitatest.NewServer(t, quitatest.Options{})
@@ -264,7 +264,7 @@ func TestSessionsPage(t *testing.T) {
 	if ids := sessionIDs(sec.Body); sec.Status != http.StatusOK || len(ids) != 1 {
 		t.Fatalf("after end-others: %d %v", sec.Status, ids)
 	}
-	// Ending this session logs out.
+	// Ending the current session logs out.
 	res := me.post("/dashboard/test/security/sessions/"+sessionIDs(sec.Body)[0]+"/revoke", url.Values{"csrf": {csrfOf(t, sec.Body)}})
 	if res.Status != http.StatusSeeOther || res.Location != "/dashboard/login" {
 		t.Fatalf("ending this session: %d %q", res.Status, res.Location)
