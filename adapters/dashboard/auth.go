@@ -214,6 +214,7 @@ func (c *Controller) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.clearCookie(w, r, loginCookie)
+	c.clearCookie(w, r, challengeCookie)
 	c.setCookie(w, r, sessionCookie, s.Token, time.Time(s.ExpiresAt))
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }

@@ -213,7 +213,7 @@ func agentName(ua string, lang string) string {
 	browser := ""
 	for _, b := range []struct{ token, name string }{
 		{"Edg/", "Edge"}, {"OPR/", "Opera"}, {"Firefox/", "Firefox"}, {"Chromium/", "Chromium"}, {"HeadlessChrome/", "Chrome"},
-		{"Chrome/", "Chrome"}, {"Safari/", "Safari"}, {"curl/", "curl"}, {"Go-http-client/", "Go"}, {"quita-go/", "Quita SDK"},
+		{"Chrome/", "Chrome"}, {"Safari/", "Safari"}, {"curl/", "curl"}, {"Go-http-client/", "Go"}, {"quita-go/", "Quita Go SDK"},
 	} {
 		if strings.Contains(ua, b.token) {
 			browser = b.name
