@@ -20,11 +20,16 @@ const (
 // KeyService is the dashboard's API-key management: issue, list, rotate,
 // revoke, each scoped to the session's account and audited, plus the audit
 // and request logs.
+//
+// A live key (issued, or the successor of a rotation) asks a user with
+// TOTP for a fresh code (SecondFactorService.StepUp); test keys and users
+// without TOTP need none.
 type KeyService struct {
 	keys     ports.KeyAdmin
 	audit    ports.AuditLog
 	requests ports.RequestLogStore
 	flusher  Flusher
+	factors  *SecondFactorService
 	clock    ports.Clock
 	ids      ports.IDGenerator
 	authTTL  time.Duration
@@ -37,10 +42,19 @@ type Flusher interface {
 
 // NewKeyService wires a key service.
 func NewKeyService(keys ports.KeyAdmin, audit ports.AuditLog, requests ports.RequestLogStore, flusher *RequestLogWriter,
-	clock ports.Clock, ids ports.IDGenerator, ttl AuthCacheTTL,
+	factors *SecondFactorService, clock ports.Clock, ids ports.IDGenerator, ttl AuthCacheTTL,
 ) *KeyService {
-	return &KeyService{keys: keys, audit: audit, requests: requests, flusher: flusher, clock: clock, ids: ids,
+	return &KeyService{keys: keys, audit: audit, requests: requests, flusher: flusher, factors: factors, clock: clock, ids: ids,
 		authTTL: time.Duration(ttl)}
+}
+
+// stepUp asks for the fresh code a live key needs (none without a second
+// factor service: tests that wire none).
+func (s *KeyService) stepUp(ctx context.Context, u DashboardUser, mode domain.Mode, code string) error {
+	if mode != domain.ModeLive || s.factors == nil {
+		return nil
+	}
+	return s.factors.StepUp(ctx, u, code)
 }
 
 // revocationMargin covers the drift between two processes' clocks over one
@@ -104,14 +118,19 @@ func (s *KeyService) auditEntry(u DashboardUser, action string, k ports.APIKeyRe
 		KeyID: k.ID, KeyFingerprint: k.Fingerprint, CreatedAt: at}, nil
 }
 
-// Issue creates a live key, or a test key when test is set.
-func (s *KeyService) Issue(ctx context.Context, u DashboardUser, label string, test bool) (IssuedKey, error) {
+// Issue creates a live key, or a test key when test is set; code is the
+// fresh TOTP code a live key needs when the user has TOTP. Errors of
+// SecondFactorService.StepUp.
+func (s *KeyService) Issue(ctx context.Context, u DashboardUser, label string, test bool, code string) (IssuedKey, error) {
 	if err := validLabel(label); err != nil {
 		return IssuedKey{}, err
 	}
 	mode := domain.ModeLive
 	if test {
 		mode = domain.ModeTest
+	}
+	if err := s.stepUp(ctx, u, mode, code); err != nil {
+		return IssuedKey{}, err
 	}
 	now := s.clock.Now()
 	out, rec, err := s.newKey(u.AccountID, mode, label, now)
@@ -126,6 +145,24 @@ func (s *KeyService) Issue(ctx context.Context, u DashboardUser, label string, t
 		return IssuedKey{}, err
 	}
 	return out, nil
+}
+
+// keyMode is the mode of the account's key id. ErrNotFound,
+// ports.ErrAPIKeyRevoked.
+func (s *KeyService) keyMode(ctx context.Context, u DashboardUser, id string) (domain.Mode, error) {
+	all, err := s.keys.ListAPIKeys(ctx, u.AccountID)
+	if err != nil {
+		return "", err
+	}
+	for _, k := range all {
+		if k.ID == id {
+			if k.RevokedAt != nil {
+				return "", ports.ErrAPIKeyRevoked
+			}
+			return k.Mode, nil
+		}
+	}
+	return "", ports.ErrNotFound
 }
 
 // List returns the account's active keys, newest first, without secrets.
@@ -144,18 +181,31 @@ func (s *KeyService) List(ctx context.Context, u DashboardUser) ([]ports.APIKeyR
 }
 
 // Rotate revokes the account's key id and issues a successor of the same
-// mode (and label, unless one is given) in one transaction. ErrNotFound for
-// a key of another account, ports.ErrAPIKeyRevoked for a revoked one. It
-// answers once no process can still accept the old key (AuthCacheTTL).
-func (s *KeyService) Rotate(ctx context.Context, u DashboardUser, id string, label *string) (IssuedKey, error) {
+// mode (and label, unless one is given) in one transaction; a live one
+// needs code as Issue does. ErrNotFound for a key of another account,
+// ports.ErrAPIKeyRevoked for a revoked one. It answers once no process can
+// still accept the old key (AuthCacheTTL).
+func (s *KeyService) Rotate(ctx context.Context, u DashboardUser, id string, label *string, code string) (IssuedKey, error) {
 	if label != nil {
 		if err := validLabel(*label); err != nil {
 			return IssuedKey{}, err
 		}
 	}
+	// The key's mode decides the code; it is read before the transaction,
+	// which must not wait on the code's own write (SQLite has one writer).
+	mode, err := s.keyMode(ctx, u, id)
+	if err != nil {
+		return IssuedKey{}, err
+	}
+	if err := s.stepUp(ctx, u, mode, code); err != nil {
+		return IssuedKey{}, err
+	}
 	now := s.clock.Now()
 	var out IssuedKey
-	err := s.keys.ReplaceAPIKey(ctx, u.AccountID, id, now, func(old ports.APIKeyRecord) (*ports.APIKeyRecord, []ports.AuditEntry, error) {
+	err = s.keys.ReplaceAPIKey(ctx, u.AccountID, id, now, func(old ports.APIKeyRecord) (*ports.APIKeyRecord, []ports.AuditEntry, error) {
+		if old.Mode != mode {
+			return nil, nil, ports.ErrNotFound // unreachable: a key's mode never changes
+		}
 		l := old.Label
 		if label != nil {
 			l = *label

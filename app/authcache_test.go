@@ -98,7 +98,7 @@ func TestRevokeWaitsForAuthCaches(t *testing.T) {
 		return err
 	}}
 	ids := &mocks.IDGeneratorMock{NewIDFunc: func() (string, error) { return domain.NewRawID(rand.Reader) }}
-	svc := app.NewKeyService(admin, &mocks.AuditLogMock{}, &mocks.RequestLogStoreMock{}, nil,
+	svc := app.NewKeyService(admin, &mocks.AuditLogMock{}, &mocks.RequestLogStoreMock{}, nil, nil,
 		&mocks.ClockMock{NowFunc: time.Now}, ids, app.AuthCacheTTL(120*time.Millisecond))
 	if err := svc.Revoke(context.Background(), app.DashboardUser{UserID: "usr_1", AccountID: "acct_1"}, "key_1"); err != nil {
 		t.Fatal(err)

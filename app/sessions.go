@@ -21,6 +21,10 @@ var (
 	// ErrInvalidSession: the dashboard token is missing, invalid, expired
 	// or logged out.
 	ErrInvalidSession = errors.New("invalid dashboard session")
+	// ErrLoginChallenge: the second step of a login was given a token that
+	// is not a live first step (expired, used, or its user's sessions were
+	// ended since); the user logs in again.
+	ErrLoginChallenge = errors.New("the login expired; log in again")
 )
 
 // ThrottledError is returned when a caller must wait before trying again.
@@ -71,6 +75,8 @@ type DashboardUser struct {
 	UserID    string
 	AccountID string
 	TokenID   string
+	// IssuedAt is the token's issue time (whole seconds).
+	IssuedAt  time.Time
 	ExpiresAt time.Time
 }
 
@@ -81,13 +87,15 @@ type Session struct {
 	AccountID string           `json:"accountId"`
 }
 
-// SessionService logs dashboard users in and out and verifies their
-// tokens.
+// SessionService logs dashboard users in and out, verifies their tokens
+// and lists and ends their sessions.
 type SessionService struct {
 	users    ports.UserStore
 	hasher   ports.PasswordHasher
 	tokens   ports.SessionTokens
 	denylist ports.TokenDenylist
+	sessions ports.SessionStore
+	factors  *SecondFactorService
 	attempts ports.LoginAttempts
 	clock    ports.Clock
 	ids      ports.IDGenerator
@@ -102,7 +110,8 @@ type SessionService struct {
 
 // NewSessionService wires a session service.
 func NewSessionService(users ports.UserStore, hasher ports.PasswordHasher, tokens ports.SessionTokens, denylist ports.TokenDenylist,
-	attempts ports.LoginAttempts, clock ports.Clock, ids ports.IDGenerator, log *slog.Logger, cfg SessionConfig,
+	sessions ports.SessionStore, factors *SecondFactorService, attempts ports.LoginAttempts, clock ports.Clock, ids ports.IDGenerator,
+	log *slog.Logger, cfg SessionConfig,
 ) (*SessionService, error) {
 	cfg = cfg.withDefaults()
 	seed, err := ids.NewID()
@@ -113,8 +122,9 @@ func NewSessionService(users ports.UserStore, hasher ports.PasswordHasher, token
 	if err != nil {
 		return nil, err
 	}
-	return &SessionService{users: users, hasher: hasher, tokens: tokens, denylist: denylist, attempts: attempts,
-		clock: clock, ids: ids, log: log, cfg: cfg, hashSlots: make(chan struct{}, cfg.MaxConcurrentHashes), dummyHash: dummy}, nil
+	return &SessionService{users: users, hasher: hasher, tokens: tokens, denylist: denylist, sessions: sessions, factors: factors,
+		attempts: attempts, clock: clock, ids: ids, log: log, cfg: cfg, hashSlots: make(chan struct{}, cfg.MaxConcurrentHashes),
+		dummyHash: dummy}, nil
 }
 
 func (c SessionConfig) withDefaults() SessionConfig {
@@ -153,74 +163,6 @@ func hashKey(kind string, parts ...string) string {
 
 func normEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
-// Login checks an e-mail and password from a client address (the caller's
-// IP as the HTTP layer trusts it; "" when unknown) and issues a session
-// token. Errors: ErrInvalidCredentials, *ThrottledError.
-func (s *SessionService) Login(ctx context.Context, email, password, client string) (Session, error) {
-	email = normEmail(email)
-	if err := s.count(ctx, hashKey("ip", client), s.cfg.MaxAttemptsPerIP, s.cfg.IPWindow); err != nil {
-		return Session{}, err
-	}
-	pair := hashKey("pair", email, client)
-	if err := s.count(ctx, pair, s.cfg.MaxFailures, s.cfg.FailureWindow); err != nil {
-		return Session{}, err
-	}
-	known := hashKey("known", email, client)
-	if err := s.count(ctx, hashKey("email", email), s.cfg.MaxFailuresPerEmail, s.cfg.FailureWindow); err != nil {
-		if n, _, kerr := s.attempts.Failures(ctx, known); kerr != nil || n == 0 {
-			return Session{}, err
-		}
-	}
-	// Counted first, then queued: a burst is refused by the counters at
-	// once, and the semaphore only sees attempts the counters allowed.
-	release, err := s.hashSlot(ctx)
-	if err != nil {
-		return Session{}, err
-	}
-	defer release()
-	user, err := s.users.GetUserByEmail(ctx, email)
-	if err != nil && !errors.Is(err, ports.ErrNotFound) {
-		return Session{}, err
-	}
-	hash := s.dummyHash
-	if user != nil {
-		hash = user.PasswordHash
-	}
-	if len(password) > MaxPasswordBytes {
-		return Session{}, ErrInvalidCredentials
-	}
-	ok, verr := s.hasher.Verify(hash, password)
-	if user == nil || !ok || verr != nil {
-		if verr != nil && user != nil {
-			s.log.ErrorContext(ctx, "stored password hash unreadable", "user", user.ID, "err", verr)
-		}
-		return Session{}, ErrInvalidCredentials
-	}
-	// A success clears this address's count and the e-mail's (the guesses
-	// a distributed attacker gains per real login are few beside the cap),
-	// and restarts the address's known-client period.
-	for _, k := range []string{pair, hashKey("email", email), known} {
-		if err := s.attempts.Reset(ctx, k); err != nil {
-			s.log.WarnContext(ctx, "login throttle unavailable", "err", err)
-		}
-	}
-	if _, _, err := s.attempts.AddFailure(ctx, known, s.cfg.KnownClientTTL); err != nil {
-		s.log.WarnContext(ctx, "login throttle unavailable", "err", err)
-	}
-	raw, err := s.ids.NewID()
-	if err != nil {
-		return Session{}, err
-	}
-	now := s.clock.Now()
-	claims := ports.SessionClaims{TokenID: "ses_" + raw, UserID: user.ID, AccountID: user.AccountID,
-		IssuedAt: now, ExpiresAt: now.Add(s.cfg.TTL).Truncate(time.Second)}
-	token, err := s.tokens.Sign(claims)
-	if err != nil {
-		return Session{}, err
-	}
-	return Session{Token: token, ExpiresAt: domain.Timestamp(claims.ExpiresAt), AccountID: user.AccountID}, nil
-}
-
 // count takes one attempt of key atomically and refuses it past limit. A
 // counter that cannot answer refuses too: the wiring falls back to an
 // in-process counter, so this only happens when both fail.
@@ -256,21 +198,34 @@ func (s *SessionService) hashSlot(ctx context.Context) (func(), error) {
 	}
 }
 
+// lastSeenEvery is how stale a session's last-seen time may get before a
+// request writes it: a session is seen to the minute, and a busy one
+// costs a write a minute, not one per request.
+const lastSeenEvery = time.Minute
+
 // Verify resolves a session token. It reads the denylist on every call, so
-// a logged-out token fails on every process at once. ErrInvalidSession.
+// a logged-out token fails on every process at once, and notes when the
+// session was last seen. ErrInvalidSession, also for the token of a
+// login's second step.
 func (s *SessionService) Verify(ctx context.Context, token string) (DashboardUser, error) {
-	c, err := s.tokens.Verify(token, s.clock.Now())
-	if err != nil {
+	now := s.clock.Now()
+	c, err := s.tokens.Verify(token, now)
+	if err != nil || isChallenge(c.TokenID) {
 		return DashboardUser{}, ErrInvalidSession
 	}
-	denied, err := s.denylist.SessionDenied(ctx, c.TokenID, c.UserID, c.IssuedAt)
+	chk, err := s.sessions.CheckSession(ctx, c.TokenID, c.UserID, c.IssuedAt)
 	if err != nil {
 		return DashboardUser{}, err
 	}
-	if denied {
+	if chk.Denied {
 		return DashboardUser{}, ErrInvalidSession
 	}
-	return DashboardUser{UserID: c.UserID, AccountID: c.AccountID, TokenID: c.TokenID, ExpiresAt: c.ExpiresAt}, nil
+	if chk.Recorded && now.Sub(chk.LastSeenAt) >= lastSeenEvery {
+		if err := s.sessions.TouchSession(ctx, c.TokenID, now); err != nil {
+			s.log.WarnContext(ctx, "session last seen not recorded", "err", err)
+		}
+	}
+	return DashboardUser{UserID: c.UserID, AccountID: c.AccountID, TokenID: c.TokenID, IssuedAt: c.IssuedAt, ExpiresAt: c.ExpiresAt}, nil
 }
 
 // Logout denies the session's token until it would have expired.

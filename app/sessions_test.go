@@ -7,11 +7,13 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/quitapix/quita/adapters/ratelimit"
+	"github.com/quitapix/quita/adapters/totp"
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/internal/testkit"
 	"github.com/quitapix/quita/mocks"
@@ -75,20 +77,33 @@ func newSessionHarness(t *testing.T, cfg app.SessionConfig) *sessionHarness {
 			return ports.SessionClaims{TokenID: "ses_raw", UserID: "usr_1", AccountID: "acct_1", ExpiresAt: t0.Add(12 * time.Hour)}, nil
 		},
 	}
+	var mu sync.Mutex
 	denied := map[string]bool{}
 	h.denylist = &mocks.TokenDenylistMock{
-		DenyTokenFunc:   func(_ context.Context, id string, _ time.Time) error { denied[id] = true; return nil },
-		TokenDeniedFunc: func(_ context.Context, id string) (bool, error) { return denied[id], nil },
-		SessionDeniedFunc: func(_ context.Context, id, _ string, _ time.Time) (bool, error) {
-			return denied[id], nil
+		DenyTokenFunc: func(_ context.Context, id string, _ time.Time) error {
+			mu.Lock()
+			defer mu.Unlock()
+			denied[id] = true
+			return nil
+		},
+	}
+	sessions := &mocks.SessionStoreMock{
+		RecordSessionFunc: func(context.Context, ports.SessionRecord) error { return nil },
+		CheckSessionFunc: func(_ context.Context, id, _ string, _ time.Time) (ports.SessionCheck, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			return ports.SessionCheck{Denied: denied[id]}, nil
 		},
 	}
 	ids := &mocks.IDGeneratorMock{NewIDFunc: func() (string, error) { return "raw", nil }}
 	if cfg.MaxFailures == 0 {
 		cfg.MaxFailures = 3
 	}
-	svc, err := app.NewSessionService(users, h.hasher, h.tokens, h.denylist, ratelimit.NewMemoryAttempts(h.clock.Now),
-		&mocks.ClockMock{NowFunc: h.clock.Now}, ids, slog.New(slog.NewTextHandler(io.Discard, nil)), cfg)
+	clock := &mocks.ClockMock{NowFunc: h.clock.Now}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	attempts := ratelimit.NewMemoryAttempts(h.clock.Now)
+	factors := app.NewSecondFactorService(&mocks.UserSecurityStoreMock{}, totp.Codes{}, attempts, clock, log, cfg)
+	svc, err := app.NewSessionService(users, h.hasher, h.tokens, h.denylist, sessions, factors, attempts, clock, ids, log, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,7 +348,7 @@ func TestLoginRefusesOverlongPasswordsWithoutHashing(t *testing.T) {
 func TestLoginFailsClosedWithoutCounters(t *testing.T) {
 	t.Parallel()
 	svc, err := app.NewSessionService(&mocks.UserStoreMock{}, &mocks.PasswordHasherMock{HashFunc: func(string) (string, error) { return "h", nil }},
-		&mocks.SessionTokensMock{}, &mocks.TokenDenylistMock{}, brokenAttempts{}, &mocks.ClockMock{NowFunc: time.Now},
+		&mocks.SessionTokensMock{}, &mocks.TokenDenylistMock{}, &mocks.SessionStoreMock{}, nil, brokenAttempts{}, &mocks.ClockMock{NowFunc: time.Now},
 		&mocks.IDGeneratorMock{NewIDFunc: func() (string, error) { return "raw", nil }}, slog.New(slog.NewTextHandler(io.Discard, nil)), app.SessionConfig{})
 	if err != nil {
 		t.Fatal(err)

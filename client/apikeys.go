@@ -20,11 +20,24 @@ type Session struct {
 type AuthService struct{ c *Client }
 
 // Login exchanges a dashboard user's e-mail and password for a token.
-// Wrong credentials are ErrUnauthorized (code invalid_credentials).
+// Wrong credentials are ErrUnauthorized (code invalid_credentials); a user
+// with two-step verification is ErrUnauthorized with code
+// second_factor_required (use LoginWithCode).
 func (s *AuthService) Login(ctx context.Context, email, password string) (*Session, error) {
+	return s.LoginWithCode(ctx, email, password, "")
+}
+
+// LoginWithCode logs in a user with two-step verification: code is the
+// authenticator app's current code or a recovery code, each accepted
+// once. A wrong or used code is ErrUnauthorized (code
+// invalid_second_factor).
+func (s *AuthService) LoginWithCode(ctx context.Context, email, password, code string) (*Session, error) {
 	var out Session
-	r := request{method: http.MethodPost, path: "/auth/login", noAuth: true, class: notSentOnly,
-		body: map[string]string{"email": email, "password": password}}
+	body := map[string]string{"email": email, "password": password}
+	if code != "" {
+		body["code"] = code
+	}
+	r := request{method: http.MethodPost, path: "/auth/login", noAuth: true, class: notSentOnly, body: body}
 	if _, err := s.c.do(ctx, r, &out); err != nil {
 		return nil, err
 	}
@@ -63,6 +76,10 @@ type KeyParams struct {
 	Label string `json:"label,omitempty"`
 	// Test issues a test-mode key.
 	Test bool `json:"test,omitempty"`
+	// Code is a fresh code of the authenticator app: a live key needs one
+	// when the user has two-step verification (otherwise a 403 *Error
+	// with code second_factor_required or invalid_second_factor).
+	Code string `json:"code,omitempty"`
 	// IdempotencyKey (8–128 characters), when set, makes the issue safe to
 	// retry: the same key and params return the first key's cleartext
 	// instead of issuing another. The client then retries it as it does a
@@ -97,10 +114,20 @@ func (s *APIKeysService) List(ctx context.Context) ([]*APIKey, error) {
 // Rotate revokes key id and issues its replacement in one step; label
 // (when not nil) renames it. The old key stops working when this returns.
 func (s *APIKeysService) Rotate(ctx context.Context, id string, label *string) (*IssuedKey, error) {
+	return s.RotateWithCode(ctx, id, label, "")
+}
+
+// RotateWithCode is Rotate with a fresh code of the authenticator app,
+// which rotating a live key needs when the user has two-step
+// verification.
+func (s *APIKeysService) RotateWithCode(ctx context.Context, id string, label *string, code string) (*IssuedKey, error) {
 	var out IssuedKey
 	body := map[string]*string{}
 	if label != nil {
 		body["label"] = label
+	}
+	if code != "" {
+		body["code"] = &code
 	}
 	r := request{method: http.MethodPost, path: "/api-keys/" + pathID(id) + "/rotate", body: body, bearer: true, class: notSentOnly}
 	if _, err := s.c.do(ctx, r, &out); err != nil {

@@ -124,6 +124,7 @@ func TestTypesMatchTheOpenAPIDocument(t *testing.T) {
 		{method: "POST", path: "/auth/login", body: struct {
 			Email    string `json:"email"`
 			Password string `json:"password"`
+			Code     string `json:"code"`
 		}{}, answer: Session{}},
 		{method: "POST", path: "/api-keys", body: KeyParams{}, answer: IssuedKey{}},
 		{method: "GET", path: "/api-keys", answer: APIKey{}, answerItems: true},
@@ -131,6 +132,7 @@ func TestTypesMatchTheOpenAPIDocument(t *testing.T) {
 		{method: "GET", path: "/request-logs", answer: RequestLogEntry{}, answerItems: true, query: allQuery("limit", "apiKeyFingerprint")},
 		{method: "POST", path: "/api-keys/{id}/rotate", body: struct {
 			Label string `json:"label"`
+			Code  string `json:"code"`
 		}{}, answer: IssuedKey{}},
 	}
 	for _, op := range ops {

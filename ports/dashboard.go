@@ -252,8 +252,9 @@ type RateLimiter interface {
 // DashboardHousekeeping deletes dashboard rows nobody needs any more, in
 // bounded batches, so it is safe to run in every process.
 type DashboardHousekeeping interface {
-	// DeleteExpiredTokens removes up to limit denylist rows of tokens that
-	// expired before now (such tokens fail verification anyway).
+	// DeleteExpiredTokens removes up to limit denylist rows and up to limit
+	// session rows (SessionStore) of tokens that expired before now (such
+	// tokens fail verification anyway).
 	DeleteExpiredTokens(ctx context.Context, now time.Time, limit int) (int, error)
 	// DeleteRequestLogsBefore removes up to limit request logs created
 	// before t. A store that keeps them by month may first drop every

@@ -341,6 +341,9 @@ type User struct {
 	Email        string
 	PasswordHash string
 	CreatedAt    time.Time
+	// SecondFactor: the user logs in with a TOTP code after the password
+	// (read by UserStore.GetUserByEmail; ignored when a user is created).
+	SecondFactor bool
 }
 
 // AccountStore keeps merchant accounts and their dashboard users.

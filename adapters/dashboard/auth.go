@@ -9,6 +9,7 @@ import (
 	"errors"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -17,12 +18,16 @@ import (
 )
 
 // Cookie names. The session cookie holds the dashboard JWT; the login
-// cookie is the double-submit CSRF token of the login form; the language
+// cookie is the double-submit CSRF token of the login forms; the language
 // cookie remembers pt-BR or en.
+//
+// The challenge cookie holds a login's first step while the second (the
+// TOTP code) is asked, for at most app.ChallengeTTL.
 const (
-	sessionCookie = "quita_session"
-	loginCookie   = "quita_login_csrf"
-	langCookie    = "quita_lang"
+	sessionCookie   = "quita_session"
+	loginCookie     = "quita_login_csrf"
+	challengeCookie = "quita_login_challenge"
+	langCookie      = "quita_lang"
 )
 
 // csrfField is the form field every POST carries.
@@ -186,9 +191,17 @@ func (c *Controller) login(w http.ResponseWriter, r *http.Request) {
 		c.renderLogin(w, r, http.StatusUnprocessableEntity, loginData{Email: email, Next: next, Error: msgs["login_missing"]})
 		return
 	}
-	s, err := c.d.Sessions.Login(r.Context(), email, password, c.cfg.ClientIP(r))
-	var throttled *app.ThrottledError
+	s, err := c.d.Sessions.SignIn(r.Context(), app.LoginRequest{Email: email, Password: password, Client: c.cfg.ClientIP(r),
+		UserAgent: r.UserAgent()})
+	var (
+		throttled *app.ThrottledError
+		second    *app.SecondFactorRequired
+	)
 	switch {
+	case errors.As(err, &second):
+		c.setCookie(w, r, challengeCookie, second.Challenge, second.ExpiresAt)
+		http.Redirect(w, r, Base+"/login/code?next="+url.QueryEscape(next), http.StatusSeeOther)
+		return
 	case errors.As(err, &throttled):
 		w.Header().Set("Retry-After", strconv.Itoa(int(throttled.RetryAfter.Round(time.Second).Seconds())))
 		c.renderLogin(w, r, http.StatusTooManyRequests, loginData{Email: email, Next: next, Error: msgs["login_throttled"]})
@@ -201,6 +214,7 @@ func (c *Controller) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.clearCookie(w, r, loginCookie)
+	c.clearCookie(w, r, challengeCookie)
 	c.setCookie(w, r, sessionCookie, s.Token, time.Time(s.ExpiresAt))
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }

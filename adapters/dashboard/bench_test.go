@@ -27,7 +27,7 @@ func BenchmarkDashboardPages(b *testing.B) {
 	u, _ := http.NewRequest(http.MethodGet, srv.URL+"/dashboard/", nil)
 	cookies := br.client.Jar.Cookies(u.URL)
 	var reqs []*http.Request
-	for _, p := range []string{"/test/", "/test/charges", "/test/charges/" + last.ID, "/test/refunds", "/test/webhooks", "/test/keys", "/test/logs"} {
+	for _, p := range []string{"/test/", "/test/charges", "/test/charges/" + last.ID, "/test/refunds", "/test/webhooks", "/test/keys", "/test/logs", "/test/security"} {
 		req := httptest.NewRequest(http.MethodGet, "/dashboard"+p, nil)
 		for _, c := range cookies {
 			req.AddCookie(c)

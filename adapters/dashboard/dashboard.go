@@ -3,9 +3,10 @@
 // volume, charges (search, filters, detail with its event and webhook
 // timeline, refunds, receipts, splits), subscriptions (Pix Automático: list,
 // detail with its cycles, cancel), refunds, payouts, webhook endpoints and their
-// deliveries, API keys and request logs, and a platform's sub-accounts
-// (list, create, detail, disable, login invitations), in live or test
-// mode, in Brazilian Portuguese or English. An invitee accepts a
+// deliveries, API keys and request logs, a platform's sub-accounts (list,
+// create, detail, disable, login invitations) and the login's security
+// (two-step verification with TOTP, sessions listed and ended), in live or
+// test mode, in Brazilian Portuguese or English. An invitee accepts a
 // sub-account login at /dashboard/invite/{token}; that login sees the
 // sub-account's own data only.
 //
@@ -16,8 +17,10 @@
 //
 // The session is the same JWT the API's Bearer flow uses
 // (app.SessionService), kept in an HttpOnly, SameSite=Strict cookie
-// (Secure when served over https). Every form carries a CSRF token derived
-// from the session token; the login form uses a double-submit cookie.
+// (Secure when served over https). A login with TOTP asks the code on a
+// second form (/dashboard/login/code). Every form carries a CSRF token
+// derived from the session token; the login forms use a double-submit
+// cookie.
 package dashboard
 
 import (
@@ -37,12 +40,14 @@ import (
 // Deps are the services the dashboard calls.
 type Deps struct {
 	Sessions *app.SessionService
-	Keys     *app.KeyService
-	Reads    *app.DashboardReads
-	Payments *app.PaymentService
-	Webhooks *app.WebhookService
-	Receipts *app.ReceiptService
-	Payouts  *app.PayoutService
+	// SecondFactor turns a user's TOTP on and off (the security page).
+	SecondFactor *app.SecondFactorService
+	Keys         *app.KeyService
+	Reads        *app.DashboardReads
+	Payments     *app.PaymentService
+	Webhooks     *app.WebhookService
+	Receipts     *app.ReceiptService
+	Payouts      *app.PayoutService
 	// Subscriptions are read and cancelled through the service the API
 	// uses.
 	Subscriptions *app.SubscriptionService
@@ -50,7 +55,15 @@ type Deps struct {
 	// Logins invites and accepts their dashboard logins (nil: none).
 	Subaccounts *app.SubaccountService
 	Logins      *app.SubaccountLogins
-	Log         *slog.Logger
+	// QR draws the otpauth:// URI of a TOTP secret being set up; it must
+	// keep no copy (qr.Private).
+	QR  QRRenderer
+	Log *slog.Logger
+}
+
+// QRRenderer draws a payload as a PNG QR code.
+type QRRenderer interface {
+	PNG(payload string) ([]byte, error)
 }
 
 // Config tunes the dashboard.
@@ -96,6 +109,8 @@ func (c *Controller) Routes(r *mux.Router) {
 	r.HandleFunc("/static/{name}", c.asset).Methods(http.MethodGet, http.MethodHead).Name("dashboard.asset")
 	r.HandleFunc("/login", c.loginPage).Methods(http.MethodGet, http.MethodHead).Name("dashboard.login_page")
 	r.HandleFunc("/login", c.login).Methods(http.MethodPost).Name("dashboard.login")
+	r.HandleFunc("/login/code", c.codePage).Methods(http.MethodGet, http.MethodHead).Name("dashboard.login_code_page")
+	r.HandleFunc("/login/code", c.loginCode).Methods(http.MethodPost).Name("dashboard.login_code")
 	r.HandleFunc("/lang/{lang}", c.setLang).Methods(http.MethodGet).Name("dashboard.lang")
 	r.HandleFunc("/invite/{token}", c.invitePage).Methods(http.MethodGet, http.MethodHead).Name("dashboard.invite_page")
 	r.HandleFunc("/invite/{token}", c.acceptInvite).Methods(http.MethodPost).Name("dashboard.invite_accept")
@@ -134,6 +149,14 @@ func (c *Controller) Routes(r *mux.Router) {
 	post("/keys/{id}/rotate", "key_rotate", c.rotateKey)
 	post("/keys/{id}/revoke", "key_revoke", c.revokeKey)
 	get("/logs", "logs", c.logs)
+	get("/security", "security", c.security)
+	post("/security/totp", "totp_begin", c.beginTOTP)
+	get("/security/totp", "totp_setup", c.totpSetup)
+	m.HandleFunc("/security/totp/qr.png", c.authed(c.totpQR)).Methods(http.MethodGet, http.MethodHead).Name("dashboard.totp_qr")
+	post("/security/totp/confirm", "totp_confirm", c.confirmTOTP)
+	post("/security/totp/disable", "totp_disable", c.disableTOTP)
+	post("/security/sessions/end-others", "sessions_end_others", c.endOtherSessions)
+	post("/security/sessions/{id}/revoke", "session_revoke", c.revokeSession)
 	get("/subaccounts", "subaccounts", c.platformOnly(c.subaccounts))
 	post("/subaccounts", "subaccount_create", c.platformOnly(c.createSubaccount))
 	get("/subaccounts/{id}", "subaccount", c.platformOnly(c.subaccount))

@@ -123,7 +123,11 @@ func TestMessagesComplete(t *testing.T) {
 		used["cy_"+string(st)] = true
 	}
 	// The err_ and done_ keys the handlers name.
-	for _, src := range []string{"pages.go", "pages_settings.go", "pages_payouts.go", "pages_subscriptions.go", "auth.go", "render.go"} {
+	for _, k := range []string{"err_code_missing", "err_code_invalid", "err_code_throttled", "sec_agent_unknown", "sec_seen_now"} {
+		used[k] = true
+	}
+	for _, src := range []string{"pages.go", "pages_settings.go", "pages_payouts.go", "pages_subscriptions.go", "pages_security.go", "auth.go",
+		"auth_code.go", "render.go"} {
 		b, err := readSource(src)
 		if err != nil {
 			t.Fatal(err)
@@ -159,6 +163,7 @@ func TestOtherModePath(t *testing.T) {
 		"/dashboard/live/subaccounts/acct_3oddh7pwqb3umyehf4gfjkc4yo7ykum4oeq": "/dashboard/test/subaccounts/acct_3oddh7pwqb3umyehf4gfjkc4yo7ykum4oeq",
 		"/dashboard/live/subaccounts/acct_3oddh7pwqb3umyehf4gfjkc4yo7ykum4oeq/invitations": "/dashboard/test/subaccounts/acct_3oddh7pwqb3umyehf4gfjkc4yo7ykum4oeq",
 		"/dashboard/live/subaccounts/nope":                                                 "/dashboard/test/subaccounts",
+		"/dashboard/live/security/totp":                                                    "/dashboard/test/security",
 	} {
 		if got := otherModePath(in, domain.ModeLive, domain.ModeTest); got != want {
 			t.Errorf("%s → %s, want %s", in, got, want)

@@ -44,6 +44,8 @@ type browser struct {
 	t      testing.TB
 	srv    *quitatest.Server
 	client *http.Client
+	// agent is the User-Agent it sends (Go's own when empty).
+	agent string
 }
 
 func newBrowser(t testing.TB, srv *quitatest.Server) *browser {
@@ -62,6 +64,9 @@ type answer struct {
 
 func (b *browser) do(req *http.Request) answer {
 	b.t.Helper()
+	if b.agent != "" {
+		req.Header.Set("User-Agent", b.agent)
+	}
 	res, err := b.client.Do(req)
 	if err != nil {
 		b.t.Fatal(err)

@@ -135,6 +135,8 @@ func (c *Controller) resendDelivery(w http.ResponseWriter, r *http.Request, s *s
 
 type keysData struct {
 	Keys []ports.APIKeyRecord
+	// NeedCode: a live key asks this user for a TOTP code.
+	NeedCode bool
 }
 
 // modeKeys are the account's active keys of the session's mode.
@@ -157,14 +159,21 @@ func (c *Controller) keys(w http.ResponseWriter, r *http.Request, s *session) er
 	if err != nil {
 		return err
 	}
-	return c.show(w, r, s, "keys", keysData{Keys: ks})
+	need, err := c.needsCode(r, s)
+	if err != nil {
+		return err
+	}
+	return c.show(w, r, s, "keys", keysData{Keys: ks, NeedCode: need})
 }
 
 func (c *Controller) issueKey(w http.ResponseWriter, r *http.Request, s *session) error {
-	k, err := c.d.Keys.Issue(r.Context(), s.user, r.PostFormValue("label"), s.mode == domain.ModeTest)
+	k, err := c.d.Keys.Issue(r.Context(), s.user, r.PostFormValue("label"), s.mode == domain.ModeTest, r.PostFormValue("code"))
 	var ve *domain.ValidationError
 	if errors.As(err, &ve) {
 		return back(w, r, modeBase(s)+"/keys", "err", "key_label")
+	}
+	if key := codeError(err); key != "" {
+		return back(w, r, modeBase(s)+"/keys", "err", key)
 	}
 	if err != nil {
 		return err
@@ -193,7 +202,10 @@ func (c *Controller) rotateKey(w http.ResponseWriter, r *http.Request, s *sessio
 	if err != nil {
 		return err
 	}
-	k, err := c.d.Keys.Rotate(r.Context(), s.user, id, nil)
+	k, err := c.d.Keys.Rotate(r.Context(), s.user, id, nil, r.PostFormValue("code"))
+	if key := codeError(err); key != "" {
+		return back(w, r, modeBase(s)+"/keys", "err", key)
+	}
 	if err != nil {
 		return err
 	}

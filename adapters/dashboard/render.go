@@ -42,7 +42,7 @@ var pages = map[string]*template.Template{}
 
 // pageNames are the page templates in assets/ (login uses the bare layout).
 var pageNames = []string{"login", "overview", "charges", "charge", "subscriptions", "subscription", "refunds", "payouts", "webhooks", "keys", "logs", "secret", "error",
-	"subaccounts", "subaccount", "invited", "invite"}
+	"subaccounts", "subaccount", "invited", "invite", "login_code", "security", "security_totp", "security_codes"}
 
 func init() {
 	for name, a := range assets {
@@ -55,7 +55,7 @@ func init() {
 		a.version = hex.EncodeToString(sum[:6])
 		a.etag = `"` + a.version + `"`
 	}
-	for _, fm := range []template.FuncMap{subscriptionFuncs, subaccountFuncs} {
+	for _, fm := range []template.FuncMap{subscriptionFuncs, subaccountFuncs, securityFuncs} {
 		for name, fn := range fm {
 			funcs[name] = fn
 		}
@@ -198,7 +198,7 @@ func otherModePath(path string, from, to domain.Mode) string {
 		}
 	}
 	switch section {
-	case "charges", "subscriptions", "refunds", "payouts", "webhooks", "keys", "logs", "subaccounts":
+	case "charges", "subscriptions", "refunds", "payouts", "webhooks", "keys", "logs", "subaccounts", "security":
 		return Base + "/" + string(to) + "/" + section
 	}
 	return Base + "/" + string(to) + "/"

@@ -25,7 +25,7 @@ func TestEveryPageRenders(t *testing.T) {
 		t.Fatalf("login went to %q", got)
 	}
 	for _, mode := range []string{"live", "test"} {
-		for _, p := range []string{"/", "/charges", "/charges/" + ch.ID, "/subscriptions", "/refunds", "/payouts", "/webhooks", "/keys", "/logs", "/subaccounts"} {
+		for _, p := range []string{"/", "/charges", "/charges/" + ch.ID, "/subscriptions", "/refunds", "/payouts", "/webhooks", "/keys", "/logs", "/subaccounts", "/security"} {
 			if mode == "live" && strings.HasPrefix(p, "/charges/") {
 				continue
 			}

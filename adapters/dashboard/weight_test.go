@@ -25,7 +25,7 @@ func TestPageWeight(t *testing.T) {
 	b.login(m)
 	const budget = 100 * 1024
 	for _, p := range []string{"/login", "/test/", "/test/charges", "/test/charges/" + last.ID, "/test/subscriptions", "/test/refunds", "/test/webhooks", "/test/keys", "/test/logs",
-		"/test/subaccounts"} {
+		"/test/subaccounts", "/test/security"} {
 		res := b.get("/dashboard" + p)
 		if p == "/login" {
 			res = newBrowser(t, srv).get("/dashboard/login")

@@ -156,6 +156,10 @@ func TestDashboardAuthorizationMatrix(t *testing.T) {
 	b := e.account(srv, "Loja B")
 	tokB := e.login(srv, b)
 	ctx := context.Background()
+	sessionA, err := srv.App.Dashboard.Sessions.Verify(ctx, e.login(srv, a))
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	r := call(t, http.MethodPost, srv.BaseURL+"/charges", map[string]string{"apikey": a.TestKey, "Idempotency-Key": "dash-matrix-a"},
 		`{"amount":1000,"payment_method":"pix","customer":{"name":"Ana","document":"`+payerCPF+`"}}`)
@@ -212,7 +216,7 @@ func TestDashboardAuthorizationMatrix(t *testing.T) {
 		keyFor[string(k.Mode)] = k.ID
 	}
 	aSecrets := []string{chargeID, raw, txid, endpointID, deliveryID, payoutID, subscriptionID, "CTR-A", keys[0].ID, keys[1].ID, a.AccountID, a.UserID, "Loja A",
-		sellerID, "Vendedor de A",
+		sellerID, "Vendedor de A", sessionA.TokenID,
 		domain.APIKeyFingerprint(a.TestKey)[:12], domain.APIKeyFingerprint(a.LiveKey)[:12]}
 
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -261,6 +265,8 @@ func TestDashboardAuthorizationMatrix(t *testing.T) {
 				obj = subscriptionID
 			case strings.Contains(rt.tpl, "/subaccounts/"):
 				obj = sellerID
+			case strings.Contains(rt.tpl, "/sessions/"):
+				obj = sessionA.TokenID
 			}
 			path := strings.Replace(strings.Replace(rt.tpl, "{mode:live|test}", mode, 1), "{id}", obj, 1)
 			h := testkit.Header{"Cookie": cookie}
@@ -318,6 +324,9 @@ func TestDashboardAuthorizationMatrix(t *testing.T) {
 	}
 	if after, _ := srv.App.Dashboard.Keys.List(ctx, app.DashboardUser{AccountID: a.AccountID}); len(after) != len(keys) {
 		t.Fatalf("A's keys after the matrix: %d, want %d", len(after), len(keys))
+	}
+	if ss, _ := srv.App.Dashboard.Sessions.ListSessions(ctx, sessionA); len(ss) != 1 || ss[0].TokenID != sessionA.TokenID {
+		t.Fatalf("A's sessions after the matrix: %+v", ss)
 	}
 	if r := call(t, http.MethodGet, srv.BaseURL+"/payouts/"+payoutID, keyHdr(a.TestKey), ""); r.Status != 200 || r.json(t)["status"] != "pending" {
 		t.Fatalf("A's payout after the matrix: %d %s", r.Status, r.Body)

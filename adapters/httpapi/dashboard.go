@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 
@@ -89,9 +90,11 @@ func (c *AuthController) Routes(r, authed *mux.Router) {
 	authed.HandleFunc("/auth/logout_all", c.logoutAll).Methods(http.MethodPost).Name("auth.logout_all")
 }
 
+// loginRequest: code is a TOTP or recovery code, for a user with TOTP.
 type loginRequest struct {
 	Email    string `json:"email"`
 	Password string `json:"password"`
+	Code     string `json:"code"`
 }
 
 func (c *AuthController) login(w http.ResponseWriter, r *http.Request) (any, error) {
@@ -105,7 +108,19 @@ func (c *AuthController) login(w http.ResponseWriter, r *http.Request) (any, err
 	case req.Password == "":
 		return nil, badRequest("password", "parameter_missing", "password is required")
 	}
-	return c.sessions.Login(r.Context(), req.Email, req.Password, clientIP(r.Context()))
+	s, err := c.sessions.SignIn(r.Context(), app.LoginRequest{Email: req.Email, Password: req.Password, Code: req.Code,
+		Client: clientIP(r.Context()), UserAgent: r.UserAgent()})
+	// The API logs in in one step: a missing or wrong code fails the
+	// login itself.
+	switch {
+	case errors.Is(err, app.ErrSecondFactorRequired):
+		return nil, &apiError{Status: http.StatusUnauthorized, Type: typeAuthentication, Code: "second_factor_required", Param: "code",
+			Message: "this login has two-step verification: send the code of the authenticator app (or a recovery code) as code"}
+	case errors.Is(err, app.ErrInvalidSecondFactor):
+		return nil, &apiError{Status: http.StatusUnauthorized, Type: typeAuthentication, Code: "invalid_second_factor", Param: "code",
+			Message: "the code is wrong or was already used; wait for the next one"}
+	}
+	return s, err
 }
 
 // logoutAll ends every session of the user, this one included.

@@ -38,13 +38,16 @@ func issuedJSON(k app.IssuedKey) issuedKeyJSON {
 	return issuedKeyJSON{ID: k.ID, APIKey: k.APIKey, Fingerprint: k.Fingerprint, Prefix: k.Prefix, Label: k.Label, CreatedAt: domain.Timestamp(k.CreatedAt)}
 }
 
+// A live key asks a user with TOTP for a fresh code (code).
 type issueKeyRequest struct {
 	Label string `json:"label"`
 	Test  bool   `json:"test"`
+	Code  string `json:"code"`
 }
 
 type rotateKeyRequest struct {
 	Label *string `json:"label"`
+	Code  string  `json:"code"`
 }
 
 // optionalBody decodes a body that may be absent.
@@ -64,7 +67,7 @@ func (c *APIKeysController) issue(w http.ResponseWriter, r *http.Request) (any, 
 	if err := optionalBody(w, r, &req); err != nil {
 		return nil, err
 	}
-	k, err := c.keys.Issue(r.Context(), dashboardUser(r.Context()), req.Label, req.Test)
+	k, err := c.keys.Issue(r.Context(), dashboardUser(r.Context()), req.Label, req.Test, req.Code)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +98,7 @@ func (c *APIKeysController) rotate(w http.ResponseWriter, r *http.Request) (any,
 	if err := optionalBody(w, r, &req); err != nil {
 		return nil, err
 	}
-	k, err := c.keys.Rotate(r.Context(), dashboardUser(r.Context()), mux.Vars(r)["id"], req.Label)
+	k, err := c.keys.Rotate(r.Context(), dashboardUser(r.Context()), mux.Vars(r)["id"], req.Label, req.Code)
 	if err != nil {
 		return nil, err
 	}

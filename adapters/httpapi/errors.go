@@ -220,6 +220,12 @@ func classify(params wireParams, err error) *apiError {
 	case errors.Is(err, app.ErrInvalidSession):
 		return &apiError{Status: http.StatusUnauthorized, Type: typeAuthentication, Code: "token_invalid",
 			Message: "the dashboard token is invalid, expired or logged out; log in again"}
+	case errors.Is(err, app.ErrSecondFactorRequired):
+		return &apiError{Status: http.StatusForbidden, Type: typePermission, Code: "second_factor_required", Param: "code",
+			Message: "a live API key needs a fresh code of the authenticator app: send it as code"}
+	case errors.Is(err, app.ErrInvalidSecondFactor):
+		return &apiError{Status: http.StatusForbidden, Type: typePermission, Code: "invalid_second_factor", Param: "code",
+			Message: "the code is wrong or was already used; wait for the next one"}
 	case errors.Is(err, ports.ErrAPIKeyRevoked):
 		return &apiError{Status: http.StatusConflict, Type: typeInvalidRequest, Code: "api_key_revoked",
 			Message: "the API key is already revoked"}

@@ -126,6 +126,23 @@ func (r *Renderer) png(payload string) ([]byte, error) {
 	return v.([]byte), nil
 }
 
+// Private draws payloads that hold a secret (a TOTP otpauth:// URI) as
+// size×size PNGs like Renderer, but keeps nothing: each call renders anew,
+// so no secret outlives its request in a cache.
+type Private struct{ Size int }
+
+// PNG returns payload as a PNG image. Errors as Renderer.PNG.
+func (p Private) PNG(payload string) ([]byte, error) {
+	if payload == "" {
+		return nil, ErrEmptyPayload
+	}
+	size := p.Size
+	if size <= 0 {
+		size = DefaultSize
+	}
+	return render(payload, size)
+}
+
 // palette puts white first so the zero pixel value is the background.
 var palette = color.Palette{color.White, color.Black}
 

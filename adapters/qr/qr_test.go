@@ -312,3 +312,30 @@ func brCodeVectors(t *testing.T) []string {
 	}
 	return out
 }
+
+// Private renders a secret's URI like Renderer, readable by a decoder,
+// and keeps nothing: two calls render twice, and an empty payload is
+// refused.
+func TestPrivateRendersWithoutCaching(t *testing.T) {
+	t.Parallel()
+	const uri = "otpauth://totp/Quita:dona@loja.com.br?algorithm=SHA1&digits=6&issuer=Quita&period=30&secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"
+	p := qr.Private{Size: 320}
+	b, err := p.PNG(uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := decodePNG(t, b)
+	if got := img.Bounds().Dx(); got != 320 {
+		t.Errorf("width %d", got)
+	}
+	if got := decodeQR(t, img); got != uri {
+		t.Errorf("decoded %q", got)
+	}
+	again, _ := p.PNG(uri)
+	if &again[0] == &b[0] {
+		t.Error("the second call returned the first call's bytes")
+	}
+	if _, err := p.PNG(""); !errors.Is(err, qr.ErrEmptyPayload) {
+		t.Errorf("empty payload: %v", err)
+	}
+}

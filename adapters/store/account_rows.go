@@ -89,6 +89,8 @@ type userRow struct {
 	EmailKey     string `bun:"email_key"`
 	PasswordHash string `bun:"password_hash"`
 	CreatedAt    dbTime `bun:"created_at"`
+	// SecondFactor is read (hasSecondFactor), never written.
+	SecondFactor bool `bun:"second_factor,scanonly"`
 }
 
 // emailKey is an e-mail address as logins compare it.
@@ -112,6 +114,7 @@ func (r *userRow) toPort() *ports.User {
 		Email:        r.Email,
 		PasswordHash: r.PasswordHash,
 		CreatedAt:    r.CreatedAt.Time,
+		SecondFactor: r.SecondFactor,
 	}
 }
 

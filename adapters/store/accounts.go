@@ -79,7 +79,8 @@ func (db *DB) SetAccountDocument(ctx context.Context, id, document string) error
 // sub-account.
 func (db *DB) GetUserByEmail(ctx context.Context, email string) (*ports.User, error) {
 	row := new(userRow)
-	err := db.bun.NewSelect().Model(row).Where("u.email_key = ?", emailKey(email)).
+	err := db.bun.NewSelect().Model(row).ColumnExpr("u.*").ColumnExpr(hasSecondFactor+" AS second_factor").
+		Where("u.email_key = ?", emailKey(email)).
 		Where("NOT EXISTS (SELECT 1 FROM accounts a WHERE a.id = u.account_id AND a.disabled_at IS NOT NULL)").Scan(ctx)
 	if err != nil {
 		return nil, mapError(err)

@@ -254,30 +254,6 @@ func (db *DB) TokenDenied(ctx context.Context, tokenID string) (bool, error) {
 	return ok, mapError(err)
 }
 
-type sessionCutoffRow struct {
-	bun.BaseModel `bun:"table:session_cutoffs,alias:sc"`
-
-	UserID    string `bun:"user_id,pk"`
-	NotBefore dbTime `bun:"not_before"`
-}
-
-// DenyUserTokens implements ports.TokenDenylist.
-func (db *DB) DenyUserTokens(ctx context.Context, userID string, t time.Time) error {
-	_, err := db.bun.NewInsert().Model(&sessionCutoffRow{UserID: userID, NotBefore: newDBTime(t)}).
-		On("CONFLICT (user_id) DO UPDATE").Set("not_before = CASE WHEN EXCLUDED.not_before > sc.not_before THEN EXCLUDED.not_before ELSE sc.not_before END").
-		Exec(ctx)
-	return mapError(err)
-}
-
-// SessionDenied implements ports.TokenDenylist.
-func (db *DB) SessionDenied(ctx context.Context, tokenID, userID string, issuedAt time.Time) (bool, error) {
-	var denied bool
-	err := db.bun.NewSelect().ColumnExpr("EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = ?) OR "+
-		"EXISTS (SELECT 1 FROM session_cutoffs WHERE user_id = ? AND not_before >= ?)", tokenID, userID, newDBTime(issuedAt)).
-		Scan(ctx, &denied)
-	return denied, mapError(err)
-}
-
 // GetAccountSettings implements ports.GuardStore.
 func (db *DB) GetAccountSettings(ctx context.Context, accountID string) (ports.AccountSettings, error) {
 	row := new(accountSettingsRow)
@@ -349,7 +325,11 @@ func (db *DB) DeleteExpiredTokens(ctx context.Context, now time.Time, limit int)
 		return 0, mapError(err)
 	}
 	n, err := res.RowsAffected()
-	return int(n), err
+	if err != nil {
+		return int(n), err
+	}
+	m, err := db.deleteExpiredSessions(ctx, now, limit)
+	return int(n) + m, err
 }
 
 // DeleteRequestLogsBefore implements ports.DashboardHousekeeping. On

@@ -42,8 +42,10 @@ func (f adminFlags) open(ctx context.Context, getenv func(string) string, stderr
 	return openAdmin(ctx, cfg, stderr)
 }
 
-// openAdmin wires the application for an admin subcommand.
+// openAdmin wires the application for an admin subcommand, which serves
+// nothing: no dashboard session is signed, so no secret is asked for.
 func openAdmin(ctx context.Context, cfg Config, stderr io.Writer) (*wiring.App, func(), error) {
+	cfg.AdminOnly = true
 	return wiring.InitializeApp(ctx, cfg.Config, newLogger(stderr, cfg.LogLevel))
 }
 

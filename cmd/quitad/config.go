@@ -80,7 +80,7 @@ func (c *Config) settings() []setting {
 		{"QUITA_BASE_URL", "base-url", "", "public API base including /v1 (default http://<addr>/v1)", &c.BaseURL},
 		{"QUITA_CHECKOUT_URL_BASE", "checkout-url-base", "", "hosted checkout base (default http://<addr>/checkout)", &c.CheckoutURLBase},
 		{"QUITA_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", &c.LogLevel},
-		{"QUITA_JWT_SECRET", "jwt-secret", "", "HS256 secret of dashboard tokens (at least 32 bytes); empty = random per process", &c.JWTSecret},
+		{"QUITA_JWT_SECRET", "jwt-secret", "", "HS256 secret of dashboard tokens (at least 32 bytes); empty = random per process, or with the embedded SQLite database a development secret kept beside it", &c.JWTSecret},
 		{"QUITA_ACQUIRER", "acquirer", "sandbox", "live-mode acquirer: sandbox or bcbpix (API Pix); test mode always uses the sandbox", &c.Acquirer},
 		{"QUITA_MASTER_KEY", "master-key", "", "32-byte key (hex or base64) sealing provider credentials and webhook secrets at rest; required for bcbpix", &c.MasterKey},
 		{"QUITA_TRUSTED_PROXIES", "trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For names the client; empty trusts none (docs/security.md)", &c.trustedProxies},
@@ -329,6 +329,10 @@ Usage:
   quitad account create --name N --email E [--document D] [--password-stdin] [flags]
                                   create an account and print its keys as JSON; the
                                   password comes from stdin or QUITA_ACCOUNT_PASSWORD
+  quitad account password --email E [--password-stdin] [--disable-totp]
+                                  set a dashboard login's password (stdin or
+                                  QUITA_ACCOUNT_PASSWORD) and/or turn its two-step
+                                  verification off; ends every session of the login
   quitad account document --account ID --document CPF_OR_CNPJ
                                   set (or, with "", clear) the merchant document that
                                   receipts print masked as the payee's

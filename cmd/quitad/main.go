@@ -71,6 +71,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if len(args) > 0 && args[0] == "document" {
 			return accountDocument(ctx, args[1:], getenv, stdout, stderr)
 		}
+		if len(args) > 0 && args[0] == "password" {
+			return accountPassword(ctx, args[1:], getenv, stdout, stderr)
+		}
 		if len(args) == 0 || args[0] != "create" {
 			usage()
 			return errors.New("usage: quitad account create --name N --email E (password: env QUITA_ACCOUNT_PASSWORD or --password-stdin)")
@@ -183,6 +186,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	log := newLogger(stderr, cfg.LogLevel)
 	slog.SetDefault(log)
+	if err := useDevSecret(&cfg, log); err != nil {
+		return err
+	}
 	wiring.TuneGC(getenv)
 	a, cleanup, err := wiring.InitializeApp(ctx, cfg.Config, log)
 	if err != nil {

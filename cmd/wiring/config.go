@@ -46,6 +46,9 @@ type Config struct {
 	AuthCacheTTL time.Duration
 	// JWTSecret signs dashboard tokens (HS256); empty = random per process.
 	JWTSecret string
+	// AdminOnly: the process runs an admin command and serves no request,
+	// so a secret made per process loses nothing and is not warned about.
+	AdminOnly bool
 	// WebhookAllowPrivate lets webhook endpoints use http and loopback or
 	// private addresses in every mode (development only).
 	WebhookAllowPrivate bool

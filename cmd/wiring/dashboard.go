@@ -11,9 +11,11 @@ import (
 
 	"github.com/quitapix/quita/adapters/dashboard"
 	"github.com/quitapix/quita/adapters/httpapi"
+	"github.com/quitapix/quita/adapters/qr"
 	"github.com/quitapix/quita/adapters/ratelimit"
 	"github.com/quitapix/quita/adapters/sessiontoken"
 	"github.com/quitapix/quita/adapters/store"
+	"github.com/quitapix/quita/adapters/totp"
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/ports"
 )
@@ -21,7 +23,11 @@ import (
 // Dashboard is the dashboard and guard side of Quita: sessions, API-key
 // management, request logs, rate limits and the fraud guard.
 type Dashboard struct {
-	Sessions      *app.SessionService
+	Sessions *app.SessionService
+	// SecondFactor turns TOTP on and off and checks codes; Logins resets
+	// a login's password or TOTP from the command line.
+	SecondFactor  *app.SecondFactorService
+	Logins        *app.LoginAdmin
 	Keys          *app.KeyService
 	GuardSettings *app.GuardSettings
 	FraudGuard    *app.FraudGuard
@@ -48,6 +54,10 @@ var dashboardSet = wire.NewSet(
 	provideLoginAttempts,
 	provideRateLimiter,
 	provideRequestLogWriter,
+	wire.Struct(new(totp.Codes)),
+	wire.Bind(new(ports.OneTimeCodes), new(totp.Codes)),
+	app.NewSecondFactorService,
+	app.NewLoginAdmin,
 	app.NewSessionService,
 	app.NewKeyService,
 	app.NewGuardSettings,
@@ -62,7 +72,9 @@ var dashboardSet = wire.NewSet(
 func provideSessionTokens(cfg Config, log *slog.Logger) (ports.SessionTokens, error) {
 	secret := []byte(cfg.JWTSecret)
 	if len(secret) == 0 {
-		log.Warn("QUITA_JWT_SECRET is empty: using a random per-process secret; dashboard tokens will not survive a restart or work on other processes")
+		if !cfg.AdminOnly {
+			log.Warn("QUITA_JWT_SECRET is empty: using a random per-process secret; dashboard tokens will not survive a restart or work on other processes")
+		}
 		secret = sessiontoken.RandomSecret()
 	}
 	return sessiontoken.New(secret)
@@ -112,11 +124,12 @@ func provideJanitor(db *store.DB, clock ports.Clock, cfg app.JanitorConfig) *app
 	return app.NewDashboardJanitor(db, clock, cfg)
 }
 
-func provideDashboard(sessions *app.SessionService, keys *app.KeyService, settings *app.GuardSettings, guard *app.FraudGuard,
-	logs *app.RequestLogWriter, limiter ports.RateLimiter, janitor *app.DashboardJanitor, attempts ports.LoginAttempts,
+func provideDashboard(sessions *app.SessionService, factors *app.SecondFactorService, logins *app.LoginAdmin, keys *app.KeyService,
+	settings *app.GuardSettings, guard *app.FraudGuard, logs *app.RequestLogWriter, limiter ports.RateLimiter,
+	janitor *app.DashboardJanitor, attempts ports.LoginAttempts,
 ) *Dashboard {
-	return &Dashboard{Sessions: sessions, Keys: keys, GuardSettings: settings, FraudGuard: guard, RequestLogs: logs,
-		Limiter: limiter, Attempts: attempts, Janitor: janitor}
+	return &Dashboard{Sessions: sessions, SecondFactor: factors, Logins: logins, Keys: keys, GuardSettings: settings, FraudGuard: guard,
+		RequestLogs: logs, Limiter: limiter, Attempts: attempts, Janitor: janitor}
 }
 
 // provideInvitationsConfig makes invitation links point at the
@@ -127,11 +140,12 @@ func provideInvitationsConfig(cfg Config) app.InvitationsConfig {
 }
 
 // provideWebDashboard is the merchant's web dashboard at /dashboard.
-func provideWebDashboard(cfg Config, log *slog.Logger, sessions *app.SessionService, keys *app.KeyService, reads *app.DashboardReads,
-	payments *app.PaymentService, webhooks *app.WebhookService, receipts *app.ReceiptService, payouts *app.PayoutService,
-	subscriptions *app.SubscriptionService, subaccounts *app.SubaccountService, logins *app.SubaccountLogins,
+func provideWebDashboard(cfg Config, log *slog.Logger, sessions *app.SessionService, factors *app.SecondFactorService, keys *app.KeyService,
+	reads *app.DashboardReads, payments *app.PaymentService, webhooks *app.WebhookService, receipts *app.ReceiptService,
+	payouts *app.PayoutService, subscriptions *app.SubscriptionService, subaccounts *app.SubaccountService, logins *app.SubaccountLogins,
 ) *dashboard.Controller {
-	return dashboard.New(dashboard.Deps{Sessions: sessions, Keys: keys, Reads: reads, Payments: payments, Webhooks: webhooks,
-		Receipts: receipts, Payouts: payouts, Subscriptions: subscriptions, Subaccounts: subaccounts, Logins: logins, Log: log},
+	return dashboard.New(dashboard.Deps{Sessions: sessions, SecondFactor: factors, Keys: keys, Reads: reads, Payments: payments,
+		Webhooks: webhooks, Receipts: receipts, Payouts: payouts, Subscriptions: subscriptions, Subaccounts: subaccounts, Logins: logins,
+		QR: qr.Private{Size: 320}, Log: log},
 		dashboard.Config{SecureCookies: strings.HasPrefix(cfg.BaseURL, "https://"), ClientIP: httpapi.ClientIP})
 }

@@ -86,6 +86,8 @@ var storeSet = wire.NewSet(
 	wire.Bind(new(ports.AuditLog), new(*store.DB)),
 	wire.Bind(new(ports.RequestLogStore), new(*store.DB)),
 	wire.Bind(new(ports.TokenDenylist), new(*store.DB)),
+	wire.Bind(new(ports.SessionStore), new(*store.DB)),
+	wire.Bind(new(ports.UserSecurityStore), new(*store.DB)),
 	wire.Bind(new(ports.GuardStore), new(*store.DB)),
 	wire.Bind(new(ports.AcquirerAccountStore), new(*store.DB)),
 	wire.Bind(new(ports.PixReconcileMarks), new(*store.DB)),

@@ -97,7 +97,7 @@ func keyedWritesSecret(cfg Config, log *slog.Logger) ([]byte, error) {
 		}
 		return []byte(cfg.JWTSecret), nil
 	}
-	if cfg.RedisURL != "" {
+	if cfg.RedisURL != "" && !cfg.AdminOnly {
 		log.Warn("neither QUITA_MASTER_KEY nor QUITA_JWT_SECRET is set: an Idempotency-Key on a POST other than a money write is honoured by this process only")
 	}
 	secret := make([]byte, idempotency.MinSealSecretLen)

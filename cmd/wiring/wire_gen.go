@@ -10,6 +10,7 @@ import (
 	"context"
 	"github.com/quitapix/quita/adapters/password"
 	"github.com/quitapix/quita/adapters/receipt"
+	"github.com/quitapix/quita/adapters/totp"
 	"github.com/quitapix/quita/adapters/webhook"
 	"github.com/quitapix/quita/app"
 	"github.com/quitapix/quita/ports"
@@ -70,21 +71,24 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 		cleanup()
 		return nil, nil, err
 	}
+	codes := totp.Codes{}
 	loginAttempts := provideLoginAttempts(cfg, universalClient, systemClock)
 	sessionConfig := _wireSessionConfigValue
-	sessionService, err := app.NewSessionService(db, argon2id, sessionTokens, db, loginAttempts, systemClock, randomIDs, log, sessionConfig)
+	secondFactorService := app.NewSecondFactorService(db, codes, loginAttempts, systemClock, log, sessionConfig)
+	sessionService, err := app.NewSessionService(db, argon2id, sessionTokens, db, db, secondFactorService, loginAttempts, systemClock, randomIDs, log, sessionConfig)
 	if err != nil {
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
+	loginAdmin := app.NewLoginAdmin(db, db, argon2id, db, systemClock)
 	requestLogConfig := _wireRequestLogConfigValue
 	requestLogWriter, cleanup3 := provideRequestLogWriter(db, log, requestLogConfig)
-	keyService := app.NewKeyService(db, db, db, requestLogWriter, systemClock, randomIDs, authCacheTTL)
+	keyService := app.NewKeyService(db, db, db, requestLogWriter, secondFactorService, systemClock, randomIDs, authCacheTTL)
 	rateLimiter := provideRateLimiter(cfg, universalClient, systemClock, log)
 	janitorConfig := _wireJanitorConfigValue
 	dashboardJanitor := provideJanitor(db, systemClock, janitorConfig)
-	dashboard := provideDashboard(sessionService, keyService, guardSettings, fraudGuard, requestLogWriter, rateLimiter, dashboardJanitor, loginAttempts)
+	dashboard := provideDashboard(sessionService, secondFactorService, loginAdmin, keyService, guardSettings, fraudGuard, requestLogWriter, rateLimiter, dashboardJanitor, loginAttempts)
 	sender := webhook.NewSender(policy)
 	webhooksConfig := provideWebhooksConfig(cfg, db)
 	webhookService := app.NewWebhookService(db, db, sender, guard, systemClock, randomIDs, log, webhooksConfig)
@@ -103,7 +107,7 @@ func InitializeApp(ctx context.Context, cfg Config, log *slog.Logger) (*App, fun
 	subaccountService := app.NewSubaccountService(db, systemClock, randomIDs, authCacheTTL)
 	invitationsConfig := provideInvitationsConfig(cfg)
 	subaccountLogins := app.NewSubaccountLogins(db, db, db, argon2id, systemClock, randomIDs, log, invitationsConfig)
-	dashboardController := provideWebDashboard(cfg, log, sessionService, keyService, dashboardReads, paymentService, webhookService, receiptService, payoutService, subscriptionService, subaccountService, subaccountLogins)
+	dashboardController := provideWebDashboard(cfg, log, sessionService, secondFactorService, keyService, dashboardReads, paymentService, webhookService, receiptService, payoutService, subscriptionService, subaccountService, subaccountLogins)
 	sealed, err := provideKeyedWrites(cfg, idempotencyCache, log)
 	if err != nil {
 		cleanup3()
@@ -187,21 +191,24 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 		cleanup()
 		return nil, nil, err
 	}
+	codes := totp.Codes{}
 	loginAttempts := provideLoginAttempts(cfg, universalClient, clock)
 	sessionConfig := _wireSessionConfigValue
-	sessionService, err := app.NewSessionService(db, argon2id, sessionTokens, db, loginAttempts, clock, randomIDs, log, sessionConfig)
+	secondFactorService := app.NewSecondFactorService(db, codes, loginAttempts, clock, log, sessionConfig)
+	sessionService, err := app.NewSessionService(db, argon2id, sessionTokens, db, db, secondFactorService, loginAttempts, clock, randomIDs, log, sessionConfig)
 	if err != nil {
 		cleanup2()
 		cleanup()
 		return nil, nil, err
 	}
+	loginAdmin := app.NewLoginAdmin(db, db, argon2id, db, clock)
 	requestLogConfig := _wireRequestLogConfigValue
 	requestLogWriter, cleanup3 := provideRequestLogWriter(db, log, requestLogConfig)
-	keyService := app.NewKeyService(db, db, db, requestLogWriter, clock, randomIDs, authCacheTTL)
+	keyService := app.NewKeyService(db, db, db, requestLogWriter, secondFactorService, clock, randomIDs, authCacheTTL)
 	rateLimiter := provideRateLimiter(cfg, universalClient, clock, log)
 	janitorConfig := _wireJanitorConfigValue
 	dashboardJanitor := provideJanitor(db, clock, janitorConfig)
-	dashboard := provideDashboard(sessionService, keyService, guardSettings, fraudGuard, requestLogWriter, rateLimiter, dashboardJanitor, loginAttempts)
+	dashboard := provideDashboard(sessionService, secondFactorService, loginAdmin, keyService, guardSettings, fraudGuard, requestLogWriter, rateLimiter, dashboardJanitor, loginAttempts)
 	sender := webhook.NewSender(policy)
 	webhooksConfig := provideWebhooksConfig(cfg, db)
 	webhookService := app.NewWebhookService(db, db, sender, guard, clock, randomIDs, log, webhooksConfig)
@@ -227,7 +234,7 @@ func InitializeWith(ctx context.Context, cfg Config, log *slog.Logger, clock por
 	subaccountService := app.NewSubaccountService(db, clock, randomIDs, authCacheTTL)
 	invitationsConfig := provideInvitationsConfig(cfg)
 	subaccountLogins := app.NewSubaccountLogins(db, db, db, argon2id, clock, randomIDs, log, invitationsConfig)
-	dashboardController := provideWebDashboard(cfg, log, sessionService, keyService, dashboardReads, paymentService, webhookService, receiptService, payoutService, subscriptionService, subaccountService, subaccountLogins)
+	dashboardController := provideWebDashboard(cfg, log, sessionService, secondFactorService, keyService, dashboardReads, paymentService, webhookService, receiptService, payoutService, subscriptionService, subaccountService, subaccountLogins)
 	sealed, err := provideKeyedWrites(cfg, idempotencyCache, log)
 	if err != nil {
 		cleanup3()
