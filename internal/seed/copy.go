@@ -273,6 +273,9 @@ func rebuild(ctx context.Context, dsn string) error {
 		 SELECT account_id, mode, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), currency, status,
 		        coalesce(settlement_paid_with, ''), 0, count(*), sum(amount), sum(refund_completed)
 		 FROM charges GROUP BY 1, 2, 3, 4, 5, 6`,
+		`DELETE FROM delivery_counts`,
+		`INSERT INTO delivery_counts (account_id, mode, endpoint_id, event_type, n)
+		 SELECT account_id, mode, endpoint_id, event_type, count(*) FROM webhook_deliveries GROUP BY 1, 2, 3, 4`,
 		`DELETE FROM wallet_balances`,
 		`INSERT INTO wallet_balances (account_id, mode, currency, available, pending, owed, updated_at)
 		 SELECT a.id, m.mode, 'BRL', 0, 0, 0, now() FROM accounts a CROSS JOIN (VALUES ('test')) AS m(mode)`,
