@@ -10,7 +10,7 @@ import (
 )
 
 // deliveryCountRow is one row of delivery_counts: how many deliveries an
-// account has in a mode to one endpoint (” for a charge's webhookUrl) of
+// account has in a mode to one endpoint (empty for a charge's webhookUrl) of
 // one event type. Triggers on webhook_deliveries keep it in the
 // transaction of each statement that inserts or deletes deliveries
 // (migration 20261224000001), and none of those four columns of a
