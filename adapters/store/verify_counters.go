@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -97,7 +99,6 @@ func unionKeys[K comparable, V any](a, b map[K]V) []K {
 	return out
 }
 
-
 // verifyCounterDays is verifyCounters for the charges named (a partial
 // verify's): the per-day totals of each day one of them was created on,
 // in its account and mode, against a count of that day's charges (an
@@ -128,13 +129,10 @@ func verifyCounterDays(ctx context.Context, tx bun.Tx, charges []string) ([]stri
 	}
 	var problems []string
 	scopes := map[scope]bool{}
-	for _, d := range slices.SortedFunc(func(yield func(scopeDay) bool) {
-		for k := range days {
-			if !yield(k) {
-				return
-			}
-		}
-	}, func(a, b scopeDay) int { return cmpStrings(a.account+a.mode+a.day, b.account+b.mode+b.day) }) {
+	order := slices.SortedFunc(maps.Keys(days), func(a, b scopeDay) int {
+		return cmp.Or(cmp.Compare(a.account, b.account), cmp.Compare(a.mode, b.mode), cmp.Compare(a.day, b.day))
+	})
+	for _, d := range order {
 		scopes[d.scope] = true
 		more, err := verifyOneDay(ctx, tx, d.account, d.mode, d.day, deltas)
 		problems = append(problems, more...)
@@ -150,16 +148,6 @@ func verifyCounterDays(ctx context.Context, tx bun.Tx, charges []string) ([]stri
 		}
 	}
 	return problems, nil
-}
-
-func cmpStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // verifyOneDay compares an account's per-day totals of one UTC day with

@@ -210,4 +210,3 @@ func verifyHoldTakesOf(ctx context.Context, tx bun.Tx, entries []string) ([]stri
 	}
 	return problems, nil
 }
-
