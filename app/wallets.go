@@ -49,17 +49,23 @@ func (s *PaymentService) Wallets(ctx context.Context, caller Caller) ([]ports.Wa
 // VerifyLedger recomputes every wallet from the postings, and the charge
 // counters, per-day totals and refund entries from the charges and
 // refunds, and returns the problems found, each naming its account (none
-// when everything agrees). It reads consistent snapshots and takes no lock
-// writers wait on, so it may run against a live database.
+// when everything agrees): CheckLedger's full run.
 func (s *PaymentService) VerifyLedger(ctx context.Context) ([]string, error) {
-	t, err := s.store.LedgerTotals(ctx)
+	r, err := s.CheckLedger(ctx, true)
+	return r.Problems, err
+}
+
+// CheckLedger verifies the ledger in one snapshot that takes no lock
+// writers wait on, so it may run against a live database: in full when
+// full is set (or no checkpoint can be gone on from), otherwise only
+// what was written since the checkpoint of the last run, with every
+// wallet's total. The events kept are DefaultEventRetention's: the
+// incremental run finds the charges changed since its checkpoint by
+// their events.
+func (s *PaymentService) CheckLedger(ctx context.Context, full bool) (ports.LedgerCheck, error) {
+	r, err := s.store.CheckLedger(ctx, ports.LedgerCheckOptions{Full: full, EventsKept: DefaultEventRetention})
 	if err != nil {
-		return nil, fmt.Errorf("ledger totals: %w", err)
+		return r, fmt.Errorf("ledger verify: %w", err)
 	}
-	problems := domain.VerifyLedger(t.Unbalanced, t.Posted, t.Stored, t.Held)
-	derived, err := s.store.VerifyDerived(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("derived totals: %w", err)
-	}
-	return append(problems, derived...), nil
+	return r, nil
 }

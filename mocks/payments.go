@@ -24,6 +24,9 @@ var _ ports.PaymentStore = &PaymentStoreMock{}
 //			AggregatePaymentsFunc: func(ctx context.Context, scope ports.Scope, since time.Time, currency domain.Currency) ([]ports.PaymentAggregate, error) {
 //				panic("mock out the AggregatePayments method")
 //			},
+//			CheckLedgerFunc: func(ctx context.Context, opts ports.LedgerCheckOptions) (ports.LedgerCheck, error) {
+//				panic("mock out the CheckLedger method")
+//			},
 //			ClaimOpenRefundsFunc: func(ctx context.Context, now time.Time, leaseUntil time.Time, limit int) ([]ports.OpenRefund, error) {
 //				panic("mock out the ClaimOpenRefunds method")
 //			},
@@ -75,6 +78,9 @@ var _ ports.PaymentStore = &PaymentStoreMock{}
 type PaymentStoreMock struct {
 	// AggregatePaymentsFunc mocks the AggregatePayments method.
 	AggregatePaymentsFunc func(ctx context.Context, scope ports.Scope, since time.Time, currency domain.Currency) ([]ports.PaymentAggregate, error)
+
+	// CheckLedgerFunc mocks the CheckLedger method.
+	CheckLedgerFunc func(ctx context.Context, opts ports.LedgerCheckOptions) (ports.LedgerCheck, error)
 
 	// ClaimOpenRefundsFunc mocks the ClaimOpenRefunds method.
 	ClaimOpenRefundsFunc func(ctx context.Context, now time.Time, leaseUntil time.Time, limit int) ([]ports.OpenRefund, error)
@@ -130,6 +136,13 @@ type PaymentStoreMock struct {
 			Since time.Time
 			// Currency is the currency argument value.
 			Currency domain.Currency
+		}
+		// CheckLedger holds details about calls to the CheckLedger method.
+		CheckLedger []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Opts is the opts argument value.
+			Opts ports.LedgerCheckOptions
 		}
 		// ClaimOpenRefunds holds details about calls to the ClaimOpenRefunds method.
 		ClaimOpenRefunds []struct {
@@ -249,6 +262,7 @@ type PaymentStoreMock struct {
 		}
 	}
 	lockAggregatePayments  sync.RWMutex
+	lockCheckLedger        sync.RWMutex
 	lockClaimOpenRefunds   sync.RWMutex
 	lockFindRefund         sync.RWMutex
 	lockLedgerTotals       sync.RWMutex
@@ -306,6 +320,42 @@ func (mock *PaymentStoreMock) AggregatePaymentsCalls() []struct {
 	mock.lockAggregatePayments.RLock()
 	calls = mock.calls.AggregatePayments
 	mock.lockAggregatePayments.RUnlock()
+	return calls
+}
+
+// CheckLedger calls CheckLedgerFunc.
+func (mock *PaymentStoreMock) CheckLedger(ctx context.Context, opts ports.LedgerCheckOptions) (ports.LedgerCheck, error) {
+	if mock.CheckLedgerFunc == nil {
+		panic("PaymentStoreMock.CheckLedgerFunc: method is nil but PaymentStore.CheckLedger was just called")
+	}
+	callInfo := struct {
+		Ctx  context.Context
+		Opts ports.LedgerCheckOptions
+	}{
+		Ctx:  ctx,
+		Opts: opts,
+	}
+	mock.lockCheckLedger.Lock()
+	mock.calls.CheckLedger = append(mock.calls.CheckLedger, callInfo)
+	mock.lockCheckLedger.Unlock()
+	return mock.CheckLedgerFunc(ctx, opts)
+}
+
+// CheckLedgerCalls gets all the calls that were made to CheckLedger.
+// Check the length with:
+//
+//	len(mockedPaymentStore.CheckLedgerCalls())
+func (mock *PaymentStoreMock) CheckLedgerCalls() []struct {
+	Ctx  context.Context
+	Opts ports.LedgerCheckOptions
+} {
+	var calls []struct {
+		Ctx  context.Context
+		Opts ports.LedgerCheckOptions
+	}
+	mock.lockCheckLedger.RLock()
+	calls = mock.calls.CheckLedger
+	mock.lockCheckLedger.RUnlock()
 	return calls
 }
 

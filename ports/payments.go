@@ -80,6 +80,43 @@ type LedgerTotals struct {
 	Unbalanced []string
 }
 
+// LedgerCheckOptions asks for a ledger verify.
+type LedgerCheckOptions struct {
+	// Full reads every posting, charge, refund and payout, and starts
+	// the checkpoint again from what it read.
+	Full bool
+	// EventsKept is how long events are kept (their retention): an
+	// incremental run finds the charges changed since its checkpoint by
+	// their events, so a checkpoint older than that (less an hour) makes
+	// the run a full one. Zero: no limit.
+	EventsKept time.Duration
+}
+
+// LedgerCheck is what a ledger verify found and how much it read.
+type LedgerCheck struct {
+	// Problems are the differences found, sorted, each naming its
+	// account; none when the ledger and what derives from it agree.
+	Problems []string
+	// Full: the run read everything, because it was asked to or, Reason
+	// says, because it could not go on from the checkpoint.
+	Full   bool
+	Reason string
+	// Since is when the checkpoint an incremental run went on from was
+	// taken.
+	Since time.Time
+	// Postings is how many postings the run summed (all of them, or
+	// those written since the checkpoint); Entries, Events, Charges and
+	// Payouts, of an incremental run, the entries and events written
+	// since the checkpoint and the charges and payouts checked again.
+	Postings, Entries, Events, Charges, Payouts int64
+	// Saved: the checkpoint now stands where this run read up to. A full
+	// run saves it always, an incremental one only when it found nothing
+	// (so the next run reports a problem again); neither does when
+	// another run moved it meanwhile or when transactions open at the
+	// start stayed open past the wait.
+	Saved bool
+}
+
 // PaymentStore is the payments surface's storage: lists and aggregates of
 // charges, refunds, wallets and the ledger.
 type PaymentStore interface {
@@ -137,6 +174,12 @@ type PaymentStore interface {
 	// LedgerTotals sums every posting and balance, for verification, in
 	// one consistent snapshot that does not block writers.
 	LedgerTotals(ctx context.Context) (LedgerTotals, error)
+	// CheckLedger verifies, in one snapshot that does not block writers,
+	// every wallet against its postings and open holds and, from the
+	// charges, refunds and payouts, what the write path keeps
+	// incrementally: all of it (opts.Full, or no usable checkpoint), or
+	// what was written since the checkpoint of the last run.
+	CheckLedger(ctx context.Context, opts LedgerCheckOptions) (LedgerCheck, error)
 	// VerifyDerived recomputes what the write path keeps incrementally —
 	// charge counters, per-day totals, each refund's ledger entries — from
 	// the charges and refunds in one snapshot, and returns each difference

@@ -267,32 +267,29 @@ func (db *DB) CompleteDelivery(ctx context.Context, d domain.WebhookDelivery, le
 	}))
 }
 
-// ListDeliveries returns one page of a scope's deliveries, newest first.
+// ListDeliveries returns one page of a scope's deliveries, newest first,
+// and the total its filters match (deliveryTotal: from the counters, not
+// from the deliveries).
 func (db *DB) ListDeliveries(ctx context.Context, q ports.DeliveryQuery) ([]domain.WebhookDelivery, int, error) {
 	var rows []deliveryRow
-	sel := whereScope(db.reads().NewSelect().Model(&rows), q.Scope)
-	if q.Status != "" {
-		sel = sel.Where("d.status = ?", string(q.Status))
-	}
-	if q.EventType != "" {
-		sel = sel.Where("d.event_type = ?", string(q.EventType))
-	}
-	if q.EndpointID != "" {
-		sel = sel.Where("d.endpoint_id = ?", q.EndpointID)
-	}
+	sel := deliveryFilter(whereScope(db.reads().NewSelect().Model(&rows), q.Scope), q)
 	if q.ChargeID != "" {
 		sel = sel.Where("d.charge_id = ?", q.ChargeID)
 	}
 	limit := min(max(q.Limit, 1), maxListLimit)
-	total, err := sel.OrderExpr("d.created_at DESC, d.id DESC").Limit(int64(limit)).Offset(int64(max(q.Offset, 0))).ScanAndCount(ctx)
+	err := sel.OrderExpr("d.created_at DESC, d.id DESC").Limit(int64(limit)).Offset(int64(max(q.Offset, 0))).Scan(ctx)
 	if err != nil {
 		return nil, 0, mapError(err)
+	}
+	total, err := deliveryTotal(ctx, db.reads(), q)
+	if err != nil {
+		return nil, 0, err
 	}
 	out := make([]domain.WebhookDelivery, len(rows))
 	for i := range rows {
 		out[i] = rows[i].toDomain()
 	}
-	return out, int(total), nil
+	return out, total, nil
 }
 
 // RequeueDelivery implements ports.WebhookStore: one more attempt of a
@@ -319,27 +316,6 @@ func (db *DB) RequeueDelivery(ctx context.Context, scope ports.Scope, id string,
 	}
 	d := row.toDomain()
 	return &d, nil
-}
-
-// DeliveryStats counts the scope's deliveries per status.
-func (db *DB) DeliveryStats(ctx context.Context, scope ports.Scope) (ports.DeliveryStats, error) {
-	var rows []struct {
-		Status string `bun:"status"`
-		N      int    `bun:"n"`
-	}
-	err := whereScope(db.reads().NewSelect().Model((*deliveryRow)(nil)), scope).
-		ColumnExpr("d.status AS status").ColumnExpr("count(*) AS n").GroupExpr("d.status").Scan(ctx, &rows)
-	if err != nil {
-		return nil, mapError(err)
-	}
-	out := ports.DeliveryStats{}
-	for _, s := range domain.DeliveryStatuses {
-		out[s] = 0
-	}
-	for _, r := range rows {
-		out[domain.DeliveryStatus(r.Status)] = r.N
-	}
-	return out, nil
 }
 
 // pinIndexPlan leaves Postgres index scans in index order and nested

@@ -13,10 +13,23 @@ import (
 // payment entry when the merchant was credited and none otherwise; payer
 // funds (payer_funds) equal to what the charge holds for review plus its
 // returns not yet confirmed; and one dispute entry per recorded dispute,
-// together sending exactly the disputed amount to the acquirer.
-func verifyChargeMoney(ctx context.Context, tx bun.Tx) ([]string, error) {
+// together sending exactly the disputed amount to the acquirer: every
+// charge, or those named.
+func verifyChargeMoney(ctx context.Context, tx bun.Tx, ids []string) ([]string, error) {
+	var problems []string
+	err := inChunks(ids, func(chunk []string) error {
+		more, err := verifyChargeMoneyOf(ctx, tx, chunk)
+		problems = append(problems, more...)
+		return err
+	})
+	return problems, err
+}
+
+// verifyChargeMoneyOf is verifyChargeMoney for the charges named (every
+// charge when nil).
+func verifyChargeMoneyOf(ctx context.Context, tx bun.Tx, ids []string) ([]string, error) {
 	var charges []chargeRow
-	if err := tx.NewSelect().Model(&charges).
+	if err := whereIn(tx.NewSelect().Model(&charges), "c.id", ids).
 		Column("id", "account_id", "mode", "status", "return_state", "settlement_amount", "disputes").Scan(ctx); err != nil {
 		return nil, err
 	}
@@ -36,23 +49,23 @@ func verifyChargeMoney(ctx context.Context, tx bun.Tx) ([]string, error) {
 		}
 		return out, nil
 	}
-	payments, err := scan(tx.NewSelect().Model((*entryRow)(nil)).ColumnExpr("charge_id, count(*) AS n, 0 AS total").
+	payments, err := scan(whereIn(tx.NewSelect().Model((*entryRow)(nil)), "le.charge_id", ids).ColumnExpr("charge_id, count(*) AS n, 0 AS total").
 		Where("kind = ?", string(domain.EntryPayment)).GroupExpr("charge_id"))
 	if err != nil {
 		return nil, err
 	}
-	payerFunds, err := scan(tx.NewSelect().TableExpr("ledger_postings AS lp").Join("JOIN ledger_entries AS le ON le.id = lp.entry_id").
+	payerFunds, err := scan(whereIn(tx.NewSelect().TableExpr("ledger_postings AS lp").Join("JOIN ledger_entries AS le ON le.id = lp.entry_id"), "le.charge_id", ids).
 		ColumnExpr("le.charge_id, count(*) AS n, SUM(lp.amount) AS total").
 		Where("lp.ledger_account = ?", string(domain.LedgerPayerFunds)).GroupExpr("le.charge_id"))
 	if err != nil {
 		return nil, err
 	}
-	owedBack, err := scan(tx.NewSelect().Model((*pixReturnRow)(nil)).ColumnExpr("charge_id, count(*) AS n, SUM(amount) AS total").
+	owedBack, err := scan(whereIn(tx.NewSelect().Model((*pixReturnRow)(nil)), "pr.charge_id", ids).ColumnExpr("charge_id, count(*) AS n, SUM(amount) AS total").
 		Where("status <> ?", string(domain.PixReturnReturned)).GroupExpr("charge_id"))
 	if err != nil {
 		return nil, err
 	}
-	disputed, err := scan(tx.NewSelect().TableExpr("ledger_postings AS lp").Join("JOIN ledger_entries AS le ON le.id = lp.entry_id").
+	disputed, err := scan(whereIn(tx.NewSelect().TableExpr("ledger_postings AS lp").Join("JOIN ledger_entries AS le ON le.id = lp.entry_id"), "le.charge_id", ids).
 		ColumnExpr("le.charge_id, count(*) AS n, SUM(lp.amount) AS total").Where("le.kind = ?", string(domain.EntryDispute)).
 		Where("lp.ledger_account = ?", string(domain.LedgerAcquirer)).GroupExpr("le.charge_id"))
 	if err != nil {

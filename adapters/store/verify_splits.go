@@ -17,15 +17,35 @@ import (
 // splits_payable nets to zero over all its entries; what its refunds and
 // disputes took back of each split (split_reversal and split_restored
 // entries) is what the charge says the split gave back; and a charge
-// never credited has no split entry. Then each platform's claim on its
-// sub-accounts (split_advances) is their debt (verifyAdvances).
-func verifySplits(ctx context.Context, tx bun.Tx) ([]string, error) {
+// never credited has no split entry: every split charge, or those of the
+// charges named.
+func verifySplits(ctx context.Context, tx bun.Tx, ids []string) ([]string, error) {
+	var problems []string
+	err := inChunks(ids, func(chunk []string) error {
+		more, err := verifySplitsOf(ctx, tx, chunk)
+		problems = append(problems, more...)
+		return err
+	})
+	return problems, err
+}
+
+// verifySplitsOf is verifySplits for the charges named (every charge when
+// nil).
+func verifySplitsOf(ctx context.Context, tx bun.Tx, ids []string) ([]string, error) {
 	var rows []chargeRow
-	if err := tx.NewSelect().Model(&rows).Where("c.splits IS NOT NULL").Scan(ctx); err != nil {
+	if err := whereIn(tx.NewSelect().Model(&rows), "c.id", ids).Where("c.splits IS NOT NULL").Scan(ctx); err != nil {
 		return nil, err
 	}
 	if len(rows) == 0 {
 		return nil, nil
+	}
+	var split any = bun.Safe("SELECT id FROM charges WHERE splits IS NOT NULL")
+	if ids != nil {
+		named := make([]string, len(rows))
+		for i := range rows {
+			named[i] = rows[i].ID
+		}
+		split = bun.List(named)
 	}
 	type credit struct {
 		ChargeID  string `bun:"charge_id"`
@@ -38,7 +58,7 @@ func verifySplits(ctx context.Context, tx bun.Tx) ([]string, error) {
 		ColumnExpr("le.charge_id, le.account_id, lp.ledger_account, SUM(lp.amount) AS total").
 		Where("le.kind IN (?)", bun.List([]string{string(domain.EntryPayment), string(domain.EntryDueFine),
 			string(domain.EntryDueInterest), string(domain.EntrySplit)})).
-		Where("le.charge_id IN (SELECT id FROM charges WHERE splits IS NOT NULL)").
+		Where("le.charge_id IN (?)", split).
 		GroupExpr("le.charge_id, le.account_id, lp.ledger_account").Scan(ctx, &credits)
 	if err != nil {
 		return nil, err
@@ -48,7 +68,7 @@ func verifySplits(ctx context.Context, tx bun.Tx) ([]string, error) {
 		ColumnExpr("le.charge_id, le.account_id, lp.ledger_account, SUM(lp.amount) AS total").
 		Where("le.kind IN (?) OR lp.ledger_account = ?", bun.List([]string{string(domain.EntrySplitReversal),
 			string(domain.EntrySplitRestored)}), string(domain.LedgerSplitsPayable)).
-		Where("le.charge_id IN (SELECT id FROM charges WHERE splits IS NOT NULL)").
+		Where("le.charge_id IN (?)", split).
 		GroupExpr("le.charge_id, le.account_id, lp.ledger_account").Scan(ctx, &moves)
 	if err != nil {
 		return nil, err
@@ -124,49 +144,37 @@ func verifySplits(ctx context.Context, tx bun.Tx) ([]string, error) {
 			}
 		}
 	}
-	more, err := verifyAdvances(ctx, tx)
-	return append(problems, more...), err
+	return problems, nil
 }
 
 // verifyAdvances checks that each platform's claim on its sub-accounts
-// (its split_advances, per mode and currency) equals their debt (the sum
-// of their merchant_owed): every debt of a sub-account is a platform's
-// advance, and every repayment pays its platform.
-func verifyAdvances(ctx context.Context, tx bun.Tx) ([]string, error) {
-	type sum struct {
+// (its split_advances, per mode and currency, from posted: the sums of
+// the snapshot's postings) equals their debt (the sum of their stored
+// merchant_owed): every debt of a sub-account is a platform's advance,
+// and every repayment pays its platform.
+func verifyAdvances(ctx context.Context, tx bun.Tx, posted postingSums) ([]string, error) {
+	var debts []struct {
 		AccountID string `bun:"account_id"`
 		Mode      string `bun:"mode"`
 		Currency  string `bun:"currency"`
 		Total     int64  `bun:"total"`
 	}
-	var claims, debts []sum
-	err := tx.NewSelect().TableExpr("ledger_postings AS lp").
-		ColumnExpr("lp.account_id, lp.mode, lp.currency, SUM(lp.amount) AS total").
-		Where("lp.ledger_account = ?", string(domain.LedgerSplitAdvances)).
-		GroupExpr("lp.account_id, lp.mode, lp.currency").Scan(ctx, &claims)
-	if err != nil {
-		return nil, err
-	}
-	err = tx.NewSelect().TableExpr("wallet_balances AS wb").Join("JOIN accounts AS a ON a.id = wb.account_id").
+	err := tx.NewSelect().TableExpr("wallet_balances AS wb").Join("JOIN accounts AS a ON a.id = wb.account_id").
 		ColumnExpr("a.parent_account_id AS account_id, wb.mode, wb.currency, SUM(wb.owed) AS total").
 		Where("a.parent_account_id IS NOT NULL").Where("wb.owed <> 0").
 		GroupExpr("a.parent_account_id, wb.mode, wb.currency").Scan(ctx, &debts)
 	if err != nil {
 		return nil, err
 	}
-	type key struct{ account, mode, cur string }
-	diff := map[key]int64{}
-	for _, c := range claims {
-		diff[key{c.AccountID, c.Mode, c.Currency}] += c.Total
-	}
+	diff := posted.of(domain.LedgerSplitAdvances)
 	for _, d := range debts {
-		diff[key{d.AccountID, d.Mode, d.Currency}] -= d.Total
+		diff[domain.WalletKey{AccountID: d.AccountID, Mode: domain.Mode(d.Mode), Currency: domain.Currency(d.Currency)}] -= d.Total
 	}
 	var problems []string
 	for k, d := range diff {
 		if d != 0 {
 			problems = append(problems, fmt.Sprintf("account %s (%s, %s): split_advances differ from its sub-accounts' debt by %d",
-				k.account, k.mode, k.cur, d))
+				k.AccountID, k.Mode, k.Currency, d))
 		}
 	}
 	return problems, nil

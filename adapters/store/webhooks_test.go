@@ -37,6 +37,7 @@ func runWebhookContract(t *testing.T, open func(t *testing.T) *store.DB) {
 		{"GoneDeactivatesAndCancels", testGoneDeactivatesAndCancels},
 		{"DeleteCancelsOpenDeliveries", testDeleteCancelsOpenDeliveries},
 		{"ListAndStats", testListAndStats},
+		{"DeliveryTotalsMatchCounts", testDeliveryTotalsMatchCounts},
 		{"RequeueAndChargeFilter", testRequeueAndChargeFilter},
 		{"ConcurrentClaimsNeverOverlap", testConcurrentClaimsNeverOverlap},
 		{"TransactionSecret", testTransactionSecret},

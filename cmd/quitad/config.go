@@ -340,8 +340,10 @@ Usage:
                  [--amount-limit N] [--block DOC] [--unblock DOC]
                                   change an account's rate limit, fraud limits and
                                   payer block list (0 = default); print the settings
-  quitad ledger verify [flags]    recompute every wallet from the ledger postings;
-                                  exit status 1 on any drift
+  quitad ledger verify [--full] [flags]
+                                  check every wallet against its postings and what was
+                                  written since the last run (--full: everything, and
+                                  start the checkpoint again); exit status 1 on any drift
   quitad returns [--status FAILED] [--limit N]
                                   list automatic Pix returns (devoluções) of a status; the
                                   FAILED ones were refused on every attempt and need an operator

@@ -5,15 +5,30 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/quitapix/quita/domain"
+	"github.com/quitapix/quita/ports"
 )
 
-// ledgerVerify recomputes every wallet from the postings and compares it
-// with the stored balances and open holds. Any problem is printed and makes
-// the command fail (exit status 1).
+// ledgerVerify checks the ledger: with --full, every wallet against all
+// its postings and every charge, refund and payout; otherwise what was
+// written since the last run's checkpoint, with every wallet's total
+// (docs/operations.md, "Verifying the ledger"). Any problem is printed
+// and makes the command fail (exit status 1).
 func ledgerVerify(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	cfg, err := parseConfig("quitad ledger verify", args, getenv)
+	full := false
+	rest := args[:0:0]
+	for _, a := range args {
+		switch a {
+		case "-full", "--full", "-full=true", "--full=true":
+			full = true
+		case "-full=false", "--full=false":
+		default:
+			rest = append(rest, a)
+		}
+	}
+	cfg, err := parseConfig("quitad ledger verify", rest, getenv)
 	if err != nil {
 		return err
 	}
@@ -22,18 +37,40 @@ func ledgerVerify(ctx context.Context, args []string, getenv func(string) string
 		return err
 	}
 	defer cleanup()
-	problems, err := a.Payments.VerifyLedger(ctx)
+	began := time.Now()
+	r, err := a.Payments.CheckLedger(ctx, full)
 	if err != nil {
 		return err
 	}
-	for _, p := range problems {
+	for _, p := range r.Problems {
 		fmt.Fprintln(stdout, "DRIFT:", p)
 	}
-	if len(problems) > 0 {
-		return fmt.Errorf("ledger verify: %d problem(s)", len(problems))
+	fmt.Fprintln(stdout, ledgerSummary(r, time.Since(began)))
+	if len(r.Problems) > 0 {
+		return fmt.Errorf("ledger verify: %d problem(s)", len(r.Problems))
 	}
 	fmt.Fprintln(stdout, "ledger verify: ok")
 	return nil
+}
+
+// ledgerSummary is one line on what a verify read and where its
+// checkpoint stands.
+func ledgerSummary(r ports.LedgerCheck, took time.Duration) string {
+	var s string
+	switch {
+	case r.Full && r.Reason != "":
+		s = fmt.Sprintf("ledger verify: full (%s): %d postings", r.Reason, r.Postings)
+	case r.Full:
+		s = fmt.Sprintf("ledger verify: full: %d postings", r.Postings)
+	default:
+		s = fmt.Sprintf("ledger verify: since %s: %d postings, %d entries, %d events; %d charges and %d payouts checked again",
+			r.Since.UTC().Format(time.RFC3339), r.Postings, r.Entries, r.Events, r.Charges, r.Payouts)
+	}
+	s += fmt.Sprintf(" in %s", took.Round(time.Millisecond))
+	if r.Saved {
+		return s + "; checkpoint saved"
+	}
+	return s + "; checkpoint not moved"
 }
 
 // feesCommand shows or sets an account's fee schedule:

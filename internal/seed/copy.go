@@ -255,8 +255,10 @@ func emit(t *tmpl, delta time.Duration, acct map[string]string, rng *rand.Rand, 
 	}
 }
 
-// rebuild derives the counters and the wallets from the rows, as the
-// migrations that introduced them do, then vacuums and analyzes.
+// rebuild derives the counters (charge_counts, charge_day_totals,
+// delivery_counts) and the wallets from the rows, as the migrations that
+// introduced them do, drops the ledger verify's checkpoint, then vacuums
+// and analyzes.
 func rebuild(ctx context.Context, dsn string) error {
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
@@ -273,6 +275,13 @@ func rebuild(ctx context.Context, dsn string) error {
 		 SELECT account_id, mode, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), currency, status,
 		        coalesce(settlement_paid_with, ''), 0, count(*), sum(amount), sum(refund_completed)
 		 FROM charges GROUP BY 1, 2, 3, 4, 5, 6`,
+		`DELETE FROM delivery_counts`,
+		`INSERT INTO delivery_counts (account_id, mode, endpoint_id, event_type, n)
+		 SELECT account_id, mode, endpoint_id, event_type, count(*) FROM webhook_deliveries GROUP BY 1, 2, 3, 4`,
+		// The ledger was written under the verify's feet: its next run
+		// reads it all and saves a checkpoint from there.
+		`DELETE FROM ledger_verify_checkpoint`,
+		`DELETE FROM ledger_verify_sums`,
 		`DELETE FROM wallet_balances`,
 		`INSERT INTO wallet_balances (account_id, mode, currency, available, pending, owed, updated_at)
 		 SELECT a.id, m.mode, 'BRL', 0, 0, 0, now() FROM accounts a CROSS JOIN (VALUES ('test')) AS m(mode)`,

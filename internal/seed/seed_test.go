@@ -34,6 +34,11 @@ func TestSeedPassesLedgerVerifyAndServesLists(t *testing.T) {
 	if err != nil || len(problems) > 0 {
 		t.Fatalf("ledger verify: %v %v", err, problems)
 	}
+	// The full run saved a checkpoint: the next reads nothing of the seed.
+	if r, err := s.app.Payments.CheckLedger(context.Background(), false); err != nil || r.Full || len(r.Problems) > 0 ||
+		r.Postings != 0 || r.Charges != 0 || !r.Saved {
+		t.Fatalf("incremental ledger verify after the full one: %+v, %v", r, err)
+	}
 	list := func(path string) []any {
 		t.Helper()
 		data, _ := s.get(t, path)["data"].([]any)
