@@ -19,10 +19,11 @@ import (
 //   - the entries of those postings are checked whole: each balances,
 //     and their hold takes match;
 //   - the charges of those entries and of the events after
-//     cp.EventsThrough (every change to a charge writes an event or an
-//     entry in its transaction), and the payouts likewise, get their
-//     checks again (verifyDerived with a set): counters of their days,
-//     refunds, money, splits, payout entries;
+//     cp.EventsThrough (every change to what the checks read of a charge
+//     or payout writes an event or an entry in its transaction), and the
+//     payouts likewise, get their checks again (verifyDerived with a
+//     set): counters of their days, refunds, money, splits, payout
+//     entries;
 //   - payout holds and split advances are checked per wallet, from the
 //     sums.
 //

@@ -56,7 +56,9 @@ func TestSeedPassesLedgerVerifyAndServesLists(t *testing.T) {
 	list("/payouts?limit=10")
 	list("/payments?limit=10&status=PAID")
 	stats := s.get(t, "/payments/stats?days=365")
-	if total, _ := stats["totalTransactions"].(float64); total < n/4 {
+	// The window starts at a UTC midnight 364 days back, so it holds a
+	// little less than half of the big account's two even years (n/4).
+	if total, _ := stats["totalTransactions"].(float64); total < n/5 {
 		t.Errorf("stats over a year count %v charges of the big account's %d", total, n/2)
 	}
 }

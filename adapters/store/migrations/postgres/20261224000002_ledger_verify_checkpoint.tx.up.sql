@@ -1,6 +1,6 @@
 -- Where `quitad ledger verify` stopped, so the next run reads only what
--- was written since (adapters/store/verify_checkpoint.go;
--- docs/payments-and-ledger.md, "Verifying the ledger").
+-- was written since (adapters/store/verify_ledger.go;
+-- docs/operations.md, "Verifying the ledger").
 --
 -- One row. postings_through and events_through are the last ledger
 -- posting id and event seq the checkpoint covers: every posting and event
