@@ -129,8 +129,9 @@ func (w *isoWorld) objects(key, acct string) isoObjects {
 	raw, _ := domain.ParseChargeID(charge)
 	o.ids[objCharge], o.ids[objPayment] = charge, domain.PrefixTransaction+raw
 	post("/test_helpers/charges/"+charge+"/pay", map[string]any{}, 200)
+	// The key travels in the header post sends.
 	o.ids[objRefund] = post("/payments/"+o.ids[objPayment]+"/refund",
-		map[string]any{"idempotencyKey": e.key(), "amount": 100, "strategy": "devolution"}, 201).str("id")
+		map[string]any{"amount": 100, "strategy": "devolution"}, 201).str("id")
 	o.ids[objPayout] = post("/payouts", map[string]any{"amount": 100,
 		"destination": map[string]any{"pix_key": "financeiro@example.com"}}, 201).str("id")
 	// A transfer neither end of which is s1: the platform's goes to s2,

@@ -44,7 +44,7 @@ func TestOnlyTheMoneyWritesAndLogoutOwnTheirKey(t *testing.T) {
 	}
 	slices.Sort(owners)
 	want := []string{"auth.logout", "charges.batch_create", "charges.create", "payments.create", "payments.refund", "payouts.create",
-		"pix_charges.create", "subscriptions.create"}
+		"pix_charges.create", "subscriptions.create", "transfers.create"}
 	if !slices.Equal(owners, want) || posts <= len(want) {
 		t.Fatalf("routes owning their key %v (of %d POST routes), want %v", owners, posts, want)
 	}
