@@ -170,7 +170,7 @@ func runTemplates(ctx context.Context, a *wiring.App, base, receiver string) (*t
 		}
 		if err == nil && kind == unitRefunded {
 			_, err = c.call(http.MethodPost, "/payments/"+u.root+"/refund",
-				map[string]any{"idempotencyKey": fmt.Sprintf("seed-refund-%d", len(t.units)), "amount": amount / 2, "strategy": "devolution"})
+				map[string]any{"amount": amount / 2, "strategy": "devolution"}) // its key: the call's Idempotency-Key header
 		}
 		u.end = time.Now()
 		t.units = append(t.units, u)
