@@ -172,8 +172,9 @@ func (s *ChargeService) restoreSplits(ctx context.Context, c *domain.Charge, tx 
 
 // debts are what a credit of c repays first (domain.Debts): the debt of
 // c's account, its platform's when c's account is a sub-account, and the
-// debt of each split's sub-account. The platform and the sub-accounts'
-// wallets are read only when they matter.
+// debt of each split's sub-account. The platform is read only when the
+// account owes; each split's sub-account wallet is read on every credit of
+// a split charge (one primary-key read per split, at most MaxSplits).
 func debts(ctx context.Context, c *domain.Charge, tx ports.ChargeTx, owed int64) (domain.Debts, error) {
 	d := domain.Debts{Owed: owed}
 	if owed > 0 {
